@@ -1,0 +1,290 @@
+use super::*;
+use std::fs;
+use std::path::PathBuf;
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    sandbox: Sandbox,
+}
+
+fn fixture() -> Fixture {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(tmp.path()).unwrap();
+    fs::write(root.join("five.txt"), "one\ntwo\nthree\nfour\nfive\n").unwrap();
+    fs::write(root.join("nonl.txt"), "a\nb\nc").unwrap();
+    fs::write(root.join("crlf.txt"), "r1\r\nr2\r\nr3\r\n").unwrap();
+    fs::write(
+        root.join("code.py"),
+        "import os\n\ndef a():\n    return 1\n\ndef b():\n    return 2\n",
+    )
+    .unwrap();
+    fs::write(root.join("empty.txt"), "").unwrap();
+    fs::write(root.join("bin.dat"), b"\x89PNG\x00\x01\x02").unwrap();
+    fs::write(root.join("latin1.txt"), b"ok\ncaf\xe9\n").unwrap();
+    fs::create_dir(root.join("dir")).unwrap();
+    let (sandbox, _) = Sandbox::new([&root]).unwrap();
+    Fixture {
+        _tmp: tmp,
+        root,
+        sandbox,
+    }
+}
+
+fn req(path: &str) -> ReadRequest {
+    ReadRequest {
+        path: path.into(),
+        ..Default::default()
+    }
+}
+
+fn read(f: &Fixture, r: ReadRequest) -> Result<String, String> {
+    read_one(&f.sandbox, &r, &ReadOptions::default())
+}
+
+#[test]
+fn full_file_keeps_final_newline_or_its_absence() {
+    let f = fixture();
+    assert_eq!(read(&f, req("five.txt")).unwrap(), "one\ntwo\nthree\nfour\nfive\n");
+    assert_eq!(read(&f, req("nonl.txt")).unwrap(), "a\nb\nc");
+    assert_eq!(read(&f, req("empty.txt")).unwrap(), "");
+}
+
+#[test]
+fn crlf_reads_as_lf_with_correct_line_counts() {
+    let f = fixture();
+    assert_eq!(read(&f, req("crlf.txt")).unwrap(), "r1\nr2\nr3\n");
+    let r = ReadRequest { tail: Some(1), ..req("crlf.txt") };
+    assert_eq!(read(&f, r).unwrap(), "r3\n");
+    let r = ReadRequest { start_line: Some(2), end_line: Some(2), ..req("crlf.txt") };
+    assert_eq!(read(&f, r).unwrap(), "r2\n");
+    let r = ReadRequest { head: Some(2), ..req("crlf.txt") };
+    assert_eq!(read(&f, r).unwrap(), "r1\nr2\n");
+}
+
+#[test]
+fn head_including_past_end() {
+    let f = fixture();
+    let r = ReadRequest { head: Some(2), ..req("five.txt") };
+    assert_eq!(read(&f, r).unwrap(), "one\ntwo\n");
+    let r = ReadRequest { head: Some(50), ..req("nonl.txt") };
+    assert_eq!(read(&f, r).unwrap(), "a\nb\nc");
+    let r = ReadRequest { head: Some(0), ..req("five.txt") };
+    assert_eq!(read(&f, r).unwrap(), "");
+}
+
+#[test]
+fn tail_including_zero_and_past_start() {
+    let f = fixture();
+    let r = ReadRequest { tail: Some(2), ..req("five.txt") };
+    assert_eq!(read(&f, r).unwrap(), "four\nfive\n");
+    let r = ReadRequest { tail: Some(2), ..req("nonl.txt") };
+    assert_eq!(read(&f, r).unwrap(), "b\nc");
+    let r = ReadRequest { tail: Some(0), ..req("five.txt") };
+    assert_eq!(read(&f, r).unwrap(), "");
+    let r = ReadRequest { tail: Some(99), ..req("five.txt") };
+    assert_eq!(read(&f, r).unwrap(), "one\ntwo\nthree\nfour\nfive\n");
+    let r = ReadRequest { tail: Some(3), ..req("empty.txt") };
+    assert_eq!(read(&f, r).unwrap(), "");
+}
+
+#[test]
+fn tail_across_chunk_boundaries() {
+    let f = fixture();
+    let mut text = String::new();
+    for i in 1..=40_000 {
+        text.push_str(&format!("line number {i} with some padding to cross chunks\n"));
+    }
+    fs::write(f.root.join("big.txt"), &text).unwrap();
+    let r = ReadRequest { tail: Some(3), ..req("big.txt") };
+    assert_eq!(
+        read(&f, r).unwrap(),
+        "line number 39998 with some padding to cross chunks\nline number 39999 with some padding to cross chunks\nline number 40000 with some padding to cross chunks\n"
+    );
+    let r = ReadRequest { tail: Some(2500), ..req("big.txt") };
+    let out = read(&f, r).unwrap();
+    assert_eq!(out.lines().count(), 2500);
+    assert!(out.starts_with("line number 37501 "));
+    let r = ReadRequest { start_line: Some(30_000), end_line: Some(30_001), ..req("big.txt") };
+    assert_eq!(
+        read(&f, r).unwrap(),
+        "line number 30000 with some padding to cross chunks\nline number 30001 with some padding to cross chunks\n"
+    );
+}
+
+#[test]
+fn ranges() {
+    let f = fixture();
+    let r = ReadRequest { start_line: Some(2), end_line: Some(3), ..req("five.txt") };
+    assert_eq!(read(&f, r).unwrap(), "two\nthree\n");
+    let r = ReadRequest { start_line: Some(4), ..req("five.txt") };
+    assert_eq!(read(&f, r).unwrap(), "four\nfive\n");
+    let r = ReadRequest { end_line: Some(2), ..req("five.txt") };
+    assert_eq!(read(&f, r).unwrap(), "one\ntwo\n");
+    let r = ReadRequest { start_line: Some(4), end_line: Some(99), ..req("five.txt") };
+    assert_eq!(read(&f, r).unwrap(), "four\nfive\n");
+    // 0 means "not given": models fill unused integers with it.
+    let r = ReadRequest { start_line: Some(0), end_line: Some(1), ..req("five.txt") };
+    assert_eq!(read(&f, r).unwrap(), "one\n");
+    let r = ReadRequest { start_line: Some(3), end_line: Some(3), ..req("nonl.txt") };
+    assert_eq!(read(&f, r).unwrap(), "c");
+}
+
+#[test]
+fn range_errors() {
+    let f = fixture();
+    let r = ReadRequest { start_line: Some(6), ..req("five.txt") };
+    let e = read(&f, r).unwrap_err();
+    assert!(e.contains("only has 5 lines") && e.contains("between 1 and 5"), "{e}");
+    let r = ReadRequest { start_line: Some(4), ..req("nonl.txt") };
+    assert!(read(&f, r).unwrap_err().contains("only has 3 lines"));
+    let r = ReadRequest { start_line: Some(3), end_line: Some(2), ..req("five.txt") };
+    assert!(read(&f, r).unwrap_err().contains("before start_line"));
+    let r = ReadRequest { start_line: Some(-2), ..req("five.txt") };
+    assert!(read(&f, r).unwrap_err().contains("negative"));
+    let r = ReadRequest { tail: Some(-1), ..req("five.txt") };
+    assert!(read(&f, r).unwrap_err().contains("tail=-1 is negative"));
+    let r = ReadRequest { start_line: Some(1), ..req("empty.txt") };
+    assert!(read(&f, r).unwrap_err().contains("empty"));
+}
+
+#[test]
+fn read_to_next_pattern() {
+    let f = fixture();
+    let r = ReadRequest {
+        start_line: Some(3),
+        read_to_next_pattern: Some("^def ".into()),
+        ..req("code.py")
+    };
+    assert_eq!(read(&f, r).unwrap(), "def a():\n    return 1\n\n");
+    let r = ReadRequest {
+        start_line: Some(6),
+        read_to_next_pattern: Some("^class ".into()),
+        ..req("code.py")
+    };
+    let out = read(&f, r).unwrap();
+    assert_eq!(
+        out,
+        "def b():\n    return 2\nNote: Pattern '^class ' not found after line 6. Read to end of file.\n"
+    );
+    // An empty pattern is "not given": a plain range read.
+    let r = ReadRequest {
+        start_line: Some(7),
+        read_to_next_pattern: Some(String::new()),
+        ..req("code.py")
+    };
+    assert_eq!(read(&f, r).unwrap(), "    return 2\n");
+}
+
+#[test]
+fn pattern_errors() {
+    let f = fixture();
+    let r = ReadRequest {
+        end_line: Some(4),
+        read_to_next_pattern: Some("x".into()),
+        start_line: Some(1),
+        ..req("code.py")
+    };
+    let e = read(&f, r).unwrap_err();
+    assert!(e.starts_with("Mutually exclusive parameters provided."), "{e}");
+    assert!(e.contains("end_line=4, read_to_next_pattern='x'"));
+    let r = ReadRequest { read_to_next_pattern: Some("x".into()), ..req("code.py") };
+    assert!(read(&f, r).unwrap_err().starts_with("Missing required parameter."));
+    let r = ReadRequest {
+        start_line: Some(1),
+        read_to_next_pattern: Some("(".into()),
+        ..req("code.py")
+    };
+    assert!(read(&f, r).unwrap_err().contains("Invalid read_to_next_pattern"));
+    let r = ReadRequest {
+        start_line: Some(99),
+        read_to_next_pattern: Some("x".into()),
+        ..req("code.py")
+    };
+    assert!(read(&f, r).unwrap_err().contains("only has 7 lines"));
+}
+
+#[test]
+fn mode_mixing_errors() {
+    let f = fixture();
+    let r = ReadRequest { head: Some(1), start_line: Some(2), ..req("five.txt") };
+    assert!(read(&f, r).unwrap_err().starts_with("Cannot mix"));
+    let r = ReadRequest { head: Some(1), tail: Some(2), ..req("five.txt") };
+    assert!(read(&f, r).unwrap_err().starts_with("Cannot use head and tail"));
+}
+
+#[test]
+fn directories_binaries_missing_and_bad_utf8() {
+    let f = fixture();
+    assert!(read(&f, req("dir")).unwrap_err().contains("is a directory"));
+    assert!(read(&f, req("bin.dat")).unwrap_err().contains("binary file"));
+    let r = ReadRequest { head: Some(1), ..req("bin.dat") };
+    assert!(read(&f, r).unwrap_err().contains("binary file"));
+    assert!(read(&f, req("missing.txt")).unwrap_err().starts_with("File not found: missing.txt"));
+    assert!(read(&f, req("latin1.txt")).unwrap_err().contains("binary file"));
+    let r = ReadRequest { head: Some(1), ..req("latin1.txt") };
+    assert_eq!(read(&f, r).unwrap(), "ok\n");
+    let r = ReadRequest { head: Some(2), ..req("latin1.txt") };
+    assert!(read(&f, r).unwrap_err().contains("not valid UTF-8 text at line 2"));
+}
+
+#[test]
+fn sandbox_refusals_are_per_file() {
+    let f = fixture();
+    let out = read_files(
+        &f.sandbox,
+        &[req("five.txt"), req("/etc/passwd"), req("../x"), req("nonl.txt")],
+        &ReadOptions::default(),
+    );
+    let blocks: Vec<&str> = out.split(BLOCK_SEPARATOR).collect();
+    assert_eq!(blocks.len(), 4);
+    assert_eq!(blocks[0], "File: five.txt\none\ntwo\nthree\nfour\nfive\n");
+    assert!(blocks[1].starts_with("File: /etc/passwd\nError: Access denied"));
+    assert!(blocks[2].starts_with("File: ../x\nError: Access denied"));
+    assert_eq!(blocks[3], "File: nonl.txt\na\nb\nc");
+    assert_eq!(read_files(&f.sandbox, &[], &ReadOptions::default()), "");
+}
+
+#[test]
+fn large_structured_guard_points_to_queries_only_for_whole_reads() {
+    let f = fixture();
+    let mut json = String::from("{\"items\": [");
+    for i in 0..10_000 {
+        json.push_str(&format!("{{\"id\": {i}}},"));
+    }
+    json.push_str("{}]}\n");
+    fs::write(f.root.join("big.json"), &json).unwrap();
+    let e = read(&f, req("big.json")).unwrap_err();
+    assert!(e.contains("is a large JSON file") && e.contains("query_json(\"big.json\", \"keys\")"), "{e}");
+    let r = ReadRequest { head: Some(1), ..req("big.json") };
+    assert!(read(&f, r).unwrap().starts_with("{\"items\""));
+    let options = ReadOptions { large_file_passthrough: true, ..Default::default() };
+    assert_eq!(read_one(&f.sandbox, &req("big.json"), &options).unwrap(), json);
+
+    fs::write(f.root.join("big.yml"), "a: 1\n".repeat(20_000)).unwrap();
+    let e = read(&f, req("big.yml")).unwrap_err();
+    assert!(e.contains("large YAML file") && e.contains("query_yaml"), "{e}");
+
+    fn examples(_: &Path, _: StructuredKind) -> Vec<String> {
+        vec![".items[0:3]".into()]
+    }
+    let options = ReadOptions { example_queries: Some(examples), ..Default::default() };
+    let e = read_one(&f.sandbox, &req("big.json"), &options).unwrap_err();
+    assert!(e.contains("query_json(\"big.json\", \".items[0:3]\")"), "{e}");
+}
+
+#[test]
+fn large_text_guard() {
+    let f = fixture();
+    fs::write(f.root.join("huge.log"), "x".repeat(300 * 1024)).unwrap();
+    let e = read(&f, req("huge.log")).unwrap_err();
+    assert!(e.contains("is large") && e.contains("\"head\": 200"), "{e}");
+}
+
+#[test]
+fn sizes_format_like_the_original() {
+    assert_eq!(format_size(98), "98.00 B");
+    assert_eq!(format_size(1843), "1.80 KB");
+    assert_eq!(messages::group_thousands(1234567), "1,234,567");
+    assert_eq!(messages::group_thousands(12), "12");
+}

@@ -1,0 +1,45 @@
+//! Command-line interface.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::Parser;
+
+/// The default address for `--http` given without a value.
+pub const DEFAULT_HTTP_ADDR: &str = "127.0.0.1:8124";
+
+/// A sandboxed MCP filesystem server: read, search, query and review edits of the given directories.
+///
+/// Speaks MCP over stdio by default (for clients that start it), or streamable HTTP at /mcp with --http.
+#[derive(Debug, Parser)]
+#[command(name = "fs-mcp-rs", version, about, long_about = None)]
+pub struct Cli {
+    /// Directories the tools may access (default: the current directory). Relative paths given to
+    /// tools resolve against the first one.
+    #[arg(value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+
+    /// Expose the full tool tier, including tools that write without review (write_file, append_text, move_file).
+    #[arg(long)]
+    pub all: bool,
+
+    /// Serve streamable HTTP at http://ADDR/mcp instead of stdio (default address 127.0.0.1:8124).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_HTTP_ADDR)]
+    pub http: Option<SocketAddr>,
+
+    /// Log level for stderr (error, warn, info, debug, trace); RUST_LOG takes precedence.
+    /// Default: info for this server, warn for its libraries.
+    #[arg(long, value_name = "LEVEL")]
+    pub log_level: Option<String>,
+}
+
+impl Cli {
+    /// The allowed directories, defaulting to the current directory.
+    pub fn allowed_dirs(&self) -> Vec<PathBuf> {
+        if self.dirs.is_empty() {
+            vec![PathBuf::from(".")]
+        } else {
+            self.dirs.clone()
+        }
+    }
+}

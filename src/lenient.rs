@@ -1,0 +1,78 @@
+//! Lenient deserializers for arguments that models and schema converters commonly mangle.
+//!
+//! Gemini, once a converter has degraded a schema, sends `files: ["a.md"]` instead of
+//! `files: [{"path": "a.md"}]`, stringified arrays, or integers as strings. Accepting these costs
+//! nothing and saves the model a failed call and a retry.
+
+use serde::de::{self, Deserializer};
+use serde::Deserialize;
+use serde_json::Value;
+
+/// An optional integer given as a number, an integral float, or a numeric string; `null` is `None`.
+pub fn opt_i64<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<i64>, D::Error> {
+    let value = Option::<Value>::deserialize(deserializer)?;
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => integer(&v).map(Some).ok_or_else(|| {
+            de::Error::custom(format!("expected an integer, got {}", short(&v)))
+        }),
+    }
+}
+
+/// A boolean given as `true`/`false` or as the strings `"true"`/`"false"`; `null` is `false`.
+pub fn bool_or_default<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    let value = Option::<Value>::deserialize(deserializer)?;
+    match value {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(b),
+        Some(Value::String(s)) if s.eq_ignore_ascii_case("true") => Ok(true),
+        Some(Value::String(s)) if s.eq_ignore_ascii_case("false") => Ok(false),
+        Some(v) => Err(de::Error::custom(format!(
+            "expected true or false, got {}",
+            short(&v)
+        ))),
+    }
+}
+
+fn integer(value: &Value) -> Option<i64> {
+    match value {
+        Value::Number(n) => n
+            .as_i64()
+            .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15).map(|f| f as i64)),
+        Value::String(s) => s.trim().parse::<i64>().ok(),
+        _ => None,
+    }
+}
+
+/// A list that a model may also send as one item, or as a JSON string holding the list.
+pub fn list_of<T: de::DeserializeOwned>(value: Value) -> Result<Vec<T>, String> {
+    match value {
+        Value::Array(items) => items
+            .into_iter()
+            .enumerate()
+            .map(|(i, item)| {
+                serde_json::from_value(item).map_err(|e| format!("item {i}: {e}"))
+            })
+            .collect(),
+        Value::String(text) if text.trim_start().starts_with('[') => {
+            let parsed: Value = serde_json::from_str(&text)
+                .map_err(|e| format!("a string that looks like a JSON list but is not: {e}"))?;
+            list_of(parsed)
+        }
+        Value::Null => Ok(Vec::new()),
+        single => serde_json::from_value(single)
+            .map(|item| vec![item])
+            .map_err(|e| e.to_string()),
+    }
+}
+
+/// A compact rendering of a value for error messages.
+pub fn short(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() > 60 {
+        let cut: String = text.chars().take(60).collect();
+        format!("{cut}…")
+    } else {
+        text
+    }
+}

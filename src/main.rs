@@ -1,0 +1,74 @@
+//! The `fs-mcp-rs` binary: parse the CLI, set up stderr logging, build the sandbox and serve.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use fs_mcp_rs::cli::Cli;
+use fs_mcp_rs::{FsServer, Tier};
+use fs_mcp_sandbox::Sandbox;
+use rmcp::ServiceExt;
+use tracing_subscriber::EnvFilter;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.log_level.as_deref());
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            tracing::error!("cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("{e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Logs go to stderr only: in stdio mode stdout is the JSON-RPC channel.
+fn init_logging(level: Option<&str>) {
+    const DEFAULT: &str = "warn,fs_mcp_rs=info";
+    let filter = EnvFilter::try_from_default_env()
+        .or_else(|_| EnvFilter::try_new(level.unwrap_or(DEFAULT)))
+        .unwrap_or_else(|_| EnvFilter::new(DEFAULT));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .init();
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    let (sandbox, skipped) = Sandbox::new(cli.allowed_dirs()).map_err(|e| {
+        anyhow::anyhow!("{e}. Give at least one existing directory, e.g. `fs-mcp-rs /path/to/project`.")
+    })?;
+    for dir in skipped {
+        tracing::warn!("skipping allowed directory {}: {}", dir.path.display(), dir.reason);
+    }
+    let tier = if cli.all { Tier::All } else { Tier::Core };
+    let roots: Vec<String> = sandbox.roots().iter().map(|r| r.display().to_string()).collect();
+    tracing::info!(
+        "fs-mcp-rs {} ({:?} tier) allowed directories: {}",
+        env!("CARGO_PKG_VERSION"),
+        tier,
+        roots.join(", ")
+    );
+    let server = FsServer::new(sandbox, tier);
+    match cli.http {
+        Some(addr) => fs_mcp_rs::http::serve(server, addr).await,
+        None => {
+            let running = server
+                .serve(rmcp::transport::stdio())
+                .await
+                .map_err(|e| anyhow::anyhow!("MCP handshake over stdio failed: {e}"))?;
+            tokio::select! {
+                result = running.waiting() => { result.map_err(|e| anyhow::anyhow!("stdio session ended with an error: {e}"))?; }
+                _ = fs_mcp_rs::http::wait_for_signal() => { tracing::info!("shutting down"); }
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! The MCP server: the tool router built once, every schema made Gemini-safe before any client
+//! can list it, and argument coercion back from the transformed schema on every call.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use fs_mcp_sandbox::Sandbox;
+use rmcp::handler::server::tool::{ToolCallContext, ToolRouter};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, tool_handler};
+use serde_json::Value;
+
+use crate::schemas::{self, ToolSchemaReport};
+
+/// Which tools a server exposes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Tier {
+    /// The everyday set.
+    #[default]
+    Core,
+    /// Core plus the tools that write without review or move files.
+    All,
+}
+
+/// Tools exposed only with `--all`.
+pub const ALL_TIER_ONLY: &[&str] = &["write_file", "append_text", "move_file", "list_directory"];
+
+pub const SERVER_NAME: &str = "fs-mcp-rs";
+
+const INSTRUCTIONS: &str = "Filesystem tools sandboxed to the allowed directories (list_allowed_directories). \
+Save tokens: find code with grep_content, whose matches carry a section end hint, then read just that block with \
+read_files (start_line + end_line, or start_line + read_to_next_pattern) instead of whole files. \
+Query large JSON/YAML with query_json/query_yaml instead of reading them.";
+
+/// Shared state of one server process; cloned cheaply into every HTTP session.
+#[derive(Clone)]
+pub struct FsServer {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    sandbox: RwLock<Arc<Sandbox>>,
+    tool_router: ToolRouter<FsServer>,
+    /// Untransformed input schemas by tool name: what the typed parameters really expect.
+    raw_input_schemas: HashMap<String, Value>,
+}
+
+impl FsServer {
+    pub fn new(sandbox: Sandbox, tier: Tier) -> FsServer {
+        let (tool_router, reports) = prepared_router(tier);
+        let raw_input_schemas = reports
+            .into_iter()
+            .map(|r| (r.name, r.raw_input))
+            .collect();
+        FsServer {
+            inner: Arc::new(Inner {
+                sandbox: RwLock::new(Arc::new(sandbox)),
+                tool_router,
+                raw_input_schemas,
+            }),
+        }
+    }
+
+    /// The sandbox in force for this call.
+    pub fn sandbox(&self) -> Arc<Sandbox> {
+        match self.inner.sandbox.read() {
+            Ok(guard) => Arc::clone(&guard),
+            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
+        }
+    }
+
+    fn router(&self) -> &ToolRouter<FsServer> {
+        &self.inner.tool_router
+    }
+
+    /// Every tool the router of this tier holds, raw and transformed (for `schema check` and xtask).
+    pub fn schema_reports(tier: Tier) -> Vec<ToolSchemaReport> {
+        prepared_router(tier).1
+    }
+
+    /// All tools: the router is the sum of one router per tool group.
+    fn full_router() -> ToolRouter<FsServer> {
+        Self::read_tools()
+    }
+}
+
+/// Builds the router of a tier once and transforms every schema in it. This is the only place a
+/// router is built for serving, so no code path can list an untransformed schema.
+fn prepared_router(tier: Tier) -> (ToolRouter<FsServer>, Vec<ToolSchemaReport>) {
+    let mut router = FsServer::full_router();
+    if tier == Tier::Core {
+        for name in ALL_TIER_ONLY {
+            router.remove_route(name);
+        }
+    }
+    let mut reports = Vec::with_capacity(router.map.len());
+    for route in router.map.values_mut() {
+        let report = schemas::transform_tool(&route.attr);
+        route.attr.input_schema = Arc::new(schemas::as_object(&report.transformed_input));
+        route.attr.output_schema = report
+            .transformed_output
+            .as_ref()
+            .map(|s| Arc::new(schemas::as_object(s)));
+        reports.push(report);
+    }
+    reports.sort_by(|a, b| a.name.cmp(&b.name));
+    (router, reports)
+}
+
+#[tool_handler(router = self.router())]
+impl ServerHandler for FsServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    /// Maps arguments written for the transformed schema back to what the typed parameters
+    /// expect (e.g. a stringified integer enum), then dispatches.
+    async fn call_tool(
+        &self,
+        mut request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if let (Some(arguments), Some(raw)) = (
+            request.arguments.take(),
+            self.inner.raw_input_schemas.get(request.name.as_ref()),
+        ) {
+            let coerced = gemini_compat::coerce_arguments(raw, Value::Object(arguments));
+            request.arguments = match coerced {
+                Value::Object(map) => Some(map),
+                _ => None,
+            };
+        }
+        let call = ToolCallContext::new(self, request, context);
+        self.router().call(call).await
+    }
+}
