@@ -4,8 +4,8 @@
 //! `files: [{"path": "a.md"}]`, stringified arrays, or integers as strings. Accepting these costs
 //! nothing and saves the model a failed call and a retry.
 
-use serde::de::{self, Deserializer};
 use serde::Deserialize;
+use serde::de::{self, Deserializer};
 use serde_json::Value;
 
 /// An optional integer given as a number, an integral float, or a numeric string; `null` is `None`.
@@ -13,9 +13,9 @@ pub fn opt_i64<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<i64>
     let value = Option::<Value>::deserialize(deserializer)?;
     match value {
         None | Some(Value::Null) => Ok(None),
-        Some(v) => integer(&v).map(Some).ok_or_else(|| {
-            de::Error::custom(format!("expected an integer, got {}", short(&v)))
-        }),
+        Some(v) => integer(&v)
+            .map(Some)
+            .ok_or_else(|| de::Error::custom(format!("expected an integer, got {}", short(&v)))),
     }
 }
 
@@ -36,9 +36,11 @@ pub fn bool_or_default<'de, D: Deserializer<'de>>(deserializer: D) -> Result<boo
 
 fn integer(value: &Value) -> Option<i64> {
     match value {
-        Value::Number(n) => n
-            .as_i64()
-            .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15).map(|f| f as i64)),
+        Value::Number(n) => n.as_i64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+                .map(|f| f as i64)
+        }),
         Value::String(s) => s.trim().parse::<i64>().ok(),
         _ => None,
     }
@@ -50,9 +52,7 @@ pub fn list_of<T: de::DeserializeOwned>(value: Value) -> Result<Vec<T>, String> 
         Value::Array(items) => items
             .into_iter()
             .enumerate()
-            .map(|(i, item)| {
-                serde_json::from_value(item).map_err(|e| format!("item {i}: {e}"))
-            })
+            .map(|(i, item)| serde_json::from_value(item).map_err(|e| format!("item {i}: {e}")))
             .collect(),
         Value::String(text) if text.trim_start().starts_with('[') => {
             let parsed: Value = serde_json::from_str(&text)

@@ -12,7 +12,10 @@ use tracing_subscriber::EnvFilter;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.log_level.as_deref());
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             tracing::error!("cannot start the async runtime: {e}");
@@ -43,13 +46,23 @@ fn init_logging(level: Option<&str>) {
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
     let (sandbox, skipped) = Sandbox::new(cli.allowed_dirs()).map_err(|e| {
-        anyhow::anyhow!("{e}. Give at least one existing directory, e.g. `fs-mcp-rs /path/to/project`.")
+        anyhow::anyhow!(
+            "{e}. Give at least one existing directory, e.g. `fs-mcp-rs /path/to/project`."
+        )
     })?;
     for dir in skipped {
-        tracing::warn!("skipping allowed directory {}: {}", dir.path.display(), dir.reason);
+        tracing::warn!(
+            "skipping allowed directory {}: {}",
+            dir.path.display(),
+            dir.reason
+        );
     }
     let tier = if cli.all { Tier::All } else { Tier::Core };
-    let roots: Vec<String> = sandbox.roots().iter().map(|r| r.display().to_string()).collect();
+    let roots: Vec<String> = sandbox
+        .roots()
+        .iter()
+        .map(|r| r.display().to_string())
+        .collect();
     tracing::info!(
         "fs-mcp-rs {} ({:?} tier) allowed directories: {}",
         env!("CARGO_PKG_VERSION"),

@@ -1,8 +1,8 @@
 //! Tool parameters. Their doc comments become the schema descriptions a model reads.
 
 use schemars::JsonSchema;
-use serde::de::{self, Deserializer};
 use serde::Deserialize;
+use serde::de::{self, Deserializer};
 use serde_json::Value;
 
 use crate::lenient;
@@ -51,7 +51,8 @@ impl<'de> Deserialize<'de> for FileReadRequest {
                 ..Default::default()
             }),
             object @ Value::Object(_) => {
-                let f: FileReadFields = serde_json::from_value(object).map_err(de::Error::custom)?;
+                let f: FileReadFields =
+                    serde_json::from_value(object).map_err(de::Error::custom)?;
                 Ok(FileReadRequest {
                     path: f.path,
                     head: f.head,
@@ -126,9 +127,13 @@ mod tests {
     fn bad_items_say_what_was_expected() {
         let e = serde_json::from_value::<ReadFilesParams>(json!({"files": [42]})).unwrap_err();
         assert!(e.to_string().contains("{\"path\": \"src/main.rs\"}"), "{e}");
-        let e = serde_json::from_value::<ReadFilesParams>(json!({"files": [{"head": 1}]})).unwrap_err();
+        let e =
+            serde_json::from_value::<ReadFilesParams>(json!({"files": [{"head": 1}]})).unwrap_err();
         assert!(e.to_string().contains("path"), "{e}");
-        let e = serde_json::from_value::<ReadFilesParams>(json!({"files": [{"path": "a", "head": "x"}]})).unwrap_err();
+        let e = serde_json::from_value::<ReadFilesParams>(
+            json!({"files": [{"path": "a", "head": "x"}]}),
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("expected an integer"), "{e}");
     }
 }

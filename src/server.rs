@@ -51,10 +51,7 @@ struct Inner {
 impl FsServer {
     pub fn new(sandbox: Sandbox, tier: Tier) -> FsServer {
         let (tool_router, reports) = prepared_router(tier);
-        let raw_input_schemas = reports
-            .into_iter()
-            .map(|r| (r.name, r.raw_input))
-            .collect();
+        let raw_input_schemas = reports.into_iter().map(|r| (r.name, r.raw_input)).collect();
         FsServer {
             inner: Arc::new(Inner {
                 sandbox: RwLock::new(Arc::new(sandbox)),

@@ -2,8 +2,8 @@
 
 pub mod read;
 
-use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::ErrorData;
+use rmcp::model::{CallToolResult, ContentBlock};
 
 /// A successful text result.
 pub fn text(body: impl Into<String>) -> CallToolResult {

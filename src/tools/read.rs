@@ -47,8 +47,7 @@ Large JSON/YAML files are refused whole: query them with query_json/query_yaml (
         };
         let requests: Vec<fs_mcp_read::ReadRequest> =
             params.files.into_iter().map(Into::into).collect();
-        let body =
-            blocking(move || fs_mcp_read::read_files(&sandbox, &requests, &options)).await?;
+        let body = blocking(move || fs_mcp_read::read_files(&sandbox, &requests, &options)).await?;
         Ok(text(body))
     }
 }

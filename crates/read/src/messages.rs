@@ -125,10 +125,7 @@ fn structured_guard(
         group_thousands(size / 4)
     );
     for query in examples {
-        text.push_str(&format!(
-            "- {tool}(\"{path}\", {})\n",
-            serde_quote(&query)
-        ));
+        text.push_str(&format!("- {tool}(\"{path}\", {})\n", serde_quote(&query)));
     }
     text.push_str(
         "\nOr read part of it with head, tail or start_line/end_line, or find lines with grep_content.\nAs a last resort, set large_file_passthrough=true to read it whole.",
@@ -165,7 +162,7 @@ pub fn group_thousands(value: u64) -> String {
     let digits = value.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

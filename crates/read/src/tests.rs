@@ -45,7 +45,10 @@ fn read(f: &Fixture, r: ReadRequest) -> Result<String, String> {
 #[test]
 fn full_file_keeps_final_newline_or_its_absence() {
     let f = fixture();
-    assert_eq!(read(&f, req("five.txt")).unwrap(), "one\ntwo\nthree\nfour\nfive\n");
+    assert_eq!(
+        read(&f, req("five.txt")).unwrap(),
+        "one\ntwo\nthree\nfour\nfive\n"
+    );
     assert_eq!(read(&f, req("nonl.txt")).unwrap(), "a\nb\nc");
     assert_eq!(read(&f, req("empty.txt")).unwrap(), "");
 }
@@ -54,37 +57,71 @@ fn full_file_keeps_final_newline_or_its_absence() {
 fn crlf_reads_as_lf_with_correct_line_counts() {
     let f = fixture();
     assert_eq!(read(&f, req("crlf.txt")).unwrap(), "r1\nr2\nr3\n");
-    let r = ReadRequest { tail: Some(1), ..req("crlf.txt") };
+    let r = ReadRequest {
+        tail: Some(1),
+        ..req("crlf.txt")
+    };
     assert_eq!(read(&f, r).unwrap(), "r3\n");
-    let r = ReadRequest { start_line: Some(2), end_line: Some(2), ..req("crlf.txt") };
+    let r = ReadRequest {
+        start_line: Some(2),
+        end_line: Some(2),
+        ..req("crlf.txt")
+    };
     assert_eq!(read(&f, r).unwrap(), "r2\n");
-    let r = ReadRequest { head: Some(2), ..req("crlf.txt") };
+    let r = ReadRequest {
+        head: Some(2),
+        ..req("crlf.txt")
+    };
     assert_eq!(read(&f, r).unwrap(), "r1\nr2\n");
 }
 
 #[test]
 fn head_including_past_end() {
     let f = fixture();
-    let r = ReadRequest { head: Some(2), ..req("five.txt") };
+    let r = ReadRequest {
+        head: Some(2),
+        ..req("five.txt")
+    };
     assert_eq!(read(&f, r).unwrap(), "one\ntwo\n");
-    let r = ReadRequest { head: Some(50), ..req("nonl.txt") };
+    let r = ReadRequest {
+        head: Some(50),
+        ..req("nonl.txt")
+    };
     assert_eq!(read(&f, r).unwrap(), "a\nb\nc");
-    let r = ReadRequest { head: Some(0), ..req("five.txt") };
+    let r = ReadRequest {
+        head: Some(0),
+        ..req("five.txt")
+    };
     assert_eq!(read(&f, r).unwrap(), "");
 }
 
 #[test]
 fn tail_including_zero_and_past_start() {
     let f = fixture();
-    let r = ReadRequest { tail: Some(2), ..req("five.txt") };
+    let r = ReadRequest {
+        tail: Some(2),
+        ..req("five.txt")
+    };
     assert_eq!(read(&f, r).unwrap(), "four\nfive\n");
-    let r = ReadRequest { tail: Some(2), ..req("nonl.txt") };
+    let r = ReadRequest {
+        tail: Some(2),
+        ..req("nonl.txt")
+    };
     assert_eq!(read(&f, r).unwrap(), "b\nc");
-    let r = ReadRequest { tail: Some(0), ..req("five.txt") };
+    let r = ReadRequest {
+        tail: Some(0),
+        ..req("five.txt")
+    };
     assert_eq!(read(&f, r).unwrap(), "");
-    let r = ReadRequest { tail: Some(99), ..req("five.txt") };
+    let r = ReadRequest {
+        tail: Some(99),
+        ..req("five.txt")
+    };
     assert_eq!(read(&f, r).unwrap(), "one\ntwo\nthree\nfour\nfive\n");
-    let r = ReadRequest { tail: Some(3), ..req("empty.txt") };
+    let r = ReadRequest {
+        tail: Some(3),
+        ..req("empty.txt")
+    };
     assert_eq!(read(&f, r).unwrap(), "");
 }
 
@@ -93,19 +130,31 @@ fn tail_across_chunk_boundaries() {
     let f = fixture();
     let mut text = String::new();
     for i in 1..=40_000 {
-        text.push_str(&format!("line number {i} with some padding to cross chunks\n"));
+        text.push_str(&format!(
+            "line number {i} with some padding to cross chunks\n"
+        ));
     }
     fs::write(f.root.join("big.txt"), &text).unwrap();
-    let r = ReadRequest { tail: Some(3), ..req("big.txt") };
+    let r = ReadRequest {
+        tail: Some(3),
+        ..req("big.txt")
+    };
     assert_eq!(
         read(&f, r).unwrap(),
         "line number 39998 with some padding to cross chunks\nline number 39999 with some padding to cross chunks\nline number 40000 with some padding to cross chunks\n"
     );
-    let r = ReadRequest { tail: Some(2500), ..req("big.txt") };
+    let r = ReadRequest {
+        tail: Some(2500),
+        ..req("big.txt")
+    };
     let out = read(&f, r).unwrap();
     assert_eq!(out.lines().count(), 2500);
     assert!(out.starts_with("line number 37501 "));
-    let r = ReadRequest { start_line: Some(30_000), end_line: Some(30_001), ..req("big.txt") };
+    let r = ReadRequest {
+        start_line: Some(30_000),
+        end_line: Some(30_001),
+        ..req("big.txt")
+    };
     assert_eq!(
         read(&f, r).unwrap(),
         "line number 30000 with some padding to cross chunks\nline number 30001 with some padding to cross chunks\n"
@@ -115,36 +164,80 @@ fn tail_across_chunk_boundaries() {
 #[test]
 fn ranges() {
     let f = fixture();
-    let r = ReadRequest { start_line: Some(2), end_line: Some(3), ..req("five.txt") };
+    let r = ReadRequest {
+        start_line: Some(2),
+        end_line: Some(3),
+        ..req("five.txt")
+    };
     assert_eq!(read(&f, r).unwrap(), "two\nthree\n");
-    let r = ReadRequest { start_line: Some(4), ..req("five.txt") };
+    let r = ReadRequest {
+        start_line: Some(4),
+        ..req("five.txt")
+    };
     assert_eq!(read(&f, r).unwrap(), "four\nfive\n");
-    let r = ReadRequest { end_line: Some(2), ..req("five.txt") };
+    let r = ReadRequest {
+        end_line: Some(2),
+        ..req("five.txt")
+    };
     assert_eq!(read(&f, r).unwrap(), "one\ntwo\n");
-    let r = ReadRequest { start_line: Some(4), end_line: Some(99), ..req("five.txt") };
+    let r = ReadRequest {
+        start_line: Some(4),
+        end_line: Some(99),
+        ..req("five.txt")
+    };
     assert_eq!(read(&f, r).unwrap(), "four\nfive\n");
     // 0 means "not given": models fill unused integers with it.
-    let r = ReadRequest { start_line: Some(0), end_line: Some(1), ..req("five.txt") };
+    let r = ReadRequest {
+        start_line: Some(0),
+        end_line: Some(1),
+        ..req("five.txt")
+    };
     assert_eq!(read(&f, r).unwrap(), "one\n");
-    let r = ReadRequest { start_line: Some(3), end_line: Some(3), ..req("nonl.txt") };
+    let r = ReadRequest {
+        start_line: Some(3),
+        end_line: Some(3),
+        ..req("nonl.txt")
+    };
     assert_eq!(read(&f, r).unwrap(), "c");
 }
 
 #[test]
 fn range_errors() {
     let f = fixture();
-    let r = ReadRequest { start_line: Some(6), ..req("five.txt") };
+    let r = ReadRequest {
+        start_line: Some(6),
+        ..req("five.txt")
+    };
     let e = read(&f, r).unwrap_err();
-    assert!(e.contains("only has 5 lines") && e.contains("between 1 and 5"), "{e}");
-    let r = ReadRequest { start_line: Some(4), ..req("nonl.txt") };
+    assert!(
+        e.contains("only has 5 lines") && e.contains("between 1 and 5"),
+        "{e}"
+    );
+    let r = ReadRequest {
+        start_line: Some(4),
+        ..req("nonl.txt")
+    };
     assert!(read(&f, r).unwrap_err().contains("only has 3 lines"));
-    let r = ReadRequest { start_line: Some(3), end_line: Some(2), ..req("five.txt") };
+    let r = ReadRequest {
+        start_line: Some(3),
+        end_line: Some(2),
+        ..req("five.txt")
+    };
     assert!(read(&f, r).unwrap_err().contains("before start_line"));
-    let r = ReadRequest { start_line: Some(-2), ..req("five.txt") };
+    let r = ReadRequest {
+        start_line: Some(-2),
+        ..req("five.txt")
+    };
     assert!(read(&f, r).unwrap_err().contains("negative"));
-    let r = ReadRequest { tail: Some(-1), ..req("five.txt") };
+    let r = ReadRequest {
+        tail: Some(-1),
+        ..req("five.txt")
+    };
     assert!(read(&f, r).unwrap_err().contains("tail=-1 is negative"));
-    let r = ReadRequest { start_line: Some(1), ..req("empty.txt") };
+    let r = ReadRequest {
+        start_line: Some(1),
+        ..req("empty.txt")
+    };
     assert!(read(&f, r).unwrap_err().contains("empty"));
 }
 
@@ -186,16 +279,30 @@ fn pattern_errors() {
         ..req("code.py")
     };
     let e = read(&f, r).unwrap_err();
-    assert!(e.starts_with("Mutually exclusive parameters provided."), "{e}");
+    assert!(
+        e.starts_with("Mutually exclusive parameters provided."),
+        "{e}"
+    );
     assert!(e.contains("end_line=4, read_to_next_pattern='x'"));
-    let r = ReadRequest { read_to_next_pattern: Some("x".into()), ..req("code.py") };
-    assert!(read(&f, r).unwrap_err().starts_with("Missing required parameter."));
+    let r = ReadRequest {
+        read_to_next_pattern: Some("x".into()),
+        ..req("code.py")
+    };
+    assert!(
+        read(&f, r)
+            .unwrap_err()
+            .starts_with("Missing required parameter.")
+    );
     let r = ReadRequest {
         start_line: Some(1),
         read_to_next_pattern: Some("(".into()),
         ..req("code.py")
     };
-    assert!(read(&f, r).unwrap_err().contains("Invalid read_to_next_pattern"));
+    assert!(
+        read(&f, r)
+            .unwrap_err()
+            .contains("Invalid read_to_next_pattern")
+    );
     let r = ReadRequest {
         start_line: Some(99),
         read_to_next_pattern: Some("x".into()),
@@ -207,25 +314,62 @@ fn pattern_errors() {
 #[test]
 fn mode_mixing_errors() {
     let f = fixture();
-    let r = ReadRequest { head: Some(1), start_line: Some(2), ..req("five.txt") };
+    let r = ReadRequest {
+        head: Some(1),
+        start_line: Some(2),
+        ..req("five.txt")
+    };
     assert!(read(&f, r).unwrap_err().starts_with("Cannot mix"));
-    let r = ReadRequest { head: Some(1), tail: Some(2), ..req("five.txt") };
-    assert!(read(&f, r).unwrap_err().starts_with("Cannot use head and tail"));
+    let r = ReadRequest {
+        head: Some(1),
+        tail: Some(2),
+        ..req("five.txt")
+    };
+    assert!(
+        read(&f, r)
+            .unwrap_err()
+            .starts_with("Cannot use head and tail")
+    );
 }
 
 #[test]
 fn directories_binaries_missing_and_bad_utf8() {
     let f = fixture();
     assert!(read(&f, req("dir")).unwrap_err().contains("is a directory"));
-    assert!(read(&f, req("bin.dat")).unwrap_err().contains("binary file"));
-    let r = ReadRequest { head: Some(1), ..req("bin.dat") };
+    assert!(
+        read(&f, req("bin.dat"))
+            .unwrap_err()
+            .contains("binary file")
+    );
+    let r = ReadRequest {
+        head: Some(1),
+        ..req("bin.dat")
+    };
     assert!(read(&f, r).unwrap_err().contains("binary file"));
-    assert!(read(&f, req("missing.txt")).unwrap_err().starts_with("File not found: missing.txt"));
-    assert!(read(&f, req("latin1.txt")).unwrap_err().contains("binary file"));
-    let r = ReadRequest { head: Some(1), ..req("latin1.txt") };
+    assert!(
+        read(&f, req("missing.txt"))
+            .unwrap_err()
+            .starts_with("File not found: missing.txt")
+    );
+    assert!(
+        read(&f, req("latin1.txt"))
+            .unwrap_err()
+            .contains("binary file")
+    );
+    let r = ReadRequest {
+        head: Some(1),
+        ..req("latin1.txt")
+    };
     assert_eq!(read(&f, r).unwrap(), "ok\n");
-    let r = ReadRequest { head: Some(2), ..req("latin1.txt") };
-    assert!(read(&f, r).unwrap_err().contains("not valid UTF-8 text at line 2"));
+    let r = ReadRequest {
+        head: Some(2),
+        ..req("latin1.txt")
+    };
+    assert!(
+        read(&f, r)
+            .unwrap_err()
+            .contains("not valid UTF-8 text at line 2")
+    );
 }
 
 #[test]
@@ -233,7 +377,12 @@ fn sandbox_refusals_are_per_file() {
     let f = fixture();
     let out = read_files(
         &f.sandbox,
-        &[req("five.txt"), req("/etc/passwd"), req("../x"), req("nonl.txt")],
+        &[
+            req("five.txt"),
+            req("/etc/passwd"),
+            req("../x"),
+            req("nonl.txt"),
+        ],
         &ReadOptions::default(),
     );
     let blocks: Vec<&str> = out.split(BLOCK_SEPARATOR).collect();
@@ -255,22 +404,43 @@ fn large_structured_guard_points_to_queries_only_for_whole_reads() {
     json.push_str("{}]}\n");
     fs::write(f.root.join("big.json"), &json).unwrap();
     let e = read(&f, req("big.json")).unwrap_err();
-    assert!(e.contains("is a large JSON file") && e.contains("query_json(\"big.json\", \"keys\")"), "{e}");
-    let r = ReadRequest { head: Some(1), ..req("big.json") };
+    assert!(
+        e.contains("is a large JSON file") && e.contains("query_json(\"big.json\", \"keys\")"),
+        "{e}"
+    );
+    let r = ReadRequest {
+        head: Some(1),
+        ..req("big.json")
+    };
     assert!(read(&f, r).unwrap().starts_with("{\"items\""));
-    let options = ReadOptions { large_file_passthrough: true, ..Default::default() };
-    assert_eq!(read_one(&f.sandbox, &req("big.json"), &options).unwrap(), json);
+    let options = ReadOptions {
+        large_file_passthrough: true,
+        ..Default::default()
+    };
+    assert_eq!(
+        read_one(&f.sandbox, &req("big.json"), &options).unwrap(),
+        json
+    );
 
     fs::write(f.root.join("big.yml"), "a: 1\n".repeat(20_000)).unwrap();
     let e = read(&f, req("big.yml")).unwrap_err();
-    assert!(e.contains("large YAML file") && e.contains("query_yaml"), "{e}");
+    assert!(
+        e.contains("large YAML file") && e.contains("query_yaml"),
+        "{e}"
+    );
 
     fn examples(_: &Path, _: StructuredKind) -> Vec<String> {
         vec![".items[0:3]".into()]
     }
-    let options = ReadOptions { example_queries: Some(examples), ..Default::default() };
+    let options = ReadOptions {
+        example_queries: Some(examples),
+        ..Default::default()
+    };
     let e = read_one(&f.sandbox, &req("big.json"), &options).unwrap_err();
-    assert!(e.contains("query_json(\"big.json\", \".items[0:3]\")"), "{e}");
+    assert!(
+        e.contains("query_json(\"big.json\", \".items[0:3]\")"),
+        "{e}"
+    );
 }
 
 #[test]

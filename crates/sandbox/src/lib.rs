@@ -314,7 +314,9 @@ mod tests {
     #[test]
     fn sibling_prefix_is_refused() {
         let (_t, base, sb) = setup();
-        let err = sb.resolve(base.join("wsx/secret").to_str().unwrap()).unwrap_err();
+        let err = sb
+            .resolve(base.join("wsx/secret").to_str().unwrap())
+            .unwrap_err();
         assert!(matches!(err, AccessError::Outside { .. }), "{err}");
         assert!(sb.resolve("../wsx/secret").is_err());
     }
@@ -326,7 +328,10 @@ mod tests {
         assert!(sb.resolve("sub/../../outside/secret").is_err());
         assert!(sb.resolve("/etc/passwd").is_err());
         let msg = sb.resolve("/etc/passwd").unwrap_err().to_string();
-        assert!(msg.contains("/etc/passwd") && msg.contains("relative path"), "{msg}");
+        assert!(
+            msg.contains("/etc/passwd") && msg.contains("relative path"),
+            "{msg}"
+        );
     }
 
     #[test]
@@ -360,7 +365,10 @@ mod tests {
         symlink("sub", base.join("ws/rel-link")).unwrap();
         assert_eq!(sb.resolve("rel-link").unwrap(), base.join("ws/sub"));
         // `..` applies after the link is followed, as the OS does.
-        assert_eq!(sb.resolve("rel-link/../a.txt").unwrap(), base.join("ws/a.txt"));
+        assert_eq!(
+            sb.resolve("rel-link/../a.txt").unwrap(),
+            base.join("ws/a.txt")
+        );
     }
 
     #[test]

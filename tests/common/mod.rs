@@ -1,0 +1,247 @@
+//! A minimal MCP client for integration tests: it starts the real binary and speaks JSON-RPC
+//! over its stdio, as an MCP client does.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_fs-mcp-rs");
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+pub struct StdioClient {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    /// Every line the server wrote to stdout, in order.
+    pub transcript: Arc<Mutex<Vec<String>>>,
+    /// Everything the server wrote to stderr.
+    pub stderr: Arc<Mutex<String>>,
+    next_id: u64,
+    /// Notifications received while waiting for responses.
+    pub notifications: Vec<Value>,
+    pub initialize_result: Value,
+}
+
+impl StdioClient {
+    /// Starts `fs-mcp-rs ARGS` in `cwd` and performs the MCP handshake.
+    pub fn start(cwd: &Path, args: &[&str]) -> StdioClient {
+        let mut client = Self::spawn(cwd, args);
+        let init = client.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "fs-mcp-rs-tests", "version": "1"}
+            }),
+        );
+        client.initialize_result = init["result"].clone();
+        client.notify("notifications/initialized", json!({}));
+        client
+    }
+
+    /// Starts the binary without a handshake.
+    pub fn spawn(cwd: &Path, args: &[&str]) -> StdioClient {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .current_dir(cwd)
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start fs-mcp-rs");
+        let stdout = child.stdout.take().expect("stdout");
+        let stderr = child.stderr.take().expect("stderr");
+        let stdin = child.stdin.take();
+        let transcript = Arc::new(Mutex::new(Vec::new()));
+        let (tx, rx) = mpsc::channel();
+        let record = Arc::clone(&transcript);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                record.lock().unwrap().push(line.clone());
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let err_text = Arc::new(Mutex::new(String::new()));
+        let err_sink = Arc::clone(&err_text);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                let mut s = err_sink.lock().unwrap();
+                s.push_str(&line);
+                s.push('\n');
+            }
+        });
+        StdioClient {
+            child,
+            stdin,
+            lines: rx,
+            transcript,
+            stderr: err_text,
+            next_id: 1,
+            notifications: Vec::new(),
+            initialize_result: Value::Null,
+        }
+    }
+
+    pub fn send(&mut self, message: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{message}").expect("write to server");
+        stdin.flush().expect("flush");
+    }
+
+    pub fn notify(&mut self, method: &str, params: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// Sends a request and waits for the response with the same id.
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.wait_for(id)
+    }
+
+    pub fn wait_for(&mut self, id: u64) -> Value {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let message: Value = serde_json::from_str(&line)
+                        .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+                    if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
+                        return message;
+                    }
+                    if message.get("method").is_some() {
+                        self.notifications.push(message);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => panic!(
+                    "no response to request {id} within {TIMEOUT:?}; stderr:\n{}",
+                    self.stderr.lock().unwrap()
+                ),
+                Err(RecvTimeoutError::Disconnected) => panic!(
+                    "server closed stdout before answering {id}; stderr:\n{}",
+                    self.stderr.lock().unwrap()
+                ),
+            }
+        }
+    }
+
+    pub fn list_tools(&mut self) -> Vec<Value> {
+        let response = self.request("tools/list", json!({}));
+        response["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("tools/list failed: {response}"))
+            .clone()
+    }
+
+    /// Calls a tool; returns the whole `result` object (content, isError, ...).
+    pub fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let response = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        match response.get("result") {
+            Some(result) => result.clone(),
+            None => panic!("tools/call {tool} returned a JSON-RPC error: {response}"),
+        }
+    }
+
+    /// Calls a tool and returns its first text block, asserting it did not fail.
+    pub fn call_text(&mut self, tool: &str, arguments: Value) -> String {
+        let result = self.call(tool, arguments);
+        assert_ne!(result["isError"], json!(true), "{tool} failed: {result}");
+        text_of(&result)
+    }
+
+    /// Closes stdin and waits for the process to exit.
+    pub fn finish(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!("server did not exit after stdin closed");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for StdioClient {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The text of a tool result's first content block.
+pub fn text_of(result: &Value) -> String {
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text content in {result}"))
+        .to_string()
+}
+
+/// A workspace in a temp dir: `root` is canonical.
+pub struct Workspace {
+    pub _tmp: tempfile::TempDir,
+    pub base: std::path::PathBuf,
+    pub root: std::path::PathBuf,
+}
+
+impl Workspace {
+    /// `base/ws` is the allowed directory; `base` holds siblings outside it.
+    pub fn new() -> Workspace {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let base = std::fs::canonicalize(tmp.path()).expect("canonical");
+        let root = base.join("ws");
+        std::fs::create_dir_all(&root).expect("mkdir ws");
+        Workspace {
+            _tmp: tmp,
+            base,
+            root,
+        }
+    }
+
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> std::path::PathBuf {
+        let path = self.root.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(&path, content).expect("write");
+        path
+    }
+
+    pub fn start(&self, extra: &[&str]) -> StdioClient {
+        let root = self.root.to_str().expect("utf8 path").to_string();
+        let mut args: Vec<&str> = extra.to_vec();
+        args.push(&root);
+        StdioClient::start(&self.base, &args)
+    }
+}
+
+/// Every key anywhere in a JSON value.
+pub fn all_keys(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                out.push(k.clone());
+                all_keys(v, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| all_keys(v, out)),
+        _ => {}
+    }
+}

@@ -1,0 +1,207 @@
+//! read_files through the real binary: modes, errors, line endings, one failure not failing the batch.
+
+mod common;
+
+use common::Workspace;
+use serde_json::json;
+
+fn setup() -> (Workspace, common::StdioClient) {
+    let ws = Workspace::new();
+    ws.write("lines.txt", "l1\nl2\nl3\nl4\nl5\n");
+    ws.write("no-final-newline.txt", "x\ny");
+    ws.write("crlf.txt", "c1\r\nc2\r\nc3\r\n");
+    ws.write(
+        "mod.py",
+        "import os\n\nclass A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n",
+    );
+    ws.write("image.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR");
+    std::fs::create_dir(ws.root.join("folder")).unwrap();
+    let client = ws.start(&[]);
+    (ws, client)
+}
+
+fn read(client: &mut common::StdioClient, item: serde_json::Value) -> String {
+    client.call_text("read_files", json!({"files": [item]}))
+}
+
+#[test]
+fn every_mode() {
+    let (_ws, mut c) = setup();
+    assert_eq!(
+        read(&mut c, json!({"path": "lines.txt"})),
+        "File: lines.txt\nl1\nl2\nl3\nl4\nl5\n"
+    );
+    assert_eq!(
+        read(&mut c, json!({"path": "lines.txt", "head": 2})),
+        "File: lines.txt\nl1\nl2\n"
+    );
+    assert_eq!(
+        read(&mut c, json!({"path": "lines.txt", "tail": 2})),
+        "File: lines.txt\nl4\nl5\n"
+    );
+    assert_eq!(
+        read(
+            &mut c,
+            json!({"path": "lines.txt", "start_line": 2, "end_line": 3})
+        ),
+        "File: lines.txt\nl2\nl3\n"
+    );
+    assert_eq!(
+        read(
+            &mut c,
+            json!({"path": "mod.py", "start_line": 4, "read_to_next_pattern": "^\\s*def "})
+        ),
+        "File: mod.py\n    def f(self):\n        return 1\n\n"
+    );
+    // Fixed bugs of the original: head past the end, tail=0.
+    assert_eq!(
+        read(&mut c, json!({"path": "lines.txt", "head": 99})),
+        "File: lines.txt\nl1\nl2\nl3\nl4\nl5\n"
+    );
+    assert_eq!(
+        read(&mut c, json!({"path": "lines.txt", "tail": 0})),
+        "File: lines.txt\n"
+    );
+}
+
+#[test]
+fn final_newline_and_crlf() {
+    let (_ws, mut c) = setup();
+    assert_eq!(
+        read(&mut c, json!({"path": "no-final-newline.txt"})),
+        "File: no-final-newline.txt\nx\ny"
+    );
+    assert_eq!(
+        read(&mut c, json!({"path": "no-final-newline.txt", "tail": 1})),
+        "File: no-final-newline.txt\ny"
+    );
+    assert_eq!(
+        read(&mut c, json!({"path": "crlf.txt"})),
+        "File: crlf.txt\nc1\nc2\nc3\n"
+    );
+    assert_eq!(
+        read(&mut c, json!({"path": "crlf.txt", "tail": 2})),
+        "File: crlf.txt\nc2\nc3\n"
+    );
+    assert_eq!(
+        read(
+            &mut c,
+            json!({"path": "crlf.txt", "start_line": 2, "end_line": 2})
+        ),
+        "File: crlf.txt\nc2\n"
+    );
+}
+
+#[test]
+fn every_error_case() {
+    let (_ws, mut c) = setup();
+    let cases = [
+        (
+            json!({"path": "lines.txt", "end_line": 3, "start_line": 1, "read_to_next_pattern": "x"}),
+            "Error: Mutually exclusive parameters provided.",
+        ),
+        (
+            json!({"path": "lines.txt", "read_to_next_pattern": "x"}),
+            "Error: Missing required parameter.",
+        ),
+        (
+            json!({"path": "lines.txt", "head": 1, "start_line": 2}),
+            "Error: Cannot mix",
+        ),
+        (
+            json!({"path": "lines.txt", "head": 1, "tail": 1}),
+            "Error: Cannot use head and tail together.",
+        ),
+        (
+            json!({"path": "lines.txt", "start_line": 9}),
+            "Error: Invalid start_line.",
+        ),
+        (
+            json!({"path": "lines.txt", "start_line": 4, "end_line": 2}),
+            "Error: end_line (2) is before start_line (4).",
+        ),
+        (
+            json!({"path": "lines.txt", "head": -1}),
+            "Error: head=-1 is negative.",
+        ),
+        (
+            json!({"path": "lines.txt", "start_line": 1, "read_to_next_pattern": "("}),
+            "Error: Invalid read_to_next_pattern",
+        ),
+        (json!({"path": "folder"}), "Error: folder is a directory"),
+        (
+            json!({"path": "image.png"}),
+            "Error: image.png is a binary file",
+        ),
+        (
+            json!({"path": "nope.txt"}),
+            "Error: File not found: nope.txt",
+        ),
+    ];
+    for (item, expected) in cases {
+        let out = read(&mut c, item.clone());
+        let path = item["path"].as_str().unwrap();
+        let prefix = format!("File: {path}\n{expected}");
+        assert!(
+            out.starts_with(&prefix),
+            "{item}: expected {expected:?}, got:\n{out}"
+        );
+    }
+}
+
+#[test]
+fn one_failing_file_never_fails_the_batch() {
+    let (_ws, mut c) = setup();
+    let result = c.call(
+        "read_files",
+        json!({"files": [{"path": "lines.txt", "head": 1}, {"path": "nope.txt"}, {"path": "/etc/passwd"}, {"path": "crlf.txt", "tail": 1}]}),
+    );
+    assert_eq!(result["isError"], false);
+    let text = common::text_of(&result);
+    let blocks: Vec<&str> = text.split("\n\n---\n\n").collect();
+    assert_eq!(blocks.len(), 4, "{text}");
+    assert_eq!(blocks[0], "File: lines.txt\nl1\n");
+    assert!(blocks[1].starts_with("File: nope.txt\nError: File not found"));
+    assert!(blocks[2].starts_with("File: /etc/passwd\nError: Access denied"));
+    assert_eq!(blocks[3], "File: crlf.txt\nc3\n");
+}
+
+#[test]
+fn lenient_integers_and_flags() {
+    let (_ws, mut c) = setup();
+    assert_eq!(
+        read(&mut c, json!({"path": "lines.txt", "head": "1"})),
+        "File: lines.txt\nl1\n"
+    );
+    let out = c.call_text(
+        "read_files",
+        json!({"files": "[{\"path\": \"lines.txt\", \"tail\": 1}]", "large_file_passthrough": "false"}),
+    );
+    assert_eq!(out, "File: lines.txt\nl5\n");
+}
+
+#[test]
+fn large_json_is_steered_to_query_json_but_partial_reads_work() {
+    let ws = Workspace::new();
+    let mut json_text = String::from("{\"items\": [\n");
+    for i in 0..5000 {
+        json_text.push_str(&format!("  {{\"id\": {i}, \"name\": \"item {i}\"}},\n"));
+    }
+    json_text.push_str("  {}\n]}\n");
+    ws.write("data.json", &json_text);
+    let mut c = ws.start(&[]);
+    let out = read(&mut c, json!({"path": "data.json"}));
+    assert!(
+        out.contains("is a large JSON file") && out.contains("query_json(\"data.json\""),
+        "{out}"
+    );
+    assert_eq!(
+        read(&mut c, json!({"path": "data.json", "head": 2})),
+        "File: data.json\n{\"items\": [\n  {\"id\": 0, \"name\": \"item 0\"},\n"
+    );
+    let whole = c.call_text(
+        "read_files",
+        json!({"files": ["data.json"], "large_file_passthrough": true}),
+    );
+    assert_eq!(whole, format!("File: data.json\n{json_text}"));
+}
