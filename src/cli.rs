@@ -3,7 +3,9 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use clap::Parser;
+use clap::{Args, Parser, Subcommand};
+
+use crate::schema_cli::SchemaCommand;
 
 /// The default address for `--http` given without a value.
 pub const DEFAULT_HTTP_ADDR: &str = "127.0.0.1:8124";
@@ -12,8 +14,31 @@ pub const DEFAULT_HTTP_ADDR: &str = "127.0.0.1:8124";
 ///
 /// Speaks MCP over stdio by default (for clients that start it), or streamable HTTP at /mcp with --http.
 #[derive(Debug, Parser)]
-#[command(name = "fs-mcp-rs", version, about, long_about = None)]
+#[command(
+    name = "fs-mcp-rs",
+    version,
+    about,
+    long_about = None,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check, diff and transform tool schemas against the Gemini-safe contract.
+    #[command(subcommand)]
+    Schema(SchemaCommand),
+}
+
+/// Serving options (the default command).
+#[derive(Debug, Args)]
+pub struct ServeArgs {
     /// Directories the tools may access (default: the current directory). Relative paths given to
     /// tools resolve against the first one.
     #[arg(value_name = "DIR")]
@@ -27,13 +52,22 @@ pub struct Cli {
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_HTTP_ADDR)]
     pub http: Option<SocketAddr>,
 
+    /// Require `Authorization: Bearer TOKEN` on every HTTP request.
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "FS_MCP_HTTP_TOKEN",
+        hide_env_values = true
+    )]
+    pub http_token: Option<String>,
+
     /// Log level for stderr (error, warn, info, debug, trace); RUST_LOG takes precedence.
     /// Default: info for this server, warn for its libraries.
     #[arg(long, value_name = "LEVEL")]
     pub log_level: Option<String>,
 }
 
-impl Cli {
+impl ServeArgs {
     /// The allowed directories, defaulting to the current directory.
     pub fn allowed_dirs(&self) -> Vec<PathBuf> {
         if self.dirs.is_empty() {

@@ -1,6 +1,7 @@
 //! Streamable HTTP transport at `/mcp`, loopback by default, guarded against DNS rebinding.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use anyhow::Context;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -42,15 +43,26 @@ pub fn http_config(addr: SocketAddr, shutdown: CancellationToken) -> StreamableH
     }
 }
 
-/// Serves until Ctrl-C (or SIGTERM).
-pub async fn serve(server: FsServer, addr: SocketAddr) -> anyhow::Result<()> {
+/// Serves until Ctrl-C (or SIGTERM). With a `token`, every request must carry
+/// `Authorization: Bearer {token}`.
+pub async fn serve(
+    server: FsServer,
+    addr: SocketAddr,
+    token: Option<String>,
+) -> anyhow::Result<()> {
     let shutdown = CancellationToken::new();
     let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
+        move || Ok(server.new_session()),
         LocalSessionManager::default().into(),
         http_config(addr, shutdown.child_token()),
     );
-    let app = axum::Router::new().nest_service("/mcp", service);
+    let mut app = axum::Router::new().nest_service("/mcp", service);
+    if let Some(token) = token.filter(|t| !t.is_empty()) {
+        let expected: Arc<str> = Arc::from(format!("Bearer {token}"));
+        app = app.layer(axum::middleware::from_fn(move |request, next| {
+            require_bearer(Arc::clone(&expected), request, next)
+        }));
+    }
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("cannot listen on {addr}"))?;
@@ -69,6 +81,38 @@ pub async fn serve(server: FsServer, addr: SocketAddr) -> anyhow::Result<()> {
         })
         .await
         .context("HTTP server failed")
+}
+
+/// Refuses a request without the expected `Authorization` header (401, as RFC 6750 asks).
+async fn require_bearer(
+    expected: Arc<str>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let given = request
+        .headers()
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    if constant_time_eq(given.as_bytes(), expected.as_bytes()) {
+        next.run(request).await
+    } else {
+        axum::response::Response::builder()
+            .status(axum::http::StatusCode::UNAUTHORIZED)
+            .header(axum::http::header::WWW_AUTHENTICATE, "Bearer")
+            .body(axum::body::Body::from(
+                "missing or wrong bearer token: send Authorization: Bearer <token>",
+            ))
+            .unwrap_or_default()
+    }
+}
+
+/// Compares without an early exit, so the time taken does not reveal how much of a guess matched.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// Resolves on Ctrl-C or SIGTERM.

@@ -5,6 +5,8 @@ pub mod cli;
 pub mod http;
 pub mod lenient;
 pub mod params;
+pub mod roots;
+pub mod schema_cli;
 pub mod schemas;
 pub mod server;
 pub mod tools;

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use fs_mcp_rs::cli::Cli;
+use fs_mcp_rs::cli::{Cli, Command, ServeArgs};
 use fs_mcp_rs::{FsServer, Tier};
 use fs_mcp_sandbox::Sandbox;
 use rmcp::ServiceExt;
@@ -11,6 +11,12 @@ use tracing_subscriber::EnvFilter;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(command) = cli.command {
+        return match command {
+            Command::Schema(schema) => fs_mcp_rs::schema_cli::run(schema),
+        };
+    }
+    let cli = cli.serve;
     init_logging(cli.log_level.as_deref());
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -44,7 +50,7 @@ fn init_logging(level: Option<&str>) {
         .init();
 }
 
-async fn run(cli: Cli) -> anyhow::Result<()> {
+async fn run(cli: ServeArgs) -> anyhow::Result<()> {
     let (sandbox, skipped) = Sandbox::new(cli.allowed_dirs()).map_err(|e| {
         anyhow::anyhow!(
             "{e}. Give at least one existing directory, e.g. `fs-mcp-rs /path/to/project`."
@@ -69,9 +75,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         tier,
         roots.join(", ")
     );
-    let server = FsServer::new(sandbox, tier);
+    let server = FsServer::new(sandbox, tier, !cli.dirs.is_empty());
     match cli.http {
-        Some(addr) => fs_mcp_rs::http::serve(server, addr).await,
+        Some(addr) => fs_mcp_rs::http::serve(server, addr, cli.http_token.clone()).await,
         None => {
             let running = server
                 .serve(rmcp::transport::stdio())

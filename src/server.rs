@@ -2,17 +2,18 @@
 //! can list it, and argument coercion back from the transformed schema on every call.
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use fs_mcp_sandbox::Sandbox;
 use rmcp::handler::server::tool::{ToolCallContext, ToolRouter};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ServerCapabilities, ServerConfig,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, tool_handler};
 use serde_json::Value;
 
+use crate::roots::SessionSandbox;
 use crate::schemas::{self, ToolSchemaReport};
 
 /// Which tools a server exposes.
@@ -35,38 +36,60 @@ Save tokens: find code with grep_content, whose matches carry a section end hint
 read_files (start_line + end_line, or start_line + read_to_next_pattern) instead of whole files. \
 Query large JSON/YAML with query_json/query_yaml instead of reading them.";
 
-/// Shared state of one server process; cloned cheaply into every HTTP session.
+/// One client session's view of the server: the process-wide state plus the session's sandbox
+/// (which the client's roots may replace).
 #[derive(Clone)]
 pub struct FsServer {
     inner: Arc<Inner>,
+    session: Arc<SessionSandbox>,
 }
 
+/// State shared by every session of the process.
 struct Inner {
-    sandbox: RwLock<Arc<Sandbox>>,
+    /// The sandbox a new session starts with.
+    base_sandbox: Arc<Sandbox>,
+    /// The allowed directories came from the command line, so client roots are ignored.
+    dirs_from_cli: bool,
     tool_router: ToolRouter<FsServer>,
     /// Untransformed input schemas by tool name: what the typed parameters really expect.
     raw_input_schemas: HashMap<String, Value>,
 }
 
 impl FsServer {
-    pub fn new(sandbox: Sandbox, tier: Tier) -> FsServer {
+    /// `dirs_from_cli`: the directories were given on the command line (client roots never
+    /// replace them); otherwise `sandbox` is the current-directory default.
+    pub fn new(sandbox: Sandbox, tier: Tier, dirs_from_cli: bool) -> FsServer {
         let (tool_router, reports) = prepared_router(tier);
         let raw_input_schemas = reports.into_iter().map(|r| (r.name, r.raw_input)).collect();
+        let base_sandbox = Arc::new(sandbox);
         FsServer {
+            session: Arc::new(SessionSandbox::new(
+                Arc::clone(&base_sandbox),
+                dirs_from_cli,
+            )),
             inner: Arc::new(Inner {
-                sandbox: RwLock::new(Arc::new(sandbox)),
+                base_sandbox,
+                dirs_from_cli,
                 tool_router,
                 raw_input_schemas,
             }),
         }
     }
 
+    /// A server for a new client session (HTTP): shared tools, a sandbox of its own.
+    pub fn new_session(&self) -> FsServer {
+        FsServer {
+            inner: Arc::clone(&self.inner),
+            session: Arc::new(SessionSandbox::new(
+                Arc::clone(&self.inner.base_sandbox),
+                self.inner.dirs_from_cli,
+            )),
+        }
+    }
+
     /// The sandbox in force for this call.
     pub fn sandbox(&self) -> Arc<Sandbox> {
-        match self.inner.sandbox.read() {
-            Ok(guard) => Arc::clone(&guard),
-            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
-        }
+        self.session.get()
     }
 
     fn router(&self) -> &ToolRouter<FsServer> {
@@ -122,6 +145,7 @@ impl ServerHandler for FsServer {
         mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        self.session.refresh_from_roots(&context.peer).await;
         if let (Some(arguments), Some(raw)) = (
             request.arguments.take(),
             self.inner.raw_input_schemas.get(request.name.as_ref()),
@@ -134,5 +158,9 @@ impl ServerHandler for FsServer {
         }
         let call = ToolCallContext::new(self, request, context);
         self.router().call(call).await
+    }
+
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        self.session.mark_stale();
     }
 }

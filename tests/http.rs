@@ -16,8 +16,15 @@ struct HttpServer {
 
 impl HttpServer {
     fn start(ws: &Workspace) -> HttpServer {
+        Self::start_with(ws, &[])
+    }
+
+    fn start_with(ws: &Workspace, extra: &[&str]) -> HttpServer {
         let mut child = Command::new(common::BIN)
-            .args(["--http", "127.0.0.1:0", ws.root.to_str().unwrap()])
+            .args(["--http", "127.0.0.1:0"])
+            .args(extra)
+            .arg(ws.root.to_str().unwrap())
+            .env_remove("FS_MCP_HTTP_TOKEN")
             .env_remove("RUST_LOG")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -52,6 +59,7 @@ struct Session {
     http: reqwest::Client,
     url: String,
     session_id: Option<String>,
+    token: Option<String>,
     next_id: u64,
 }
 
@@ -69,10 +77,19 @@ fn parse_body(body: &str) -> Value {
 
 impl Session {
     async fn open(url: &str, origin: Option<&str>) -> Result<Session, reqwest::StatusCode> {
+        Self::open_with_token(url, origin, None).await
+    }
+
+    async fn open_with_token(
+        url: &str,
+        origin: Option<&str>,
+        token: Option<&str>,
+    ) -> Result<Session, reqwest::StatusCode> {
         let mut s = Session {
             http: reqwest::Client::new(),
             url: url.to_string(),
             session_id: None,
+            token: token.map(String::from),
             next_id: 1,
         };
         let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -109,6 +126,9 @@ impl Session {
             .body(body.to_string());
         if let Some(id) = &self.session_id {
             r = r.header("mcp-session-id", id);
+        }
+        if let Some(token) = &self.token {
+            r = r.bearer_auth(token);
         }
         r
     }
@@ -204,12 +224,12 @@ async fn a_foreign_host_header_is_refused() {
 #[tokio::test]
 async fn many_clients_at_once() {
     let ws = Workspace::new();
-    for i in 0..20 {
+    for i in 0..50 {
         ws.write(&format!("f{i}.txt"), format!("file {i}\n"));
     }
     let server = HttpServer::start(&ws);
     let mut tasks = Vec::new();
-    for i in 0..20 {
+    for i in 0..50 {
         let url = server.url.clone();
         tasks.push(tokio::spawn(async move {
             let mut s = Session::open(&url, None).await.expect("open");
@@ -224,4 +244,38 @@ async fn many_clients_at_once() {
     for t in tasks {
         t.await.expect("client task");
     }
+}
+
+#[tokio::test]
+async fn a_bearer_token_is_required_on_every_request_when_set() {
+    let ws = Workspace::new();
+    ws.write("t.txt", "token ok\n");
+    let server = HttpServer::start_with(&ws, &["--http-token", "s3cret-token"]);
+    assert_eq!(
+        Session::open(&server.url, None).await.err(),
+        Some(reqwest::StatusCode::UNAUTHORIZED)
+    );
+    assert_eq!(
+        Session::open_with_token(&server.url, None, Some("wrong"))
+            .await
+            .err(),
+        Some(reqwest::StatusCode::UNAUTHORIZED)
+    );
+    let mut session = Session::open_with_token(&server.url, None, Some("s3cret-token"))
+        .await
+        .expect("right token");
+    assert_eq!(
+        session
+            .call_text("read_files", json!({"files": ["t.txt"]}))
+            .await,
+        "File: t.txt\ntoken ok\n"
+    );
+    // A request in the middle of the session without the token is refused too.
+    session.token = None;
+    let response = session
+        .post(&json!({"jsonrpc": "2.0", "id": 99, "method": "tools/list"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), reqwest::StatusCode::UNAUTHORIZED);
 }

@@ -26,17 +26,30 @@ pub struct StdioClient {
     /// Notifications received while waiting for responses.
     pub notifications: Vec<Value>,
     pub initialize_result: Value,
+    /// Roots this client serves (`roots/list`); `None` means it does not support roots.
+    pub roots: Option<Vec<String>>,
 }
 
 impl StdioClient {
     /// Starts `fs-mcp-rs ARGS` in `cwd` and performs the MCP handshake.
     pub fn start(cwd: &Path, args: &[&str]) -> StdioClient {
+        Self::start_with_roots(cwd, args, None)
+    }
+
+    /// Starts the server as a client that serves `roots` (file URIs) when asked.
+    pub fn start_with_roots(cwd: &Path, args: &[&str], roots: Option<Vec<String>>) -> StdioClient {
         let mut client = Self::spawn(cwd, args);
+        let capabilities = if roots.is_some() {
+            json!({"roots": {"listChanged": true}})
+        } else {
+            json!({})
+        };
+        client.roots = roots;
         let init = client.request(
             "initialize",
             json!({
                 "protocolVersion": "2025-06-18",
-                "capabilities": {},
+                "capabilities": capabilities,
                 "clientInfo": {"name": "fs-mcp-rs-tests", "version": "1"}
             }),
         );
@@ -90,6 +103,7 @@ impl StdioClient {
             next_id: 1,
             notifications: Vec::new(),
             initialize_result: Value::Null,
+            roots: None,
         }
     }
 
@@ -122,7 +136,9 @@ impl StdioClient {
                     if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
                         return message;
                     }
-                    if message.get("method").is_some() {
+                    if message.get("method").is_some() && message.get("id").is_some() {
+                        self.answer_server_request(&message);
+                    } else if message.get("method").is_some() {
                         self.notifications.push(message);
                     }
                 }
@@ -136,6 +152,21 @@ impl StdioClient {
                 ),
             }
         }
+    }
+
+    /// Answers a request the server sent to the client (only `roots/list` is supported).
+    fn answer_server_request(&mut self, message: &Value) {
+        let reply = match (message["method"].as_str(), &self.roots) {
+            (Some("roots/list"), Some(roots)) => json!({
+                "jsonrpc": "2.0", "id": message["id"],
+                "result": {"roots": roots.iter().map(|uri| json!({"uri": uri})).collect::<Vec<_>>()}
+            }),
+            _ => json!({
+                "jsonrpc": "2.0", "id": message["id"],
+                "error": {"code": -32601, "message": "Method not found"}
+            }),
+        };
+        self.send(&reply);
     }
 
     pub fn list_tools(&mut self) -> Vec<Value> {
