@@ -103,7 +103,7 @@ impl FsServer {
 
     /// All tools: the router is the sum of one router per tool group.
     fn full_router() -> ToolRouter<FsServer> {
-        Self::read_tools()
+        Self::read_tools() + Self::search_tools()
     }
 }
 

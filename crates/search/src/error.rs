@@ -1,0 +1,81 @@
+//! The one error type of the crate. Its `Display` is the complete message for the model.
+
+use std::fmt;
+
+use fs_mcp_sandbox::AccessError;
+
+/// Why a call could not produce its normal answer.
+///
+/// Every message is written for the model: it names the path as the model can pass it back
+/// (`Sandbox::display`) and, where it helps, says what to do instead.
+#[derive(Debug)]
+pub enum SearchError {
+    /// The sandbox refused the path.
+    Access(AccessError),
+    /// The path does not exist.
+    NotFound { path: String },
+    /// A directory was expected.
+    NotADirectory { path: String },
+    /// A file (or a directory) was expected and something else is there.
+    WrongType { path: String, message: String },
+    /// A regular expression or glob did not compile; the message carries the parser's error and a hint.
+    InvalidPattern { message: String },
+    /// An argument is out of range or inconsistent.
+    InvalidArgument { message: String },
+    /// The file is larger than the limit of the operation.
+    TooLarge { path: String, size: u64, limit: u64 },
+    /// An I/O error, with the path it happened on.
+    Io { path: String, message: String },
+}
+
+impl SearchError {
+    pub(crate) fn io(path: &str, err: &std::io::Error) -> SearchError {
+        SearchError::Io {
+            path: path.to_string(),
+            message: describe_io(err),
+        }
+    }
+}
+
+/// A short, stable description of an I/O error (no "os error 2" noise for the common kinds).
+pub(crate) fn describe_io(err: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    match err.kind() {
+        ErrorKind::NotFound => "does not exist".into(),
+        ErrorKind::PermissionDenied => "permission denied".into(),
+        ErrorKind::AlreadyExists => "already exists".into(),
+        ErrorKind::NotADirectory => "a component of the path is not a directory".into(),
+        ErrorKind::IsADirectory => "is a directory".into(),
+        _ => err.to_string(),
+    }
+}
+
+impl fmt::Display for SearchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SearchError::Access(e) => write!(f, "{e}"),
+            SearchError::NotFound { path } => write!(f, "Error: {path} does not exist."),
+            SearchError::NotADirectory { path } => write!(f, "Error: {path} is not a directory."),
+            SearchError::WrongType { path, message } => write!(f, "Error: {path} {message}"),
+            SearchError::InvalidPattern { message } | SearchError::InvalidArgument { message } => {
+                write!(f, "Error: {message}")
+            }
+            SearchError::TooLarge { path, size, limit } => write!(
+                f,
+                "Error: {path} is {} ({} bytes), larger than the {} limit.",
+                crate::format::format_size(*size),
+                crate::format::thousands(*size),
+                crate::format::format_size(*limit)
+            ),
+            SearchError::Io { path, message } => write!(f, "Error: {path}: {message}."),
+        }
+    }
+}
+
+impl std::error::Error for SearchError {}
+
+impl From<AccessError> for SearchError {
+    fn from(e: AccessError) -> Self {
+        SearchError::Access(e)
+    }
+}

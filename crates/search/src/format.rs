@@ -1,0 +1,138 @@
+//! Small formatting helpers shared by the tools: sizes, thousands separators, timestamps, line
+//! truncation.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Human-readable size, as the original: `98.00 B`, `1.80 KB`, `3.20 MB`.
+pub fn format_size(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    let mut value = bytes as f64;
+    for unit in UNITS {
+        if value < 1024.0 {
+            return format!("{value:.2} {unit}");
+        }
+        value /= 1024.0;
+    }
+    format!("{value:.2} PB")
+}
+
+/// `1234567` → `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A timestamp as UTC ISO-8601 with seconds: `2026-11-21T10:22:33Z`.
+pub fn format_utc(time: SystemTime) -> String {
+    let (secs, negative) = match time.duration_since(UNIX_EPOCH) {
+        Ok(d) => (d.as_secs() as i64, false),
+        Err(e) => (e.duration().as_secs() as i64, true),
+    };
+    let secs = if negative { -secs } else { secs };
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian (year, month, day).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    // Shift the epoch to 0000-03-01 so that leap days fall at the end of a 400-year era.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let mp = (5 * day_of_year + 2) / 153;
+    let day = (day_of_year - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// Longest line shown in search output; longer lines (minified code, data) are cut.
+pub const MAX_LINE_CHARS: usize = 300;
+
+/// Decodes one line for display: lossy UTF-8, line terminator removed, cut at [`MAX_LINE_CHARS`]
+/// characters with a note of how much was left out. Leading whitespace is kept.
+pub fn display_line(bytes: &[u8]) -> String {
+    let bytes = strip_terminator(bytes);
+    let text = String::from_utf8_lossy(bytes);
+    truncate_chars(&text, MAX_LINE_CHARS)
+}
+
+/// Cuts `text` after `max` characters, appending ` … [+N chars]`.
+pub fn truncate_chars(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((cut, _)) => {
+            let rest = text[cut..].chars().count();
+            format!("{} … [+{rest} chars]", &text[..cut])
+        }
+    }
+}
+
+/// Removes a trailing `\n` or `\r\n`.
+pub fn strip_terminator(bytes: &[u8]) -> &[u8] {
+    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    bytes.strip_suffix(b"\r").unwrap_or(bytes)
+}
+
+/// `1 file`, `2 files`.
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{} {many}", thousands(n))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn sizes_and_numbers() {
+        assert_eq!(format_size(98), "98.00 B");
+        assert_eq!(format_size(1843), "1.80 KB");
+        assert_eq!(format_size(10 * 1024 * 1024), "10.00 MB");
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(plural(1, "file", "files"), "1 file");
+        assert_eq!(plural(2500, "file", "files"), "2,500 files");
+    }
+
+    #[test]
+    fn utc_timestamps() {
+        assert_eq!(format_utc(UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        let t = UNIX_EPOCH + Duration::from_secs(951_782_400 + 3661); // 2000-02-29 01:01:01
+        assert_eq!(format_utc(t), "2000-02-29T01:01:01Z");
+        let t = UNIX_EPOCH + Duration::from_secs(1_795_000_000);
+        assert_eq!(format_utc(t), "2026-11-18T11:06:40Z");
+    }
+
+    #[test]
+    fn lines_are_cut_and_terminators_dropped() {
+        assert_eq!(display_line(b"  x\r\n"), "  x");
+        let long = "é".repeat(MAX_LINE_CHARS + 5);
+        let shown = display_line(long.as_bytes());
+        assert!(shown.ends_with(" … [+5 chars]"), "{shown}");
+        assert_eq!(display_line(b"a\xffb\n"), "a\u{fffd}b");
+    }
+}

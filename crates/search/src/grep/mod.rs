@@ -1,0 +1,730 @@
+//! `grep_content`: a ripgrep-style regex search over a directory tree, in-process.
+//!
+//! The walk is `ignore`'s parallel walker (see [`crate::walk`]); every worker thread owns its
+//! searchers; each file's matches are collected with their context lines, and files with matches
+//! get their [section-end hints](crate::hints) from one extra boundary scan. Results are sorted
+//! by path and line, so the output is stable whatever the thread timing.
+//!
+//! # Output
+//!
+//! ```text
+//! File: src/lib.rs, Line: 42 (section end hint: L58)
+//! ---
+//! 40-    let x = 1;
+//! 41-
+//! 42:    let y = compute(x);
+//! 43-    y
+//! 44-}
+//! ---
+//!
+//! File: src/main.rs, Lines: 7, 9 (section end hint: L12)
+//! ---
+//! 5-fn main() {
+//! …
+//! ---
+//!
+//! Note: showing the first 100 of 2,345 matching lines (120 files with matches, 4,000 files searched). Narrow the search: pass a sub-directory as search_path, or a more specific pattern.
+//! ```
+//!
+//! `n:` marks a matching line and `n-` a context line; indentation is kept and lines longer than
+//! 300 characters are cut. Matches whose context touches share one block. Paths are
+//! `Sandbox::display` paths. The hint (absent for file types without a profile) is the last line
+//! of the section the match is in, ready for `read_files(start_line, end_line)`.
+//! No match gives `No matches found.`, plus a `Not searched: …` line naming what was skipped
+//! (hidden entries, ignored files, binary files). A cancelled or timed-out search returns what it
+//! found with a note.
+//!
+//! Fixed compared with the original tool: context lines are shown, indentation is kept, the match
+//! cap is global (with the total count), a pattern starting with `-` is just a pattern, the
+//! default hints work (and point at the last line of the block, not the next block's first line),
+//! and a slow search returns its partial results instead of an error.
+
+mod render;
+mod sink;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use fs_mcp_sandbox::Sandbox;
+use grep_matcher::LineTerminator;
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
+use ignore::WalkState;
+
+use crate::SearchError;
+use crate::hints::{self, BoundarySink, Profile, SectionEnd, Sections};
+use crate::walk::{self, SkipStats, WalkOptions};
+
+pub use sink::GrepLine;
+
+/// Settings of one `grep_content` call. [`GrepOptions::new`] gives the documented defaults.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrepOptions {
+    /// Regex (Rust `regex` syntax, as ripgrep). May start with `-`.
+    pub pattern: String,
+    /// File or directory to search; relative paths resolve against the first allowed directory.
+    pub search_path: String,
+    pub case_insensitive: bool,
+    /// Lines of context before and after each match.
+    pub context_lines: usize,
+    /// `None`: built-in section boundaries by file extension. `Some(patterns)`: a line matching
+    /// any pattern starts a section. `Some(vec![])`: no hints.
+    pub section_patterns: Option<Vec<String>>,
+    /// Global cap on the matching lines shown.
+    pub max_matches: usize,
+    /// Also search files excluded by `.gitignore`/`.ignore` (and VCS directories).
+    pub include_ignored: bool,
+    /// Also search hidden files and directories.
+    pub include_hidden: bool,
+    /// Stop and return partial results after this long.
+    pub timeout: Duration,
+    /// Worker threads; 0 picks the machine's parallelism.
+    pub threads: usize,
+}
+
+impl GrepOptions {
+    pub const DEFAULT_CONTEXT_LINES: usize = 2;
+    pub const DEFAULT_MAX_MATCHES: usize = 100;
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+    pub fn new(pattern: impl Into<String>) -> GrepOptions {
+        GrepOptions {
+            pattern: pattern.into(),
+            search_path: ".".into(),
+            case_insensitive: false,
+            context_lines: Self::DEFAULT_CONTEXT_LINES,
+            section_patterns: None,
+            max_matches: Self::DEFAULT_MAX_MATCHES,
+            include_ignored: false,
+            include_hidden: false,
+            timeout: Self::DEFAULT_TIMEOUT,
+            threads: 0,
+        }
+    }
+}
+
+/// Progress of a running search, reported from the walker threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Progress {
+    pub files_searched: u64,
+    pub matches: u64,
+}
+
+/// A progress callback; called from worker threads at most every [`PROGRESS_INTERVAL`], and
+/// once at the end.
+pub type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
+
+/// Minimum time between two progress reports.
+pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
+
+/// Cancellation and progress hooks for a search (both optional).
+#[derive(Clone, Default)]
+pub struct GrepControl<'a> {
+    /// When set to true (by another thread), the search stops soon and returns what it has.
+    pub cancel: Option<&'a AtomicBool>,
+    pub progress: Option<ProgressFn>,
+}
+
+/// Why a search ended before searching every file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    Cancelled,
+    Timeout,
+}
+
+/// All matches of one file (after the global cap), sorted by line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileMatches {
+    /// The path as `Sandbox::display` shows it.
+    pub path: String,
+    /// Match and context lines in line order.
+    pub lines: Vec<GrepLine>,
+    /// Section-end hint per matching line number (absent without a profile or with hints off).
+    pub hints: Vec<(u64, SectionEnd)>,
+}
+
+/// The result of a search: the matches shown plus what the notes need.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrepOutcome {
+    pub files: Vec<FileMatches>,
+    /// Matching lines shown (≤ `max_matches`).
+    pub shown_matches: u64,
+    /// Matching lines found in total.
+    pub total_matches: u64,
+    /// Counting stopped early: `total_matches` is a lower bound.
+    pub total_is_lower_bound: bool,
+    pub files_with_matches: u64,
+    pub files_searched: u64,
+    /// Binary files skipped.
+    pub binary_files: u64,
+    /// Files that could not be read.
+    pub unreadable_files: u64,
+    pub stopped: Option<StopReason>,
+    pub elapsed: Duration,
+    /// What the walk skipped (hidden entries, ignore rules), as a phrase for the notes.
+    pub skipped: Option<String>,
+    pub max_matches: usize,
+    pub timeout: Duration,
+}
+
+impl GrepOutcome {
+    /// The text answer of the tool.
+    pub fn render(&self) -> String {
+        render::render(self)
+    }
+}
+
+/// Searches and renders: the text `grep_content` returns.
+pub fn grep_content(
+    sandbox: &Sandbox,
+    options: &GrepOptions,
+    control: &GrepControl<'_>,
+) -> Result<String, SearchError> {
+    search(sandbox, options, control).map(|o| o.render())
+}
+
+/// How many matching lines are counted, beyond the ones shown, before the total becomes "at least".
+fn count_limit(cap: usize) -> u64 {
+    (cap as u64).saturating_mul(20).max(2_000)
+}
+
+/// How long counting may go on once the cap is reached.
+const COUNT_TIME_BUDGET: Duration = Duration::from_secs(2);
+
+/// Runs the search and returns the structured outcome.
+pub fn search(
+    sandbox: &Sandbox,
+    options: &GrepOptions,
+    control: &GrepControl<'_>,
+) -> Result<GrepOutcome, SearchError> {
+    let started = Instant::now();
+    if options.pattern.is_empty() {
+        return Err(SearchError::InvalidArgument {
+            message: "pattern is empty; give a regex such as 'fn main' or 'TODO'.".into(),
+        });
+    }
+    if options.max_matches == 0 {
+        return Err(SearchError::InvalidArgument {
+            message: "max_matches must be at least 1.".into(),
+        });
+    }
+    let matcher = build_matcher(&options.pattern, options.case_insensitive)?;
+    let custom = match &options.section_patterns {
+        Some(p) if !p.is_empty() => Some(hints::custom_profile(p, options.case_insensitive)?),
+        _ => None,
+    };
+    let hint_mode = match (&options.section_patterns, &custom) {
+        (_, Some(profile)) => HintMode::Custom(profile),
+        (Some(_), None) => HintMode::Off,
+        (None, _) => HintMode::Builtin,
+    };
+    let root = walk::resolve_existing(sandbox, &options.search_path)?;
+    let walk_options = WalkOptions {
+        include_hidden: options.include_hidden,
+        include_ignored: options.include_ignored,
+    };
+    let threads = if options.threads == 0 {
+        walk::default_threads()
+    } else {
+        options.threads
+    };
+    let (builder, skip_stats) = walk::walker(sandbox, &root, walk_options, threads);
+
+    let shared = Shared {
+        sandbox,
+        matcher,
+        hint_mode,
+        cap: options.max_matches as u64,
+        count_limit: count_limit(options.max_matches),
+        context: options.context_lines as u64,
+        deadline: started.checked_add(options.timeout),
+        started,
+        cancel: control.cancel,
+        progress: control.progress.clone(),
+        stop: AtomicU8::new(0),
+        counted: AtomicU64::new(0),
+        cap_reached: AtomicBool::new(false),
+        cap_reached_at_ms: AtomicU64::new(u64::MAX),
+        lower_bound: AtomicBool::new(false),
+        files_searched: AtomicU64::new(0),
+        files_with_matches: AtomicU64::new(0),
+        binary_files: AtomicU64::new(0),
+        unreadable: AtomicU64::new(0),
+        last_progress_ms: AtomicU64::new(0),
+        kept: Mutex::new(Kept::default()),
+    };
+
+    builder.build_parallel().run(|| {
+        let mut worker = Worker::new(&shared);
+        Box::new(move |entry| worker.visit(entry))
+    });
+
+    let stopped = match shared.stop.load(Ordering::Relaxed) {
+        STOP_CANCEL => Some(StopReason::Cancelled),
+        STOP_TIMEOUT => Some(StopReason::Timeout),
+        _ => None,
+    };
+    let kept = shared.kept.into_inner().unwrap_or_else(|e| e.into_inner());
+    let files_with_matches = shared.files_with_matches.load(Ordering::Relaxed);
+    let total_matches = shared.counted.load(Ordering::Relaxed);
+    let lower_bound = shared.lower_bound.load(Ordering::Relaxed) || stopped.is_some();
+    let files_searched = shared.files_searched.load(Ordering::Relaxed);
+    if let Some(progress) = &control.progress {
+        progress(Progress {
+            files_searched,
+            matches: total_matches,
+        });
+    }
+    let (files, shown) = apply_cap(kept.files, shared.cap, shared.context);
+    Ok(GrepOutcome {
+        files,
+        shown_matches: shown,
+        total_matches,
+        total_is_lower_bound: lower_bound,
+        files_with_matches,
+        files_searched,
+        binary_files: shared.binary_files.load(Ordering::Relaxed),
+        unreadable_files: shared.unreadable.load(Ordering::Relaxed),
+        stopped,
+        elapsed: started.elapsed(),
+        skipped: describe_skips(&skip_stats, walk_options),
+        max_matches: options.max_matches,
+        timeout: options.timeout,
+    })
+}
+
+fn describe_skips(stats: &SkipStats, options: WalkOptions) -> Option<String> {
+    stats.describe(options)
+}
+
+fn build_matcher(pattern: &str, case_insensitive: bool) -> Result<RegexMatcher, SearchError> {
+    RegexMatcherBuilder::new()
+        .case_insensitive(case_insensitive)
+        .multi_line(true)
+        .crlf(true)
+        .ban_byte(Some(0))
+        .build(pattern)
+        .map_err(|e| SearchError::InvalidPattern {
+            message: format!(
+                "invalid regex '{pattern}': {}\nHint: the pattern is a Rust regex (ripgrep syntax) matched within one line (so no \\n); escape special characters like ( [ {{ . * + ? with a backslash, e.g. 'foo\\(' to find 'foo('.",
+                e.to_string().trim_end()
+            ),
+        })
+}
+
+enum HintMode<'p> {
+    Builtin,
+    Custom(&'p Profile),
+    Off,
+}
+
+const STOP_NONE: u8 = 0;
+const STOP_CANCEL: u8 = 1;
+const STOP_TIMEOUT: u8 = 2;
+/// Counting budget exhausted: not a user-visible stop, the total is just "at least".
+const STOP_COUNTED: u8 = 3;
+
+struct Shared<'a> {
+    sandbox: &'a Sandbox,
+    matcher: RegexMatcher,
+    hint_mode: HintMode<'a>,
+    cap: u64,
+    count_limit: u64,
+    context: u64,
+    deadline: Option<Instant>,
+    started: Instant,
+    cancel: Option<&'a AtomicBool>,
+    progress: Option<ProgressFn>,
+    stop: AtomicU8,
+    /// Matching lines seen in total.
+    counted: AtomicU64,
+    /// `cap` matching lines are kept: from now on only files sorting before the boundary are
+    /// searched in full.
+    cap_reached: AtomicBool,
+    cap_reached_at_ms: AtomicU64,
+    lower_bound: AtomicBool,
+    files_searched: AtomicU64,
+    files_with_matches: AtomicU64,
+    binary_files: AtomicU64,
+    unreadable: AtomicU64,
+    last_progress_ms: AtomicU64,
+    kept: Mutex<Kept>,
+}
+
+/// One file's findings before capping.
+struct RawFile {
+    lines: Vec<GrepLine>,
+    hints: Vec<(u64, SectionEnd)>,
+    matches: u64,
+}
+
+/// The files whose matches may be shown, by displayed path.
+///
+/// The output is the first `cap` matching lines in path order, whatever order the threads visit
+/// files in: once `cap` lines are kept, the files sorting after the one holding the cap-th line
+/// are dropped and later files sorting after it are only counted.
+#[derive(Default)]
+struct Kept {
+    files: BTreeMap<String, RawFile>,
+    matches: u64,
+    boundary: Option<String>,
+}
+
+impl Kept {
+    fn insert(&mut self, key: String, file: RawFile, cap: u64) {
+        self.matches += file.matches;
+        self.files.insert(key, file);
+        while let Some((_, last)) = self.files.last_key_value() {
+            if self.matches - last.matches < cap {
+                break;
+            }
+            self.matches -= last.matches;
+            self.files.pop_last();
+        }
+        if self.matches >= cap {
+            self.boundary = self.files.last_key_value().map(|(k, _)| k.clone());
+        }
+    }
+
+    fn wants_full(&self, key: &str) -> bool {
+        self.boundary.as_deref().is_none_or(|b| key < b)
+    }
+}
+
+impl<'a> Shared<'a> {
+    /// Checks cancellation and the deadline; records the reason and returns true when the search
+    /// must be abandoned (partial results are kept).
+    fn should_abort(&self) -> bool {
+        let state = self.stop.load(Ordering::Relaxed);
+        if state == STOP_CANCEL || state == STOP_TIMEOUT {
+            return true;
+        }
+        if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            self.request_stop(STOP_CANCEL);
+            return true;
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.request_stop(STOP_TIMEOUT);
+            return true;
+        }
+        false
+    }
+
+    /// True when no further file should be started: an abort, or counting is done. A file
+    /// already being searched (and its hint scan) still finishes unless the search aborts.
+    fn should_stop(&self) -> bool {
+        self.should_abort() || self.stop.load(Ordering::Relaxed) == STOP_COUNTED
+    }
+
+    /// Records a stop reason; cancellation and timeout take precedence over "counting done".
+    fn request_stop(&self, reason: u8) {
+        let _ = self
+            .stop
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |current| {
+                (current == STOP_NONE || (current == STOP_COUNTED && reason != STOP_COUNTED))
+                    .then_some(reason)
+            });
+    }
+
+    /// True once the search was aborted (cancel, timeout).
+    fn aborted(&self) -> bool {
+        let state = self.stop.load(Ordering::Relaxed);
+        state == STOP_CANCEL || state == STOP_TIMEOUT
+    }
+
+    /// Reads `file`, failing as soon as the search must stop, so that even a huge file without
+    /// matches cannot outlive the timeout by more than one buffer.
+    fn reader<'f>(&'f self, file: &'f std::fs::File) -> StopReader<'f, 'a> {
+        StopReader { file, shared: self }
+    }
+
+    fn lock_kept(&self) -> std::sync::MutexGuard<'_, Kept> {
+        self.kept.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn elapsed_ms(&self) -> u64 {
+        self.started.elapsed().as_millis() as u64
+    }
+
+    /// Once the cap is reached, counting goes on for a while; then the total is "at least".
+    fn counting_exhausted(&self) -> bool {
+        let counted = self.counted.load(Ordering::Relaxed);
+        if counted >= self.count_limit {
+            return true;
+        }
+        let since = self.cap_reached_at_ms.load(Ordering::Relaxed);
+        since != u64::MAX
+            && self.elapsed_ms().saturating_sub(since) >= COUNT_TIME_BUDGET.as_millis() as u64
+    }
+
+    fn report_progress(&self) {
+        let Some(progress) = &self.progress else {
+            return;
+        };
+        let now = self.elapsed_ms();
+        let last = self.last_progress_ms.load(Ordering::Relaxed);
+        if now.saturating_sub(last) < PROGRESS_INTERVAL.as_millis() as u64 {
+            return;
+        }
+        if self
+            .last_progress_ms
+            .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+        {
+            progress(Progress {
+                files_searched: self.files_searched.load(Ordering::Relaxed),
+                matches: self.counted.load(Ordering::Relaxed),
+            });
+        }
+    }
+}
+
+struct StopReader<'f, 'a> {
+    file: &'f std::fs::File,
+    shared: &'f Shared<'a>,
+}
+
+impl std::io::Read for StopReader<'_, '_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.shared.should_abort() {
+            return Err(std::io::Error::other("search stopped"));
+        }
+        self.file.read(buf)
+    }
+}
+
+/// The per-thread state: its own searchers (a `Searcher` is not `Sync`).
+struct Worker<'s, 'a> {
+    shared: &'s Shared<'a>,
+    full: Searcher,
+    count: Searcher,
+    boundaries: Searcher,
+}
+
+impl<'s, 'a> Worker<'s, 'a> {
+    fn new(shared: &'s Shared<'a>) -> Self {
+        let context = shared.context as usize;
+        let base = || {
+            let mut b = SearcherBuilder::new();
+            b.line_terminator(LineTerminator::crlf())
+                .binary_detection(BinaryDetection::quit(0));
+            b
+        };
+        Worker {
+            shared,
+            full: base()
+                .line_number(true)
+                .before_context(context)
+                .after_context(context)
+                .build(),
+            count: base().line_number(false).build(),
+            boundaries: base().line_number(true).build(),
+        }
+    }
+
+    fn visit(&mut self, entry: Result<ignore::DirEntry, ignore::Error>) -> WalkState {
+        let shared = self.shared;
+        if shared.should_stop() {
+            return WalkState::Quit;
+        }
+        let entry = match entry {
+            Ok(e) => e,
+            Err(_) => {
+                shared.unreadable.fetch_add(1, Ordering::Relaxed);
+                return WalkState::Continue;
+            }
+        };
+        // Directories are walked by the walker itself; symlinks are never searched through
+        // (the target may lie outside the sandbox); FIFOs, sockets and devices are skipped.
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            return WalkState::Continue;
+        }
+        let path = entry.path();
+        let file = match walk::open_regular_nofollow(path) {
+            Ok(f) => f,
+            Err(_) => {
+                shared.unreadable.fetch_add(1, Ordering::Relaxed);
+                return WalkState::Continue;
+            }
+        };
+        let key = shared.sandbox.display(path);
+        if shared.lock_kept().wants_full(&key) {
+            self.search_full(path, key, &file);
+        } else {
+            self.search_count(&file);
+        }
+        shared.files_searched.fetch_add(1, Ordering::Relaxed);
+        shared.report_progress();
+        if shared.should_stop() {
+            return WalkState::Quit;
+        }
+        if shared.cap_reached.load(Ordering::Relaxed) && shared.counting_exhausted() {
+            shared.lower_bound.store(true, Ordering::Relaxed);
+            shared.request_stop(STOP_COUNTED);
+            return WalkState::Quit;
+        }
+        WalkState::Continue
+    }
+
+    fn search_full(&mut self, path: &Path, key: String, file: &std::fs::File) {
+        let shared = self.shared;
+        let budget = shared
+            .count_limit
+            .saturating_sub(shared.counted.load(Ordering::Relaxed))
+            .max(1);
+        let mut sink =
+            sink::CollectSink::new(shared.cap, budget, shared.context, || shared.should_abort());
+        let result = self
+            .full
+            .search_reader(&shared.matcher, shared.reader(file), &mut sink);
+        // A search interrupted by a stop keeps what it found so far.
+        if result.is_err() && !shared.aborted() {
+            shared.unreadable.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        if sink.binary {
+            shared.binary_files.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        if sink.count_capped {
+            shared.lower_bound.store(true, Ordering::Relaxed);
+        }
+        if sink.kept == 0 {
+            return;
+        }
+        sink.finish_lines();
+        let hints = self.hints_for(path, file, &sink.lines);
+        let lines = std::mem::take(&mut sink.lines);
+        shared.counted.fetch_add(sink.seen, Ordering::Relaxed);
+        shared.files_with_matches.fetch_add(1, Ordering::Relaxed);
+        let mut kept = shared.lock_kept();
+        kept.insert(
+            key,
+            RawFile {
+                lines,
+                hints,
+                matches: sink.kept,
+            },
+            shared.cap,
+        );
+        if kept.boundary.is_some() && !shared.cap_reached.swap(true, Ordering::Relaxed) {
+            shared
+                .cap_reached_at_ms
+                .store(shared.elapsed_ms(), Ordering::Relaxed);
+        }
+    }
+
+    fn search_count(&mut self, file: &std::fs::File) {
+        let shared = self.shared;
+        let budget = shared
+            .count_limit
+            .saturating_sub(shared.counted.load(Ordering::Relaxed));
+        if budget == 0 {
+            return;
+        }
+        let mut sink = sink::CountSink::new(budget, || shared.should_abort());
+        let result = self
+            .count
+            .search_reader(&shared.matcher, shared.reader(file), &mut sink);
+        if result.is_err() && !shared.aborted() {
+            shared.unreadable.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        if sink.binary {
+            shared.binary_files.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        if sink.capped {
+            shared.lower_bound.store(true, Ordering::Relaxed);
+        }
+        if sink.count > 0 {
+            shared.counted.fetch_add(sink.count, Ordering::Relaxed);
+            shared.files_with_matches.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// One boundary scan of the file, then a hint for every kept match.
+    fn hints_for(
+        &mut self,
+        path: &Path,
+        file: &std::fs::File,
+        lines: &[GrepLine],
+    ) -> Vec<(u64, SectionEnd)> {
+        let shared = self.shared;
+        let profile = match shared.hint_mode {
+            HintMode::Off => return Vec::new(),
+            HintMode::Custom(p) => p,
+            HintMode::Builtin => match hints::builtin_profile(path) {
+                Some(p) => p,
+                None => return Vec::new(),
+            },
+        };
+        use std::io::{Seek, SeekFrom};
+        let mut handle = file;
+        if handle.seek(SeekFrom::Start(0)).is_err() {
+            return Vec::new();
+        }
+        let mut sink = BoundarySink::new(profile, || shared.should_abort());
+        let result =
+            self.boundaries
+                .search_reader(profile.matcher(), shared.reader(file), &mut sink);
+        if result.is_err() || sink.stopped {
+            return Vec::new();
+        }
+        let mut sections = Sections::new(profile, sink.records);
+        lines
+            .iter()
+            .filter(|l| l.is_match)
+            .map(|l| (l.number, sections.hint(l.number)))
+            .collect()
+    }
+}
+
+/// Keeps the first `cap` matching lines in path order and trims the last file's lines after its
+/// last kept match (context included, up to the next, unshown, match).
+fn apply_cap(kept: BTreeMap<String, RawFile>, cap: u64, context: u64) -> (Vec<FileMatches>, u64) {
+    let mut files: Vec<FileMatches> = kept
+        .into_iter()
+        .map(|(path, r)| FileMatches {
+            path,
+            lines: r.lines,
+            hints: r.hints,
+        })
+        .collect();
+    let mut shown = 0u64;
+    let mut keep_files = 0;
+    for file in &mut files {
+        if shown >= cap {
+            break;
+        }
+        keep_files += 1;
+        let in_file = file.lines.iter().filter(|l| l.is_match).count() as u64;
+        if shown + in_file <= cap {
+            shown += in_file;
+            continue;
+        }
+        let allowed = cap - shown;
+        let last_kept = file
+            .lines
+            .iter()
+            .filter(|l| l.is_match)
+            .nth(allowed as usize - 1)
+            .map_or(0, |l| l.number);
+        let cut = file
+            .lines
+            .iter()
+            .position(|l| l.number > last_kept && (l.is_match || l.number > last_kept + context))
+            .unwrap_or(file.lines.len());
+        file.lines.truncate(cut);
+        file.hints.retain(|h| h.0 <= last_kept);
+        shown = cap;
+    }
+    files.truncate(keep_files);
+    (files, shown)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,438 @@
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use super::*;
+use crate::testutil::{Fixture, write_at};
+
+fn opts(pattern: &str) -> GrepOptions {
+    GrepOptions::new(pattern)
+}
+
+fn grep(fx: &Fixture, options: &GrepOptions) -> String {
+    grep_content(&fx.sandbox, options, &GrepControl::default()).unwrap()
+}
+
+#[test]
+fn context_lines_are_shown_with_numbers_and_indentation() {
+    let fx = Fixture::new();
+    fx.write(
+        "notes.txt",
+        "a\nb\n    Hello world\nc\nd\ne\nf\ng\n  hello again\nh\n",
+    );
+    let mut o = opts("(?i)hello");
+    o.context_lines = 1;
+    let out = grep(&fx, &o);
+    assert_eq!(
+        out,
+        "File: notes.txt, Line: 3\n---\n2-b\n3:    Hello world\n4-c\n---\n\n\
+         File: notes.txt, Line: 9\n---\n8-g\n9:  hello again\n10-h\n---"
+    );
+}
+
+#[test]
+fn overlapping_contexts_share_a_block_and_case_insensitive_works() {
+    let fx = Fixture::new();
+    fx.write("a.txt", "x\nFOO 1\ny\nfoo 2\nz\n");
+    let mut o = opts("foo");
+    o.case_insensitive = true;
+    let out = grep(&fx, &o);
+    assert_eq!(
+        out,
+        "File: a.txt, Lines: 2, 4\n---\n1-x\n2:FOO 1\n3-y\n4:foo 2\n5-z\n---"
+    );
+}
+
+#[test]
+fn results_are_sorted_by_path_then_line() {
+    let fx = Fixture::new();
+    for name in ["b/z.txt", "a.txt", "b/a.txt", "c.txt"] {
+        fx.write(name, "needle\n");
+    }
+    let mut o = opts("needle");
+    o.context_lines = 0;
+    let out = grep(&fx, &o);
+    let files: Vec<&str> = out.lines().filter(|l| l.starts_with("File: ")).collect();
+    assert_eq!(
+        files,
+        [
+            "File: a.txt, Line: 1",
+            "File: b/a.txt, Line: 1",
+            "File: b/z.txt, Line: 1",
+            "File: c.txt, Line: 1"
+        ]
+    );
+}
+
+#[test]
+fn global_cap_reports_the_total() {
+    let fx = Fixture::new();
+    for i in 0..5 {
+        fx.write(&format!("f{i}.txt"), "hit\nmiss\nhit\nhit\n");
+    }
+    let mut o = opts("hit");
+    o.max_matches = 4;
+    o.context_lines = 0;
+    let outcome = search(&fx.sandbox, &o, &GrepControl::default()).unwrap();
+    assert_eq!(outcome.shown_matches, 4);
+    assert_eq!(outcome.total_matches, 15);
+    assert!(!outcome.total_is_lower_bound);
+    let out = outcome.render();
+    assert_eq!(out.matches("File: ").count(), 3, "{out}");
+    assert!(
+        out.starts_with("File: f0.txt, Line: 1\n---\n1:hit\n---\n\nFile: f0.txt, Lines: 3-4\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("File: f1.txt, Line: 1\n---\n1:hit\n---"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("Note: showing the first 4 of 15 matching lines (5 files with matches, 5 files searched). Narrow the search: pass a sub-directory as search_path, or a more specific pattern."),
+        "{out}"
+    );
+}
+
+#[test]
+fn cap_inside_one_file_trims_context_at_the_next_match() {
+    let fx = Fixture::new();
+    fx.write("a.txt", "m1\nc\nm2\nc\nc\nc\nm3\n");
+    let mut o = opts("^m");
+    o.max_matches = 2;
+    o.context_lines = 2;
+    let outcome = search(&fx.sandbox, &o, &GrepControl::default()).unwrap();
+    assert_eq!((outcome.shown_matches, outcome.total_matches), (2, 3));
+    let out = outcome.render();
+    assert!(out.starts_with("File: a.txt, Lines: 1, 3\n---\n1:m1\n2-c\n3:m2\n4-c\n5-c\n---\n\nNote: showing the first 2 of 3"), "{out}");
+}
+
+#[test]
+fn counting_stops_with_at_least() {
+    let fx = Fixture::new();
+    fx.write("many.txt", "x\n".repeat(5_000));
+    let mut o = opts("x");
+    o.max_matches = 1;
+    o.context_lines = 0;
+    let outcome = search(&fx.sandbox, &o, &GrepControl::default()).unwrap();
+    assert!(outcome.total_is_lower_bound);
+    assert_eq!(outcome.total_matches, 2_000);
+    let out = outcome.render();
+    assert!(
+        out.contains("showing 1 of at least 2,000 matching lines (counting stopped;"),
+        "{out}"
+    );
+}
+
+#[test]
+fn dash_pattern_is_a_pattern() {
+    let fx = Fixture::new();
+    fx.write("a.txt", "run --verbose now\n-foo\nplain\n");
+    let mut o = opts("--verbose");
+    o.context_lines = 0;
+    assert_eq!(
+        grep(&fx, &o),
+        "File: a.txt, Line: 1\n---\n1:run --verbose now\n---"
+    );
+    let mut o = opts("-foo");
+    o.context_lines = 0;
+    assert_eq!(grep(&fx, &o), "File: a.txt, Line: 2\n---\n2:-foo\n---");
+}
+
+#[test]
+fn bad_regex_is_a_clear_error() {
+    let fx = Fixture::new();
+    let err = grep_content(&fx.sandbox, &opts("foo("), &GrepControl::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("Error: invalid regex 'foo(':"), "{err}");
+    assert!(err.contains("unclosed group"), "{err}");
+    assert!(
+        err.contains("escape special characters like ( [ {"),
+        "{err}"
+    );
+    let err = grep_content(&fx.sandbox, &opts(""), &GrepControl::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("pattern is empty"), "{err}");
+}
+
+#[test]
+fn missing_and_outside_paths_fail() {
+    let fx = Fixture::new();
+    let mut o = opts("x");
+    o.search_path = "nope".into();
+    assert_eq!(
+        grep_content(&fx.sandbox, &o, &GrepControl::default())
+            .unwrap_err()
+            .to_string(),
+        "Error: nope does not exist."
+    );
+    o.search_path = "../outside".into();
+    let err = grep_content(&fx.sandbox, &o, &GrepControl::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("Access denied"), "{err}");
+}
+
+#[test]
+fn single_file_search_path() {
+    let fx = Fixture::new();
+    fx.write("src/a.txt", "one\ntwo\n");
+    let mut o = opts("two");
+    o.search_path = "src/a.txt".into();
+    o.context_lines = 0;
+    assert_eq!(grep(&fx, &o), "File: src/a.txt, Line: 2\n---\n2:two\n---");
+}
+
+#[test]
+fn python_hints_by_default() {
+    let fx = Fixture::new();
+    fx.write(
+        "pkg/mod.py",
+        "import os\n\n\ndef alpha():\n    needle = 1\n    return needle\n\n\nclass Beta:\n    def gamma(self):\n        return 'needle'\n\n    def delta(self):\n        pass\n",
+    );
+    let mut o = opts("needle");
+    o.context_lines = 0;
+    let out = grep(&fx, &o);
+    assert!(
+        out.contains("File: pkg/mod.py, Lines: 5-6 (section end hint: L6)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("File: pkg/mod.py, Line: 11 (section end hint: L11)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn rust_js_go_markdown_yaml_hints_by_default() {
+    let fx = Fixture::new();
+    fx.write(
+        "a.rs",
+        "fn one() {\n    let needle = 1;\n}\n\nfn two() {}\n",
+    );
+    fx.write(
+        "b.js",
+        "function one() {\n  needle();\n}\n\nexport const two = 2;\n",
+    );
+    fx.write(
+        "c.go",
+        "package x\n\nfunc One() {\n\tneedle()\n}\n\nfunc Two() {}\n",
+    );
+    fx.write("d.md", "# A\n\n## B\n\nneedle\n\n### C\n\ntext\n\n## D\n");
+    fx.write("e.yaml", "a:\n  b: needle\n\nc: 1\n");
+    fx.write("f.txt", "needle\n");
+    let mut o = opts("needle");
+    o.context_lines = 0;
+    let out = grep(&fx, &o);
+    for expected in [
+        "File: a.rs, Line: 2 (section end hint: L3)",
+        "File: b.js, Line: 2 (section end hint: L3)",
+        "File: c.go, Line: 4 (section end hint: L5)",
+        "File: d.md, Line: 5 (section end hint: L9)",
+        "File: e.yaml, Line: 2 (section end hint: L2)",
+        "File: f.txt, Line: 1\n",
+    ] {
+        assert!(out.contains(expected), "missing {expected:?} in\n{out}");
+    }
+}
+
+#[test]
+fn custom_section_patterns_override_and_empty_disables() {
+    let fx = Fixture::new();
+    fx.write(
+        "a.py",
+        "def f():\n    needle\n    pass\n\n# ---\nx = 1\ndef g():\n    pass\n",
+    );
+    let mut o = opts("needle");
+    o.context_lines = 0;
+    o.section_patterns = Some(vec!["^# ---".into()]);
+    assert!(grep(&fx, &o).contains("Line: 2 (section end hint: L3)"));
+    o.section_patterns = Some(vec![]);
+    assert_eq!(grep(&fx, &o), "File: a.py, Line: 2\n---\n2:    needle\n---");
+    o.section_patterns = Some(vec!["(?<=x)".into()]);
+    let err = grep_content(&fx.sandbox, &o, &GrepControl::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("section_patterns"), "{err}");
+}
+
+#[test]
+fn gitignore_respected_without_git_dir() {
+    let fx = Fixture::new();
+    fx.write(".gitignore", "*.log\nbuild/\n");
+    fx.write("keep.txt", "needle\n");
+    fx.write("debug.log", "needle\n");
+    fx.write("build/out.txt", "needle\n");
+    fx.write("sub/.ignore", "secret.txt\n");
+    fx.write("sub/secret.txt", "needle\n");
+    let mut o = opts("needle");
+    o.context_lines = 0;
+    let out = grep(&fx, &o);
+    assert_eq!(out, "File: keep.txt, Line: 1\n---\n1:needle\n---");
+    o.include_ignored = true;
+    let out = grep(&fx, &o);
+    for f in ["debug.log", "build/out.txt", "sub/secret.txt", "keep.txt"] {
+        assert!(out.contains(&format!("File: {f},")), "{f} missing:\n{out}");
+    }
+}
+
+#[test]
+fn parent_gitignore_inside_the_sandbox_applies_to_a_subdirectory_search() {
+    let fx = Fixture::new();
+    fx.write(".gitignore", "node_modules/\n");
+    fx.write("web/node_modules/lib.js", "needle\n");
+    fx.write("web/app.js", "needle\n");
+    let mut o = opts("needle");
+    o.search_path = "web".into();
+    o.context_lines = 0;
+    o.section_patterns = Some(vec![]);
+    assert_eq!(
+        grep(&fx, &o),
+        "File: web/app.js, Line: 1\n---\n1:needle\n---"
+    );
+}
+
+#[test]
+fn hidden_and_vcs_skipped_by_default() {
+    let fx = Fixture::new();
+    fx.write(".env", "needle\n");
+    fx.write(".config/x.txt", "needle\n");
+    fx.write(".git/config", "needle\n");
+    let o = opts("needle");
+    let out = grep(&fx, &o);
+    assert!(
+        out.starts_with("No matches found.\nNot searched: "),
+        "{out}"
+    );
+    assert!(out.contains("hidden entries (include_hidden=true"), "{out}");
+    let mut o = opts("needle");
+    o.include_hidden = true;
+    o.context_lines = 0;
+    let out = grep(&fx, &o);
+    assert!(
+        out.contains("File: .env,") && out.contains("File: .config/x.txt,"),
+        "{out}"
+    );
+    assert!(!out.contains(".git/config"), "{out}");
+    o.include_ignored = true;
+    assert!(grep(&fx, &o).contains("File: .git/config,"));
+}
+
+#[test]
+fn binary_files_skipped() {
+    let fx = Fixture::new();
+    fx.write("bin.dat", b"needle\0\x01\x02needle\n");
+    let out = grep(&fx, &opts("needle"));
+    assert_eq!(out, "No matches found.\nNot searched: 1 binary file.");
+}
+
+#[test]
+fn symlinks_to_outside_and_loops_are_not_searched() {
+    let fx = Fixture::new();
+    write_at(&fx.outside, "secret.txt", "needle\n");
+    fx.symlink(fx.outside.join("secret.txt"), "file-link.txt");
+    fx.symlink(&fx.outside, "dir-link");
+    fx.mkdir("d");
+    fx.symlink(fx.root.clone(), "d/loop");
+    fx.write("d/real.txt", "needle\n");
+    let mut o = opts("needle");
+    o.context_lines = 0;
+    assert_eq!(
+        grep(&fx, &o),
+        "File: d/real.txt, Line: 1\n---\n1:needle\n---"
+    );
+    // A symlinked search_path is judged by its target.
+    o.search_path = "dir-link".into();
+    assert!(grep_content(&fx.sandbox, &o, &GrepControl::default()).is_err());
+}
+
+#[test]
+fn cancel_flag_returns_partial_results_with_note() {
+    let fx = Fixture::new();
+    fx.write("a.txt", "needle\n");
+    let cancel = AtomicBool::new(true);
+    let control = GrepControl {
+        cancel: Some(&cancel),
+        progress: None,
+    };
+    let outcome = search(&fx.sandbox, &opts("needle"), &control).unwrap();
+    assert_eq!(outcome.stopped, Some(StopReason::Cancelled));
+    let out = outcome.render();
+    assert!(
+        out.starts_with("No matches found before the search was cancelled after "),
+        "{out}"
+    );
+    assert!(out.ends_with("(0 files searched)."), "{out}");
+}
+
+#[test]
+fn timeout_note_with_partial_results() {
+    let fx = Fixture::new();
+    fx.write("a.txt", "needle\n");
+    let mut o = opts("needle");
+    o.timeout = Duration::ZERO;
+    let outcome = search(&fx.sandbox, &o, &GrepControl::default()).unwrap();
+    assert_eq!(outcome.stopped, Some(StopReason::Timeout));
+    assert_eq!(
+        outcome.render(),
+        "No matches found before the search stopped at the 0 s timeout (0 files searched). Narrow search_path or the pattern."
+    );
+    // Rendering of partial results found before a stop.
+    let mut partial = outcome.clone();
+    partial.timeout = Duration::from_secs(30);
+    partial.files_searched = 5_000;
+    partial.shown_matches = 1;
+    partial.total_matches = 1;
+    partial.files = vec![FileMatches {
+        path: "a.txt".into(),
+        lines: vec![GrepLine {
+            number: 1,
+            is_match: true,
+            text: "needle".into(),
+        }],
+        hints: vec![],
+    }];
+    assert_eq!(
+        partial.render(),
+        "File: a.txt, Line: 1\n---\n1:needle\n---\n\nNote: Search stopped after 30 s (timeout); showing 1 match from 5,000 files searched. Narrow search_path or the pattern."
+    );
+}
+
+#[test]
+fn progress_is_reported() {
+    let fx = Fixture::new();
+    fx.write("a.txt", "needle\n");
+    fx.write("b.txt", "other\n");
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    let control = GrepControl {
+        cancel: None,
+        progress: Some(Arc::new(move |p: Progress| sink.lock().unwrap().push(p))),
+    };
+    search(&fx.sandbox, &opts("needle"), &control).unwrap();
+    let seen = seen.lock().unwrap();
+    assert_eq!(
+        seen.last(),
+        Some(&Progress {
+            files_searched: 2,
+            matches: 1
+        })
+    );
+}
+
+#[test]
+fn crlf_and_long_lines() {
+    let fx = Fixture::new();
+    fx.write("w.txt", "alpha\r\nneedle$\r\n");
+    let mut o = opts("needle\\$$");
+    o.context_lines = 1;
+    assert_eq!(
+        grep(&fx, &o),
+        "File: w.txt, Line: 2\n---\n1-alpha\n2:needle$\n---"
+    );
+    fx.write("min.js", format!("var a='{}needle';\n", "x".repeat(1000)));
+    let mut o = opts("needle");
+    o.search_path = "min.js".into();
+    let out = grep(&fx, &o);
+    assert!(out.contains(" … [+") && out.len() < 600, "{out}");
+}

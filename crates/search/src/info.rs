@@ -1,0 +1,584 @@
+//! `get_file_info`: size, modification time, type, and for text files line count, token estimate,
+//! chunking advice and a structure preview (JSON keys, CSV columns).
+//!
+//! Everything streams: lines are counted over 64 KiB chunks, the last line is read from the end
+//! of the file, and JSON is parsed only under a size limit (10 MiB by default; above it the
+//! answer points to `query_json`). A 1 GB log costs one sequential read and constant memory.
+//!
+//! ```text
+//! Path: logs/app.log
+//! Type: File
+//! Size: 1.21 MB (1,268,736 bytes)
+//! Modified: 2026-11-21T10:22:33Z
+//!
+//! --- Text File Analysis ---
+//! Lines: 15,230
+//! Estimated tokens: ~317,184 (bytes ÷ 4)
+//!
+//! --- Chunking Strategy ---
+//! Large file: read it in parts, not whole.
+//!   1. Sample the start: read_files(files=[{"path": "logs/app.log", "head": 50}])
+//!   2. Then chunks of ~480 lines (~32 chunks), e.g.
+//!      read_files(files=[{"path": "logs/app.log", "start_line": 1, "end_line": 480}])
+//!      read_files(files=[{"path": "logs/app.log", "start_line": 481, "end_line": 960}])
+//!   3. Or find the part you need first: grep_content(pattern="...", search_path="logs/app.log")
+//! Estimated tokens per chunk: ~10,000
+//! ```
+
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use fs_mcp_sandbox::Sandbox;
+use serde_json::Value;
+
+use crate::SearchError;
+use crate::format::{format_size, format_utc, plural, thousands, truncate_chars};
+use crate::walk;
+
+/// Thresholds of `get_file_info`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InfoOptions {
+    /// Above this many estimated tokens a file gets chunking advice.
+    pub large_file_tokens: u64,
+    /// Target size of one chunk in the advice.
+    pub chunk_tokens: u64,
+    /// JSON files up to this size get a structure preview.
+    pub json_preview_max_bytes: u64,
+}
+
+impl Default for InfoOptions {
+    fn default() -> Self {
+        InfoOptions {
+            large_file_tokens: 20_000,
+            chunk_tokens: 10_000,
+            json_preview_max_bytes: 10 * 1024 * 1024,
+        }
+    }
+}
+
+const CHUNK: usize = 64 * 1024;
+const SNIFF: usize = 8 * 1024;
+const PREVIEW_CHARS: usize = 100;
+const LIST_KEYS: usize = 10;
+const LIST_COLUMNS: usize = 20;
+
+/// Describes a file or directory.
+pub fn get_file_info(
+    sandbox: &Sandbox,
+    path: &str,
+    options: &InfoOptions,
+) -> Result<String, SearchError> {
+    let resolved = walk::resolve_existing(sandbox, path)?;
+    let shown = sandbox.display(&resolved);
+    let meta = std::fs::metadata(&resolved).map_err(|e| SearchError::io(&shown, &e))?;
+    let mut out = vec![format!("Path: {shown}")];
+    let modified = meta.modified().ok().map(format_utc);
+    if meta.is_dir() {
+        out.push("Type: Directory".into());
+        if let Some(m) = modified {
+            out.push(format!("Modified: {m}"));
+        }
+        out.push(directory_summary(&resolved));
+        return Ok(out.join("\n"));
+    }
+    if !meta.is_file() {
+        out.push("Type: Other (FIFO, socket or device)".into());
+        return Ok(out.join("\n"));
+    }
+    let size = meta.len();
+    out.push("Type: File".into());
+    out.push(format!(
+        "Size: {} ({} bytes)",
+        format_size(size),
+        thousands(size)
+    ));
+    if let Some(m) = modified {
+        out.push(format!("Modified: {m}"));
+    }
+    let file = walk::open_regular_nofollow(&resolved).map_err(|e| SearchError::io(&shown, &e))?;
+    match analyze(file, &resolved, &shown, size, options) {
+        Ok(sections) => {
+            for s in sections {
+                out.push(String::new());
+                out.push(s);
+            }
+        }
+        Err(e) => out.push(format!(
+            "\nWarning: could not analyze the content: {}",
+            crate::error::describe_io(&e)
+        )),
+    }
+    Ok(out.join("\n"))
+}
+
+fn directory_summary(dir: &Path) -> String {
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return "Entries: unreadable (permission denied?)".into();
+    };
+    let (mut dirs, mut files) = (0u64, 0u64);
+    for entry in read.flatten() {
+        if entry.path().is_dir() {
+            dirs += 1;
+        } else {
+            files += 1;
+        }
+    }
+    format!(
+        "Entries: {} ({}, {})",
+        thousands(dirs + files),
+        plural(dirs, "directory", "directories"),
+        plural(files, "file", "files")
+    )
+}
+
+/// What one streaming pass learns about a file.
+struct Scan {
+    newlines: u64,
+    last_byte: Option<u8>,
+    /// The first bytes (up to one chunk).
+    head: Vec<u8>,
+}
+
+fn scan(file: &mut File) -> std::io::Result<Scan> {
+    let mut buf = vec![0u8; CHUNK];
+    let mut scan = Scan {
+        newlines: 0,
+        last_byte: None,
+        head: Vec::new(),
+    };
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let chunk = &buf[..n];
+        if scan.head.len() < CHUNK {
+            let take = (CHUNK - scan.head.len()).min(n);
+            scan.head.extend_from_slice(&chunk[..take]);
+        }
+        scan.newlines += memchr::memchr_iter(b'\n', chunk).count() as u64;
+        scan.last_byte = chunk.last().copied();
+    }
+    Ok(scan)
+}
+
+/// True when the start of the file looks binary: a NUL byte, or invalid UTF-8 (a character cut
+/// at the end of the sample is fine).
+fn looks_binary(head: &[u8]) -> bool {
+    let sample = &head[..head.len().min(SNIFF)];
+    if memchr::memchr(0, sample).is_some() {
+        return true;
+    }
+    match std::str::from_utf8(sample) {
+        Ok(_) => false,
+        // `error_len() == None`: a character cut by the end of the sample, not bad data.
+        Err(e) => e.error_len().is_some(),
+    }
+}
+
+fn analyze(
+    mut file: File,
+    path: &Path,
+    shown: &str,
+    size: u64,
+    options: &InfoOptions,
+) -> std::io::Result<Vec<String>> {
+    let scan = scan(&mut file)?;
+    if looks_binary(&scan.head) {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mime = crate::media::mime_from_extension(&name)
+            .or_else(|| crate::media::sniff_mime(&scan.head))
+            .unwrap_or("application/octet-stream");
+        return Ok(vec![format!(
+            "--- Binary File ---\nMIME Type: {mime}\nNote: use read_media_file for images and audio; this is not a text file."
+        )]);
+    }
+    let lines = scan.newlines + u64::from(scan.last_byte.is_some_and(|b| b != b'\n'));
+    let tokens = size / 4;
+    let mut sections = vec![format!(
+        "--- Text File Analysis ---\nLines: {}\nEstimated tokens: ~{} (bytes ÷ 4)",
+        thousands(lines),
+        thousands(tokens)
+    )];
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    sections.push(chunking(shown, lines, tokens, &ext, options));
+    let preview = match ext.as_str() {
+        "json" => Some(json_preview(&mut file, shown, size, options)),
+        "jsonl" | "ndjson" => Some(jsonl_preview(&scan.head, lines)),
+        "csv" => Some(csv_preview(&scan.head, lines, b',')),
+        "tsv" => Some(csv_preview(&scan.head, lines, b'\t')),
+        _ => text_preview(&mut file, &scan.head, size)?,
+    };
+    sections.extend(preview);
+    Ok(sections)
+}
+
+fn quoted(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
+}
+
+fn chunking(shown: &str, lines: u64, tokens: u64, ext: &str, options: &InfoOptions) -> String {
+    let p = quoted(shown);
+    if tokens <= options.large_file_tokens {
+        return format!(
+            "--- Chunking Strategy ---\nSmall enough to read in one call: read_files(files=[{{\"path\": {p}}}])"
+        );
+    }
+    let per_line = tokens as f64 / lines.max(1) as f64;
+    let rec = ((options.chunk_tokens as f64 / per_line.max(f64::MIN_POSITIVE)) as u64).max(100);
+    let chunks = lines.div_ceil(rec).max(1);
+    let mut s = format!(
+        "--- Chunking Strategy ---\nLarge file: read it in parts, not whole.\n  1. Sample the start: read_files(files=[{{\"path\": {p}, \"head\": 50}}])\n  2. Then chunks of ~{} lines (~{} chunks), e.g.\n     read_files(files=[{{\"path\": {p}, \"start_line\": 1, \"end_line\": {rec}}}])\n     read_files(files=[{{\"path\": {p}, \"start_line\": {}, \"end_line\": {}}}])\n  3. Or find the part you need first: grep_content(pattern=\"...\", search_path={p})",
+        thousands(rec),
+        thousands(chunks),
+        rec + 1,
+        rec * 2
+    );
+    if matches!(ext, "json" | "yaml" | "yml") {
+        let tool = if ext == "json" {
+            "query_json"
+        } else {
+            "query_yaml"
+        };
+        s.push_str(&format!(
+            "\n  Structured data: query it instead, e.g. {tool} with the expression 'keys'."
+        ));
+    }
+    if lines <= 1 {
+        s.push_str(
+            "\n  Note: the file is one long line (minified?); line ranges will not split it.",
+        );
+    }
+    s.push_str(&format!(
+        "\nEstimated tokens per chunk: ~{}",
+        thousands((rec as f64 * per_line) as u64)
+    ));
+    s
+}
+
+fn type_name(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(_) => "boolean".into(),
+        Value::Number(_) => "number".into(),
+        Value::String(_) => "string".into(),
+        Value::Array(a) => format!("array with {} items", thousands(a.len() as u64)),
+        Value::Object(o) => format!("object with {} keys", thousands(o.len() as u64)),
+    }
+}
+
+fn key_list<'a>(keys: impl Iterator<Item = &'a String>, total: usize, limit: usize) -> String {
+    let mut s = keys
+        .take(limit)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if total > limit {
+        s.push_str(&format!(", … ({} more)", thousands((total - limit) as u64)));
+    }
+    s
+}
+
+fn json_preview(file: &mut File, shown: &str, size: u64, options: &InfoOptions) -> String {
+    let mut s = String::from("--- JSON Structure Preview ---\n");
+    if size > options.json_preview_max_bytes {
+        s.push_str(&format!(
+            "Too large to preview ({} > {}). Explore it with query_json, e.g. file_path={} and jq_expression 'keys' or 'length'.",
+            format_size(size),
+            format_size(options.json_preview_max_bytes),
+            quoted(shown)
+        ));
+        return s;
+    }
+    if file.seek(SeekFrom::Start(0)).is_err() {
+        s.push_str("Could not re-read the file.");
+        return s;
+    }
+    let value: Value = match serde_json::from_reader(BufReader::new(file)) {
+        Ok(v) => v,
+        Err(e) => {
+            s.push_str(&format!("Invalid JSON: {e}"));
+            return s;
+        }
+    };
+    match &value {
+        Value::Object(map) => {
+            s.push_str(&format!(
+                "Type: JSON Object\nTop-level keys ({}): {}",
+                thousands(map.len() as u64),
+                key_list(map.keys(), map.len(), LIST_KEYS)
+            ));
+            for (k, v) in map.iter().take(LIST_KEYS) {
+                s.push_str(&format!("\n  - {}: {}", quoted(k), type_name(v)));
+            }
+        }
+        Value::Array(items) => {
+            s.push_str(&format!(
+                "Type: JSON Array\nTotal items: {}",
+                thousands(items.len() as u64)
+            ));
+            match items.first() {
+                Some(Value::Object(first)) => s.push_str(&format!(
+                    "\nFirst item keys ({}): {}",
+                    first.len(),
+                    key_list(first.keys(), first.len(), LIST_KEYS)
+                )),
+                Some(other) => s.push_str(&format!("\nFirst item: {}", type_name(other))),
+                None => {}
+            }
+        }
+        other => s.push_str(&format!("Type: JSON {}", type_name(other))),
+    }
+    s
+}
+
+fn first_line(head: &[u8]) -> &[u8] {
+    let end = memchr::memchr(b'\n', head).unwrap_or(head.len());
+    crate::format::strip_terminator(&head[..end])
+}
+
+fn jsonl_preview(head: &[u8], lines: u64) -> String {
+    let mut s = format!(
+        "--- JSON Lines Preview ---\nRecords (lines): {}",
+        thousands(lines)
+    );
+    let first = head
+        .split(|&b| b == b'\n')
+        .find(|l| !l.iter().all(u8::is_ascii_whitespace));
+    if let Some(line) = first {
+        match serde_json::from_slice::<Value>(line) {
+            Ok(Value::Object(map)) => s.push_str(&format!(
+                "\nFirst record keys ({}): {}",
+                map.len(),
+                key_list(map.keys(), map.len(), LIST_KEYS)
+            )),
+            Ok(other) => s.push_str(&format!("\nFirst record: {}", type_name(&other))),
+            Err(_) => s.push_str("\nFirst record: not valid JSON (or longer than 64 KiB)"),
+        }
+    }
+    s
+}
+
+/// Splits one CSV line on `delim`, honouring double quotes (`""` inside quotes is a quote).
+fn split_csv(line: &str, delim: char) -> Vec<String> {
+    let mut cells = Vec::new();
+    let mut cell = String::new();
+    let mut in_quotes = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if in_quotes && chars.peek() == Some(&'"') => {
+                cell.push('"');
+                chars.next();
+            }
+            '"' => in_quotes = !in_quotes,
+            c if c == delim && !in_quotes => {
+                cells.push(std::mem::take(&mut cell).trim().to_string())
+            }
+            c => cell.push(c),
+        }
+    }
+    cells.push(cell.trim().to_string());
+    cells
+}
+
+fn csv_preview(head: &[u8], lines: u64, delim: u8) -> String {
+    let header = String::from_utf8_lossy(first_line(head));
+    let header = header.trim_start_matches('\u{feff}');
+    let columns = split_csv(header, delim as char);
+    let mut s = format!(
+        "--- CSV Structure ---\nColumns ({}): {}",
+        columns.len(),
+        columns
+            .iter()
+            .take(LIST_COLUMNS)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if columns.len() > LIST_COLUMNS {
+        s.push_str(&format!(", … ({} more)", columns.len() - LIST_COLUMNS));
+    }
+    s.push_str(&format!(
+        "\nRows: {} (lines after the header; quoted multi-line cells would make it fewer)",
+        thousands(lines.saturating_sub(1))
+    ));
+    s
+}
+
+/// First and last non-empty line of a text file; the last one is read from the file's end.
+fn text_preview(file: &mut File, head: &[u8], size: u64) -> std::io::Result<Option<String>> {
+    if size == 0 {
+        return Ok(Some("--- Content Preview ---\n(empty file)".into()));
+    }
+    let first = String::from_utf8_lossy(first_line(head)).into_owned();
+    let tail_len = size.min(4096);
+    file.seek(SeekFrom::Start(size - tail_len))?;
+    let mut tail = Vec::with_capacity(tail_len as usize);
+    file.take(tail_len).read_to_end(&mut tail)?;
+    let tail = String::from_utf8_lossy(&tail);
+    let last = tail
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim_end_matches('\r');
+    Ok(Some(format!(
+        "--- Content Preview ---\nFirst line: {}\nLast line: {}",
+        truncate_chars(&first, PREVIEW_CHARS),
+        truncate_chars(last, PREVIEW_CHARS)
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::Fixture;
+
+    fn info(fx: &Fixture, path: &str) -> String {
+        get_file_info(&fx.sandbox, path, &InfoOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn small_text_file() {
+        let fx = Fixture::new();
+        fx.write("notes/a.txt", "first\nmiddle\nlast\n");
+        let out = info(&fx, "notes/a.txt");
+        assert!(
+            out.starts_with("Path: notes/a.txt\nType: File\nSize: 18.00 B (18 bytes)\nModified: "),
+            "{out}"
+        );
+        assert!(
+            out.contains("Lines: 3\nEstimated tokens: ~4 (bytes ÷ 4)"),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "Small enough to read in one call: read_files(files=[{\"path\": \"notes/a.txt\"}])"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("First line: first\nLast line: last"), "{out}");
+        fx.write("b.txt", "no newline");
+        assert!(info(&fx, "b.txt").contains("Lines: 1\n"));
+        fx.write("empty.txt", "");
+        assert!(info(&fx, "empty.txt").contains("Lines: 0\n"));
+    }
+
+    #[test]
+    fn large_file_gets_chunking_advice_with_full_path() {
+        let fx = Fixture::new();
+        let line = "x".repeat(79) + "\n";
+        fx.write("logs/big.log", line.repeat(5_000)); // 400 KB, 100,000 tokens, 20 tokens/line
+        let out = info(&fx, "logs/big.log");
+        assert!(
+            out.contains("Lines: 5,000\nEstimated tokens: ~100,000"),
+            "{out}"
+        );
+        assert!(
+            out.contains("read_files(files=[{\"path\": \"logs/big.log\", \"head\": 50}])"),
+            "{out}"
+        );
+        assert!(out.contains("chunks of ~500 lines (~10 chunks)"), "{out}");
+        assert!(
+            out.contains("\"start_line\": 501, \"end_line\": 1000"),
+            "{out}"
+        );
+        assert!(out.contains("search_path=\"logs/big.log\""), "{out}");
+        assert!(out.contains("Last line: xxxx"), "{out}");
+    }
+
+    #[test]
+    fn json_previews() {
+        let fx = Fixture::new();
+        fx.write(
+            "o.json",
+            r#"{"name": "x", "items": [1, 2], "meta": {"a": 1}, "n": null}"#,
+        );
+        let out = info(&fx, "o.json");
+        assert!(
+            out.contains("Type: JSON Object\nTop-level keys (4): name, items, meta, n")
+                || out.contains("Top-level keys (4): items, meta, n, name"),
+            "{out}"
+        );
+        assert!(out.contains("  - \"items\": array with 2 items"), "{out}");
+        assert!(out.contains("  - \"meta\": object with 1 keys"), "{out}");
+        fx.write("a.json", r#"[{"id": 1, "b": 2}, {"id": 2}]"#);
+        let out = info(&fx, "a.json");
+        assert!(
+            out.contains("Type: JSON Array\nTotal items: 2\nFirst item keys (2): "),
+            "{out}"
+        );
+        fx.write("bad.json", "{oops");
+        assert!(info(&fx, "bad.json").contains("Invalid JSON: "));
+        let opts = InfoOptions {
+            json_preview_max_bytes: 10,
+            ..InfoOptions::default()
+        };
+        let out = get_file_info(&fx.sandbox, "o.json", &opts).unwrap();
+        assert!(
+            out.contains("Too large to preview") && out.contains("query_json"),
+            "{out}"
+        );
+        fx.write("r.jsonl", "{\"a\":1,\"b\":2}\n{\"a\":3}\n");
+        let out = info(&fx, "r.jsonl");
+        assert!(
+            out.contains("Records (lines): 2\nFirst record keys (2): a, b"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn csv_preview_counts_rows_and_columns() {
+        let fx = Fixture::new();
+        fx.write("t.csv", "id, \"name, full\",age\n1,a,2\n2,b,3\n");
+        let out = info(&fx, "t.csv");
+        assert!(
+            out.contains("Columns (3): id, name, full, age\nRows: 2 ("),
+            "{out}"
+        );
+        fx.write("t.tsv", "a\tb\n1\t2\n");
+        assert!(info(&fx, "t.tsv").contains("Columns (2): a, b\nRows: 1 "));
+    }
+
+    #[test]
+    fn binary_directory_and_errors() {
+        let fx = Fixture::new();
+        fx.write("img.png", b"\x89PNG\r\n\x1a\n\0\0\0");
+        let out = info(&fx, "img.png");
+        assert!(
+            out.contains("--- Binary File ---\nMIME Type: image/png"),
+            "{out}"
+        );
+        assert!(!out.contains("Lines:"), "{out}");
+        fx.write("d/x.txt", "x");
+        fx.mkdir("d/sub");
+        let out = info(&fx, "d");
+        assert!(
+            out.contains("Type: Directory") && out.contains("Entries: 2 (1 directory, 1 file)"),
+            "{out}"
+        );
+        let err = get_file_info(&fx.sandbox, "nope.txt", &InfoOptions::default()).unwrap_err();
+        assert_eq!(err.to_string(), "Error: nope.txt does not exist.");
+        assert!(get_file_info(&fx.sandbox, "/etc/passwd", &InfoOptions::default()).is_err());
+    }
+
+    #[test]
+    fn utf8_cut_at_sample_end_is_still_text() {
+        let fx = Fixture::new();
+        let mut s = "a".repeat(SNIFF - 1);
+        s.push('é'); // two bytes straddling the 8 KiB sample boundary
+        s.push_str("\nend\n");
+        fx.write("u.txt", s);
+        assert!(info(&fx, "u.txt").contains("--- Text File Analysis ---"));
+    }
+}

@@ -1,0 +1,231 @@
+//! The directory walk shared by `grep_content` and `search_files`: ripgrep's `ignore` walker,
+//! configured for a sandbox.
+//!
+//! * `.gitignore` and `.ignore` apply even outside a git repository (`require_git(false)`), and so
+//!   do the ones in the directories between the sandbox root and the searched directory, so that
+//!   searching `frontend/` honours the root's `node_modules/` rule. Ignore files *above* the
+//!   sandbox root are not read.
+//! * Hidden entries (a name starting with `.`) are skipped unless asked for; so are VCS
+//!   directories (`.git`, `.hg`, `.svn`, …), which are also treated as ignored.
+//! * Symlinks are never followed, so loops are harmless and the walk cannot leave the directory
+//!   it started in. Callers still skip symlink entries themselves rather than open them.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use fs_mcp_sandbox::Sandbox;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use ignore::{DirEntry, WalkBuilder};
+
+/// Version-control directories: never interesting to search, often huge.
+pub const VCS_DIRS: &[&str] = &[".git", ".hg", ".svn", ".bzr", "_darcs", ".jj", ".pijul"];
+
+/// Which entries a walk visits.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WalkOptions {
+    /// Also visit hidden entries (names starting with `.`).
+    pub include_hidden: bool,
+    /// Also visit entries excluded by `.gitignore`/`.ignore`/git excludes, and VCS directories.
+    pub include_ignored: bool,
+}
+
+/// What the walk left out, for the "nothing found" explanation.
+#[derive(Debug, Default)]
+pub(crate) struct SkipStats {
+    pub hidden: AtomicU64,
+    pub vcs: AtomicU64,
+    /// An ignore file was seen (in the walk or between the sandbox root and the walk root).
+    pub ignore_rules: AtomicBool,
+}
+
+impl SkipStats {
+    /// A short phrase such as `4 hidden entries and .gitignore rules`, or `None` if nothing was skipped.
+    pub fn describe(&self, options: WalkOptions) -> Option<String> {
+        let mut parts = Vec::new();
+        let hidden = self.hidden.load(Ordering::Relaxed);
+        if hidden > 0 {
+            parts.push(format!(
+                "{} (include_hidden=true to search them)",
+                crate::format::plural(hidden, "hidden entry", "hidden entries")
+            ));
+        }
+        if !options.include_ignored && self.ignore_rules.load(Ordering::Relaxed) {
+            parts.push(
+                "files excluded by .gitignore/.ignore (include_ignored=true to search them)".into(),
+            );
+        }
+        let vcs = self.vcs.load(Ordering::Relaxed);
+        if vcs > 0 && options.include_hidden {
+            parts.push("VCS directories such as .git (include_ignored=true to search them)".into());
+        }
+        if parts.is_empty() {
+            None
+        } else {
+            Some(parts.join("; "))
+        }
+    }
+}
+
+/// Ignore rules of the directories strictly between the sandbox root (inclusive) and the walk
+/// root, deepest first; each directory contributes `.ignore` before `.gitignore` (higher
+/// precedence first).
+struct AncestorRules {
+    matchers: Vec<Gitignore>,
+}
+
+impl AncestorRules {
+    fn load(sandbox: &Sandbox, root: &Path) -> AncestorRules {
+        let mut matchers = Vec::new();
+        let Some(base) = sandbox.root_of(root) else {
+            return AncestorRules { matchers };
+        };
+        for dir in root.ancestors().skip(1) {
+            if !dir.starts_with(base) {
+                break;
+            }
+            for name in [".ignore", ".gitignore"] {
+                let file = dir.join(name);
+                if !file.is_file() {
+                    continue;
+                }
+                let mut builder = GitignoreBuilder::new(dir);
+                // A partly invalid file still yields its valid globs, as ripgrep does.
+                let _ = builder.add(&file);
+                if let Ok(matcher) = builder.build()
+                    && !matcher.is_empty()
+                {
+                    matchers.push(matcher);
+                }
+            }
+        }
+        AncestorRules { matchers }
+    }
+
+    fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
+        for m in &self.matchers {
+            let verdict = m.matched(path, is_dir);
+            if verdict.is_ignore() {
+                return true;
+            }
+            if verdict.is_whitelist() {
+                return false;
+            }
+        }
+        false
+    }
+}
+
+/// A configured walker over `root` (canonical, inside the sandbox) plus the counters its filter
+/// fills in.
+pub(crate) fn walker(
+    sandbox: &Sandbox,
+    root: &Path,
+    options: WalkOptions,
+    threads: usize,
+) -> (WalkBuilder, Arc<SkipStats>) {
+    let stats = Arc::new(SkipStats::default());
+    let rules = if options.include_ignored {
+        AncestorRules {
+            matchers: Vec::new(),
+        }
+    } else {
+        AncestorRules::load(sandbox, root)
+    };
+    if !rules.matchers.is_empty() {
+        stats.ignore_rules.store(true, Ordering::Relaxed);
+    }
+    let mut builder = WalkBuilder::new(root);
+    let respect = !options.include_ignored;
+    builder
+        .standard_filters(false)
+        .follow_links(false)
+        .require_git(false)
+        .parents(false)
+        .git_ignore(respect)
+        .git_exclude(respect)
+        .git_global(respect)
+        .ignore(respect)
+        .threads(threads);
+    let filter_stats = Arc::clone(&stats);
+    builder.filter_entry(move |entry| keep_entry(entry, options, &rules, &filter_stats));
+    (builder, stats)
+}
+
+fn keep_entry(
+    entry: &DirEntry,
+    options: WalkOptions,
+    rules: &AncestorRules,
+    stats: &SkipStats,
+) -> bool {
+    if entry.depth() == 0 {
+        return true;
+    }
+    let name = entry.file_name();
+    let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+    if !options.include_ignored && is_ignore_file(name) {
+        stats.ignore_rules.store(true, Ordering::Relaxed);
+    }
+    if is_dir && !options.include_ignored && is_vcs_dir(name) {
+        stats.vcs.fetch_add(1, Ordering::Relaxed);
+        return false;
+    }
+    if !options.include_hidden && is_hidden(name) {
+        stats.hidden.fetch_add(1, Ordering::Relaxed);
+        return false;
+    }
+    if !options.include_ignored && rules.is_ignored(entry.path(), is_dir) {
+        return false;
+    }
+    true
+}
+
+fn is_hidden(name: &OsStr) -> bool {
+    name.as_encoded_bytes().first() == Some(&b'.')
+}
+
+fn is_vcs_dir(name: &OsStr) -> bool {
+    VCS_DIRS.iter().any(|v| OsStr::new(v) == name)
+}
+
+fn is_ignore_file(name: &OsStr) -> bool {
+    name == ".gitignore" || name == ".ignore"
+}
+
+/// Worker threads for a parallel walk: the machine's parallelism, at most 8.
+pub(crate) fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get().min(8))
+}
+
+/// Opens a regular file for reading without following a final symlink, and checks it is still a
+/// regular file (the walk saw one, but the entry may have been swapped since).
+pub(crate) fn open_regular_nofollow(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    Ok(file)
+}
+
+/// The canonical path of `requested` if it exists, else a not-found error naming the displayed path.
+pub(crate) fn resolve_existing(
+    sandbox: &Sandbox,
+    requested: &str,
+) -> Result<PathBuf, crate::SearchError> {
+    let path = sandbox.resolve(requested)?;
+    match std::fs::symlink_metadata(&path) {
+        Ok(_) => Ok(path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(crate::SearchError::NotFound {
+            path: sandbox.display(&path),
+        }),
+        Err(e) => Err(crate::SearchError::io(&sandbox.display(&path), &e)),
+    }
+}
