@@ -61,6 +61,19 @@ pub struct ServeArgs {
     )]
     pub http_token: Option<String>,
 
+    /// Command that shows a proposed edit to the human, without a shell; {current} and {future}
+    /// are replaced by the two files. Use "none" to launch nothing.
+    #[arg(long, value_name = "COMMAND", default_value = fs_mcp_edit::DEFAULT_REVIEW_COMMAND)]
+    pub review_command: String,
+
+    /// Seconds propose_and_review waits for the human before answering TIMEOUT.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    pub review_timeout: u64,
+
+    /// Commit proposals at once without a human (for headless CI agents); responses carry the diff.
+    #[arg(long)]
+    pub auto_approve: bool,
+
     /// Log level for stderr (error, warn, info, debug, trace); RUST_LOG takes precedence.
     /// Default: info for this server, warn for its libraries.
     #[arg(long, value_name = "LEVEL")]
@@ -68,6 +81,29 @@ pub struct ServeArgs {
 }
 
 impl ServeArgs {
+    /// The review settings these options describe.
+    pub fn review_config(&self) -> Result<fs_mcp_edit::ReviewConfig, String> {
+        let command = self.review_command.trim();
+        let review_command = if command.is_empty() || command.eq_ignore_ascii_case("none") {
+            None
+        } else {
+            Some(fs_mcp_edit::parse_command_template(command)?)
+        };
+        Ok(fs_mcp_edit::ReviewConfig {
+            review_command,
+            review_timeout: std::time::Duration::from_secs(self.review_timeout.max(1)),
+            auto_approve: self.auto_approve,
+            on_waiting: Some(std::sync::Arc::new(|waiting: &fs_mcp_edit::WaitingInfo| {
+                tracing::info!(
+                    "review waiting for {}: {}",
+                    waiting.path,
+                    waiting.instructions
+                );
+            })),
+            ..fs_mcp_edit::ReviewConfig::default()
+        })
+    }
+
     /// The allowed directories, defaulting to the current directory.
     pub fn allowed_dirs(&self) -> Vec<PathBuf> {
         if self.dirs.is_empty() {

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use fs_mcp_rs::cli::{Cli, Command, ServeArgs};
-use fs_mcp_rs::{FsServer, Tier};
+use fs_mcp_rs::{FsServer, ServerOptions, Tier};
 use fs_mcp_sandbox::Sandbox;
 use rmcp::ServiceExt;
 use tracing_subscriber::EnvFilter;
@@ -75,7 +75,16 @@ async fn run(cli: ServeArgs) -> anyhow::Result<()> {
         tier,
         roots.join(", ")
     );
-    let server = FsServer::new(sandbox, tier, !cli.dirs.is_empty());
+    let review = cli
+        .review_config()
+        .map_err(|e| anyhow::anyhow!("--review-command: {e}"))?;
+    let options = ServerOptions {
+        tier,
+        dirs_from_cli: !cli.dirs.is_empty(),
+        review,
+    };
+    let server = FsServer::new(sandbox, options)
+        .map_err(|e| anyhow::anyhow!("cannot create the review session directory: {e}"))?;
     match cli.http {
         Some(addr) => fs_mcp_rs::http::serve(server, addr, cli.http_token.clone()).await,
         None => {

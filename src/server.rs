@@ -26,6 +26,15 @@ pub enum Tier {
     All,
 }
 
+/// How a server is set up: its tier, where its directories came from, how reviews run.
+#[derive(Clone, Default)]
+pub struct ServerOptions {
+    pub tier: Tier,
+    /// The allowed directories were given on the command line, so client roots never replace them.
+    pub dirs_from_cli: bool,
+    pub review: fs_mcp_edit::ReviewConfig,
+}
+
 /// Tools exposed only with `--all`.
 pub const ALL_TIER_ONLY: &[&str] = &["write_file", "append_text", "move_file", "list_directory"];
 
@@ -51,29 +60,32 @@ struct Inner {
     /// The allowed directories came from the command line, so client roots are ignored.
     dirs_from_cli: bool,
     tool_router: ToolRouter<FsServer>,
+    /// Review sessions of every client, in one private directory this process owns.
+    reviews: Arc<fs_mcp_edit::ReviewManager>,
     /// Untransformed input schemas by tool name: what the typed parameters really expect.
     raw_input_schemas: HashMap<String, Value>,
 }
 
 impl FsServer {
-    /// `dirs_from_cli`: the directories were given on the command line (client roots never
-    /// replace them); otherwise `sandbox` is the current-directory default.
-    pub fn new(sandbox: Sandbox, tier: Tier, dirs_from_cli: bool) -> FsServer {
-        let (tool_router, reports) = prepared_router(tier);
+    /// Builds the tool router once (schemas transformed) and the review session directory.
+    pub fn new(sandbox: Sandbox, options: ServerOptions) -> std::io::Result<FsServer> {
+        let (tool_router, reports) = prepared_router(options.tier);
         let raw_input_schemas = reports.into_iter().map(|r| (r.name, r.raw_input)).collect();
+        let reviews = Arc::new(fs_mcp_edit::ReviewManager::new(options.review)?);
         let base_sandbox = Arc::new(sandbox);
-        FsServer {
+        Ok(FsServer {
             session: Arc::new(SessionSandbox::new(
                 Arc::clone(&base_sandbox),
-                dirs_from_cli,
+                options.dirs_from_cli,
             )),
             inner: Arc::new(Inner {
                 base_sandbox,
-                dirs_from_cli,
+                dirs_from_cli: options.dirs_from_cli,
                 tool_router,
+                reviews,
                 raw_input_schemas,
             }),
-        }
+        })
     }
 
     /// A server for a new client session (HTTP): shared tools, a sandbox of its own.
@@ -92,6 +104,11 @@ impl FsServer {
         self.session.get()
     }
 
+    /// The review sessions (shared by every client session).
+    pub fn reviews(&self) -> Arc<fs_mcp_edit::ReviewManager> {
+        Arc::clone(&self.inner.reviews)
+    }
+
     fn router(&self) -> &ToolRouter<FsServer> {
         &self.inner.tool_router
     }
@@ -103,7 +120,7 @@ impl FsServer {
 
     /// All tools: the router is the sum of one router per tool group.
     fn full_router() -> ToolRouter<FsServer> {
-        Self::read_tools() + Self::search_tools()
+        Self::read_tools() + Self::search_tools() + Self::edit_tools()
     }
 }
 

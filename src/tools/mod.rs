@@ -1,5 +1,6 @@
 //! One module per tool group; each defines a `#[tool_router]` impl block on `FsServer`.
 
+pub mod edit;
 pub mod read;
 pub mod search;
 

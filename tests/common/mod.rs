@@ -28,6 +28,8 @@ pub struct StdioClient {
     pub initialize_result: Value,
     /// Roots this client serves (`roots/list`); `None` means it does not support roots.
     pub roots: Option<Vec<String>>,
+    /// Responses that arrived while waiting for another id.
+    pending: Vec<Value>,
 }
 
 impl StdioClient {
@@ -104,6 +106,7 @@ impl StdioClient {
             notifications: Vec::new(),
             initialize_result: Value::Null,
             roots: None,
+            pending: Vec::new(),
         }
     }
 
@@ -126,6 +129,13 @@ impl StdioClient {
     }
 
     pub fn wait_for(&mut self, id: u64) -> Value {
+        if let Some(at) = self
+            .pending
+            .iter()
+            .position(|m| m.get("id") == Some(&json!(id)))
+        {
+            return self.pending.remove(at);
+        }
         let deadline = Instant::now() + TIMEOUT;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -140,6 +150,8 @@ impl StdioClient {
                         self.answer_server_request(&message);
                     } else if message.get("method").is_some() {
                         self.notifications.push(message);
+                    } else {
+                        self.pending.push(message);
                     }
                 }
                 Err(RecvTimeoutError::Timeout) => panic!(

@@ -1,0 +1,545 @@
+//! Token-efficient recovery hints for a `match_text` that was not found, or not found the
+//! expected number of times (§2.8 of the reference).
+//!
+//! Never the whole file: at most 3 similar blocks (line range, similarity %, a 200-character
+//! preview); when nothing is similar, an outline of the file's functions and classes (capped)
+//! and a few grep keywords taken from the `match_text`; always numbered recovery steps.
+//! For duplicates (which the original mislabelled as "No match found"), the line numbers of the
+//! occurrences.
+//!
+//! Hints are computed against the text that was searched (the file behind the sandbox-resolved
+//! path, or the session's version), never against a path relative to the process's CWD.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::Serialize;
+
+use crate::fuzzy::{self, Budget};
+
+/// Suggestions below this similarity are not shown.
+pub const FUZZY_CUTOFF: f32 = 0.6;
+/// At most this many suggestions.
+pub const MAX_SUGGESTIONS: usize = 3;
+/// Previews are cut after this many characters.
+pub const PREVIEW_CHARS: usize = 200;
+/// The outline is capped at this many symbols.
+pub const MAX_OUTLINE: usize = 500;
+/// At most this many occurrence line numbers are listed.
+pub const MAX_OCCURRENCES: usize = 20;
+
+const PREVIEW_WARNING: &str = "Previews may hide whitespace differences (tabs/spaces/line endings). Always verify with read_files.";
+
+/// The hint fields merged into an error JSON after `error`, `error_type` and `message`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Hints {
+    /// Lines in the searched text (`count("\n") + 1`).
+    pub line_count: usize,
+    /// Similar blocks, best first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggestions: Option<Vec<Suggestion>>,
+    /// Present with `suggestions`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preview_warning: Option<String>,
+    /// 1-based start lines of the occurrences (duplicate matches only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub occurrences: Option<Vec<usize>>,
+    /// Functions/classes of the file, when nothing similar was found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outline: Option<Vec<OutlineItem>>,
+    /// Keywords to grep for, taken from `match_text`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggested_grep_keywords: Option<Vec<String>>,
+    /// One-sentence diagnosis.
+    pub hint: String,
+    /// Numbered steps (`"1. …"`).
+    pub recovery_steps: Vec<String>,
+}
+
+/// A block similar to `match_text`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Suggestion {
+    /// First line of the block, 1-based.
+    pub line_start: usize,
+    /// Last line of the block, 1-based, inclusive.
+    pub line_end: usize,
+    /// Percent, rounded.
+    pub similarity: u32,
+    /// The block's first 200 characters (`...` appended when cut).
+    pub preview: String,
+}
+
+/// A symbol of the file outline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OutlineItem {
+    /// `class`, `function`, `method`, … (serialised as `type`).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The symbol's name.
+    pub name: String,
+    /// 1-based line.
+    pub line: usize,
+    /// The line, trimmed, at most 100 characters.
+    pub signature: String,
+}
+
+fn numbered(steps: Vec<String>) -> Vec<String> {
+    steps
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| format!("{}. {s}", i + 1))
+        .collect()
+}
+
+fn line_count(content: &str) -> usize {
+    content.matches('\n').count() + 1
+}
+
+fn preview(block: &str) -> String {
+    let mut chars = block.char_indices();
+    match chars.nth(PREVIEW_CHARS) {
+        Some((cut, _)) => format!("{}...", &block[..cut]),
+        None => block.to_string(),
+    }
+}
+
+/// Hints for a `match_text` found 0 times in `content`.
+///
+/// `path` is the path as the client gave it (used in the steps), `ctx` a suffix such as
+/// `" (edit 2)"` or `" (session)"`.
+pub fn not_found(match_text: &str, content: &str, path: &str, ctx: &str) -> Hints {
+    let line_count = line_count(content);
+    let blocks = fuzzy::similar_blocks(match_text, content, FUZZY_CUTOFF, Budget::HINTS);
+    if let Some(best) = blocks.first() {
+        let suggestions: Vec<Suggestion> = blocks
+            .iter()
+            .take(MAX_SUGGESTIONS)
+            .map(|b| Suggestion {
+                line_start: b.line_start,
+                line_end: b.line_end,
+                similarity: (b.ratio * 100.0).round() as u32,
+                preview: preview(&content[b.range.clone()]),
+            })
+            .collect();
+        let s = suggestions[0].similarity;
+        let (a, b) = (best.line_start, best.line_end);
+        let (hint, step2) = if s >= 90 {
+            (
+                format!(
+                    "Found very similar text ({s}% character match) at lines {a}-{b}. Likely a whitespace or minor difference.{ctx}"
+                ),
+                "Compare output character-by-character with your match_text (check tabs vs spaces, trailing whitespace)".to_string(),
+            )
+        } else {
+            (
+                format!(
+                    "Found {} similar block(s). Best: {s}% at lines {a}-{b}.{ctx}",
+                    suggestions.len()
+                ),
+                "Verify this is the correct code section you intended to edit".to_string(),
+            )
+        };
+        return Hints {
+            line_count,
+            suggestions: Some(suggestions),
+            preview_warning: Some(PREVIEW_WARNING.to_string()),
+            hint,
+            recovery_steps: numbered(vec![
+                format!("Call read_files with path='{path}', start_line={a}, end_line={b}"),
+                step2,
+                "Copy the EXACT text from read_files output as your new match_text".to_string(),
+                "Retry propose_and_review with corrected match_text".to_string(),
+            ]),
+            ..Hints::default()
+        };
+    }
+
+    let outline = extract_outline(content, path);
+    let keywords = grep_keywords(match_text);
+    if !outline.is_empty() {
+        let (hint, steps) = if let Some(first) = keywords.first() {
+            let listed = keywords
+                .iter()
+                .map(|k| py_repr(k))
+                .collect::<Vec<_>>()
+                .join(", ");
+            (
+                format!(
+                    "No similar text found in {line_count}-line file. Try grep_content with keywords: {listed}.{ctx}"
+                ),
+                vec![
+                    format!("Call grep_content with pattern='{first}' to locate the code"),
+                    "Note the line numbers from grep results".to_string(),
+                    format!("Call read_files with path='{path}' and the line range from grep"),
+                    "Copy the EXACT text and retry propose_and_review".to_string(),
+                ],
+            )
+        } else {
+            (
+                format!(
+                    "No similar text found in {line_count}-line file. File structure shown in 'outline'. Use grep_content to locate the target code.{ctx}"
+                ),
+                vec![
+                    "Review the 'outline' to identify which function/class contains your target"
+                        .to_string(),
+                    "Call grep_content with a distinctive keyword from your match_text".to_string(),
+                    format!("Call read_files with path='{path}' and the line range"),
+                    "Copy the EXACT text and retry propose_and_review".to_string(),
+                ],
+            )
+        };
+        return Hints {
+            line_count,
+            outline: Some(outline),
+            suggested_grep_keywords: Some(keywords),
+            hint,
+            recovery_steps: numbered(steps),
+            ..Hints::default()
+        };
+    }
+
+    Hints {
+        line_count,
+        suggested_grep_keywords: (!keywords.is_empty()).then_some(keywords),
+        hint: format!(
+            "No match found in {line_count}-line file. The match_text may be outdated or from a different file.{ctx}"
+        ),
+        recovery_steps: numbered(vec![
+            "Verify you're editing the correct file path".to_string(),
+            "Call grep_content to search for keywords from your match_text".to_string(),
+            "Call read_files to get the current content".to_string(),
+            "Update match_text to reflect current file state".to_string(),
+        ]),
+        ..Hints::default()
+    }
+}
+
+/// Hints for a `match_text` found `found` times when `expected` were required.
+/// `can_set_expected` says whether the mode takes `expected_replacements` (single edits do).
+pub fn wrong_count(
+    match_text: &str,
+    content: &str,
+    path: &str,
+    ctx: &str,
+    found: usize,
+    expected: usize,
+    can_set_expected: bool,
+) -> Hints {
+    let lines = occurrence_lines(content, match_text);
+    let listed = lines
+        .iter()
+        .take(MAX_OCCURRENCES)
+        .map(|l| l.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = if lines.len() > MAX_OCCURRENCES {
+        ", …"
+    } else {
+        ""
+    };
+    let span = match_text.trim_end_matches('\n').matches('\n').count();
+    let first = lines.first().copied().unwrap_or(1);
+    let alternative = if can_set_expected {
+        format!(", or set expected_replacements={found} to replace every occurrence")
+    } else {
+        String::new()
+    };
+    Hints {
+        line_count: line_count(content),
+        occurrences: Some(lines.iter().take(MAX_OCCURRENCES).copied().collect()),
+        hint: format!(
+            "match_text occurs {found} times (starting at lines {listed}{more}), expected {expected}.{ctx} Add neighbouring lines to match_text so that it matches exactly the text you mean{alternative}."
+        ),
+        recovery_steps: numbered(vec![
+            format!(
+                "Call read_files with path='{path}', start_line={}, end_line={}",
+                first.saturating_sub(3).max(1),
+                first + span + 3
+            ),
+            "Extend match_text with lines before or after the occurrence you mean, so that it is unique"
+                .to_string(),
+            "Retry propose_and_review with the extended match_text".to_string(),
+        ]),
+        ..Hints::default()
+    }
+}
+
+/// 1-based start lines of the non-overlapping occurrences of `needle`.
+fn occurrence_lines(content: &str, needle: &str) -> Vec<usize> {
+    if needle.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut line = 1usize;
+    let mut scanned = 0usize;
+    for (pos, _) in content.match_indices(needle) {
+        line += content[scanned..pos].matches('\n').count();
+        scanned = pos;
+        out.push(line);
+    }
+    out
+}
+
+/// Python-style `repr` of a string (single quotes unless the text contains one).
+fn py_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+type Patterns = Vec<(Regex, &'static str)>;
+
+fn compile(list: &[(&str, &'static str)]) -> Patterns {
+    list.iter()
+        .filter_map(|(re, kind)| Regex::new(re).ok().map(|r| (r, *kind)))
+        .collect()
+}
+
+static PYTHON: LazyLock<Patterns> = LazyLock::new(|| {
+    compile(&[
+        (r"^class\s+(\w+)", "class"),
+        (r"^async\s+def\s+(\w+)", "async function"),
+        (r"^def\s+(\w+)", "function"),
+        (r"^(\s+)async\s+def\s+(\w+)", "async method"),
+        (r"^(\s+)def\s+(\w+)", "method"),
+    ])
+});
+static JS: LazyLock<Patterns> = LazyLock::new(|| {
+    compile(&[
+        (r"^class\s+(\w+)", "class"),
+        (r"^(?:export\s+)?(?:async\s+)?function\s+(\w+)", "function"),
+        (
+            r"^(?:export\s+)?const\s+(\w+)\s*=\s*(?:async\s+)?\(",
+            "arrow function",
+        ),
+        (r"^\s+(?:async\s+)?(\w+)\s*\([^)]*\)\s*\{", "method"),
+    ])
+});
+static GO: LazyLock<Patterns> = LazyLock::new(|| {
+    compile(&[
+        (r"^func\s+(\w+)", "function"),
+        (r"^func\s+\([^)]+\)\s+(\w+)", "method"),
+        (r"^type\s+(\w+)\s+struct", "struct"),
+        (r"^type\s+(\w+)\s+interface", "interface"),
+    ])
+});
+static RUST: LazyLock<Patterns> = LazyLock::new(|| {
+    compile(&[
+        (r"^(?:pub\s+)?fn\s+(\w+)", "function"),
+        (r"^(?:pub\s+)?struct\s+(\w+)", "struct"),
+        (r"^(?:pub\s+)?impl\s+(\w+)", "impl"),
+        (r"^(?:pub\s+)?trait\s+(\w+)", "trait"),
+    ])
+});
+static JAVA: LazyLock<Patterns> = LazyLock::new(|| {
+    compile(&[
+        (r"^(?:public|private|protected)?\s*class\s+(\w+)", "class"),
+        (
+            r"^(?:public|private|protected)?\s*interface\s+(\w+)",
+            "interface",
+        ),
+        (
+            r"^\s+(?:public|private|protected)?\s*(?:static\s+)?(?:\w+\s+)?(\w+)\s*\(",
+            "method",
+        ),
+    ])
+});
+static OTHER: LazyLock<Patterns> = LazyLock::new(|| {
+    compile(&[
+        (r"^class\s+(\w+)", "class"),
+        (r"^(?:def|function|func)\s+(\w+)", "function"),
+        (r"^\s+(?:def|function)\s+(\w+)", "method"),
+    ])
+});
+
+/// The functions/classes of a file, by its extension's patterns; at most [`MAX_OUTLINE`].
+pub fn extract_outline(content: &str, path: &str) -> Vec<OutlineItem> {
+    let ext = std::path::Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let patterns: &Patterns = match ext.as_deref() {
+        None | Some("py") => &PYTHON,
+        Some("js" | "ts" | "jsx" | "tsx" | "mjs") => &JS,
+        Some("go") => &GO,
+        Some("rs") => &RUST,
+        Some("java" | "kt" | "scala") => &JAVA,
+        Some(_) => &OTHER,
+    };
+    let mut out = Vec::new();
+    for (idx, line) in content.split('\n').enumerate() {
+        for (re, kind) in patterns {
+            if let Some(caps) = re.captures(line) {
+                // The name is the last group (the indentation group comes first in methods).
+                let name = caps
+                    .iter()
+                    .skip(1)
+                    .flatten()
+                    .last()
+                    .map(|m| m.as_str().to_string())
+                    .unwrap_or_default();
+                out.push(OutlineItem {
+                    kind: (*kind).to_string(),
+                    name,
+                    line: idx + 1,
+                    signature: line.trim().chars().take(100).collect(),
+                });
+                break;
+            }
+        }
+        if out.len() >= MAX_OUTLINE {
+            break;
+        }
+    }
+    out
+}
+
+static KW_FUNC: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"(?:def|function|func|fn)\s+(\w+)").ok());
+static KW_CLASS: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"class\s+(\w+)").ok());
+static KW_ASSIGN: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"(\w{4,})\s*[=:]").ok());
+static KW_STRING: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r#"["']([^"']{10,40})["']"#).ok());
+
+/// Up to 3 distinctive keywords of `match_text`: a function name, a class name, up to two
+/// assigned names, one string literal; duplicates (case-insensitive) removed.
+pub fn grep_keywords(match_text: &str) -> Vec<String> {
+    let mut raw: Vec<String> = Vec::new();
+    let first = |re: &Option<Regex>| -> Option<String> {
+        re.as_ref()?
+            .captures(match_text)?
+            .get(1)
+            .map(|m| m.as_str().to_string())
+    };
+    raw.extend(first(&KW_FUNC));
+    raw.extend(first(&KW_CLASS));
+    if let Some(re) = KW_ASSIGN.as_ref() {
+        raw.extend(
+            re.captures_iter(match_text)
+                .take(2)
+                .filter_map(|c| c.get(1).map(|m| m.as_str().to_string())),
+        );
+    }
+    if let Some(re) = KW_STRING.as_ref() {
+        raw.extend(
+            re.captures_iter(match_text)
+                .take(1)
+                .filter_map(|c| c.get(1).map(|m| m.as_str().to_string())),
+        );
+    }
+    let mut seen = std::collections::HashSet::new();
+    raw.into_iter()
+        .filter(|k| seen.insert(k.to_lowercase()))
+        .take(3)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PY: &str = "import os\n\nclass Greeter:\n    def hello(self):\n        return 'world'\n\n    async def later(self):\n        pass\n\ndef main():\n    Greeter().hello()\n";
+
+    #[test]
+    fn suggestion_for_a_near_miss() {
+        let h = not_found(
+            "    def hello(self):\n        return \"world\"",
+            PY,
+            "g.py",
+            "",
+        );
+        let s = h.suggestions.as_ref().unwrap();
+        assert_eq!((s[0].line_start, s[0].line_end), (4, 5));
+        assert!(s[0].similarity >= 90, "{}", s[0].similarity);
+        assert!(
+            h.hint.starts_with("Found very similar text ("),
+            "{}",
+            h.hint
+        );
+        assert_eq!(
+            h.recovery_steps[0],
+            "1. Call read_files with path='g.py', start_line=4, end_line=5"
+        );
+        assert!(h.preview_warning.is_some() && h.outline.is_none());
+    }
+
+    #[test]
+    fn outline_and_keywords_when_nothing_is_similar() {
+        let h = not_found(
+            "def completely_unrelated_function_name(argument_one, argument_two):\n    total_value = argument_one + argument_two * 99999",
+            PY,
+            "g.py",
+            " (edit 1)",
+        );
+        let outline = h.outline.as_ref().unwrap();
+        let names: Vec<_> = outline
+            .iter()
+            .map(|o| (o.kind.as_str(), o.name.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                ("class", "Greeter"),
+                ("method", "hello"),
+                ("async method", "later"),
+                ("function", "main")
+            ]
+        );
+        assert_eq!(
+            h.suggested_grep_keywords.as_deref().unwrap(),
+            ["completely_unrelated_function_name", "total_value"]
+        );
+        assert!(
+            h.hint
+                .contains("Try grep_content with keywords: 'completely_unrelated_function_name', 'total_value'. (edit 1)"),
+            "{}",
+            h.hint
+        );
+        assert!(
+            h.recovery_steps[0].starts_with(
+                "1. Call grep_content with pattern='completely_unrelated_function_name'"
+            )
+        );
+    }
+
+    #[test]
+    fn no_outline_no_keywords() {
+        let h = not_found("zzz qqq", "a\nb\n", "notes.txt", "");
+        assert!(h.outline.is_none() && h.suggested_grep_keywords.is_none());
+        assert_eq!(h.line_count, 3);
+        assert!(h.hint.starts_with("No match found in 3-line file."));
+    }
+
+    #[test]
+    fn duplicates_list_their_lines() {
+        let h = wrong_count("x = 1", "x = 1\ny\nx = 1\n", "a.py", "", 2, 1, true);
+        assert_eq!(h.occurrences.as_deref(), Some(&[1usize, 3][..]));
+        assert!(h.hint.contains("expected_replacements=2"), "{}", h.hint);
+    }
+
+    #[test]
+    fn previews_are_short_and_keywords_dedup() {
+        let long = "y".repeat(500);
+        assert_eq!(preview(&long).chars().count(), PREVIEW_CHARS + 3);
+        assert_eq!(grep_keywords("name = 1\nNAME = 2\nother: 3"), ["name"]);
+        assert_eq!(py_repr("it's"), "\"it's\"");
+    }
+}

@@ -1,0 +1,101 @@
+//! Human-reviewed edits for fs-mcp-rs: the `propose_and_review` / `commit_review` workflow, and
+//! the atomic, style-preserving writes the `--all` tier tools share.
+//!
+//! This crate knows nothing of MCP. The MCP layer converts its tool arguments into a
+//! [`ProposeRequest`], calls [`ReviewManager::propose_and_review`] (passing the request's
+//! cancellation as a future) or [`ReviewManager::commit_review`], and returns
+//! [`ReviewResponse::to_json`] or the error's `to_string()`.
+//!
+//! # The workflow
+//!
+//! 1. The agent proposes an edit (a single `match_text` → `new_string`, a batch of `edits`, or
+//!    the sentinels `""` for a new file, `OVERWRITE_FILE` and `APPEND_TO_FILE`). Every
+//!    validation of the original server applies (blank `match_text` on a non-empty file, the
+//!    2,000-character limit and its bypass, …), with the same JSON error shapes and recovery
+//!    hints (see [`hints`]).
+//! 2. The proposal is written to a private session directory as `current_<name>` (before) and
+//!    `future_<name>` (after), and the review command (default `code --diff {current} {future}`)
+//!    is started without a shell.
+//! 3. The human saves `future_<name>`: unchanged → the proposal is committed (`COMMITTED`);
+//!    edited → `REVIEW` with a unified diff of their changes, and the session continues from the
+//!    human's version (another `propose_and_review` with `session_path`, or `commit_review` to
+//!    accept it as it is). Saves are detected with `notify` on the session directory.
+//! 4. The wait ends early on cancellation (`CANCELLED`) or after the review timeout (`TIMEOUT`);
+//!    the user's file is then untouched and the session stays open.
+//!
+//! # Nothing lost
+//!
+//! * Only what the human approved is written, atomically (temp file, fsync, rename), keeping the
+//!   file's permissions, line endings, BOM and final newline (or its absence) — see
+//!   [`atomic`] and [`text_style`]. The model always sees LF text without a BOM.
+//! * If the file changed on disk after the proposal, the commit is refused (`conflict`) and both
+//!   versions stay where they are.
+//! * `session_path` is only ever looked up among this server's live sessions.
+//!
+//! # Fixes relative to the original (fs-mcp 1.23.2)
+//!
+//! Trailing newlines are no longer stripped and CRLF is no longer converted; hints are computed
+//! against the sandbox-resolved file, not the process's CWD; duplicate matches get their own
+//! hint; `session_path` is validated; no shell runs the editor; the wait has a timeout and
+//! honours cancellation; `OVERWRITE_FILE` and `expected_replacements` work when continuing a
+//! session; near-miss recovery (typographic characters, a unique ≥99% block) from v1.32.1 is
+//! adopted and reported in the message.
+//!
+//! # Use from the MCP layer
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use std::time::Duration;
+//! use fs_mcp_edit::{ProposeRequest, ReviewConfig, ReviewManager, parse_command_template};
+//!
+//! # async fn demo(sandbox: fs_mcp_sandbox::Sandbox) -> Result<(), Box<dyn std::error::Error>> {
+//! let manager = Arc::new(ReviewManager::new(ReviewConfig {
+//!     review_command: Some(parse_command_template("code --diff {current} {future}")?),
+//!     review_timeout: Duration::from_secs(600),
+//!     ..ReviewConfig::default()
+//! })?);
+//! // `cancel` completes when the client cancels the request, e.g. `token.cancelled()` of a
+//! // `tokio_util::sync::CancellationToken`; `std::future::pending()` never cancels.
+//! let request = ProposeRequest::single("src/main.rs", "fn old()", "fn new()");
+//! match manager.propose_and_review(&sandbox, request, std::future::pending()).await {
+//!     Ok(response) => println!("{}", response.to_json()),  // a normal tool result
+//!     Err(error) => eprintln!("{error}"),                  // an error tool result (isError)
+//! }
+//! let text = manager.commit_review(&sandbox, "/tmp/fs-mcp-rs-reviews-…/s-…", "src/main.rs").await;
+//! # let _ = text;
+//! # Ok(())
+//! # }
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod atomic;
+mod diff;
+mod editor;
+mod error;
+mod fuzzy;
+pub mod hints;
+mod manager;
+pub mod near_miss;
+mod proposal;
+mod request;
+mod response;
+mod session;
+pub mod text_style;
+pub mod tier_tools;
+mod validate;
+mod watch;
+
+pub use diff::unified_diff;
+pub use editor::{
+    DEFAULT_REVIEW_COMMAND, LaunchOutcome, default_review_command, expand_template,
+    manual_instructions, parse_command_template,
+};
+pub use error::{EditError, ErrorKind};
+pub use hints::Hints;
+pub use manager::{MAX_FILE_BYTES, ReviewConfig, ReviewManager, WaitingHook, WaitingInfo};
+pub use request::{
+    APPEND_TO_FILE, EditSpec, MATCH_TEXT_MAX_LENGTH, OVERWRITE_FILE, ProposeRequest,
+};
+pub use response::{ReviewResponse, UserAction};
+pub use tier_tools::{append_text, move_file, write_file};

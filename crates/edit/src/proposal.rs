@@ -1,0 +1,335 @@
+//! Phase C of the reference (§2.4): applying validated edits to a model-view text.
+//!
+//! Differences from the original, on purpose:
+//! * `match_text` is LF-normalised in every mode (the original skipped it when continuing).
+//! * `OVERWRITE_FILE` works when continuing a session too.
+//! * `expected_replacements` is honoured when continuing a single edit.
+//! * `APPEND_TO_FILE` starts the appended text on a new line when the text does not end with one.
+//! * A `match_text` with no exact hit gets the near-miss recovery of v1.32.1 (see
+//!   [`crate::near_miss`]) before it is reported as not found.
+
+use crate::error::{EditError, ErrorKind};
+use crate::hints;
+use crate::near_miss;
+use crate::validate::{Edit, Plan, Target};
+
+/// Where the text being edited comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Base {
+    /// The file on disk (a new session).
+    File,
+    /// The session's current version (the user's last version, or the file).
+    Session,
+}
+
+/// A successful proposal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Built {
+    /// The proposed model-view text (final newline not yet adjusted).
+    pub text: String,
+    /// Sentences for the response message (near-miss recoveries).
+    pub notes: Vec<String>,
+}
+
+/// Appends `addition`, starting it on a new line unless `text` is empty or already ends with a
+/// newline (or `addition` starts with one).
+pub(crate) fn append(text: &str, addition: &str) -> String {
+    let mut out = String::with_capacity(text.len() + addition.len() + 1);
+    out.push_str(text);
+    if !text.is_empty() && !text.ends_with('\n') && !addition.starts_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(addition);
+    out
+}
+
+fn replace_span(text: &str, span: std::ops::Range<usize>, with: &str) -> String {
+    let mut out = String::with_capacity(text.len() + with.len());
+    out.push_str(&text[..span.start]);
+    out.push_str(with);
+    out.push_str(&text[span.end..]);
+    out
+}
+
+/// Applies `plan` to `base`. `path` is the client's path (for hints).
+pub(crate) fn build(
+    plan: &Plan,
+    base: &str,
+    origin: Base,
+    expected: u32,
+    path: &str,
+) -> Result<Built, EditError> {
+    if plan.batch {
+        build_batch(&plan.edits, base, origin, path)
+    } else {
+        match plan.edits.first() {
+            Some(edit) => build_single(edit, base, origin, expected, path),
+            None => Err(EditError::invalid("No edit given.")),
+        }
+    }
+}
+
+fn build_single(
+    edit: &Edit,
+    base: &str,
+    origin: Base,
+    expected: u32,
+    path: &str,
+) -> Result<Built, EditError> {
+    let mt = match &edit.target {
+        Target::Append => {
+            return Ok(Built {
+                text: append(base, &edit.new_string),
+                notes: Vec::new(),
+            });
+        }
+        Target::Overwrite => {
+            return Ok(Built {
+                text: edit.new_string.clone(),
+                notes: Vec::new(),
+            });
+        }
+        Target::Text(mt) => mt,
+    };
+    let expected_n = expected as usize;
+    let n = base.matches(mt.as_str()).count();
+    let (prefix, ctx) = match origin {
+        Base::File => ("Edit preparation failed: ", ""),
+        Base::Session => ("", " (session)"),
+    };
+    if n == 0
+        && expected_n == 1
+        && let Some((span, how)) = near_miss::recover(base, mt)
+    {
+        let note = how.describe("match_text", base, &span);
+        return Ok(Built {
+            text: replace_span(base, span, &edit.new_string),
+            notes: vec![note],
+        });
+    }
+    if n == 0 || n != expected_n {
+        let message = match origin {
+            Base::File if n == 0 => format!("{prefix}No match found for 'match_text'."),
+            Base::File => format!("{prefix}Expected {expected} occurrences but found {n}."),
+            Base::Session => format!(
+                "Contextual patch failed. The provided 'match_text' was found {n} times in the user's last version, but expected exactly {expected}."
+            ),
+        };
+        let hints = if n == 0 {
+            hints::not_found(mt, base, path, ctx)
+        } else {
+            hints::wrong_count(mt, base, path, ctx, n, expected_n, true)
+        };
+        return Err(EditError::new(ErrorKind::Validation, message).with_hints(Some(hints)));
+    }
+    Ok(Built {
+        text: base.replace(mt.as_str(), &edit.new_string),
+        notes: Vec::new(),
+    })
+}
+
+fn build_batch(edits: &[Edit], base: &str, origin: Base, path: &str) -> Result<Built, EditError> {
+    let mut content = base.to_string();
+    let mut notes = Vec::new();
+    for (i, edit) in edits.iter().enumerate() {
+        match &edit.target {
+            Target::Append => content = append(&content, &edit.new_string),
+            Target::Overwrite => {
+                if origin == Base::File && edits.len() > 1 {
+                    return Err(EditError::invalid(
+                        "Edit with empty match_text (full rewrite) cannot be combined with other edits.",
+                    ));
+                }
+                content = edit.new_string.clone();
+            }
+            Target::Text(mt) => {
+                let n = content.matches(mt.as_str()).count();
+                let ctx = match origin {
+                    Base::File => format!(" (edit {i})"),
+                    Base::Session => format!(" (session edit {i})"),
+                };
+                if n == 0
+                    && let Some((span, how)) = near_miss::recover(&content, mt)
+                {
+                    notes.push(how.describe(&format!("edit {i}'s match_text"), &content, &span));
+                    content = replace_span(&content, span, &edit.new_string);
+                    continue;
+                }
+                if n != 1 {
+                    let message = match origin {
+                        Base::File if n == 0 => {
+                            format!("Edit {i}: No match found for 'match_text'.")
+                        }
+                        Base::File => format!(
+                            "Edit {i}: Expected 1 occurrence but found {n}. Provide more context in match_text to ensure uniqueness."
+                        ),
+                        Base::Session => format!(
+                            "Edit {i}: match_text found {n} times in session content, expected 1."
+                        ),
+                    };
+                    // Not-found hints point at the text as it is on disk (or in the session), so
+                    // their line numbers work with read_files; duplicates are located where
+                    // they are.
+                    let hints = if n == 0 {
+                        hints::not_found(mt, base, path, &ctx)
+                    } else {
+                        hints::wrong_count(mt, &content, path, &ctx, n, 1, false)
+                    };
+                    return Err(
+                        EditError::new(ErrorKind::Validation, message).with_hints(Some(hints))
+                    );
+                }
+                content = content.replacen(mt.as_str(), &edit.new_string, 1);
+            }
+        }
+    }
+    Ok(Built {
+        text: content,
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn single(target: Target, new: &str) -> Plan {
+        Plan {
+            batch: false,
+            edits: vec![Edit {
+                target,
+                new_string: new.into(),
+            }],
+        }
+    }
+
+    fn text(s: &str) -> Target {
+        Target::Text(s.into())
+    }
+
+    #[test]
+    fn single_edits() {
+        let b = build(&single(text("b"), "B"), "a\nb\nc\n", Base::File, 1, "f").unwrap();
+        assert_eq!(b.text, "a\nB\nc\n");
+        let e = build(&single(text("zz"), "B"), "a\nb\n", Base::File, 1, "f").unwrap_err();
+        assert_eq!(
+            e.message(),
+            "Edit preparation failed: No match found for 'match_text'."
+        );
+        assert!(e.hints().is_some());
+        let e = build(&single(text("x"), "y"), "x x", Base::File, 1, "f").unwrap_err();
+        assert_eq!(
+            e.message(),
+            "Edit preparation failed: Expected 1 occurrences but found 2."
+        );
+        let b = build(&single(text("x"), "y"), "x x", Base::File, 2, "f").unwrap();
+        assert_eq!(b.text, "y y");
+        let b = build(&single(Target::Append, "d"), "abc", Base::File, 1, "f").unwrap();
+        assert_eq!(b.text, "abc\nd");
+        let b = build(&single(Target::Append, "d"), "abc\n", Base::File, 1, "f").unwrap();
+        assert_eq!(b.text, "abc\nd");
+        let b = build(
+            &single(Target::Overwrite, "new"),
+            "old",
+            Base::Session,
+            1,
+            "f",
+        )
+        .unwrap();
+        assert_eq!(b.text, "new");
+    }
+
+    #[test]
+    fn session_messages() {
+        let e = build(&single(text("q"), "y"), "abc", Base::Session, 1, "f").unwrap_err();
+        assert_eq!(
+            e.message(),
+            "Contextual patch failed. The provided 'match_text' was found 0 times in the user's last version, but expected exactly 1."
+        );
+        assert!(e.hints().unwrap().hint.ends_with(" (session)"));
+    }
+
+    #[test]
+    fn batch_edits_apply_in_order() {
+        let plan = Plan {
+            batch: true,
+            edits: vec![
+                Edit {
+                    target: text("one"),
+                    new_string: "two".into(),
+                },
+                Edit {
+                    target: text("two"),
+                    new_string: "three".into(),
+                },
+                Edit {
+                    target: Target::Append,
+                    new_string: "tail\n".into(),
+                },
+            ],
+        };
+        let b = build(&plan, "one\n", Base::File, 1, "f").unwrap();
+        assert_eq!(b.text, "three\ntail\n");
+        let plan = Plan {
+            batch: true,
+            edits: vec![
+                Edit {
+                    target: text("a"),
+                    new_string: "b".into(),
+                },
+                Edit {
+                    target: text("nope"),
+                    new_string: "x".into(),
+                },
+            ],
+        };
+        let e = build(&plan, "a\n", Base::File, 1, "f").unwrap_err();
+        assert_eq!(e.message(), "Edit 1: No match found for 'match_text'.");
+        assert!(e.hints().unwrap().hint.ends_with(" (edit 1)"));
+        let plan = Plan {
+            batch: true,
+            edits: vec![Edit {
+                target: text("a"),
+                new_string: "b".into(),
+            }],
+        };
+        let e = build(&plan, "a a", Base::Session, 1, "f").unwrap_err();
+        assert_eq!(
+            e.message(),
+            "Edit 0: match_text found 2 times in session content, expected 1."
+        );
+        let plan = Plan {
+            batch: true,
+            edits: vec![
+                Edit {
+                    target: Target::Overwrite,
+                    new_string: "b".into(),
+                },
+                Edit {
+                    target: text("b"),
+                    new_string: "c".into(),
+                },
+            ],
+        };
+        let e = build(&plan, "a", Base::File, 1, "f").unwrap_err();
+        assert_eq!(
+            e.message(),
+            "Edit with empty match_text (full rewrite) cannot be combined with other edits."
+        );
+        assert_eq!(build(&plan, "a", Base::Session, 1, "f").unwrap().text, "c");
+    }
+
+    #[test]
+    fn near_miss_is_applied_and_noted() {
+        let b = build(
+            &single(text("it's \"ok\""), "fine"),
+            "x = it\u{2019}s \"ok\"\n",
+            Base::File,
+            1,
+            "f",
+        )
+        .unwrap();
+        assert_eq!(b.text, "x = fine\n");
+        assert!(b.notes[0].contains("typographic"), "{:?}", b.notes);
+    }
+}

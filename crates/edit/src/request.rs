@@ -1,0 +1,123 @@
+//! The arguments of `propose_and_review`, as plain Rust.
+
+use serde::{Deserialize, Serialize};
+
+/// `match_text` sentinel: replace the whole file with `new_string`.
+pub const OVERWRITE_FILE: &str = "OVERWRITE_FILE";
+/// `match_text` sentinel: append `new_string` to the file (starting on a new line).
+pub const APPEND_TO_FILE: &str = "APPEND_TO_FILE";
+/// Longest `match_text`, in characters, accepted without `bypass_match_text_limit`.
+pub const MATCH_TEXT_MAX_LENGTH: usize = 2000;
+
+/// One edit of a batch.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EditSpec {
+    /// The exact text to replace (or a sentinel).
+    pub match_text: String,
+    /// The replacement.
+    pub new_string: String,
+}
+
+impl EditSpec {
+    /// An edit replacing `match_text` with `new_string`.
+    pub fn new(match_text: impl Into<String>, new_string: impl Into<String>) -> EditSpec {
+        EditSpec {
+            match_text: match_text.into(),
+            new_string: new_string.into(),
+        }
+    }
+}
+
+/// The arguments of `propose_and_review`.
+///
+/// * `match_text = ""` on a missing file proposes a new file; on an empty file it replaces the
+///   (empty) content. On a non-empty file it is refused.
+/// * `match_text = "OVERWRITE_FILE"` replaces the whole file; `"APPEND_TO_FILE"` appends.
+/// * `edits` (when non-empty) is a batch applied in order; each `match_text` must then occur
+///   exactly once, and `match_text`/`new_string`/`expected_replacements` are ignored.
+/// * `session_path` continues a review session returned by an earlier call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProposeRequest {
+    /// The file to edit (resolved through the sandbox).
+    pub path: String,
+    /// The exact text to replace, or a sentinel.
+    #[serde(default)]
+    pub match_text: String,
+    /// The replacement text.
+    #[serde(default)]
+    pub new_string: String,
+    /// How many times `match_text` must occur (single edits); all of them are replaced.
+    #[serde(default = "one")]
+    pub expected_replacements: u32,
+    /// Continue this review session (from a previous `REVIEW`, timeout or cancellation).
+    #[serde(default)]
+    pub session_path: Option<String>,
+    /// A batch of edits, applied in order.
+    #[serde(default)]
+    pub edits: Option<Vec<EditSpec>>,
+    /// Allow `match_text` longer than [`MATCH_TEXT_MAX_LENGTH`] characters.
+    #[serde(default)]
+    pub bypass_match_text_limit: bool,
+}
+
+fn one() -> u32 {
+    1
+}
+
+impl Default for ProposeRequest {
+    fn default() -> Self {
+        ProposeRequest {
+            path: String::new(),
+            match_text: String::new(),
+            new_string: String::new(),
+            expected_replacements: 1,
+            session_path: None,
+            edits: None,
+            bypass_match_text_limit: false,
+        }
+    }
+}
+
+impl ProposeRequest {
+    /// A single edit of `path`.
+    pub fn single(
+        path: impl Into<String>,
+        match_text: impl Into<String>,
+        new_string: impl Into<String>,
+    ) -> ProposeRequest {
+        ProposeRequest {
+            path: path.into(),
+            match_text: match_text.into(),
+            new_string: new_string.into(),
+            ..ProposeRequest::default()
+        }
+    }
+
+    /// A batch of edits of `path`.
+    pub fn batch(path: impl Into<String>, edits: Vec<EditSpec>) -> ProposeRequest {
+        ProposeRequest {
+            path: path.into(),
+            edits: Some(edits),
+            ..ProposeRequest::default()
+        }
+    }
+
+    /// The same request, continuing `session_path`.
+    pub fn in_session(mut self, session_path: impl Into<String>) -> ProposeRequest {
+        self.session_path = Some(session_path.into());
+        self
+    }
+
+    /// The session to continue, if any (a blank string counts as none).
+    pub fn session(&self) -> Option<&str> {
+        self.session_path
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    }
+
+    /// The batch, if `edits` is non-empty (`[]` means single mode, as in the original).
+    pub fn batch_edits(&self) -> Option<&[EditSpec]> {
+        self.edits.as_deref().filter(|e| !e.is_empty())
+    }
+}

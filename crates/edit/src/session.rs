@@ -1,0 +1,241 @@
+//! Review sessions: where they live and how a client's `session_path` is admitted.
+//!
+//! All sessions live in one directory the server creates for itself (`fs-mcp-rs-reviews-XXXXXX`
+//! under the system temp dir, mode 0700, random name), one subdirectory (mode 0700, random name)
+//! per session holding `current_<name>` and `future_<name>`. A `session_path` from a client is
+//! only ever looked up in the in-memory registry: it must be absolute, contain no `..`, and name
+//! (exactly, or after canonicalisation) a live session of this server. Nothing else is read,
+//! written or deleted through it. The whole directory is removed when the registry is dropped.
+
+use std::collections::HashMap;
+use std::fs;
+use std::hash::{DefaultHasher, Hasher};
+use std::io;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::error::EditError;
+use crate::text_style::TextStyle;
+use crate::watch::FileStamp;
+
+/// Longest file-name part kept in `current_<name>` / `future_<name>`, in bytes.
+const MAX_NAME_BYTES: usize = 200;
+
+/// Content identity of the target file, to notice changes made behind the session's back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Fingerprint {
+    len: u64,
+    hash: u64,
+}
+
+impl Fingerprint {
+    pub fn of(bytes: &[u8]) -> Fingerprint {
+        let mut h = DefaultHasher::new();
+        h.write(bytes);
+        Fingerprint {
+            len: bytes.len() as u64,
+            hash: h.finish(),
+        }
+    }
+}
+
+/// One review session.
+#[derive(Debug)]
+pub(crate) struct Session {
+    /// The session directory (canonical); the registry key.
+    pub dir: PathBuf,
+    pub current: PathBuf,
+    pub future: PathBuf,
+    /// The file under review (canonical, sandbox-resolved).
+    pub target: PathBuf,
+    /// The path as the client gave it when the session started.
+    pub shown: String,
+    /// The target's content when the session started (`None`: it did not exist).
+    pub base: Option<Fingerprint>,
+    /// BOM and line endings of the target.
+    pub style: TextStyle,
+    /// The agent's latest proposal, model view, final newline adjusted.
+    pub proposal: String,
+    /// The bytes `future_` holds as far as the server knows.
+    pub known_future: Vec<u8>,
+    pub known_stamp: Option<FileStamp>,
+    /// `future_` holds the agent's proposal and the human has not saved it since.
+    pub unreviewed: bool,
+    /// A call is working on this session.
+    pub busy: bool,
+}
+
+/// The live sessions and their directory.
+#[derive(Debug)]
+pub(crate) struct Registry {
+    root: PathBuf,
+    sessions: Mutex<HashMap<PathBuf, Session>>,
+}
+
+fn private_dir(builder_prefix: &str, parent: &Path) -> io::Result<PathBuf> {
+    let dir = tempfile::Builder::new()
+        .prefix(builder_prefix)
+        .rand_bytes(8)
+        .permissions(fs::Permissions::from_mode(0o700))
+        .tempdir_in(parent)?
+        .keep();
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o700))?;
+    fs::canonicalize(&dir)
+}
+
+impl Registry {
+    /// Creates the sessions directory under `parent` (default: the system temp dir).
+    pub fn new(parent: Option<&Path>) -> io::Result<Registry> {
+        let parent = parent.map_or_else(std::env::temp_dir, Path::to_path_buf);
+        let root = private_dir("fs-mcp-rs-reviews-", &parent)?;
+        Ok(Registry {
+            root,
+            sessions: Mutex::new(HashMap::new()),
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn lock(&self) -> MutexGuard<'_, HashMap<PathBuf, Session>> {
+        self.sessions.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A new, empty session directory and the paths of its two files.
+    pub fn new_session_dir(&self, target: &Path) -> io::Result<(PathBuf, PathBuf, PathBuf)> {
+        let dir = private_dir("s-", &self.root)?;
+        let name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "file".into());
+        let name = truncate(&name, MAX_NAME_BYTES);
+        let current = dir.join(format!("current_{name}"));
+        let future = dir.join(format!("future_{name}"));
+        Ok((dir, current, future))
+    }
+
+    /// The registry key of a client-supplied `session_path`, or why it is refused.
+    pub fn key_for(&self, session_path: &str) -> Result<PathBuf, EditError> {
+        let refuse = |why: &str| {
+            EditError::session(format!(
+                "Invalid session path: {session_path}. {why} Use the session_path returned by propose_and_review; a session ends when its changes are committed."
+            ))
+        };
+        let p = Path::new(session_path);
+        if !p.is_absolute() {
+            return Err(refuse("It is not an absolute path."));
+        }
+        if p.components().any(|c| matches!(c, Component::ParentDir)) {
+            return Err(refuse("It must not contain '..'."));
+        }
+        let sessions = self.lock();
+        if sessions.contains_key(p) {
+            return Ok(p.to_path_buf());
+        }
+        match fs::canonicalize(p) {
+            Ok(c) if sessions.contains_key(&c) => Ok(c),
+            _ => Err(refuse("It is not an open review session of this server.")),
+        }
+    }
+
+    /// Removes a session and its directory; the error text if the directory could not be removed.
+    pub fn remove(&self, key: &Path) -> Option<String> {
+        let removed = self.lock().remove(key);
+        let dir = removed.map_or_else(|| key.to_path_buf(), |s| s.dir);
+        // Only ever delete directories inside our own root.
+        if dir.parent() != Some(self.root.as_path()) {
+            return None;
+        }
+        match fs::remove_dir_all(&dir) {
+            Ok(()) => None,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => Some(e.to_string()),
+        }
+    }
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        if let Err(e) = fs::remove_dir_all(&self.root)
+            && e.kind() != io::ErrorKind::NotFound
+        {
+            tracing::warn!(
+                "could not remove the review sessions directory {}: {e}",
+                self.root.display()
+            );
+        }
+    }
+}
+
+/// Marks a session busy for as long as it lives (also when the future holding it is dropped).
+pub(crate) struct BusyGuard {
+    registry: Arc<crate::manager::Inner>,
+    key: PathBuf,
+}
+
+impl BusyGuard {
+    /// Marks `key` busy, or says why it cannot be used now.
+    pub fn acquire(
+        inner: &Arc<crate::manager::Inner>,
+        key: PathBuf,
+    ) -> Result<BusyGuard, EditError> {
+        let mut sessions = inner.registry.lock();
+        let Some(session) = sessions.get_mut(&key) else {
+            return Err(EditError::session(format!(
+                "Invalid session path: {}. The session has ended.",
+                key.display()
+            )));
+        };
+        if session.busy {
+            return Err(EditError::session(format!(
+                "Session {} is in use by another call (it is waiting for the user's review). Wait for that call to finish, or cancel it.",
+                key.display()
+            )));
+        }
+        session.busy = true;
+        drop(sessions);
+        Ok(BusyGuard {
+            registry: Arc::clone(inner),
+            key,
+        })
+    }
+
+    pub fn key(&self) -> &Path {
+        &self.key
+    }
+}
+
+impl Drop for BusyGuard {
+    fn drop(&mut self) {
+        if let Some(s) = self.registry.registry.lock().get_mut(&self.key) {
+            s.busy = false;
+        }
+    }
+}
+
+/// Shortens a file name to `max` bytes, keeping a short extension (for syntax highlighting).
+fn truncate(name: &str, max: usize) -> String {
+    if name.len() <= max {
+        return name.to_string();
+    }
+    let ext = Path::new(name)
+        .extension()
+        .and_then(|e| e.to_str())
+        .filter(|e| e.len() <= 16)
+        .unwrap_or("");
+    let mut end = if ext.is_empty() {
+        max
+    } else {
+        max - ext.len() - 1
+    };
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    if ext.is_empty() {
+        name[..end].to_string()
+    } else {
+        format!("{}.{ext}", &name[..end])
+    }
+}

@@ -1,0 +1,197 @@
+//! Phases A and B of the reference (§2.2–2.3): normalising the edits and validating every
+//! `match_text` before any session is touched.
+
+use crate::error::EditError;
+use crate::request::{
+    APPEND_TO_FILE, EditSpec, MATCH_TEXT_MAX_LENGTH, OVERWRITE_FILE, ProposeRequest,
+};
+use crate::text_style::normalize_newlines;
+
+const BLANK_MESSAGE: &str = "ERROR: match_text is empty but file has content. You MUST provide the exact text you want to replace. Use read_files or grep_content first to get the current content, then provide the EXACT lines you want to change in match_text. For intentional full-file overwrites, pass match_text='OVERWRITE_FILE'.";
+
+const TOO_LONG_MESSAGE: &str = "ERROR: match_text is too long (over 2000 characters). RECOMMENDED: Break your change into multiple smaller edits using the 'edits' parameter, each match_text under 2000 chars. LAST RESORT: If you genuinely need to replace a large contiguous section (e.g., updating a large markdown block), set bypass_match_text_limit=True to override this limit.";
+
+/// What an edit replaces.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// This exact text (LF line endings, never empty).
+    Text(String),
+    /// The whole content (`OVERWRITE_FILE`, or a blank `match_text` on a blank or missing file).
+    Overwrite,
+    /// Nothing: `new_string` is appended.
+    Append,
+}
+
+/// One validated edit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Edit {
+    pub target: Target,
+    /// LF line endings.
+    pub new_string: String,
+}
+
+/// The validated edits of a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Plan {
+    /// The request used `edits`.
+    pub batch: bool,
+    pub edits: Vec<Edit>,
+}
+
+/// Validates the request against the file's model-view text (`None`: the file does not exist).
+pub(crate) fn validate(req: &ProposeRequest, file: Option<&str>) -> Result<Plan, EditError> {
+    let (batch, specs): (bool, Vec<EditSpec>) = match req.batch_edits() {
+        Some(edits) => (true, edits.to_vec()),
+        None => (
+            false,
+            vec![EditSpec::new(
+                req.match_text.clone(),
+                req.new_string.clone(),
+            )],
+        ),
+    };
+    let prefix = |idx: usize| {
+        if batch {
+            format!("Edit {idx}: ")
+        } else {
+            String::new()
+        }
+    };
+    let file_blank = file.is_none_or(|t| t.trim().is_empty());
+
+    // Loop 1, in index order: blank text, then sentinels.
+    let mut targets = Vec::with_capacity(specs.len());
+    for (idx, spec) in specs.iter().enumerate() {
+        let mt = spec.match_text.as_str();
+        let target = if mt.trim().is_empty() {
+            if !file_blank {
+                return Err(EditError::invalid(format!(
+                    "{}{BLANK_MESSAGE}",
+                    prefix(idx)
+                )));
+            }
+            Target::Overwrite
+        } else if mt == OVERWRITE_FILE {
+            Target::Overwrite
+        } else if mt == APPEND_TO_FILE {
+            if file.is_none() {
+                return Err(EditError::invalid(format!(
+                    "{}File must exist for APPEND_TO_FILE.",
+                    prefix(idx)
+                )));
+            }
+            Target::Append
+        } else {
+            Target::Text(normalize_newlines(mt).into_owned())
+        };
+        targets.push(target);
+    }
+
+    // Loop 2: length of the real (non-sentinel, non-blank) match texts.
+    if !req.bypass_match_text_limit {
+        for (idx, (spec, target)) in specs.iter().zip(&targets).enumerate() {
+            if matches!(target, Target::Text(_))
+                && spec.match_text.chars().count() > MATCH_TEXT_MAX_LENGTH
+            {
+                return Err(EditError::invalid(format!(
+                    "{}{TOO_LONG_MESSAGE}",
+                    prefix(idx)
+                )));
+            }
+        }
+    }
+
+    Ok(Plan {
+        batch,
+        edits: specs
+            .into_iter()
+            .zip(targets)
+            .map(|(spec, target)| Edit {
+                target,
+                new_string: normalize_newlines(&spec.new_string).into_owned(),
+            })
+            .collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(mt: &str) -> ProposeRequest {
+        ProposeRequest::single("f.py", mt, "x")
+    }
+
+    #[test]
+    fn blank_match_text() {
+        let e = validate(&req("   "), Some("def hello(): pass\n")).unwrap_err();
+        assert!(
+            e.message()
+                .contains("match_text is empty but file has content")
+        );
+        assert!(e.message().contains("OVERWRITE_FILE"));
+        let plan = validate(&req(""), Some("  \n")).unwrap();
+        assert_eq!(plan.edits[0].target, Target::Overwrite);
+        let plan = validate(&req(""), None).unwrap();
+        assert_eq!(plan.edits[0].target, Target::Overwrite);
+    }
+
+    #[test]
+    fn length_limit_and_bypass() {
+        assert!(validate(&req(&"x".repeat(2000)), Some("y")).is_ok());
+        let e = validate(&req(&"x".repeat(2001)), Some("y")).unwrap_err();
+        assert!(e.message().starts_with("ERROR: match_text is too long"));
+        assert!(
+            e.message().contains("bypass_match_text_limit=True")
+                && e.message().contains("LAST RESORT")
+        );
+        let mut r = req(&"x".repeat(2500));
+        r.bypass_match_text_limit = true;
+        assert!(validate(&r, Some("y")).is_ok());
+        // Characters, not bytes.
+        assert!(validate(&req(&"é".repeat(2000)), Some("y")).is_ok());
+    }
+
+    #[test]
+    fn batch_prefixes_and_order() {
+        let r = ProposeRequest::batch(
+            "f",
+            vec![EditSpec::new("a".repeat(2001), "b"), EditSpec::new("", "c")],
+        );
+        // The blank-text loop runs first, so edit 1's blank error wins over edit 0's length.
+        let e = validate(&r, Some("content")).unwrap_err();
+        assert!(
+            e.message()
+                .starts_with("Edit 1: ERROR: match_text is empty"),
+            "{}",
+            e.message()
+        );
+        let r = ProposeRequest::batch(
+            "f",
+            vec![
+                EditSpec::new("ok", "b"),
+                EditSpec::new("a".repeat(2001), "c"),
+            ],
+        );
+        assert!(
+            validate(&r, Some("content"))
+                .unwrap_err()
+                .message()
+                .starts_with("Edit 1: ERROR: match_text is too long")
+        );
+    }
+
+    #[test]
+    fn sentinels() {
+        let plan = validate(&req(OVERWRITE_FILE), Some("abc")).unwrap();
+        assert_eq!(plan.edits[0].target, Target::Overwrite);
+        let plan = validate(&req(APPEND_TO_FILE), Some("abc")).unwrap();
+        assert_eq!(plan.edits[0].target, Target::Append);
+        let e = validate(&req(APPEND_TO_FILE), None).unwrap_err();
+        assert_eq!(e.message(), "File must exist for APPEND_TO_FILE.");
+        // `edits: []` falls back to single mode.
+        let mut r = req("abc");
+        r.edits = Some(vec![]);
+        assert!(!validate(&r, Some("abc")).unwrap().batch);
+    }
+}

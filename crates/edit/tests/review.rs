@@ -1,0 +1,1031 @@
+//! The review workflow end to end. The tests stand in for the human by writing the session's
+//! `future_` file, the way an editor saves (a new file renamed over the old one) or in place.
+
+use std::fs;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use fs_mcp_edit::{
+    EditError, EditSpec, ErrorKind, LaunchOutcome, ProposeRequest, ReviewConfig, ReviewManager,
+    ReviewResponse, UserAction, WaitingInfo,
+};
+use fs_mcp_sandbox::Sandbox;
+use serde_json::Value;
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+use tokio::task::JoinHandle;
+
+const WAIT: Duration = Duration::from_secs(20);
+
+struct Env {
+    _tmp: tempfile::TempDir,
+    base: PathBuf,
+    ws: PathBuf,
+    sandbox: Sandbox,
+    mgr: Arc<ReviewManager>,
+    waiting: UnboundedReceiver<WaitingInfo>,
+}
+
+fn env(configure: impl FnOnce(&mut ReviewConfig)) -> Env {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(tmp.path()).unwrap();
+    let ws = base.join("ws");
+    fs::create_dir_all(&ws).unwrap();
+    fs::create_dir_all(base.join("sessions")).unwrap();
+    fs::create_dir_all(base.join("outside")).unwrap();
+    let (sandbox, _) = Sandbox::new([&ws]).unwrap();
+    let (tx, rx) = unbounded_channel();
+    let mut config = ReviewConfig {
+        review_command: None,
+        review_timeout: Duration::from_secs(60),
+        debounce: Duration::from_millis(50),
+        sessions_parent: Some(base.join("sessions")),
+        on_waiting: Some(Arc::new(move |info: &WaitingInfo| {
+            let _ = tx.send(info.clone());
+        })),
+        ..ReviewConfig::default()
+    };
+    configure(&mut config);
+    let mgr = Arc::new(ReviewManager::new(config).unwrap());
+    Env {
+        _tmp: tmp,
+        base,
+        ws,
+        sandbox,
+        mgr,
+        waiting: rx,
+    }
+}
+
+impl Env {
+    fn propose(&self, req: ProposeRequest) -> JoinHandle<Result<ReviewResponse, EditError>> {
+        let mgr = Arc::clone(&self.mgr);
+        let sb = self.sandbox.clone();
+        tokio::spawn(async move {
+            mgr.propose_and_review(&sb, req, std::future::pending())
+                .await
+        })
+    }
+
+    async fn propose_now(&self, req: ProposeRequest) -> Result<ReviewResponse, EditError> {
+        self.mgr
+            .propose_and_review(&self.sandbox, req, std::future::pending())
+            .await
+    }
+
+    async fn next_waiting(&mut self) -> WaitingInfo {
+        tokio::time::timeout(WAIT, self.waiting.recv())
+            .await
+            .expect("no review started waiting")
+            .expect("hook channel closed")
+    }
+
+    async fn commit_review(&self, session: &str, original: &str) -> Result<String, EditError> {
+        self.mgr
+            .commit_review(&self.sandbox, session, original)
+            .await
+    }
+
+    fn read(&self, rel: &str) -> String {
+        fs::read_to_string(self.ws.join(rel)).unwrap()
+    }
+
+    fn session_dirs(&self) -> usize {
+        fs::read_dir(self.mgr.sessions_dir()).unwrap().count()
+    }
+}
+
+async fn finish(
+    task: JoinHandle<Result<ReviewResponse, EditError>>,
+) -> Result<ReviewResponse, EditError> {
+    tokio::time::timeout(WAIT, task)
+        .await
+        .expect("the proposal did not finish")
+        .expect("the proposal task panicked")
+}
+
+/// Saves like most editors: a new file renamed over the old one.
+fn human_save(future: &Path, content: impl AsRef<[u8]>) {
+    let tmp = future.with_extension("editor-swap");
+    fs::write(&tmp, content).unwrap();
+    fs::rename(&tmp, future).unwrap();
+}
+
+/// Approves: saves the proposal unchanged.
+fn human_approve(info: &WaitingInfo) {
+    let content = fs::read(&info.future).unwrap();
+    human_save(&info.future, content);
+}
+
+fn json(resp: &ReviewResponse) -> Value {
+    serde_json::from_str(&resp.to_json()).unwrap()
+}
+
+/// The top-level keys of a pretty-printed JSON object, in order.
+fn keys(pretty: &str) -> Vec<String> {
+    pretty
+        .lines()
+        .filter_map(|l| l.strip_prefix("  \""))
+        .filter_map(|l| l.split('"').next().map(str::to_string))
+        .collect()
+}
+
+fn err_json(e: &EditError) -> Value {
+    serde_json::from_str(&e.to_string()).unwrap_or_else(|_| panic!("not JSON: {e}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approve_unchanged_commits() {
+    let mut e = env(|_| {});
+    fs::write(e.ws.join("t.py"), "a\nb\nc\n").unwrap();
+    let task = e.propose(ProposeRequest::single("t.py", "b", "B"));
+    let info = e.next_waiting().await;
+    assert_eq!(info.path, "t.py");
+    assert_eq!(info.launch, LaunchOutcome::Disabled);
+    assert_eq!(fs::read_to_string(&info.current).unwrap(), "a\nb\nc\n");
+    assert_eq!(fs::read_to_string(&info.future).unwrap(), "a\nB\nc\n");
+    assert!(info.future.ends_with("future_t.py"));
+    // Private session directory.
+    let dir = info.future.parent().unwrap();
+    assert_eq!(fs::metadata(dir).unwrap().mode() & 0o777, 0o700);
+    assert_eq!(
+        fs::metadata(e.mgr.sessions_dir()).unwrap().mode() & 0o777,
+        0o700
+    );
+    // Nothing written while waiting.
+    assert_eq!(e.read("t.py"), "a\nb\nc\n");
+    human_approve(&info);
+    let resp = finish(task).await.unwrap();
+    assert_eq!(resp.user_action, UserAction::Committed);
+    assert_eq!(
+        resp.message,
+        "Changes committed to 't.py'. No further action needed."
+    );
+    let v = json(&resp);
+    assert_eq!(keys(&resp.to_json()), ["user_action", "message"]);
+    assert_eq!(v["user_action"], "COMMITTED");
+    assert_eq!(e.read("t.py"), "a\nB\nc\n");
+    assert!(!dir.exists());
+    assert_eq!(e.mgr.open_sessions(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn edited_proposal_is_a_review_then_continues() {
+    let mut e = env(|_| {});
+    fs::write(e.ws.join("t.py"), "a\nb\nc\n").unwrap();
+    let task = e.propose(ProposeRequest::single("t.py", "b", "B"));
+    let info = e.next_waiting().await;
+    // In-place save (same inode) of an edited version.
+    fs::write(&info.future, "a\nBee\nc\n").unwrap();
+    let resp = finish(task).await.unwrap();
+    assert_eq!(resp.user_action, UserAction::Review);
+    let sp = resp.session_path.clone().unwrap();
+    assert_eq!(sp, info.session_path);
+    assert!(resp.message.starts_with(
+        "User provided feedback. A diff is included. Propose a new edit against the updated content."
+    ));
+    assert_eq!(
+        resp.user_feedback_diff.as_deref(),
+        Some(
+            "--- a/future_t.py (agent proposal)\n+++ b/future_t.py (user feedback)\n@@ -1,3 +1,3 @@\n a\n-B\n+Bee\n c\n"
+        )
+    );
+    assert_eq!(
+        keys(&resp.to_json()),
+        [
+            "session_path",
+            "user_action",
+            "message",
+            "user_feedback_diff"
+        ]
+    );
+    assert_eq!(e.read("t.py"), "a\nb\nc\n");
+    assert_eq!(fs::read_to_string(&info.current).unwrap(), "a\nBee\nc\n");
+
+    // Continue against the user's version.
+    let task = e.propose(ProposeRequest::single("t.py", "Bee", "BEE").in_session(&sp));
+    let info2 = e.next_waiting().await;
+    assert_eq!(info2.session_path, sp);
+    assert_eq!(fs::read_to_string(&info2.current).unwrap(), "a\nBee\nc\n");
+    assert_eq!(fs::read_to_string(&info2.future).unwrap(), "a\nBEE\nc\n");
+    human_approve(&info2);
+    let resp = finish(task).await.unwrap();
+    assert_eq!(resp.user_action, UserAction::Committed);
+    assert_eq!(e.read("t.py"), "a\nBEE\nc\n");
+    // The session is gone.
+    let err = e.commit_review(&sp, "t.py").await.unwrap_err();
+    assert!(err.to_string().starts_with("Invalid session path"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commit_review_accepts_the_users_version() {
+    let mut e = env(|_| {});
+    fs::write(e.ws.join("t.py"), "a\nb\nc\n").unwrap();
+    let task = e.propose(ProposeRequest::single("t.py", "b", "B"));
+    let info = e.next_waiting().await;
+    human_save(&info.future, "a\nB!\nc\n");
+    let resp = finish(task).await.unwrap();
+    let sp = resp.session_path.unwrap();
+    // The wrong file is refused.
+    fs::write(e.ws.join("other.py"), "x").unwrap();
+    let err = e.commit_review(&sp, "other.py").await.unwrap_err();
+    assert!(
+        err.to_string().contains("is not the file of session"),
+        "{err}"
+    );
+    assert_eq!(e.read("other.py"), "x");
+    // The user keeps editing after the REVIEW; commit_review takes the latest save.
+    human_save(&info.future, "a\nB!!\nc\n");
+    let msg = e.commit_review(&sp, "t.py").await.unwrap();
+    assert_eq!(
+        msg,
+        "Successfully committed changes to 't.py' and cleaned up the review session."
+    );
+    assert_eq!(e.read("t.py"), "a\nB!!\nc\n");
+    assert_eq!(e.session_dirs(), 0);
+    let err = e.commit_review(&sp, "t.py").await.unwrap_err();
+    assert!(err.to_string().starts_with("Invalid session path"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batch_edits_and_sentinels() {
+    let mut e = env(|_| {});
+    fs::write(e.ws.join("b.txt"), "one\ntwo\nthree\n").unwrap();
+    let task = e.propose(ProposeRequest::batch(
+        "b.txt",
+        vec![
+            EditSpec::new("one", "1"),
+            EditSpec::new("three", "3"),
+            EditSpec::new("APPEND_TO_FILE", "four"),
+        ],
+    ));
+    let info = e.next_waiting().await;
+    assert_eq!(
+        fs::read_to_string(&info.future).unwrap(),
+        "1\ntwo\n3\nfour\n"
+    );
+    human_approve(&info);
+    assert_eq!(
+        finish(task).await.unwrap().user_action,
+        UserAction::Committed
+    );
+    assert_eq!(e.read("b.txt"), "1\ntwo\n3\nfour\n");
+
+    // New file (""), with missing parent directories.
+    let task = e.propose(ProposeRequest::single("sub/dir/new.txt", "", "hello\n"));
+    let info = e.next_waiting().await;
+    assert_eq!(fs::read_to_string(&info.current).unwrap(), "");
+    assert_eq!(fs::read_to_string(&info.future).unwrap(), "hello\n");
+    human_approve(&info);
+    let resp = finish(task).await.unwrap();
+    assert_eq!(
+        resp.message,
+        "Changes committed to 'sub/dir/new.txt'. No further action needed. Created missing parent directories: sub, sub/dir."
+    );
+    assert_eq!(e.read("sub/dir/new.txt"), "hello\n");
+
+    // OVERWRITE_FILE keeps the file's final newline.
+    let task = e.propose(ProposeRequest::single(
+        "b.txt",
+        "OVERWRITE_FILE",
+        "whole\nnew",
+    ));
+    let info = e.next_waiting().await;
+    assert_eq!(fs::read_to_string(&info.future).unwrap(), "whole\nnew\n");
+    human_approve(&info);
+    finish(task).await.unwrap();
+    assert_eq!(e.read("b.txt"), "whole\nnew\n");
+
+    // APPEND_TO_FILE on a file without a final newline starts a new line and keeps the style.
+    fs::write(e.ws.join("n.txt"), "abc").unwrap();
+    let task = e.propose(ProposeRequest::single("n.txt", "APPEND_TO_FILE", "def"));
+    let info = e.next_waiting().await;
+    assert_eq!(fs::read_to_string(&info.future).unwrap(), "abc\ndef");
+    human_approve(&info);
+    finish(task).await.unwrap();
+    assert_eq!(e.read("n.txt"), "abc\ndef");
+
+    // Blank match_text on an empty existing file replaces it.
+    fs::write(e.ws.join("empty.txt"), "").unwrap();
+    let task = e.propose(ProposeRequest::single("empty.txt", "  ", "filled"));
+    let info = e.next_waiting().await;
+    human_approve(&info);
+    finish(task).await.unwrap();
+    assert_eq!(e.read("empty.txt"), "filled");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn validation_errors_and_hint_payloads() {
+    let e = env(|_| {});
+    fs::write(
+        e.ws.join("existing_file.py"),
+        "def hello():\n    return 'world'\n",
+    )
+    .unwrap();
+    let p = |mt: &str, ns: &str| ProposeRequest::single("existing_file.py", mt, ns);
+
+    // Blank match_text on a non-empty file (plain message).
+    let err = e.propose_now(p("", "x")).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::InvalidRequest);
+    assert!(
+        err.to_string()
+            .starts_with("ERROR: match_text is empty but file has content.")
+    );
+    assert!(err.to_string().contains("OVERWRITE_FILE"));
+    let err = e.propose_now(p("   ", "x")).await.unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("match_text is empty but file has content")
+    );
+
+    // Too long, and its bypass.
+    let err = e.propose_now(p(&"x".repeat(2001), "y")).await.unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("ERROR: match_text is too long (over 2000 characters).")
+    );
+    assert!(err.to_string().contains("bypass_match_text_limit=True"));
+    let mut bypass = p(&"x".repeat(2500), "y");
+    bypass.bypass_match_text_limit = true;
+    let err = e.propose_now(bypass).await.unwrap_err();
+    assert!(err.message().contains("No match found"), "{err}");
+    let err = e
+        .propose_now(ProposeRequest::batch(
+            "existing_file.py",
+            vec![
+                EditSpec::new("def hello", "def hi"),
+                EditSpec::new("y".repeat(2001), "z"),
+            ],
+        ))
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("Edit 1: ERROR: match_text is too long"),
+        "{err}"
+    );
+
+    // No changes.
+    let err = e
+        .propose_now(p("return 'world'", "return 'world'"))
+        .await
+        .unwrap_err();
+    let v = err_json(&err);
+    assert_eq!(v["error_type"], "validation_error");
+    assert_eq!(
+        v["message"],
+        "Edit preparation failed: No changes to apply."
+    );
+
+    // Not found: JSON with a similar-block suggestion (relative path, sandbox-resolved).
+    let err = e
+        .propose_now(p("    return \"world\"", "x"))
+        .await
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.starts_with(
+            "{\n  \"error\": true,\n  \"error_type\": \"validation_error\",\n  \"message\": "
+        ),
+        "{text}"
+    );
+    let v = err_json(&err);
+    assert_eq!(
+        v["message"],
+        "Edit preparation failed: No match found for 'match_text'."
+    );
+    assert_eq!(v["line_count"], 3);
+    assert_eq!(v["suggestions"][0]["line_start"], 2);
+    assert_eq!(v["suggestions"][0]["line_end"], 2);
+    assert!(v["suggestions"][0]["similarity"].as_u64().unwrap() >= 80);
+    assert_eq!(v["suggestions"][0]["preview"], "    return 'world'");
+    assert!(v["preview_warning"].is_string());
+    assert_eq!(
+        v["recovery_steps"][0],
+        "1. Call read_files with path='existing_file.py', start_line=2, end_line=2"
+    );
+    assert_eq!(
+        keys(&text),
+        [
+            "error",
+            "error_type",
+            "message",
+            "line_count",
+            "suggestions",
+            "preview_warning",
+            "hint",
+            "recovery_steps"
+        ]
+    );
+
+    // Nothing similar: outline and grep keywords, never the file.
+    let err = e
+        .propose_now(p(
+            "class TotallyDifferentThing:\n    some_attribute_name = compute_everything()",
+            "x",
+        ))
+        .await
+        .unwrap_err();
+    let v = err_json(&err);
+    assert_eq!(v["outline"][0]["type"], "function");
+    assert_eq!(v["outline"][0]["name"], "hello");
+    assert_eq!(v["suggested_grep_keywords"][0], "TotallyDifferentThing");
+    assert!(v["hint"].as_str().unwrap().starts_with("No similar text found in 3-line file. Try grep_content with keywords: 'TotallyDifferentThing'"));
+    assert!(!err.to_string().contains("return 'world'"));
+
+    // Duplicates: occurrences, and expected_replacements.
+    fs::write(e.ws.join("dup.py"), "x = 1\ny = 2\nx = 1\n").unwrap();
+    let err = e
+        .propose_now(ProposeRequest::single("dup.py", "x = 1", "x = 3"))
+        .await
+        .unwrap_err();
+    let v = err_json(&err);
+    assert_eq!(
+        v["message"],
+        "Edit preparation failed: Expected 1 occurrences but found 2."
+    );
+    assert_eq!(v["occurrences"], serde_json::json!([1, 3]));
+    assert!(
+        v["hint"]
+            .as_str()
+            .unwrap()
+            .contains("expected_replacements=2")
+    );
+    let err = e
+        .propose_now(ProposeRequest::batch(
+            "dup.py",
+            vec![EditSpec::new("x = 1", "x = 3")],
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err_json(&err)["message"],
+        "Edit 0: Expected 1 occurrence but found 2. Provide more context in match_text to ensure uniqueness."
+    );
+    let err = e
+        .propose_now(ProposeRequest::batch(
+            "dup.py",
+            vec![
+                EditSpec::new("y = 2", "y = 3"),
+                EditSpec::new("zzz_missing", "q"),
+            ],
+        ))
+        .await
+        .unwrap_err();
+    let v = err_json(&err);
+    assert_eq!(v["message"], "Edit 1: No match found for 'match_text'.");
+    assert!(v["hint"].as_str().unwrap().ends_with(" (edit 1)"));
+
+    // Missing files.
+    let err = e
+        .propose_now(ProposeRequest::single("missing.py", "a", "b"))
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::FileNotFound);
+    assert_eq!(
+        err_json(&err)["message"],
+        "Edit preparation failed: File not found: missing.py"
+    );
+    let err = e
+        .propose_now(ProposeRequest::batch(
+            "missing.py",
+            vec![EditSpec::new("OVERWRITE_FILE", "b")],
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::FileNotFound);
+    let err = e
+        .propose_now(ProposeRequest::single("missing.py", "APPEND_TO_FILE", "b"))
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "File must exist for APPEND_TO_FILE.");
+    assert!(!e.ws.join("missing.py").exists());
+
+    // Outside the sandbox.
+    let err = e
+        .propose_now(ProposeRequest::single("../outside/x.txt", "", "b"))
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::AccessDenied);
+    assert!(!e.base.join("outside/x.txt").exists());
+
+    // A directory.
+    fs::create_dir(e.ws.join("adir")).unwrap();
+    let err = e
+        .propose_now(ProposeRequest::single("adir", "OVERWRITE_FILE", "b"))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("is a directory"), "{err}");
+
+    // No session was created by any of this.
+    assert_eq!(e.session_dirs(), 0);
+    assert_eq!(
+        e.read("existing_file.py"),
+        "def hello():\n    return 'world'\n"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn near_miss_recovery_is_applied_and_reported() {
+    let mut e = env(|_| {});
+    fs::write(
+        e.ws.join("q.md"),
+        "He said \u{201C}hi\u{201D} \u{2014} twice.\nEnd.\n",
+    )
+    .unwrap();
+    let task = e.propose(ProposeRequest::single(
+        "q.md",
+        "He said \"hi\" -- twice.",
+        "He said hello.",
+    ));
+    let info = e.next_waiting().await;
+    assert_eq!(
+        fs::read_to_string(&info.future).unwrap(),
+        "He said hello.\nEnd.\n"
+    );
+    human_approve(&info);
+    let resp = finish(task).await.unwrap();
+    assert_eq!(resp.user_action, UserAction::Committed);
+    assert!(resp.message.contains("typographic"), "{}", resp.message);
+    assert_eq!(e.read("q.md"), "He said hello.\nEnd.\n");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crlf_bom_final_newline_and_permissions_are_kept() {
+    let mut e = env(|_| {});
+    let path = e.ws.join("w.txt");
+    fs::write(&path, "\u{FEFF}line1\r\nline2\r\nline3").unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o754)).unwrap();
+    // The model works in LF.
+    let task = e.propose(ProposeRequest::single(
+        "w.txt",
+        "line1\nline2",
+        "line1\nLINE2\nextra",
+    ));
+    let info = e.next_waiting().await;
+    assert_eq!(
+        fs::read(&info.future).unwrap(),
+        "\u{FEFF}line1\r\nLINE2\r\nextra\r\nline3".as_bytes()
+    );
+    human_approve(&info);
+    finish(task).await.unwrap();
+    assert_eq!(
+        fs::read(&path).unwrap(),
+        "\u{FEFF}line1\r\nLINE2\r\nextra\r\nline3".as_bytes()
+    );
+    assert_eq!(fs::metadata(&path).unwrap().mode() & 0o777, 0o754);
+
+    // The human edits in an editor that writes LF: the diff is LF, the commit is CRLF again.
+    let task = e.propose(ProposeRequest::single("w.txt", "extra", "EXTRA"));
+    let info = e.next_waiting().await;
+    human_save(&info.future, "line1\nLINE2\nEXTRA!\nline3");
+    let resp = finish(task).await.unwrap();
+    assert_eq!(resp.user_action, UserAction::Review);
+    let diff = resp.user_feedback_diff.unwrap();
+    assert!(
+        !diff.contains('\r') && diff.contains("-EXTRA\n+EXTRA!\n"),
+        "{diff}"
+    );
+    e.commit_review(&resp.session_path.unwrap(), "w.txt")
+        .await
+        .unwrap();
+    assert_eq!(
+        fs::read(&path).unwrap(),
+        "\u{FEFF}line1\r\nLINE2\r\nEXTRA!\r\nline3".as_bytes()
+    );
+    assert_eq!(fs::metadata(&path).unwrap().mode() & 0o777, 0o754);
+
+    // An editor converting line endings only is still an approval.
+    fs::write(e.ws.join("c.txt"), "a\r\nb\r\n").unwrap();
+    let task = e.propose(ProposeRequest::single("c.txt", "b\n", "B\n"));
+    let info = e.next_waiting().await;
+    human_save(&info.future, "a\nB\n");
+    assert_eq!(
+        finish(task).await.unwrap().user_action,
+        UserAction::Committed
+    );
+    assert_eq!(e.read("c.txt"), "a\r\nB\r\n");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn conflict_leaves_both_versions() {
+    let mut e = env(|_| {});
+    fs::write(e.ws.join("t.py"), "a\nb\n").unwrap();
+    let task = e.propose(ProposeRequest::single("t.py", "b", "B"));
+    let info = e.next_waiting().await;
+    fs::write(e.ws.join("t.py"), "a\nb\nsomeone else\n").unwrap();
+    human_approve(&info);
+    let err = finish(task).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Conflict);
+    let v = err_json(&err);
+    assert_eq!(v["error_type"], "conflict");
+    assert_eq!(v["session_path"], info.session_path.as_str());
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("changed on disk after this proposal was made")
+    );
+    assert_eq!(e.read("t.py"), "a\nb\nsomeone else\n");
+    assert_eq!(fs::read_to_string(&info.future).unwrap(), "a\nB\n");
+    // commit_review refuses too; the session stays.
+    let err = e
+        .commit_review(&info.session_path, "t.py")
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Conflict);
+    assert_eq!(e.read("t.py"), "a\nb\nsomeone else\n");
+    assert!(info.future.exists());
+
+    // A new file that someone else creates meanwhile.
+    let task = e.propose(ProposeRequest::single("fresh.txt", "", "mine"));
+    let info = e.next_waiting().await;
+    fs::write(e.ws.join("fresh.txt"), "theirs").unwrap();
+    human_approve(&info);
+    assert_eq!(finish(task).await.unwrap_err().kind(), ErrorKind::Conflict);
+    assert_eq!(e.read("fresh.txt"), "theirs");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_path_abuse_is_refused_and_touches_nothing() {
+    let e = env(|c| c.review_timeout = Duration::from_millis(200));
+    fs::write(e.ws.join("t.py"), "a\nb\n").unwrap();
+    // A directory that looks like a session, outside the sessions directory.
+    let fake = e.base.join("outside/mcp_review_fake");
+    fs::create_dir_all(&fake).unwrap();
+    fs::write(fake.join("future_t.py"), "evil").unwrap();
+    fs::write(fake.join("current_t.py"), "evil").unwrap();
+
+    let resp = e
+        .propose_now(ProposeRequest::single("t.py", "b", "B"))
+        .await
+        .unwrap();
+    assert_eq!(resp.user_action, UserAction::Timeout);
+    let real = resp.session_path.unwrap();
+    let real_path = PathBuf::from(&real);
+
+    let candidates = vec![
+        fake.display().to_string(),
+        format!("{real}/../../outside/mcp_review_fake"),
+        format!("{real}/.."),
+        e.mgr.sessions_dir().display().to_string(),
+        e.ws.display().to_string(),
+        "relative/dir".to_string(),
+        format!("{}/ws", e.base.display()),
+        "/".to_string(),
+    ];
+    for sp in &candidates {
+        let err = e.commit_review(sp, "t.py").await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Session, "{sp}: {err}");
+        assert!(err.to_string().starts_with("Invalid session path"), "{err}");
+        let err = e
+            .propose_now(ProposeRequest::single("t.py", "b", "B").in_session(sp))
+            .await
+            .unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Session, "{sp}: {err}");
+    }
+    // Nothing was deleted or changed.
+    assert_eq!(
+        fs::read_to_string(fake.join("future_t.py")).unwrap(),
+        "evil"
+    );
+    assert_eq!(
+        fs::read_to_string(fake.join("current_t.py")).unwrap(),
+        "evil"
+    );
+    assert_eq!(e.read("t.py"), "a\nb\n");
+    assert!(real_path.is_dir());
+    assert!(e.ws.is_dir());
+
+    // A real session may not be used for another file.
+    fs::write(e.ws.join("u.py"), "b\n").unwrap();
+    let err = e
+        .propose_now(ProposeRequest::single("u.py", "b", "B").in_session(&real))
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("reviews 't.py', not 'u.py'"),
+        "{err}"
+    );
+    // The unreviewed proposal cannot be committed.
+    let err = e.commit_review(&real, "t.py").await.unwrap_err();
+    assert!(err.to_string().contains("has not been reviewed"), "{err}");
+    assert_eq!(e.read("t.py"), "a\nb\n");
+    // A trailing slash still names the session.
+    human_save(&real_path.join("future_t.py"), "a\nB\n");
+    e.commit_review(&format!("{real}/"), "t.py").await.unwrap();
+    assert_eq!(e.read("t.py"), "a\nB\n");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timeout_keeps_the_session_and_resumes() {
+    let e = env(|c| c.review_timeout = Duration::from_millis(200));
+    fs::write(e.ws.join("t.py"), "a\nb\n").unwrap();
+    let resp = e
+        .propose_now(ProposeRequest::single("t.py", "b", "B"))
+        .await
+        .unwrap();
+    assert_eq!(resp.user_action, UserAction::Timeout);
+    let sp = resp.session_path.clone().unwrap();
+    assert!(
+        resp.message
+            .starts_with("No review decision within 200 ms. 't.py' was not changed."),
+        "{}",
+        resp.message
+    );
+    assert!(resp.message.contains(&format!(
+        "commit_review(session_path='{sp}', original_path='t.py')"
+    )));
+    assert!(
+        resp.message
+            .contains("propose_and_review again with session_path")
+    );
+    assert_eq!(json(&resp)["user_action"], "TIMEOUT");
+    assert_eq!(e.read("t.py"), "a\nb\n");
+
+    // Repeating the edit in the session waits again (and times out again).
+    let resp = e
+        .propose_now(ProposeRequest::single("t.py", "b", "B").in_session(&sp))
+        .await
+        .unwrap();
+    assert_eq!(resp.user_action, UserAction::Timeout);
+
+    // The user edits after the call ended: the next call reports it instead of overwriting it.
+    let future = PathBuf::from(&sp).join("future_t.py");
+    fs::write(&future, "a\nB and more\n").unwrap();
+    let resp = e
+        .propose_now(ProposeRequest::single("t.py", "b", "X").in_session(&sp))
+        .await
+        .unwrap();
+    assert_eq!(resp.user_action, UserAction::Review);
+    assert!(resp.message.contains("NOT applied"), "{}", resp.message);
+    assert!(resp.user_feedback_diff.unwrap().contains("+B and more"));
+    assert_eq!(fs::read_to_string(&future).unwrap(), "a\nB and more\n");
+
+    // The user approves a later proposal after the call timed out: the next call commits it.
+    let resp = e
+        .propose_now(ProposeRequest::single("t.py", "B and more", "B2").in_session(&sp))
+        .await
+        .unwrap();
+    assert_eq!(resp.user_action, UserAction::Timeout);
+    human_save(&future, fs::read(&future).unwrap());
+    let resp = e
+        .propose_now(ProposeRequest::single("t.py", "B2", "B3").in_session(&sp))
+        .await
+        .unwrap();
+    assert_eq!(resp.user_action, UserAction::Committed);
+    assert!(
+        resp.message.contains("approved your previous proposal"),
+        "{}",
+        resp.message
+    );
+    assert_eq!(e.read("t.py"), "a\nB2\n");
+    assert_eq!(e.mgr.open_sessions(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancellation_and_dropped_calls() {
+    let mut e = env(|_| {});
+    fs::write(e.ws.join("t.py"), "a\nb\n").unwrap();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let mgr = Arc::clone(&e.mgr);
+    let sb = e.sandbox.clone();
+    let task = tokio::spawn(async move {
+        mgr.propose_and_review(&sb, ProposeRequest::single("t.py", "b", "B"), async {
+            let _ = rx.await;
+        })
+        .await
+    });
+    let info = e.next_waiting().await;
+    tx.send(()).unwrap();
+    let resp = finish(task).await.unwrap();
+    assert_eq!(resp.user_action, UserAction::Cancelled);
+    assert_eq!(
+        resp.session_path.as_deref(),
+        Some(info.session_path.as_str())
+    );
+    assert!(
+        resp.message
+            .starts_with("The review was cancelled. 't.py' was not changed.")
+    );
+    assert_eq!(json(&resp)["user_action"], "CANCELLED");
+    assert_eq!(e.read("t.py"), "a\nb\n");
+
+    // While a call waits, the session is busy.
+    let task = e.propose(ProposeRequest::single("t.py", "b", "B").in_session(&info.session_path));
+    e.next_waiting().await;
+    let err = e
+        .commit_review(&info.session_path, "t.py")
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("in use by another call"), "{err}");
+    // Dropping the call (the client went away) frees the session again.
+    task.abort();
+    let _ = task.await;
+    let task = e.propose(ProposeRequest::single("t.py", "b", "B").in_session(&info.session_path));
+    let info2 = e.next_waiting().await;
+    human_approve(&info2);
+    assert_eq!(
+        finish(task).await.unwrap().user_action,
+        UserAction::Committed
+    );
+    assert_eq!(e.read("t.py"), "a\nB\n");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_reviews_wait_at_once() {
+    let mut e = env(|_| {});
+    fs::write(e.ws.join("one.txt"), "1\n").unwrap();
+    fs::write(e.ws.join("two.txt"), "2\n").unwrap();
+    let t1 = e.propose(ProposeRequest::single("one.txt", "1", "one"));
+    let t2 = e.propose(ProposeRequest::single("two.txt", "2", "two"));
+    let a = e.next_waiting().await;
+    let b = e.next_waiting().await;
+    let (one, two) = if a.path == "one.txt" { (a, b) } else { (b, a) };
+    assert_ne!(one.session_path, two.session_path);
+    human_save(&two.future, "TWO\n");
+    human_approve(&one);
+    let r1 = finish(t1).await.unwrap();
+    let r2 = finish(t2).await.unwrap();
+    assert_eq!(r1.user_action, UserAction::Committed);
+    assert_eq!(r2.user_action, UserAction::Review);
+    assert_eq!(e.read("one.txt"), "one\n");
+    assert_eq!(e.read("two.txt"), "2\n");
+    assert_eq!(e.mgr.open_sessions(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auto_approve_commits_at_once() {
+    let e = env(|c| c.auto_approve = true);
+    fs::write(e.ws.join("t.py"), "a\nb\n").unwrap();
+    let resp = e
+        .propose_now(ProposeRequest::single("t.py", "b", "B"))
+        .await
+        .unwrap();
+    assert_eq!(resp.user_action, UserAction::Committed);
+    assert!(resp.message.contains("without human review"));
+    assert_eq!(
+        resp.diff.as_deref(),
+        Some("--- a/t.py\n+++ b/t.py\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n")
+    );
+    assert_eq!(keys(&resp.to_json()), ["user_action", "message", "diff"]);
+    assert_eq!(e.read("t.py"), "a\nB\n");
+    assert_eq!(e.session_dirs(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn missing_editor_explains_how_to_open_by_hand() {
+    let mut e = env(|c| {
+        c.review_timeout = Duration::from_millis(200);
+        c.review_command = Some(vec![
+            "fs-mcp-no-such-editor-xyz".into(),
+            "--diff".into(),
+            "{current}".into(),
+            "{future}".into(),
+        ]);
+    });
+    fs::write(e.ws.join("t.py"), "a\nb\n").unwrap();
+    let resp = e
+        .propose_now(ProposeRequest::single("t.py", "b", "B"))
+        .await
+        .unwrap();
+    let info = e.next_waiting().await;
+    assert_eq!(
+        info.launch,
+        LaunchOutcome::NotFound {
+            program: "fs-mcp-no-such-editor-xyz".into()
+        }
+    );
+    assert_eq!(resp.user_action, UserAction::Timeout);
+    let m = &resp.message;
+    assert!(
+        m.contains("'fs-mcp-no-such-editor-xyz' is not installed"),
+        "{m}"
+    );
+    assert!(
+        m.contains(&format!(
+            "code --diff '{}' '{}'",
+            info.current.display(),
+            info.future.display()
+        )),
+        "{m}"
+    );
+    assert!(
+        m.contains("Saving the proposal file unchanged approves it"),
+        "{m}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn editor_is_started_without_a_shell() {
+    let mut e = env(|c| {
+        c.review_timeout = Duration::from_millis(300);
+        c.review_command = Some(vec!["true".into(), "{current}".into(), "{future}".into()]);
+    });
+    fs::write(e.ws.join("t.py"), "a\nb\n").unwrap();
+    let resp = e
+        .propose_now(ProposeRequest::single("t.py", "b", "B"))
+        .await
+        .unwrap();
+    let info = e.next_waiting().await;
+    assert_eq!(
+        info.launch,
+        LaunchOutcome::Launched {
+            program: "true".into()
+        }
+    );
+    assert!(!resp.message.contains("not installed") && !resp.message.contains("by hand"));
+
+    // A file name full of shell syntax reaches the program as one literal argument.
+    let evil = "a$(touch pwned);b `touch pwned2` 'q'.txt";
+    fs::write(e.ws.join(evil), "x\n").unwrap();
+    let copy = e.base.join("copied.txt");
+    let mut e2 = env(|c| {
+        c.review_timeout = Duration::from_secs(30);
+        c.review_command = Some(vec![
+            "cp".into(),
+            "{future}".into(),
+            copy.display().to_string(),
+        ]);
+    });
+    fs::write(e2.ws.join(evil), "x\n").unwrap();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let mgr = Arc::clone(&e2.mgr);
+    let sb = e2.sandbox.clone();
+    let task = tokio::spawn(async move {
+        mgr.propose_and_review(&sb, ProposeRequest::single(evil, "x", "y"), async {
+            let _ = rx.await;
+        })
+        .await
+    });
+    let info = e2.next_waiting().await;
+    assert!(
+        info.future
+            .to_string_lossy()
+            .ends_with(&format!("future_{evil}"))
+    );
+    let mut copied = None;
+    for _ in 0..200 {
+        if let Ok(c) = fs::read_to_string(&copy) {
+            copied = Some(c);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(copied.as_deref(), Some("y\n"));
+    tx.send(()).unwrap();
+    assert_eq!(
+        finish(task).await.unwrap().user_action,
+        UserAction::Cancelled
+    );
+    for dir in [
+        &e.base,
+        &e.ws,
+        &e2.base,
+        &e2.ws,
+        &std::env::current_dir().unwrap(),
+    ] {
+        assert!(!dir.join("pwned").exists() && !dir.join("pwned2").exists());
+    }
+    e2.waiting.close();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_the_manager_removes_the_sessions() {
+    let e = env(|c| c.review_timeout = Duration::from_millis(100));
+    fs::write(e.ws.join("t.py"), "a\nb\n").unwrap();
+    let resp = e
+        .propose_now(ProposeRequest::single("t.py", "b", "B"))
+        .await
+        .unwrap();
+    assert_eq!(resp.user_action, UserAction::Timeout);
+    let root = e.mgr.sessions_dir().to_path_buf();
+    assert!(root.is_dir());
+    let Env { mgr, ws, .. } = e;
+    drop(mgr);
+    assert!(!root.exists());
+    assert_eq!(fs::read_to_string(ws.join("t.py")).unwrap(), "a\nb\n");
+}
+
+#[test]
+fn futures_are_send() {
+    fn assert_send<T: Send>(_: &T) {}
+    let tmp = tempfile::tempdir().unwrap();
+    let (sb, _) = Sandbox::new([tmp.path()]).unwrap();
+    let mgr = ReviewManager::new(ReviewConfig {
+        sessions_parent: Some(tmp.path().to_path_buf()),
+        ..ReviewConfig::default()
+    })
+    .unwrap();
+    let f = mgr.propose_and_review(
+        &sb,
+        ProposeRequest::single("a", "", "b"),
+        std::future::pending(),
+    );
+    assert_send(&f);
+    let g = mgr.commit_review(&sb, "/x", "a");
+    assert_send(&g);
+    fn assert_sync<T: Send + Sync>() {}
+    assert_sync::<ReviewManager>();
+}
