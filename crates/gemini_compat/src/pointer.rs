@@ -1,0 +1,102 @@
+//! JSON Pointer (RFC 6901) helpers and local `$ref` parsing.
+
+use serde_json::Value;
+
+/// Escape one reference token (`~` → `~0`, `/` → `~1`).
+pub(crate) fn escape(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// Unescape one reference token (`~1` → `/`, then `~0` → `~`).
+pub(crate) fn unescape(token: &str) -> String {
+    token.replace("~1", "/").replace("~0", "~")
+}
+
+/// `base` + `/token` with the token escaped.
+pub(crate) fn child(base: &str, token: &str) -> String {
+    let mut s = String::with_capacity(base.len() + token.len() + 1);
+    s.push_str(base);
+    s.push('/');
+    s.push_str(&escape(token));
+    s
+}
+
+/// `base` + `/key/index`.
+pub(crate) fn child2(base: &str, key: &str, index: usize) -> String {
+    format!("{}/{}", child(base, key), index)
+}
+
+/// The JSON Pointer a `$ref` designates inside the same document, or `None` when the
+/// reference is not local (another document, or a plain-name anchor such as `#foo`).
+/// The URI fragment is percent-decoded first, so `#/$defs/A%20B` designates `/$defs/A B`.
+pub(crate) fn local_pointer(reference: &str) -> Option<String> {
+    let fragment = reference.strip_prefix('#')?;
+    let decoded = percent_decode(fragment)?;
+    if decoded.is_empty() || decoded.starts_with('/') {
+        Some(decoded)
+    } else {
+        None
+    }
+}
+
+fn percent_decode(s: &str) -> Option<String> {
+    if !s.contains('%') {
+        return Some(s.to_string());
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
+            .and_then(|h| std::str::from_utf8(h).ok());
+        if let (b'%', Some(Ok(decoded))) = (b, hex.map(|h| u8::from_str_radix(h, 16))) {
+            out.push(decoded);
+            i += 3;
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Resolve a JSON Pointer against `root`.
+pub(crate) fn resolve<'a>(root: &'a Value, pointer: &str) -> Option<&'a Value> {
+    if pointer.is_empty() {
+        return Some(root);
+    }
+    let mut current = root;
+    for raw in pointer.strip_prefix('/')?.split('/') {
+        let token = unescape(raw);
+        current = match current {
+            Value::Object(map) => map.get(&token)?,
+            Value::Array(items) => {
+                if token.len() > 1 && token.starts_with('0') {
+                    return None;
+                }
+                items.get(token.parse::<usize>().ok()?)?
+            }
+            _ => return None,
+        };
+    }
+    Some(current)
+}
+
+/// The last reference token of a pointer, unescaped (`/$defs/Tree` → `Tree`).
+pub(crate) fn last_token(pointer: &str) -> Option<String> {
+    let (_, last) = pointer.rsplit_once('/')?;
+    if last.is_empty() {
+        None
+    } else {
+        Some(unescape(last))
+    }
+}
+
+/// Whether `prefix` designates `pointer` or one of its ancestors.
+pub(crate) fn is_prefix(prefix: &str, pointer: &str) -> bool {
+    pointer == prefix
+        || (pointer.starts_with(prefix) && pointer.as_bytes().get(prefix.len()) == Some(&b'/'))
+}

@@ -1,0 +1,186 @@
+//! Round trips: raw schema → transform → arguments a client sends for the transformed
+//! schema → coerce_arguments → arguments that validate against the raw schema.
+
+mod common;
+
+use common::validates;
+use gemini_compat::{coerce_arguments, transform};
+use serde_json::{Value, json};
+
+fn round_trip(raw: &Value, client: Value, expected: Value) {
+    let transformed = transform(raw).schema;
+    assert!(
+        validates(&transformed, &client),
+        "client args {client} do not fit {transformed:#}"
+    );
+    assert!(
+        !validates(raw, &client) || client == expected,
+        "test should exercise a rewrite"
+    );
+    let coerced = coerce_arguments(raw, client);
+    assert_eq!(coerced, expected);
+    assert!(
+        validates(raw, &coerced),
+        "coerced args {coerced} do not fit the raw schema"
+    );
+}
+
+fn obj(props: Value, required: &[&str]) -> Value {
+    json!({"type": "object", "properties": props, "required": required})
+}
+
+#[test]
+fn integer_and_number_enums_come_back_as_numbers() {
+    let raw = obj(
+        json!({"level": {"type": "integer", "enum": [1, 2, 3]},
+                         "ratio": {"type": "number", "enum": [0.5, 1.5]}}),
+        &["level"],
+    );
+    round_trip(
+        &raw,
+        json!({"level": "2", "ratio": "1.5"}),
+        json!({"level": 2, "ratio": 1.5}),
+    );
+}
+
+#[test]
+fn mixed_and_boolean_enum_members() {
+    let raw = obj(
+        json!({"v": {"enum": ["a", 1, null]}, "w": {"enum": ["auto", true, false]}}),
+        &["v"],
+    );
+    round_trip(
+        &raw,
+        json!({"v": "1", "w": "true"}),
+        json!({"v": 1, "w": true}),
+    );
+    round_trip(
+        &raw,
+        json!({"v": "a", "w": "auto"}),
+        json!({"v": "a", "w": "auto"}),
+    );
+}
+
+#[test]
+fn integer_consts_and_documented_integer_variants() {
+    let raw = obj(
+        json!({
+            "version": {"const": 3},
+            "mode": {"oneOf": [{"const": 1, "description": "one"}, {"const": 2, "description": "two"}]}
+        }),
+        &["version", "mode"],
+    );
+    round_trip(
+        &raw,
+        json!({"version": "3", "mode": "2"}),
+        json!({"version": 3, "mode": 2}),
+    );
+}
+
+#[test]
+fn follows_refs_into_nested_arrays_and_optional_models() {
+    let raw = json!({
+        "type": "object",
+        "properties": {
+            "edits": {"type": "array", "items": {"$ref": "#/$defs/Edit"}},
+            "level": {"anyOf": [{"$ref": "#/$defs/Level"}, {"type": "null"}], "default": null}
+        },
+        "required": ["edits"],
+        "$defs": {
+            "Edit": {"type": "object", "properties": {"text": {"type": "string"}, "mode": {"$ref": "#/$defs/Level"}},
+                     "required": ["text", "mode"]},
+            "Level": {"type": "integer", "enum": [0, 1, 2]}
+        }
+    });
+    round_trip(
+        &raw,
+        json!({"edits": [{"text": "x", "mode": "1"}, {"text": "y", "mode": "0"}], "level": "2"}),
+        json!({"edits": [{"text": "x", "mode": 1}, {"text": "y", "mode": 0}], "level": 2}),
+    );
+}
+
+#[test]
+fn discriminated_union_picks_the_matching_branch() {
+    let raw = obj(
+        json!({"sel": {"oneOf": [
+            {"type": "object", "properties": {"kind": {"const": "a"}, "n": {"type": "string"}}, "required": ["kind", "n"]},
+            {"type": "object", "properties": {"kind": {"const": "b"}, "n": {"type": "integer", "enum": [1, 2]}}, "required": ["kind", "n"]}
+        ]}}),
+        &["sel"],
+    );
+    round_trip(
+        &raw,
+        json!({"sel": {"kind": "b", "n": "2"}}),
+        json!({"sel": {"kind": "b", "n": 2}}),
+    );
+    round_trip(
+        &raw,
+        json!({"sel": {"kind": "a", "n": "2"}}),
+        json!({"sel": {"kind": "a", "n": "2"}}),
+    );
+}
+
+#[test]
+fn map_values_and_tuples() {
+    let raw = obj(
+        json!({
+            "weights": {"type": "object", "additionalProperties": {"type": "integer", "enum": [1, 2]}},
+            "span": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "integer"}], "minItems": 2, "maxItems": 2},
+            "tagged": {"type": "array", "prefixItems": [{"type": "integer", "enum": [7, 8]}, {"type": "string"}]}
+        }),
+        &[],
+    );
+    round_trip(
+        &raw,
+        json!({"weights": {"a": "1", "b": "2"}, "span": [3, 4], "tagged": ["8", "x"]}),
+        json!({"weights": {"a": 1, "b": 2}, "span": [3, 4], "tagged": [8, "x"]}),
+    );
+}
+
+#[test]
+fn explicit_null_is_removed_where_the_raw_schema_refuses_it() {
+    let raw = obj(
+        json!({
+            "dry_run": {"type": "boolean", "default": false},
+            "offset": {"type": ["integer", "null"]},
+            "anything": {}
+        }),
+        &[],
+    );
+    let coerced = coerce_arguments(
+        &raw,
+        json!({"dry_run": null, "offset": null, "anything": null}),
+    );
+    assert_eq!(coerced, json!({"offset": null, "anything": null}));
+    assert!(validates(&raw, &coerced));
+}
+
+#[test]
+fn empty_string_enum_member_is_restored_when_omitted() {
+    let raw = obj(
+        json!({"enc": {"type": "string", "enum": ["", "utf-8"]}}),
+        &["enc"],
+    );
+    round_trip(&raw, json!({}), json!({"enc": ""}));
+    round_trip(&raw, json!({"enc": "utf-8"}), json!({"enc": "utf-8"}));
+}
+
+#[test]
+fn strings_that_are_valid_stay_strings_and_unknowns_pass_through() {
+    let raw = obj(
+        json!({"id": {"anyOf": [{"type": "string"}, {"type": "integer"}]}, "flag": {"const": true}}),
+        &[],
+    );
+    round_trip(
+        &raw,
+        json!({"id": "5", "flag": true}),
+        json!({"id": "5", "flag": true}),
+    );
+    let args = json!({"extra": {"deep": ["1", null]}, "id": 3});
+    assert_eq!(coerce_arguments(&raw, args.clone()), args);
+    assert_eq!(coerce_arguments(&json!(true), json!("x")), json!("x"));
+    assert_eq!(
+        coerce_arguments(&json!({"$ref": "#/nowhere"}), json!({"a": null})),
+        json!({"a": null})
+    );
+}
