@@ -7,7 +7,8 @@
 //!   and runs each client's own `mcp list`, which must show the server connected.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 
@@ -201,6 +202,25 @@ fn verify() -> anyhow::Result<()> {
     } else {
         bail!("not connected: {}", failures.join(", "))
     }
+}
+
+/// Runs a client with no stdin (some wait on a terminal otherwise) and kills it if it hangs.
+fn output_within(command: &mut Command, limit: Duration) -> anyhow::Result<Output> {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let deadline = Instant::now() + limit;
+    while child.try_wait()?.is_none() {
+        if Instant::now() > deadline {
+            eprintln!("xtask: still running after {limit:?}; stopping it");
+            let _ = child.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Ok(child.wait_with_output()?)
 }
 
 fn tempfile_dir(prefix: &str) -> anyhow::Result<PathBuf> {
