@@ -74,6 +74,10 @@ pub struct ServeArgs {
     #[arg(long)]
     pub auto_approve: bool,
 
+    /// Memory cap of one query_json/query_yaml evaluation, in MiB (it runs in its own process).
+    #[arg(long, value_name = "MIB", default_value_t = 4096)]
+    pub query_memory_mb: u64,
+
     /// Log level for stderr (error, warn, info, debug, trace); RUST_LOG takes precedence.
     /// Default: info for this server, warn for its libraries.
     #[arg(long, value_name = "LEVEL")]

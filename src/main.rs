@@ -10,6 +10,10 @@ use rmcp::ServiceExt;
 use tracing_subscriber::EnvFilter;
 
 fn main() -> ExitCode {
+    // A query worker evaluates one jq query and exits: before the CLI, the runtime or any output.
+    if std::env::args().nth(1).as_deref() == Some(fs_mcp_rs::tools::query::WORKER_SUBCOMMAND) {
+        return ExitCode::from(u8::try_from(fs_mcp_query::worker_main()).unwrap_or(1));
+    }
     let cli = Cli::parse();
     if let Some(command) = cli.command {
         return match command {
@@ -82,6 +86,7 @@ async fn run(cli: ServeArgs) -> anyhow::Result<()> {
         tier,
         dirs_from_cli: !cli.dirs.is_empty(),
         review,
+        query_memory_limit: cli.query_memory_mb.max(16).saturating_mul(1024 * 1024),
     };
     let server = FsServer::new(sandbox, options)
         .map_err(|e| anyhow::anyhow!("cannot create the review session directory: {e}"))?;

@@ -27,12 +27,25 @@ pub enum Tier {
 }
 
 /// How a server is set up: its tier, where its directories came from, how reviews run.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct ServerOptions {
     pub tier: Tier,
     /// The allowed directories were given on the command line, so client roots never replace them.
     pub dirs_from_cli: bool,
     pub review: fs_mcp_edit::ReviewConfig,
+    /// Memory cap of one query evaluation, in bytes.
+    pub query_memory_limit: u64,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            tier: Tier::Core,
+            dirs_from_cli: false,
+            review: fs_mcp_edit::ReviewConfig::default(),
+            query_memory_limit: fs_mcp_query::DEFAULT_MEMORY_LIMIT_BYTES,
+        }
+    }
 }
 
 /// Tools exposed only with `--all`.
@@ -62,6 +75,7 @@ struct Inner {
     tool_router: ToolRouter<FsServer>,
     /// Review sessions of every client, in one private directory this process owns.
     reviews: Arc<fs_mcp_edit::ReviewManager>,
+    query_memory_limit: u64,
     /// Untransformed input schemas by tool name: what the typed parameters really expect.
     raw_input_schemas: HashMap<String, Value>,
 }
@@ -83,6 +97,7 @@ impl FsServer {
                 dirs_from_cli: options.dirs_from_cli,
                 tool_router,
                 reviews,
+                query_memory_limit: options.query_memory_limit,
                 raw_input_schemas,
             }),
         })
@@ -109,6 +124,11 @@ impl FsServer {
         Arc::clone(&self.inner.reviews)
     }
 
+    /// Memory cap of one query evaluation, in bytes.
+    pub fn query_memory_limit(&self) -> u64 {
+        self.inner.query_memory_limit
+    }
+
     fn router(&self) -> &ToolRouter<FsServer> {
         &self.inner.tool_router
     }
@@ -120,7 +140,7 @@ impl FsServer {
 
     /// All tools: the router is the sum of one router per tool group.
     fn full_router() -> ToolRouter<FsServer> {
-        Self::read_tools() + Self::search_tools() + Self::edit_tools()
+        Self::read_tools() + Self::search_tools() + Self::query_tools() + Self::edit_tools()
     }
 }
 

@@ -1,6 +1,7 @@
 //! One module per tool group; each defines a `#[tool_router]` impl block on `FsServer`.
 
 pub mod edit;
+pub mod query;
 pub mod read;
 pub mod search;
 

@@ -43,6 +43,7 @@ Large JSON/YAML files are refused whole: query them with query_json/query_yaml (
         let sandbox = self.sandbox();
         let options = fs_mcp_read::ReadOptions {
             large_file_passthrough: params.large_file_passthrough,
+            example_queries: Some(crate::tools::query::example_queries),
             ..Default::default()
         };
         let requests: Vec<fs_mcp_read::ReadRequest> =

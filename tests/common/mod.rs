@@ -205,6 +205,11 @@ impl StdioClient {
         text_of(&result)
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Closes stdin and waits for the process to exit.
     pub fn finish(mut self) -> std::process::ExitStatus {
         drop(self.stdin.take());

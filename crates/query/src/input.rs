@@ -1,0 +1,248 @@
+//! Reading the queried file: JSON with jaq's reader, YAML with serde-saphyr.
+
+use crate::engine::InputIter;
+use crate::errors::{QueryError, line_col, shorten};
+use jaq_json::{Map, Val};
+use serde_saphyr::{Budget, DuplicateKeyPolicy, NonFiniteFloatPolicy, Options};
+
+/// How much of the file start is checked for NUL bytes.
+const SNIFF_BYTES: usize = 8192;
+
+fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
+/// Refuse binary and UTF-16/32 files with a clear message.
+fn check_text(bytes: &[u8], what: &str) -> Result<(), QueryError> {
+    if bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF") {
+        return Err(QueryError::Input(format!(
+            "The file is UTF-16 encoded; only UTF-8 {what} can be queried."
+        )));
+    }
+    let head = &bytes[..bytes.len().min(SNIFF_BYTES)];
+    if head.contains(&0) {
+        return Err(QueryError::Input(format!(
+            "The file is binary (it contains NUL bytes), not {what}."
+        )));
+    }
+    Ok(())
+}
+
+/// The values of a JSON file (several top-level values, as in JSON Lines, are
+/// several inputs). The first value is parsed eagerly so that a file that is
+/// not JSON at all fails with a clear error; later parse errors end the input
+/// stream with a message.
+pub(crate) fn json_inputs(bytes: &[u8]) -> Result<InputIter<'_>, QueryError> {
+    check_text(bytes, "JSON")?;
+    let body = strip_bom(bytes);
+    check_depth(body)?;
+    let mut values = jaq_json::read::parse_many(body);
+    let first = match values.next() {
+        None => return Ok(Box::new(std::iter::empty())),
+        Some(Ok(v)) => v,
+        Some(Err(e)) => {
+            let (msg, line, col) = json_error_parts(body, &e);
+            let mut text =
+                format!("The file is not valid JSON: {msg} at line {line}, column {col}.");
+            if looks_like_yaml(body) {
+                text.push_str(" It looks like YAML: use query_yaml instead.");
+            }
+            return Err(QueryError::Input(text));
+        }
+    };
+    let mut index = 1;
+    let rest = values.map(move |r| {
+        index += 1;
+        r.map_err(|e| {
+            let (msg, line, col) = json_error_parts(body, &e);
+            format!("invalid JSON in value {index} of the file: {msg} at line {line}, column {col}")
+        })
+    });
+    Ok(Box::new(std::iter::once(Ok(first)).chain(rest)))
+}
+
+/// jq refuses JSON nested deeper than this; so do we, before the recursive
+/// parser could exhaust the stack.
+const MAX_JSON_DEPTH: usize = 10_000;
+
+fn check_depth(body: &[u8]) -> Result<(), QueryError> {
+    let (mut depth, mut in_str, mut escaped) = (0usize, false, false);
+    for (i, &b) in body.iter().enumerate() {
+        if in_str {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_str = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_JSON_DEPTH {
+                    let (line, col) = line_col(body, i);
+                    return Err(QueryError::Input(format!(
+                        "The file nests arrays/objects more than {MAX_JSON_DEPTH} levels deep \
+                         (at line {line}, column {col}); it cannot be queried."
+                    )));
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Message, line and column of a jaq JSON reader error (its text is
+/// `byte offset N: message`).
+fn json_error_parts(body: &[u8], e: &jaq_json::read::Error) -> (String, usize, usize) {
+    let text = e.to_string();
+    let (offset, msg) = text
+        .strip_prefix("byte offset ")
+        .and_then(|t| t.split_once(": "))
+        .and_then(|(n, m)| Some((n.parse::<usize>().ok()?, m.to_string())))
+        .unwrap_or((0, text.clone()));
+    let (line, col) = line_col(body, offset);
+    (shorten(&msg, 120), line, col)
+}
+
+/// A cheap guess whether a text that is not JSON is YAML.
+fn looks_like_yaml(body: &[u8]) -> bool {
+    let head = String::from_utf8_lossy(&body[..body.len().min(SNIFF_BYTES)]);
+    let Some(first) = head
+        .lines()
+        .map(str::trim_end)
+        .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+    else {
+        return false;
+    };
+    if first.starts_with("---") || first.starts_with("%YAML") || first.starts_with("- ") {
+        return true;
+    }
+    // `key: value` or `key:` at the start of a line
+    match first.split_once(':') {
+        Some((key, rest)) => {
+            let key = key.trim();
+            !key.is_empty()
+                && !key.starts_with(['{', '[', '"'])
+                && (rest.is_empty() || rest.starts_with(' '))
+        }
+        None => false,
+    }
+}
+
+/// serde-saphyr options: YAML 1.2 booleans (`no` stays a string), merge keys,
+/// last duplicate key wins, `.inf`/`.nan` allowed, and budgets that stop
+/// alias bombs ("billion laughs") while allowing large files.
+fn yaml_options() -> Options {
+    let mut budget = Budget::default();
+    budget.max_reader_input_bytes = None;
+    budget.max_events = 200_000_000;
+    budget.max_aliases = 100_000;
+    budget.max_anchors = 100_000;
+    budget.max_depth = 512;
+    budget.max_documents = 1_000_000;
+    budget.max_nodes = 100_000_000;
+    budget.max_total_scalar_bytes = 2 << 30;
+    budget.max_merge_keys = 100_000;
+    serde_saphyr::options! {
+        budget: Some(budget),
+        strict_booleans: true,
+        duplicate_keys: DuplicateKeyPolicy::LastWins,
+        non_finite_float_policy: NonFiniteFloatPolicy::PassThrough,
+        with_snippet: false,
+    }
+}
+
+/// The documents of a YAML file, each one input. A file that is not YAML but
+/// is JSON (JSON that YAML rejects, e.g. with duplicate keys) is read as JSON.
+pub(crate) fn yaml_inputs(bytes: &[u8]) -> Result<InputIter<'_>, QueryError> {
+    check_text(bytes, "YAML")?;
+    let body = strip_bom(bytes);
+    let text = std::str::from_utf8(body).map_err(|e| {
+        let (line, col) = line_col(body, e.valid_up_to());
+        QueryError::Input(format!(
+            "The file is not valid UTF-8 text (first bad byte at line {line}, column {col}); \
+             it is not YAML."
+        ))
+    })?;
+    match serde_saphyr::from_multiple_with_options::<Val>(text, yaml_options()) {
+        Ok(docs) => Ok(Box::new(docs.into_iter().map(|d| Ok(string_keys(d))))),
+        Err(e) => {
+            let json: Result<Vec<Val>, _> = jaq_json::read::parse_many(body).collect();
+            if let Ok(values) = json {
+                return Ok(Box::new(values.into_iter().map(Ok)));
+            }
+            Err(QueryError::Input(yaml_error_text(&e)))
+        }
+    }
+}
+
+fn yaml_error_text(e: &serde_saphyr::Error) -> String {
+    let full = e.to_string();
+    // the plain message is the first line; drop a trailing location
+    let msg = full.lines().next().unwrap_or(&full).trim();
+    let msg = msg
+        .rsplit_once(" at line ")
+        .map_or(msg, |(m, _)| m)
+        .trim_end_matches(':');
+    let msg = shorten(msg, 160);
+    match e.location() {
+        Some(loc) if loc.line() > 0 => format!(
+            "The file is not valid YAML: {msg} at line {}, column {}.",
+            loc.line(),
+            loc.column()
+        ),
+        _ => format!("The file is not valid YAML: {msg}."),
+    }
+}
+
+/// YAML allows non-string keys (`1: a`, `true: b`); jq only knows string
+/// keys, so convert them to their JSON text, as yq does.
+fn string_keys(v: Val) -> Val {
+    fn needs(v: &Val) -> bool {
+        match v {
+            Val::Arr(a) => a.iter().any(needs),
+            Val::Obj(o) => o
+                .iter()
+                .any(|(k, x)| !matches!(k, Val::TStr(_) | Val::BStr(_)) || needs(x)),
+            _ => false,
+        }
+    }
+    fn convert(v: Val) -> Val {
+        match v {
+            Val::Arr(a) => Val::Arr(jaq_json::Rc::new(a.iter().cloned().map(convert).collect())),
+            Val::Obj(o) => {
+                let mut m = Map::default();
+                for (k, x) in o.iter() {
+                    let k = match k {
+                        Val::TStr(_) | Val::BStr(_) => k.clone(),
+                        other => Val::from(crate::json_out::to_json(other)),
+                    };
+                    m.insert(k, convert(x.clone()));
+                }
+                Val::obj(m)
+            }
+            v => v,
+        }
+    }
+    if needs(&v) { convert(v) } else { v }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yaml_guess() {
+        assert!(looks_like_yaml(b"# c\nname: x\nitems:\n  - 1\n"));
+        assert!(looks_like_yaml(b"---\na: 1\n"));
+        assert!(looks_like_yaml(b"- a\n- b\n"));
+        assert!(!looks_like_yaml(b"{\"a\": }"));
+        assert!(!looks_like_yaml(b"hello world"));
+    }
+}

@@ -1,0 +1,145 @@
+//! query_json and query_yaml: jq expressions over a file, evaluated in a child process of this
+//! same binary (`fs-mcp-rs __query-worker`) so that a runaway query costs only its own call.
+
+use std::io::Read;
+use std::path::Path;
+use std::time::Duration;
+
+use fs_mcp_query::{InputFormat, Limits, QueryRequest};
+use fs_mcp_read::StructuredKind;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, tool, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::lenient;
+use crate::server::FsServer;
+use crate::tools::{failure, text};
+
+/// The hidden subcommand that evaluates one query.
+pub const WORKER_SUBCOMMAND: &str = "__query-worker";
+const MAX_TIMEOUT_SECS: i64 = 600;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct QueryJsonParams {
+    /// The JSON file, relative to the first allowed directory.
+    pub file_path: String,
+    /// jq expression, e.g. "keys", ".items[0:5]", ".items[] | select(.status == \"open\") | .id". May span lines and hold # comments.
+    pub jq_expression: String,
+    /// Seconds before the query is stopped. Default 30.
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub timeout: Option<i64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct QueryYamlParams {
+    /// The YAML file (several documents are several inputs), relative to the first allowed directory.
+    pub file_path: String,
+    /// jq expression (yq syntax is jq syntax), e.g. "keys", ".services | keys", ".spec.containers[].image".
+    pub yq_expression: String,
+    /// Seconds before the query is stopped. Default 30.
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub timeout: Option<i64>,
+}
+
+#[tool_router(router = query_tools, vis = "pub(crate)")]
+impl FsServer {
+    #[tool(
+        description = "Query a JSON file with a jq expression instead of reading it (no jq needed; key order kept). Output: one compact JSON result per line, the first 100 results then a note on how to slice (.items[100:200]); 'No results found.' when nothing (or only null) comes out.\n\
+Start with \"keys\" or \"length\", then narrow: \".items[0:3]\", \".items[] | select(.id == 7)\", \"[.items[].name] | unique\".",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn query_json(
+        &self,
+        Parameters(p): Parameters<QueryJsonParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        Ok(self
+            .run_query(
+                &p.file_path,
+                p.jq_expression,
+                InputFormat::Json,
+                p.timeout,
+                &context,
+            )
+            .await)
+    }
+
+    #[tool(
+        description = "Query a YAML file with a jq expression (YAML 1.2: 'no' stays a string; anchors and merge keys resolved; each document of a multi-document file is one input). Same output as query_json: compact JSON, one result per line, at most 100.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn query_yaml(
+        &self,
+        Parameters(p): Parameters<QueryYamlParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        Ok(self
+            .run_query(
+                &p.file_path,
+                p.yq_expression,
+                InputFormat::Yaml,
+                p.timeout,
+                &context,
+            )
+            .await)
+    }
+}
+
+impl FsServer {
+    async fn run_query(
+        &self,
+        file_path: &str,
+        expression: String,
+        format: InputFormat,
+        timeout: Option<i64>,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let resolved = match self.sandbox().resolve(file_path) {
+            Ok(path) => path,
+            Err(e) => return failure(e.to_string()),
+        };
+        let seconds = timeout
+            .unwrap_or(fs_mcp_query::DEFAULT_TIMEOUT_SECS as i64)
+            .clamp(1, MAX_TIMEOUT_SECS);
+        let worker = match std::env::current_exe() {
+            Ok(exe) => exe,
+            Err(e) => {
+                return failure(format!(
+                    "cannot locate the server binary to run the query: {e}"
+                ));
+            }
+        };
+        let request = QueryRequest {
+            file_path: resolved,
+            expression,
+            format,
+            limits: Limits::default(),
+        };
+        let cancelled = context.ct.clone();
+        let result = fs_mcp_query::run_isolated(
+            &worker,
+            &[WORKER_SUBCOMMAND],
+            request,
+            Duration::from_secs(seconds as u64),
+            self.query_memory_limit(),
+            async move { cancelled.cancelled().await },
+        )
+        .await;
+        match result {
+            Ok(body) => text(body),
+            Err(e) => failure(e.to_string()),
+        }
+    }
+}
+
+/// Example queries for read_files' large-file guard, from the first bytes of the file.
+pub fn example_queries(path: &Path, kind: StructuredKind) -> Vec<String> {
+    let mut head = Vec::with_capacity(64 * 1024);
+    if let Ok(file) = std::fs::File::open(path) {
+        let _ = file.take(64 * 1024).read_to_end(&mut head);
+    }
+    fs_mcp_query::example_queries(path, kind == StructuredKind::Yaml, &head)
+}
