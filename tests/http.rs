@@ -2,57 +2,9 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
-
-use common::Workspace;
+use common::{HttpServer, Workspace};
 use serde_json::{Value, json};
 
-struct HttpServer {
-    child: Child,
-    url: String,
-}
-
-impl HttpServer {
-    fn start(ws: &Workspace) -> HttpServer {
-        Self::start_with(ws, &[])
-    }
-
-    fn start_with(ws: &Workspace, extra: &[&str]) -> HttpServer {
-        let mut child = Command::new(common::BIN)
-            .args(["--http", "127.0.0.1:0"])
-            .args(extra)
-            .arg(ws.root.to_str().unwrap())
-            .env_remove("FS_MCP_HTTP_TOKEN")
-            .env_remove("RUST_LOG")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start server");
-        let stderr = child.stderr.take().expect("stderr");
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(at) = line.find("http://") {
-                    let _ = tx.send(line[at..].trim().to_string());
-                }
-            }
-        });
-        let url = rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("server printed its URL on stderr");
-        HttpServer { child, url }
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// One MCP session over streamable HTTP.
 struct Session {
@@ -158,7 +110,7 @@ impl Session {
 async fn tools_list_and_call_over_http() {
     let ws = Workspace::new();
     ws.write("hello.txt", "hi over http\n");
-    let server = HttpServer::start(&ws);
+    let server = HttpServer::start(&ws, &[]);
     assert!(server.url.starts_with("http://127.0.0.1:") && server.url.ends_with("/mcp"));
     let mut session = Session::open(&server.url, None).await.expect("open");
     let tools = session.request("tools/list", json!({})).await;
@@ -182,7 +134,7 @@ async fn tools_list_and_call_over_http() {
 #[tokio::test]
 async fn cross_site_origin_is_refused_same_site_and_absent_origin_pass() {
     let ws = Workspace::new();
-    let server = HttpServer::start(&ws);
+    let server = HttpServer::start(&ws, &[]);
     let refused = Session::open(&server.url, Some("https://evil.example")).await;
     assert_eq!(refused.err(), Some(reqwest::StatusCode::FORBIDDEN));
     let refused = Session::open(&server.url, Some("http://localhost.evil.example:8124")).await;
@@ -203,7 +155,7 @@ async fn cross_site_origin_is_refused_same_site_and_absent_origin_pass() {
 #[tokio::test]
 async fn a_foreign_host_header_is_refused() {
     let ws = Workspace::new();
-    let server = HttpServer::start(&ws);
+    let server = HttpServer::start(&ws, &[]);
     let response = reqwest::Client::new()
         .post(&server.url)
         .header("Host", "attacker.example")
@@ -227,7 +179,7 @@ async fn many_clients_at_once() {
     for i in 0..50 {
         ws.write(&format!("f{i}.txt"), format!("file {i}\n"));
     }
-    let server = HttpServer::start(&ws);
+    let server = HttpServer::start(&ws, &[]);
     let mut tasks = Vec::new();
     for i in 0..50 {
         let url = server.url.clone();
@@ -250,7 +202,7 @@ async fn many_clients_at_once() {
 async fn a_bearer_token_is_required_on_every_request_when_set() {
     let ws = Workspace::new();
     ws.write("t.txt", "token ok\n");
-    let server = HttpServer::start_with(&ws, &["--http-token", "s3cret-token"]);
+    let server = HttpServer::start(&ws, &["--http-token", "s3cret-token"]);
     assert_eq!(
         Session::open(&server.url, None).await.err(),
         Some(reqwest::StatusCode::UNAUTHORIZED)

@@ -8,12 +8,10 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::Duration;
+use std::process::{Command, Output, Stdio};
 
-use common::Workspace;
+use common::{HttpServer, Workspace};
 use serde_json::Value;
 
 struct Clients {
@@ -77,43 +75,6 @@ fn tool_names(report: &Value) -> Vec<String> {
         .collect()
 }
 
-struct HttpServer {
-    child: Child,
-    url: String,
-}
-
-impl HttpServer {
-    fn start(ws: &Workspace) -> HttpServer {
-        let mut child = Command::new(common::BIN)
-            .args(["--http", "127.0.0.1:0", ws.root.to_str().unwrap()])
-            .env_remove("FS_MCP_HTTP_TOKEN")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start server");
-        let stderr = child.stderr.take().expect("stderr");
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(at) = line.find("http://") {
-                    let _ = tx.send(line[at..].trim().to_string());
-                }
-            }
-        });
-        let url = rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("server URL");
-        HttpServer { child, url }
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn check_python_report(report: &Value, ws: &Workspace) {
     assert_eq!(report["server"]["name"], "fs-mcp-rs");
@@ -169,7 +130,7 @@ fn python_sdk_over_streamable_http() {
     let Some(clients) = clients() else { return };
     let ws = Workspace::new();
     ws.write("hello.txt", "hello from a real client\n");
-    let server = HttpServer::start(&ws);
+    let server = HttpServer::start(&ws, &[]);
     let report = py_report(
         &clients,
         &ws.base,
@@ -327,7 +288,7 @@ fn inspector_calls_tools_over_stdio_and_http() {
         "File: hello.txt\nhello from a real client\n"
     );
 
-    let server = HttpServer::start(&ws);
+    let server = HttpServer::start(&ws, &[]);
     let http = inspector(
         &clients,
         &[

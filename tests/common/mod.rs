@@ -293,3 +293,45 @@ pub fn all_keys(value: &Value, out: &mut Vec<String>) {
         _ => {}
     }
 }
+
+/// The binary serving streamable HTTP on a free loopback port.
+pub struct HttpServer {
+    child: Child,
+    /// `http://127.0.0.1:PORT/mcp`, as the server logged it.
+    pub url: String,
+}
+
+impl HttpServer {
+    /// Starts `fs-mcp-rs --http 127.0.0.1:0 EXTRA… ROOT` and waits for the URL it logs.
+    pub fn start(ws: &Workspace, extra: &[&str]) -> HttpServer {
+        let mut child = Command::new(BIN)
+            .args(["--http", "127.0.0.1:0"])
+            .args(extra)
+            .arg(&ws.root)
+            .env_remove("RUST_LOG")
+            .env_remove("FS_MCP_HTTP_TOKEN")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start server");
+        let stderr = child.stderr.take().expect("stderr");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(at) = line.find("http://") {
+                    let _ = tx.send(line[at..].trim().to_string());
+                }
+            }
+        });
+        let url = rx.recv_timeout(TIMEOUT).expect("server printed its URL on stderr");
+        HttpServer { child, url }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -19,7 +19,7 @@ use std::path::Path;
 use fs_mcp_sandbox::Sandbox;
 use regex::Regex;
 
-pub use messages::format_size;
+pub use messages::{format_size, group_thousands};
 
 /// One file to read, with at most one mode. Integers come straight from the client, so they are
 /// signed and validated here.

@@ -3,31 +3,8 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// Human-readable size, as the original: `98.00 B`, `1.80 KB`, `3.20 MB`.
-pub fn format_size(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
-    let mut value = bytes as f64;
-    for unit in UNITS {
-        if value < 1024.0 {
-            return format!("{value:.2} {unit}");
-        }
-        value /= 1024.0;
-    }
-    format!("{value:.2} PB")
-}
-
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+// Sizes and counts read the same in every tool's output.
+pub use fs_mcp_read::{format_size, group_thousands as thousands};
 
 /// A timestamp as UTC ISO-8601 with seconds: `2026-11-21T10:22:33Z`.
 pub fn format_utc(time: SystemTime) -> String {
