@@ -5,7 +5,6 @@ mod common;
 use common::{HttpServer, Workspace};
 use serde_json::{Value, json};
 
-
 /// One MCP session over streamable HTTP.
 struct Session {
     http: reqwest::Client,

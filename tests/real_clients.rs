@@ -75,7 +75,6 @@ fn tool_names(report: &Value) -> Vec<String> {
         .collect()
 }
 
-
 fn check_python_report(report: &Value, ws: &Workspace) {
     assert_eq!(report["server"]["name"], "fs-mcp-rs");
     let names = tool_names(report);

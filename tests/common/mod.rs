@@ -324,7 +324,9 @@ impl HttpServer {
                 }
             }
         });
-        let url = rx.recv_timeout(TIMEOUT).expect("server printed its URL on stderr");
+        let url = rx
+            .recv_timeout(TIMEOUT)
+            .expect("server printed its URL on stderr");
         HttpServer { child, url }
     }
 }
