@@ -170,8 +170,7 @@ fn verify() -> anyhow::Result<()> {
         if let Some((k, v)) = extra_env {
             command.env(k, v);
         }
-        let output = command
-            .output()
+        let output = output_within(&mut command, Duration::from_secs(120))
             .with_context(|| format!("cannot run {program}"))?;
         let text = format!(
             "{}{}",
