@@ -139,7 +139,7 @@ At most max_matches (default 100) matching lines are shown, with a note of the t
             cancelled.cancelled().await;
             flag.store(true, Ordering::SeqCst);
         });
-        let progress = progress_forwarder(&context);
+        let (progress, forwarding) = progress_forwarder(&context).unzip();
         let body = blocking(move || {
             let control = GrepControl {
                 cancel: Some(&cancel),
@@ -149,6 +149,11 @@ At most max_matches (default 100) matching lines are shown, with a note of the t
         })
         .await;
         cancel_watch.abort();
+        // The search is over, so the progress channel is closed: let the last notifications out
+        // before the result, as clients expect.
+        if let Some(forwarding) = forwarding {
+            let _ = tokio::time::timeout(Duration::from_secs(2), forwarding).await;
+        }
         Ok(answer(body?))
     }
 
@@ -285,12 +290,14 @@ At most max_matches (default 100) matching lines are shown, with a note of the t
 }
 
 /// Turns the search's progress callbacks into MCP progress notifications when the client asked
-/// for them (sent a progress token).
-fn progress_forwarder(context: &RequestContext<RoleServer>) -> Option<ProgressFn> {
+/// for them (sent a progress token). The task ends once the callback is dropped.
+fn progress_forwarder(
+    context: &RequestContext<RoleServer>,
+) -> Option<(ProgressFn, tokio::task::JoinHandle<()>)> {
     let token = context.meta.get_progress_token()?;
     let peer = context.peer.clone();
     let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Progress>();
-    tokio::spawn(async move {
+    let forwarding = tokio::spawn(async move {
         while let Some(progress) = receiver.recv().await {
             let note =
                 ProgressNotificationParam::new(token.clone(), progress.files_searched as f64)
@@ -303,7 +310,8 @@ fn progress_forwarder(context: &RequestContext<RoleServer>) -> Option<ProgressFn
             }
         }
     });
-    Some(Arc::new(move |progress: Progress| {
+    let callback: ProgressFn = Arc::new(move |progress: Progress| {
         let _ = sender.send(progress);
-    }))
+    });
+    Some((callback, forwarding))
 }
