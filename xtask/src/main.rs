@@ -1,10 +1,14 @@
 //! Developer tasks: `cargo xtask <task>`.
 //!
-//! - `test [CARGO TEST ARGS]`: install the real MCP clients the tests drive, then run every test.
+//! - `test [CARGO TEST ARGS]`: install the real MCP clients the tests drive, run every test, then
+//!   one quick benchmark run.
+//! - `bench [all|startup|read|grep|query|tree]… [--quick] …`: fs-mcp-rs side by side with the
+//!   original fs-mcp, the official filesystem server, rg and jq; writes docs/BENCHMARKS.md.
 //! - `clients install|verify`: install the test clients; verify OpenCode, Claude Code and
 //!   Gemini CLI connect to the server.
 //! - `schemas [--tool NAME]`: every tool's raw schemars schema next to the Gemini-safe one.
 
+mod bench;
 mod clients;
 mod schemas;
 mod test;
@@ -18,6 +22,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rest = args.get(1..).unwrap_or_default();
     let result = match args.first().map(String::as_str) {
+        Some("bench") => bench::run(rest),
         Some("test") => test::run(rest),
         Some("clients") => clients::run(rest),
         Some("schemas") => schemas::run(rest),

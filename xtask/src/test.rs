@@ -1,11 +1,13 @@
 //! `cargo xtask test`: the project's test command. Installs the real MCP clients the integration
-//! tests drive, then runs the whole workspace's tests with those clients required.
+//! tests drive, runs the whole workspace's tests with those clients required, then one quick
+//! benchmark run against the binary just tested, so the harness cannot rot.
 
+use std::path::PathBuf;
 use std::process::Command;
 
 use anyhow::bail;
 
-use crate::clients;
+use crate::{bench, clients};
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {
     clients::install()?;
@@ -19,5 +21,18 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     if !status.success() {
         bail!("tests failed ({status})");
     }
-    Ok(())
+    let server = target_dir().join("debug/fs-mcp-rs");
+    let quick: Vec<String> = ["--quick", "--no-install", "--server-bin"]
+        .into_iter()
+        .map(String::from)
+        .chain([server.display().to_string()])
+        .collect();
+    eprintln!("xtask: cargo xtask bench {}", quick.join(" "));
+    bench::run(&quick)
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| clients::workspace_root().join("target"))
 }

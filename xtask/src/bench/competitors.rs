@@ -1,0 +1,356 @@
+//! The servers and tools under test: building fs-mcp-rs, installing the competitors into
+//! `target/bench/`, and finding `rg` and `jq`.
+
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, bail};
+use serde_json::Value;
+
+/// The original Python server, pinned.
+pub const FS_MCP_VERSION: &str = "1.23.2";
+/// The official reference server, pinned.
+pub const OFFICIAL_PACKAGE: &str = "@modelcontextprotocol/server-filesystem";
+pub const OFFICIAL_VERSION: &str = "2026.8.31";
+
+/// Which server a [`Server`] is; decides the tool names and argument shapes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// fs-mcp-rs (this project).
+    Rust,
+    /// fs-mcp 1.23.2 from PyPI (the original).
+    Original,
+    /// `@modelcontextprotocol/server-filesystem` from npm (the official reference server).
+    Official,
+}
+
+impl Kind {
+    /// Short name used in tables.
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::Rust => "fs-mcp-rs",
+            Kind::Original => "fs-mcp",
+            Kind::Official => "official",
+        }
+    }
+}
+
+/// How to start one server over stdio.
+#[derive(Debug, Clone)]
+pub struct Server {
+    pub kind: Kind,
+    pub version: String,
+    program: PathBuf,
+    /// Arguments before the allowed directory.
+    args: Vec<OsString>,
+}
+
+impl Server {
+    /// The command serving `dir` over stdio, with stderr appended to `log`.
+    pub fn command(&self, dir: &Path, log: &Path) -> anyhow::Result<Command> {
+        let stderr = File::options()
+            .create(true)
+            .append(true)
+            .open(log)
+            .with_context(|| format!("cannot open {}", log.display()))?;
+        let mut command = Command::new(&self.program);
+        command.args(&self.args).arg(dir).stderr(stderr);
+        Ok(command)
+    }
+}
+
+/// An external command-line tool (`rg`, `jq`).
+#[derive(Debug, Clone)]
+pub struct Tool {
+    pub path: PathBuf,
+    pub version: String,
+}
+
+/// Everything found or installed.
+#[derive(Debug)]
+pub struct Setup {
+    pub servers: Vec<Server>,
+    pub rg: Option<Tool>,
+    pub jq: Option<Tool>,
+    /// Other versions worth reporting (node, python, rustc).
+    pub versions: Vec<(String, String)>,
+    /// Why something is missing.
+    pub notes: Vec<String>,
+}
+
+/// Builds the release binary of fs-mcp-rs with the cargo that runs us and returns its path, as
+/// cargo reports it (so `CARGO_TARGET_DIR` and cargo config are honoured).
+pub fn build_server(root: &Path) -> anyhow::Result<PathBuf> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
+    eprintln!("bench: cargo build --release -p fs-mcp-rs");
+    let mut child = Command::new(&cargo)
+        .args([
+            "build",
+            "--release",
+            "--package",
+            "fs-mcp-rs",
+            "--bin",
+            "fs-mcp-rs",
+            "--message-format=json-render-diagnostics",
+        ])
+        .current_dir(root)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .context("cannot run cargo build")?;
+    let stdout = child.stdout.take().context("no stdout pipe from cargo")?;
+    let mut executable = None;
+    for line in BufReader::new(stdout).lines() {
+        let line = line.context("reading cargo's output")?;
+        let Ok(message) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        if message["reason"] == "compiler-artifact"
+            && message["target"]["name"] == "fs-mcp-rs"
+            && let Some(path) = message["executable"].as_str()
+        {
+            executable = Some(PathBuf::from(path));
+        }
+    }
+    let status = child.wait().context("waiting for cargo build")?;
+    if !status.success() {
+        bail!("cargo build --release -p fs-mcp-rs failed ({status})");
+    }
+    executable.context("cargo build did not report the fs-mcp-rs executable")
+}
+
+/// The fs-mcp-rs server at `binary`.
+pub fn rust_server(binary: &Path) -> anyhow::Result<Server> {
+    let version = first_line(Command::new(binary).arg("--version"))
+        .with_context(|| format!("cannot run {} --version", binary.display()))?;
+    let version = version
+        .strip_prefix("fs-mcp-rs ")
+        .unwrap_or(&version)
+        .to_string();
+    Ok(Server {
+        kind: Kind::Rust,
+        version,
+        program: binary.to_path_buf(),
+        args: vec!["--review-command".into(), "none".into()],
+    })
+}
+
+/// Finds the competitors under `bench_dir`, installing any that are missing when `install`.
+/// A competitor that cannot be set up is left out with a note, never an error.
+pub fn locate(bench_dir: &Path, install: bool, rust: Server) -> Setup {
+    let mut setup = Setup {
+        servers: vec![rust],
+        rg: find_tool("rg", &["--version"]),
+        jq: find_tool("jq", &["--version"]),
+        versions: Vec::new(),
+        notes: Vec::new(),
+    };
+    for (name, program, args) in [
+        ("rustc", "rustc", &["--version"][..]),
+        ("python3", "python3", &["--version"][..]),
+        ("node", "node", &["--version"][..]),
+    ] {
+        if let Ok(v) = first_line(Command::new(program).args(args)) {
+            setup.versions.push((name.to_string(), v));
+        }
+    }
+    if setup.rg.is_none() {
+        setup.notes.push(
+            "`rg` not found on PATH: the rg floor and fs-mcp's grep_content are skipped (apt-get install -y ripgrep)."
+                .into(),
+        );
+    }
+    if setup.jq.is_none() {
+        setup.notes.push(
+            "`jq` not found on PATH: the jq comparison and fs-mcp's query_json are skipped (apt-get install -y jq)."
+                .into(),
+        );
+    }
+    match original(bench_dir, install) {
+        Ok(Some(server)) => setup.servers.push(server),
+        Ok(None) => setup.notes.push(format!(
+            "fs-mcp {FS_MCP_VERSION} is not installed in {} (pass --install to install it).",
+            bench_dir.join("venv").display()
+        )),
+        Err(e) => setup
+            .notes
+            .push(format!("fs-mcp {FS_MCP_VERSION} left out: {e:#}")),
+    }
+    match official(bench_dir, install) {
+        Ok(Some(server)) => setup.servers.push(server),
+        Ok(None) => setup.notes.push(format!(
+            "{OFFICIAL_PACKAGE} is not installed in {} (pass --install to install it).",
+            bench_dir.join("npm").display()
+        )),
+        Err(e) => setup
+            .notes
+            .push(format!("{OFFICIAL_PACKAGE} left out: {e:#}")),
+    }
+    setup
+}
+
+/// fs-mcp from PyPI in `bench_dir/venv`.
+fn original(bench_dir: &Path, install: bool) -> anyhow::Result<Option<Server>> {
+    let venv = bench_dir.join("venv");
+    let python = venv.join("bin/python");
+    let installed = || {
+        first_line(Command::new(&python).args([
+            "-c",
+            "import importlib.metadata as m; print(m.version('fs-mcp'))",
+        ]))
+        .ok()
+    };
+    if installed().as_deref() != Some(FS_MCP_VERSION) {
+        if !install {
+            return Ok(None);
+        }
+        eprintln!(
+            "bench: installing fs-mcp=={FS_MCP_VERSION} into {}",
+            venv.display()
+        );
+        if !python.exists() {
+            run(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
+        }
+        run(Command::new(venv.join("bin/pip")).args([
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            &format!("fs-mcp=={FS_MCP_VERSION}"),
+        ]))?;
+        if installed().as_deref() != Some(FS_MCP_VERSION) {
+            bail!("pip did not install fs-mcp {FS_MCP_VERSION}");
+        }
+    }
+    let program = venv.join("bin/fs-mcp");
+    if !program.exists() {
+        bail!("{} is missing", program.display());
+    }
+    let python_version = first_line(Command::new(&python).arg("--version")).unwrap_or_default();
+    Ok(Some(Server {
+        kind: Kind::Original,
+        version: format!("{FS_MCP_VERSION} ({python_version})"),
+        program,
+        args: vec!["--no-ui".into(), "--no-http".into()],
+    }))
+}
+
+/// The official server from npm in `bench_dir/npm`, run with `node` directly (no npx).
+fn official(bench_dir: &Path, install: bool) -> anyhow::Result<Option<Server>> {
+    let prefix = bench_dir.join("npm");
+    let package_dir = prefix.join("node_modules").join(OFFICIAL_PACKAGE);
+    let manifest = |dir: &Path| -> Option<Value> {
+        let text = std::fs::read_to_string(dir.join("package.json")).ok()?;
+        serde_json::from_str(&text).ok()
+    };
+    let version_ok = |m: &Option<Value>| {
+        m.as_ref()
+            .is_some_and(|m| m["version"].as_str() == Some(OFFICIAL_VERSION))
+    };
+    let mut package = manifest(&package_dir);
+    if !version_ok(&package) {
+        if !install {
+            return Ok(None);
+        }
+        eprintln!(
+            "bench: installing {OFFICIAL_PACKAGE}@{OFFICIAL_VERSION} into {}",
+            prefix.display()
+        );
+        std::fs::create_dir_all(&prefix)
+            .with_context(|| format!("cannot create {}", prefix.display()))?;
+        run(Command::new("npm")
+            .args([
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                "--prefix",
+            ])
+            .arg(&prefix)
+            .arg(format!("{OFFICIAL_PACKAGE}@{OFFICIAL_VERSION}")))?;
+        package = manifest(&package_dir);
+        if !version_ok(&package) {
+            bail!("npm did not install {OFFICIAL_PACKAGE}@{OFFICIAL_VERSION}");
+        }
+    }
+    let package = package.unwrap_or_default();
+    let bin = match &package["bin"] {
+        Value::String(s) => Some(s.as_str()),
+        Value::Object(map) => map.values().find_map(Value::as_str),
+        _ => None,
+    }
+    .context("the package declares no bin")?;
+    let script = package_dir.join(bin);
+    let node = find_on_path("node").context("node not found on PATH")?;
+    let node_version = first_line(Command::new(&node).arg("--version")).unwrap_or_default();
+    Ok(Some(Server {
+        kind: Kind::Official,
+        version: format!("{OFFICIAL_VERSION} (node {node_version})"),
+        program: node,
+        args: vec![script.into_os_string()],
+    }))
+}
+
+/// `name` on PATH with its version (the first line of `name ARGS`).
+fn find_tool(name: &str, version_args: &[&str]) -> Option<Tool> {
+    let path = find_on_path(name)?;
+    let version = first_line(Command::new(&path).args(version_args)).ok()?;
+    Some(Tool { path, version })
+}
+
+/// The first executable `name` in the directories of PATH.
+pub fn find_on_path(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// The first non-empty line a command prints (stdout, else stderr).
+fn first_line(command: &mut Command) -> anyhow::Result<String> {
+    let output = command
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("cannot run {command:?}"))?;
+    if !output.status.success() {
+        bail!("{command:?} failed ({})", output.status);
+    }
+    let text = if output.stdout.iter().any(|b| !b.is_ascii_whitespace()) {
+        output.stdout
+    } else {
+        output.stderr
+    };
+    Ok(String::from_utf8_lossy(&text)
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default()
+        .to_string())
+}
+
+fn run(command: &mut Command) -> anyhow::Result<()> {
+    let shown = format!("{command:?}");
+    let status = command
+        .stdin(Stdio::null())
+        .status()
+        .with_context(|| format!("cannot run {shown}"))?;
+    if !status.success() {
+        bail!("{shown} failed ({status})");
+    }
+    Ok(())
+}
+
+/// The commit of the working tree, read-only (`git rev-parse`), for the report.
+pub fn git_commit(root: &Path) -> Option<String> {
+    first_line(
+        Command::new("git")
+            .args([OsStr::new("-C"), root.as_os_str()])
+            .args(["rev-parse", "--short=12", "HEAD"]),
+    )
+    .ok()
+}

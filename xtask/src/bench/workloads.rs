@@ -1,0 +1,1097 @@
+//! The workloads: what each server is asked, in its own dialect, and how each answer is checked
+//! (a wrong or error answer is a failure, never a fast result).
+
+use std::cell::{Cell, RefCell};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use serde_json::{Value, json};
+
+use super::client::McpClient;
+use super::competitors::{Kind, Server, Setup};
+use super::data::{self, Data, Tree};
+use super::measure::{self, CommandRun, RssSampler, Stats};
+
+/// The workload groups selectable on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Workload {
+    Startup,
+    Read,
+    Grep,
+    Query,
+    Tree,
+}
+
+impl Workload {
+    pub const ALL: [Workload; 5] = [
+        Workload::Startup,
+        Workload::Read,
+        Workload::Grep,
+        Workload::Query,
+        Workload::Tree,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::Startup => "startup",
+            Workload::Read => "read",
+            Workload::Grep => "grep",
+            Workload::Query => "query",
+            Workload::Tree => "tree",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Workload> {
+        Workload::ALL.into_iter().find(|w| w.name() == name)
+    }
+}
+
+/// The result of one (case, subject) pair.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// Wall-clock timings, the peak RSS of the process tree during the timed runs, and a
+    /// description of the answer.
+    Timed {
+        stats: Stats,
+        peak_kb: Option<u64>,
+        detail: String,
+    },
+    /// A memory reading over several runs.
+    Memory {
+        median_kb: u64,
+        min_kb: u64,
+        max_kb: u64,
+        runs: usize,
+    },
+    /// The subject cannot do this (no such tool, tool not installed).
+    NotAvailable(String),
+    /// It was tried and failed.
+    Failed(String),
+}
+
+/// One line of the results.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub workload: Workload,
+    pub case: String,
+    /// `fs-mcp-rs`, `fs-mcp`, `official`, `rg` or `jq`.
+    pub subject: String,
+    pub outcome: Outcome,
+}
+
+impl Row {
+    pub fn median(&self) -> Option<Duration> {
+        match &self.outcome {
+            Outcome::Timed { stats, .. } => Some(stats.median),
+            _ => None,
+        }
+    }
+}
+
+/// Names of the cases (shared with the goals in the report).
+pub const CASE_INIT: &str = "spawn → initialize reply";
+pub const CASE_TOOLS_LIST: &str = "tools/list";
+pub const CASE_IDLE: &str = "idle RSS after initialize";
+pub const SUBJECT_RG: &str = "rg";
+/// rg stopped after as many matching lines as fs-mcp-rs counted.
+pub const SUBJECT_RG_STOPPED: &str = "rg, stopped";
+/// rg with the flags fs-mcp 1.23.2 passes (for reference, not a goal).
+pub const SUBJECT_RG_AS_ORIGINAL: &str = "rg, fs-mcp's flags";
+pub const SUBJECT_JQ: &str = "jq";
+
+/// What every workload needs.
+pub struct Plan<'a> {
+    pub setup: &'a Setup,
+    pub data: &'a Data,
+    pub tree: &'a Tree,
+    /// Directory for the servers' stderr logs.
+    pub logs: PathBuf,
+    /// Timed runs per measurement.
+    pub runs: usize,
+    /// Untimed runs first (warm caches, compiled bytecode).
+    pub warmup: usize,
+    /// Longest wait for any one reply.
+    pub timeout: Duration,
+}
+
+impl Plan<'_> {
+    fn log(&self, subject: &str) -> PathBuf {
+        self.logs.join(format!("{subject}.log"))
+    }
+}
+
+/// Runs one workload for every subject.
+pub fn run(plan: &Plan, workload: Workload) -> Vec<Row> {
+    match workload {
+        Workload::Startup => startup(plan),
+        Workload::Read => read(plan),
+        Workload::Grep => grep(plan),
+        Workload::Query => query(plan),
+        Workload::Tree => tree(plan),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// startup
+
+fn startup(plan: &Plan) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for server in &plan.setup.servers {
+        let subject = server.kind.label();
+        let row = |case: &str, outcome| Row {
+            workload: Workload::Startup,
+            case: case.to_string(),
+            subject: subject.to_string(),
+            outcome,
+        };
+        match startup_runs(plan, server) {
+            Ok(m) => {
+                let tools = format!("{} tools", m.tools);
+                rows.push(row(
+                    CASE_INIT,
+                    timed(&m.init, Some(m.peak_kb), tools.clone()),
+                ));
+                rows.push(row(CASE_TOOLS_LIST, timed(&m.list, None, tools)));
+                let mut idle = m.idle_kb.clone();
+                idle.sort_unstable();
+                let outcome = match (idle.first(), idle.get(idle.len() / 2), idle.last()) {
+                    (Some(&min_kb), Some(&median_kb), Some(&max_kb)) => Outcome::Memory {
+                        median_kb,
+                        min_kb,
+                        max_kb,
+                        runs: idle.len(),
+                    },
+                    _ => Outcome::Failed("no runs".into()),
+                };
+                rows.push(row(CASE_IDLE, outcome));
+            }
+            Err(e) => {
+                let failed = Outcome::Failed(format!("{e:#}"));
+                rows.push(row(CASE_INIT, failed.clone()));
+                rows.push(row(CASE_TOOLS_LIST, failed.clone()));
+                rows.push(row(CASE_IDLE, failed));
+            }
+        }
+    }
+    rows
+}
+
+struct StartupRuns {
+    init: Vec<Duration>,
+    list: Vec<Duration>,
+    idle_kb: Vec<u64>,
+    peak_kb: u64,
+    tools: usize,
+}
+
+fn startup_runs(plan: &Plan, server: &Server) -> anyhow::Result<StartupRuns> {
+    let subject = server.kind.label();
+    let mut m = StartupRuns {
+        init: Vec::new(),
+        list: Vec::new(),
+        idle_kb: Vec::new(),
+        peak_kb: 0,
+        tools: 0,
+    };
+    for i in 0..plan.warmup + plan.runs {
+        let command = server.command(&plan.data.dir, &plan.log(subject))?;
+        let start = Instant::now();
+        let mut client = McpClient::spawn(subject, command)?;
+        client.initialize(plan.timeout)?;
+        let init = start.elapsed();
+        let start = Instant::now();
+        let tools = client.list_tools(plan.timeout)?;
+        let list = start.elapsed();
+        // Let start-up work (threads, lazy imports) settle before reading the idle size.
+        std::thread::sleep(Duration::from_millis(250));
+        let idle = measure::tree_rss_kb(client.pid());
+        let peak = measure::hwm_kb(client.pid()).unwrap_or(0).max(idle);
+        client.shutdown(Duration::from_secs(10))?;
+        if i >= plan.warmup {
+            m.init.push(init);
+            m.list.push(list);
+            m.idle_kb.push(idle);
+            m.peak_kb = m.peak_kb.max(peak);
+            m.tools = tools.len();
+        }
+    }
+    Ok(m)
+}
+
+fn timed(samples: &[Duration], peak_kb: Option<u64>, detail: String) -> Outcome {
+    match Stats::of(samples) {
+        Some(stats) => Outcome::Timed {
+            stats,
+            peak_kb,
+            detail,
+        },
+        None => Outcome::Failed("no runs".into()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// MCP sessions and cases
+
+/// A tool call in one server's dialect.
+struct Call {
+    tool: &'static str,
+    args: Value,
+}
+
+type CallFor<'a> = Box<dyn Fn(Kind) -> Result<Call, String> + 'a>;
+type Check<'a> = Box<dyn Fn(Kind, &str) -> anyhow::Result<String> + 'a>;
+
+/// One thing every server is asked.
+struct Case<'a> {
+    name: String,
+    /// The call for a server, or why that server has none.
+    call: CallFor<'a>,
+    /// Checks an answer's text and describes it for the report.
+    check: Check<'a>,
+    /// Baselines (rg, jq) timed alternately with fs-mcp-rs's calls of this case.
+    companions: Vec<Companion<'a>>,
+}
+
+/// What of an external command's stdout is kept: lines starting with `prefix` are counted,
+/// the first `keep` bytes kept.
+struct Capture {
+    prefix: &'static [u8],
+    keep: usize,
+    /// Stop reading (and kill the command) after this many prefixed lines.
+    stop_after: Option<u64>,
+}
+
+type MakeCommand<'a> = Box<dyn Fn() -> Option<(Command, Capture)> + 'a>;
+type CheckRun<'a> = Box<dyn Fn(&CommandRun) -> anyhow::Result<String> + 'a>;
+
+/// An external command (rg, jq) that fs-mcp-rs is compared with. Its runs alternate with
+/// fs-mcp-rs's calls of the same case (a call, then the command, and so on), so both see the
+/// same load on a shared machine; it runs on its own when fs-mcp-rs did not run the case.
+struct Companion<'a> {
+    subject: &'static str,
+    /// The command and what to keep of its output, or `None` to skip it (nothing to compare).
+    make: MakeCommand<'a>,
+    /// Checks a run and describes it for the report.
+    check: CheckRun<'a>,
+    state: RefCell<CompanionState>,
+}
+
+#[derive(Default)]
+struct CompanionState {
+    samples: Vec<Duration>,
+    peak_kb: u64,
+    detail: String,
+    error: Option<String>,
+    ran: bool,
+}
+
+impl Companion<'_> {
+    fn new<'a>(
+        subject: &'static str,
+        make: impl Fn() -> Option<(Command, Capture)> + 'a,
+        check: impl Fn(&CommandRun) -> anyhow::Result<String> + 'a,
+    ) -> Companion<'a> {
+        Companion {
+            subject,
+            make: Box::new(make),
+            check: Box::new(check),
+            state: RefCell::new(CompanionState::default()),
+        }
+    }
+
+    /// One run, recorded if `timed`; a failure is kept for the row, not raised.
+    fn run_once(&self, plan: &Plan, timed: bool) {
+        let mut state = self.state.borrow_mut();
+        if state.error.is_some() {
+            return;
+        }
+        let Some((mut command, capture)) = (self.make)() else {
+            return;
+        };
+        state.ran = true;
+        let result = measure::run_command(
+            &mut command,
+            capture.prefix,
+            capture.keep,
+            capture.stop_after,
+            &plan.log(self.subject),
+        )
+        .and_then(|run| Ok(((self.check)(&run)?, run)));
+        match result {
+            Ok((detail, run)) => {
+                state.detail = detail;
+                if timed {
+                    state.samples.push(run.elapsed);
+                    state.peak_kb = state.peak_kb.max(run.peak_kb);
+                }
+            }
+            Err(e) => state.error = Some(format!("{e:#}")),
+        }
+    }
+
+    /// Its row for `case`, running it on its own first if the alternation did not complete.
+    fn row(&self, plan: &Plan, workload: Workload, case: &str) -> Option<Row> {
+        let complete = {
+            let state = self.state.borrow();
+            state.error.is_some() || state.samples.len() >= plan.runs
+        };
+        if !complete {
+            *self.state.borrow_mut() = CompanionState::default();
+            for i in 0..plan.warmup + plan.runs {
+                self.run_once(plan, i >= plan.warmup);
+            }
+        }
+        let state = self.state.borrow();
+        let outcome = match &state.error {
+            Some(e) => Outcome::Failed(e.clone()),
+            None if !state.ran => return None,
+            None => timed(&state.samples, Some(state.peak_kb), state.detail.clone()),
+        };
+        Some(Row {
+            workload,
+            case: case.to_string(),
+            subject: self.subject.to_string(),
+            outcome,
+        })
+    }
+}
+
+/// The companions' rows of `cases`, after the servers ran.
+fn companion_rows(plan: &Plan, workload: Workload, cases: &[Case]) -> Vec<Row> {
+    cases
+        .iter()
+        .flat_map(|case| {
+            case.companions
+                .iter()
+                .filter_map(|c| c.row(plan, workload, &case.name))
+        })
+        .collect()
+}
+
+/// The row of a baseline that cannot run (its command is missing).
+fn missing(workload: Workload, case: &str, subject: &str, why: &str) -> Row {
+    Row {
+        workload,
+        case: case.to_string(),
+        subject: subject.to_string(),
+        outcome: Outcome::NotAvailable(why.to_string()),
+    }
+}
+
+/// A server started and initialized, with its memory sampled.
+struct Session {
+    client: McpClient,
+    sampler: RssSampler,
+    tools: Vec<String>,
+}
+
+impl Session {
+    fn start(plan: &Plan, server: &Server, dir: &Path) -> anyhow::Result<Session> {
+        let subject = server.kind.label();
+        let mut client = McpClient::spawn(subject, server.command(dir, &plan.log(subject))?)?;
+        client.initialize(plan.timeout)?;
+        let tools = client.list_tools(plan.timeout)?;
+        let sampler = RssSampler::start(client.pid(), Duration::from_millis(5))?;
+        Ok(Session {
+            client,
+            sampler,
+            tools,
+        })
+    }
+
+    fn close(self) {
+        drop(self.sampler);
+        let _ = self.client.shutdown(Duration::from_secs(10));
+    }
+}
+
+/// Runs `cases` against one server (started in `dir`), one row per case.
+fn server_cases(
+    plan: &Plan,
+    workload: Workload,
+    server: &Server,
+    dir: &Path,
+    cases: &[Case],
+) -> Vec<Row> {
+    let subject = server.kind.label();
+    let mut rows = Vec::new();
+    let mut session: Option<Session> = None;
+    for case in cases {
+        let outcome = match (case.call)(server.kind) {
+            Err(reason) => Outcome::NotAvailable(reason),
+            Ok(call) => {
+                if session.is_none() {
+                    match Session::start(plan, server, dir) {
+                        Ok(s) => session = Some(s),
+                        Err(e) => {
+                            rows.push(Row {
+                                workload,
+                                case: case.name.clone(),
+                                subject: subject.to_string(),
+                                outcome: Outcome::Failed(format!("{e:#}")),
+                            });
+                            continue;
+                        }
+                    }
+                }
+                match session.as_mut() {
+                    None => Outcome::Failed("no session".into()),
+                    Some(s) if !s.tools.iter().any(|t| t == call.tool) => {
+                        Outcome::NotAvailable(format!("`{}` is not in its tools/list", call.tool))
+                    }
+                    Some(s) => {
+                        let companions: &[Companion] = if server.kind == Kind::Rust {
+                            &case.companions
+                        } else {
+                            &[]
+                        };
+                        match timed_calls(plan, s, &call, companions, |text| {
+                            (case.check)(server.kind, text)
+                        }) {
+                            Ok(outcome) => outcome,
+                            Err(e) => {
+                                // The server may be stuck on the failed call: start afresh.
+                                if let Some(s) = session.take() {
+                                    s.close();
+                                }
+                                Outcome::Failed(format!("{e:#}"))
+                            }
+                        }
+                    }
+                }
+            }
+        };
+        rows.push(Row {
+            workload,
+            case: case.name.clone(),
+            subject: subject.to_string(),
+            outcome,
+        });
+    }
+    if let Some(s) = session {
+        s.close();
+    }
+    rows
+}
+
+/// Warm-up calls, then the timed calls, each answer checked, each followed by one run of every
+/// companion.
+fn timed_calls(
+    plan: &Plan,
+    session: &mut Session,
+    call: &Call,
+    companions: &[Companion],
+    check: impl Fn(&str) -> anyhow::Result<String>,
+) -> anyhow::Result<Outcome> {
+    let mut samples = Vec::new();
+    let mut detail = String::new();
+    for i in 0..plan.warmup + plan.runs {
+        if i == plan.warmup {
+            session.sampler.begin();
+        }
+        let start = Instant::now();
+        let output = session
+            .client
+            .call_tool(call.tool, call.args.clone(), plan.timeout)?;
+        let elapsed = start.elapsed();
+        if output.is_error {
+            bail!(
+                "{} returned an error: {}",
+                call.tool,
+                excerpt(&output.text, 300)
+            );
+        }
+        detail = check(&output.text).with_context(|| {
+            format!(
+                "unexpected {} answer: {}",
+                call.tool,
+                excerpt(&output.text, 300)
+            )
+        })?;
+        if i >= plan.warmup {
+            samples.push(elapsed);
+        }
+        // Companions are the harness's children, not the server's: they do not count in its peak.
+        for companion in companions {
+            companion.run_once(plan, i >= plan.warmup);
+        }
+    }
+    Ok(timed(&samples, Some(session.sampler.peak_kb()), detail))
+}
+
+fn excerpt(text: &str, max: usize) -> String {
+    let one_line = text.replace('\n', "⏎");
+    match one_line.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &one_line[..i]),
+        None => one_line,
+    }
+}
+
+fn size(bytes: usize) -> String {
+    if bytes < 10 * 1024 {
+        format!("{bytes} B")
+    } else if bytes < 10 * 1024 * 1024 {
+        format!("{:.0} KB", bytes as f64 / 1024.0)
+    } else {
+        format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
+    }
+}
+
+fn path_str(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// Fails on the error texts the Python server returns as ordinary (non-isError) results.
+fn reject_error_text(text: &str) -> anyhow::Result<()> {
+    let t = text.trim_start();
+    if t.starts_with("Error") || t.starts_with("jq syntax error") {
+        bail!("the answer is an error message");
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// read
+
+fn read(plan: &Plan) -> Vec<Row> {
+    let data = plan.data;
+    let big = path_str(&data.big_file);
+    let last = data.big_lines;
+    let mid = data.big_lines / 2;
+    let small: Vec<String> = data.small_files.iter().map(|p| path_str(p)).collect();
+    let n_small = small.len();
+    let cases = vec![
+        Case {
+            name: format!("{n_small} small files in one call"),
+            call: Box::new({
+                let small = small.clone();
+                move |kind| {
+                    Ok(match kind {
+                        Kind::Rust | Kind::Original => Call {
+                            tool: "read_files",
+                            args: json!({"files": small.iter().map(|p| json!({"path": p})).collect::<Vec<_>>()}),
+                        },
+                        Kind::Official => Call {
+                            tool: "read_multiple_files",
+                            args: json!({ "paths": small }),
+                        },
+                    })
+                }
+            }),
+            check: Box::new(move |_, text| {
+                reject_error_text(text)?;
+                let last_file = format!("file {:03} line 040", n_small - 1);
+                if !text.contains("file 000 line 001") || !text.contains(&last_file) {
+                    bail!("missing the first or last file's text");
+                }
+                Ok(size(text.len()))
+            }),
+            companions: Vec::new(),
+        },
+        Case {
+            name: format!("tail 50 lines of a {} file", file_size(&data.big_file)),
+            call: Box::new({
+                let big = big.clone();
+                move |kind| {
+                    Ok(match kind {
+                        Kind::Rust | Kind::Original => Call {
+                            tool: "read_files",
+                            args: json!({"files": [{"path": big, "tail": 50}]}),
+                        },
+                        Kind::Official => Call {
+                            tool: "read_text_file",
+                            args: json!({"path": big, "tail": 50}),
+                        },
+                    })
+                }
+            }),
+            check: Box::new(move |_, text| {
+                reject_error_text(text)?;
+                // The official server counts the empty string after the final newline as a
+                // line, so it answers 49 lines: accept that, and say so.
+                let present = (last - 49..=last)
+                    .filter(|&n| text.contains(&data::big_line_marker(n)))
+                    .count();
+                if !text.contains(&data::big_line_marker(last)) || present < 45 {
+                    bail!("the last lines are missing");
+                }
+                if text.contains(&data::big_line_marker(last - 50)) {
+                    bail!("more than 50 lines");
+                }
+                Ok(format!("{present} lines, {}", size(text.len())))
+            }),
+            companions: Vec::new(),
+        },
+        Case {
+            name: format!(
+                "lines {}–{} (middle) of a {} file",
+                mid,
+                mid + 199,
+                file_size(&data.big_file)
+            ),
+            call: Box::new(move |kind| match kind {
+                Kind::Rust | Kind::Original => Ok(Call {
+                    tool: "read_files",
+                    args: json!({"files": [{"path": big, "start_line": mid, "end_line": mid + 199}]}),
+                }),
+                Kind::Official => {
+                    Err("no line-range read (read_text_file has head/tail only)".into())
+                }
+            }),
+            check: Box::new(move |_, text| {
+                reject_error_text(text)?;
+                for n in [mid, mid + 199] {
+                    if !text.contains(&data::big_line_marker(n)) {
+                        bail!("line {n} missing");
+                    }
+                }
+                if text.contains(&data::big_line_marker(mid + 200)) {
+                    bail!("more than 200 lines");
+                }
+                Ok(size(text.len()))
+            }),
+            companions: Vec::new(),
+        },
+    ];
+    plan.setup
+        .servers
+        .iter()
+        .flat_map(|s| server_cases(plan, Workload::Read, s, &data.dir, &cases))
+        .collect()
+}
+
+fn file_size(path: &Path) -> String {
+    let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0) as f64;
+    if bytes >= 1e9 {
+        format!("{:.2} GB", bytes / 1e9)
+    } else if bytes >= 1e6 {
+        format!("{:.1} MB", bytes / 1e6)
+    } else {
+        format!("{:.0} KB", bytes / 1e3)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// grep
+
+fn grep(plan: &Plan) -> Vec<Row> {
+    let tree = plan.tree;
+    let root = path_str(&tree.root);
+    let has_rg = plan.setup.rg.is_some();
+    let has_original = plan.setup.servers.iter().any(|s| s.kind == Kind::Original);
+    let patterns = [
+        ("rare", tree.rare_pattern.clone()),
+        ("common", tree.common_pattern.clone()),
+    ];
+    let case_name = |label: &str, pattern: &str| format!("{label} pattern \"{pattern}\"");
+    // Per pattern: how many matching lines fs-mcp-rs counted before it stopped counting, if it did.
+    let stopped_at: Vec<Cell<Option<u64>>> = patterns.iter().map(|_| Cell::new(None)).collect();
+    let mut rows = Vec::new();
+
+    let cases: Vec<Case> = patterns
+        .iter()
+        .zip(&stopped_at)
+        .map(|((label, pattern), stopped_at)| {
+            let name = case_name(label, pattern);
+            let call_pattern = pattern.clone();
+            let root = root.clone();
+            // The floor: rg --json over the same tree with fs-mcp-rs's ignore rules, every match;
+            // where fs-mcp-rs stopped counting, rg stopped after as many matching lines; and, for
+            // reference, rg with the flags fs-mcp passes (fs-mcp's own floor).
+            let mut companions = Vec::new();
+            match &plan.setup.rg {
+                None => rows.push(missing(
+                    Workload::Grep,
+                    &name,
+                    SUBJECT_RG,
+                    "rg not found on PATH",
+                )),
+                Some(rg) => {
+                    let rg_command = move |flags: &[&str]| {
+                        let mut c = Command::new(&rg.path);
+                        c.args(flags).arg("-e").arg(pattern).arg(&tree.root);
+                        c
+                    };
+                    let matches: &'static [u8] = b"{\"type\":\"match\"";
+                    companions.push(Companion::new(
+                        SUBJECT_RG,
+                        move || {
+                            Some((
+                                rg_command(&["--json", "--no-require-git"]),
+                                Capture {
+                                    prefix: matches,
+                                    keep: 0,
+                                    stop_after: None,
+                                },
+                            ))
+                        },
+                        rg_detail,
+                    ));
+                    companions.push(Companion::new(
+                        SUBJECT_RG_STOPPED,
+                        move || {
+                            let n = stopped_at.get()?;
+                            Some((
+                                rg_command(&["--json", "--no-require-git"]),
+                                Capture {
+                                    prefix: matches,
+                                    keep: 0,
+                                    stop_after: Some(n),
+                                },
+                            ))
+                        },
+                        rg_detail,
+                    ));
+                    if has_original {
+                        companions.push(Companion::new(
+                            SUBJECT_RG_AS_ORIGINAL,
+                            move || {
+                                Some((
+                                    rg_command(&["--json", "--max-count=100", "--context=2"]),
+                                    Capture {
+                                        prefix: matches,
+                                        keep: 0,
+                                        stop_after: None,
+                                    },
+                                ))
+                            },
+                            rg_detail,
+                        ));
+                    }
+                }
+            }
+            Case {
+                name,
+                call: Box::new(move |kind| match kind {
+                    Kind::Rust => Ok(Call {
+                        tool: "grep_content",
+                        args: json!({"pattern": call_pattern, "search_path": root}),
+                    }),
+                    Kind::Original if has_rg => Ok(Call {
+                        tool: "grep_content",
+                        args: json!({"pattern": call_pattern, "search_path": root}),
+                    }),
+                    Kind::Original => Err("its grep_content needs rg on PATH".into()),
+                    Kind::Official => Err("no content-search tool".into()),
+                }),
+                check: Box::new(move |kind, text| {
+                    reject_error_text(text)?;
+                    let (detail, lower_bound) = grep_detail(kind, text);
+                    if kind == Kind::Rust {
+                        stopped_at.set(lower_bound);
+                    }
+                    Ok(detail)
+                }),
+                companions,
+            }
+        })
+        .collect();
+    for server in &plan.setup.servers {
+        rows.extend(server_cases(
+            plan,
+            Workload::Grep,
+            server,
+            &tree.root,
+            &cases,
+        ));
+    }
+    rows.extend(companion_rows(plan, Workload::Grep, &cases));
+    rows
+}
+
+/// Describes an rg run.
+fn rg_detail(run: &CommandRun) -> anyhow::Result<String> {
+    if run.stopped {
+        return Ok(format!(
+            "stopped after {} matching lines (as many as fs-mcp-rs counted), {} JSON",
+            run.prefixed_lines,
+            size(run.stdout_bytes as usize)
+        ));
+    }
+    if run.exit.code.is_some_and(|c| c > 1) {
+        bail!("rg exited with {:?}", run.exit.code);
+    }
+    Ok(format!(
+        "{} matching lines, {} JSON",
+        run.prefixed_lines,
+        size(run.stdout_bytes as usize)
+    ))
+}
+
+/// Describes a grep_content answer; for fs-mcp-rs also returns the count at which it stopped
+/// counting (its total is then "at least N").
+fn grep_detail(kind: Kind, text: &str) -> (String, Option<u64>) {
+    if text.trim_start().starts_with("No matches") {
+        return ("0 matching lines".into(), None);
+    }
+    match kind {
+        Kind::Rust => {
+            // `n:` marks a matching line, `n-` a context line.
+            let shown = text
+                .lines()
+                .filter(|l| {
+                    l.split_once(':').is_some_and(|(n, _)| {
+                        !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())
+                    })
+                })
+                .count();
+            // "Note: showing the first 100 of 2,345 matching lines (…" or
+            // "Note: showing 100 of at least 2,020 matching lines (counting stopped; …".
+            let total = text.lines().rev().find_map(|l| {
+                let rest = l.strip_prefix("Note: showing ")?;
+                let (_, rest) = rest.split_once(" of ")?;
+                let (rest, lower_bound) = match rest.strip_prefix("at least ") {
+                    Some(r) => (r, true),
+                    None => (rest, false),
+                };
+                let (n, _) = rest.split_once(' ')?;
+                Some((n.replace(',', "").parse::<u64>().ok()?, lower_bound))
+            });
+            match total {
+                Some((n, true)) => (
+                    format!(
+                        "≥ {n} matching lines (counting stopped there), {shown} shown, {}",
+                        size(text.len())
+                    ),
+                    Some(n),
+                ),
+                Some((n, false)) => (
+                    format!(
+                        "{n} matching lines counted, {shown} shown, {}",
+                        size(text.len())
+                    ),
+                    None,
+                ),
+                None => (
+                    format!("{shown} matching lines, {}", size(text.len())),
+                    None,
+                ),
+            }
+        }
+        _ => {
+            let shown = text.lines().filter(|l| l.starts_with("File: ")).count();
+            (
+                format!(
+                    "{shown} matching lines (≤ 100 per file), {}",
+                    size(text.len())
+                ),
+                None,
+            )
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// query
+
+fn query(plan: &Plan) -> Vec<Row> {
+    let data = plan.data;
+    let file = path_str(&data.json_file);
+    let has_jq = plan.setup.jq.is_some();
+    let mut rows = Vec::new();
+    let cases: Vec<Case> = data::queries()
+        .into_iter()
+        .map(|(label, expression)| {
+            let mut companions = Vec::new();
+            // jq's output, for checking the servers' answers (one untimed run up front).
+            let mut reference = None;
+            match &plan.setup.jq {
+                None => rows.push(missing(
+                    Workload::Query,
+                    label,
+                    SUBJECT_JQ,
+                    "jq not found on PATH",
+                )),
+                Some(jq) => {
+                    let jq_command = move || {
+                        let mut c = Command::new(&jq.path);
+                        c.arg("-c").arg(expression).arg(&data.json_file);
+                        c
+                    };
+                    let capture = || Capture {
+                        prefix: b"",
+                        keep: 1 << 20,
+                        stop_after: None,
+                    };
+                    match measure::run_command(
+                        &mut jq_command(),
+                        b"",
+                        1 << 20,
+                        None,
+                        &plan.log(SUBJECT_JQ),
+                    ) {
+                        Ok(run) if run.exit.code == Some(0) => {
+                            reference = Some(String::from_utf8_lossy(&run.head).into_owned());
+                        }
+                        Ok(run) => {
+                            eprintln!("bench: jq {expression:?} exited with {:?}", run.exit.code)
+                        }
+                        Err(e) => eprintln!("bench: jq {expression:?}: {e:#}"),
+                    }
+                    companions.push(Companion::new(
+                        SUBJECT_JQ,
+                        move || Some((jq_command(), capture())),
+                        |run| {
+                            if run.exit.code != Some(0) {
+                                bail!("jq exited with {:?}", run.exit.code);
+                            }
+                            let text = String::from_utf8_lossy(&run.head);
+                            Ok(format!(
+                                "{} result lines, {}",
+                                text.lines().count(),
+                                size(run.stdout_bytes as usize)
+                            ))
+                        },
+                    ));
+                }
+            }
+            let file = file.clone();
+            Case {
+                name: label.to_string(),
+                call: Box::new(move |kind| match kind {
+                    Kind::Rust => Ok(Call {
+                        tool: "query_json",
+                        args: json!({"file_path": file, "jq_expression": expression}),
+                    }),
+                    Kind::Original if has_jq => Ok(Call {
+                        tool: "query_json",
+                        args: json!({"file_path": file, "jq_expression": expression}),
+                    }),
+                    Kind::Original => Err("its query_json needs jq on PATH".into()),
+                    Kind::Official => Err("no query tool".into()),
+                }),
+                check: Box::new(move |_, text| {
+                    reject_error_text(text)?;
+                    if text.trim().is_empty() || text.trim() == "No results found." {
+                        bail!("no results");
+                    }
+                    let agreement = match &reference {
+                        Some(jq) if same_results(jq, text) => ", same results as jq",
+                        Some(_) => ", DIFFERS from jq",
+                        None => "",
+                    };
+                    Ok(format!(
+                        "{} lines, {}{agreement}",
+                        text.lines().count(),
+                        size(text.len())
+                    ))
+                }),
+                companions,
+            }
+        })
+        .collect();
+    for server in &plan.setup.servers {
+        rows.extend(server_cases(
+            plan,
+            Workload::Query,
+            server,
+            &data.dir,
+            &cases,
+        ));
+    }
+    rows.extend(companion_rows(plan, Workload::Query, &cases));
+    rows
+}
+
+/// Whether the leading result lines of a server's answer equal jq's (as JSON values). Servers
+/// show at most 100 results and may append a note, so only the leading lines that parse are
+/// compared, and there must be at least one.
+fn same_results(jq: &str, server: &str) -> bool {
+    let parse = |text: &str| -> Vec<Value> {
+        text.lines()
+            .take(100)
+            .map_while(|l| serde_json::from_str::<Value>(l.trim()).ok())
+            .collect()
+    };
+    let (expected, got) = (parse(jq), parse(server));
+    !got.is_empty() && got.len() <= expected.len() && expected[..got.len()] == got[..]
+}
+
+// ---------------------------------------------------------------------------------------------
+// tree
+
+fn tree(plan: &Plan) -> Vec<Row> {
+    let tree = plan.tree;
+    let root = path_str(&tree.root);
+    let sub = path_str(&tree.subtree);
+    let sub_name = tree
+        .subtree
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let find = tree.find_pattern.clone();
+    let cases = vec![
+        Case {
+            name: "directory_tree, whole tree, each server's defaults".into(),
+            call: Box::new({
+                let root = root.clone();
+                move |_| {
+                    Ok(Call {
+                        tool: "directory_tree",
+                        args: json!({ "path": root }),
+                    })
+                }
+            }),
+            check: Box::new(|_, text| {
+                reject_error_text(text)?;
+                Ok(tree_detail(text))
+            }),
+            companions: Vec::new(),
+        },
+        Case {
+            name: format!(
+                "directory_tree, complete listing of {sub_name} ({} entries)",
+                tree.subtree_entries
+            ),
+            call: Box::new(move |kind| {
+                Ok(Call {
+                    tool: "directory_tree",
+                    args: match kind {
+                        Kind::Rust | Kind::Original => {
+                            json!({"path": sub, "max_depth": 64, "exclude_dirs": []})
+                        }
+                        Kind::Official => json!({ "path": sub }),
+                    },
+                })
+            }),
+            check: Box::new(|_, text| {
+                reject_error_text(text)?;
+                Ok(tree_detail(text))
+            }),
+            companions: Vec::new(),
+        },
+        Case {
+            name: format!("search_files \"{find}\", whole tree"),
+            call: Box::new(move |_| {
+                Ok(Call {
+                    tool: "search_files",
+                    args: json!({"path": root, "pattern": find}),
+                })
+            }),
+            check: Box::new(|_, text| {
+                reject_error_text(text)?;
+                let paths = text
+                    .lines()
+                    .filter(|l| {
+                        let l = l.trim();
+                        !l.is_empty() && !l.starts_with("Note") && !l.starts_with("No ")
+                    })
+                    .count();
+                Ok(format!("{paths} paths, {}", size(text.len())))
+            }),
+            companions: Vec::new(),
+        },
+    ];
+    plan.setup
+        .servers
+        .iter()
+        .flat_map(|s| server_cases(plan, Workload::Tree, s, &tree.root, &cases))
+        .collect()
+}
+
+fn tree_detail(text: &str) -> String {
+    let nodes = text.matches("\"name\"").count();
+    format!("{nodes} nodes, {}", size(text.len()))
+}
