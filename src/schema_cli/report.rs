@@ -123,16 +123,7 @@ pub fn to_text(verdicts: &[ToolVerdict], style: &Style, served_is_transformed: b
             let _ = writeln!(out, "  schema as written: clean");
         } else {
             let _ = writeln!(out, "  schema as written: {} issue(s)", v.issues.len());
-            for issue in &v.issues {
-                let _ = writeln!(
-                    out,
-                    "    [{} {}] {} {}",
-                    issue.rule,
-                    issue.severity,
-                    pointer(&issue.path),
-                    issue.message
-                );
-            }
+            write_issues(&mut out, &v.issues);
         }
         if !v.changes.is_empty() {
             let _ = writeln!(out, "  transform changes: {}", v.changes.len());
@@ -162,16 +153,7 @@ pub fn to_text(verdicts: &[ToolVerdict], style: &Style, served_is_transformed: b
                 "  {served}: {}",
                 style.bad(&format!("{} issue(s)", v.served_issues.len()))
             );
-            for issue in &v.served_issues {
-                let _ = writeln!(
-                    out,
-                    "    [{} {}] {} {}",
-                    issue.rule,
-                    issue.severity,
-                    pointer(&issue.path),
-                    issue.message
-                );
-            }
+            write_issues(&mut out, &v.served_issues);
         }
         out.push('\n');
     }
@@ -189,6 +171,19 @@ pub fn to_text(verdicts: &[ToolVerdict], style: &Style, served_is_transformed: b
     };
     let _ = writeln!(out, "{summary}");
     out
+}
+
+fn write_issues(out: &mut String, issues: &[gemini_compat::Issue]) {
+    for issue in issues {
+        let _ = writeln!(
+            out,
+            "    [{} {}] {} {}",
+            issue.rule,
+            issue.severity,
+            pointer(&issue.path),
+            issue.message
+        );
+    }
 }
 
 fn pointer(path: &str) -> &str {

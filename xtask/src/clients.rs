@@ -52,6 +52,22 @@ fn status(command: &mut Command) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `npm install` of pinned packages into a folder of their own.
+fn npm_install(prefix: &Path, packages: &[&str]) -> anyhow::Result<()> {
+    status(
+        Command::new("npm")
+            .args([
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                "--prefix",
+            ])
+            .arg(prefix)
+            .args(packages),
+    )
+}
+
 /// Installs the test clients unless the marker says these exact versions are there.
 pub fn install() -> anyhow::Result<()> {
     let dir = clients_dir();
@@ -85,18 +101,7 @@ pub fn install() -> anyhow::Result<()> {
     );
     let npm_dir = dir.join("npm");
     std::fs::create_dir_all(&npm_dir)?;
-    status(
-        Command::new("npm")
-            .args([
-                "install",
-                "--no-audit",
-                "--no-fund",
-                "--loglevel=error",
-                "--prefix",
-            ])
-            .arg(&npm_dir)
-            .args([NODE22, INSPECTOR]),
-    )?;
+    npm_install(&npm_dir, &[NODE22, INSPECTOR])?;
     std::fs::write(&marker, wanted)?;
     Ok(())
 }
@@ -112,18 +117,7 @@ fn verify() -> anyhow::Result<()> {
     let binary = root.join("target/release/fs-mcp-rs");
     let apps = clients_dir().join("apps");
     std::fs::create_dir_all(&apps)?;
-    status(
-        Command::new("npm")
-            .args([
-                "install",
-                "--no-audit",
-                "--no-fund",
-                "--loglevel=error",
-                "--prefix",
-            ])
-            .arg(&apps)
-            .args(APPS),
-    )?;
+    npm_install(&apps, APPS)?;
     let bin = apps.join("node_modules/.bin");
     let project = tempfile_dir("fs-mcp-rs-clients")?;
     let home = project.join("home");
