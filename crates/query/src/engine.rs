@@ -120,6 +120,8 @@ pub(crate) struct Program {
     filter: jaq_core::Filter<QData>,
     /// The expression as the user wrote it (for hints).
     pub(crate) expression: String,
+    /// How to read a JSON file for it without building all of it.
+    pub(crate) plan: Option<Box<crate::plan::ReadPlan>>,
 }
 
 /// Compile a jq program; errors point into `code`.
@@ -129,16 +131,30 @@ pub(crate) fn compile(code: &str) -> Result<Program, QueryError> {
         .lines()
         .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'));
     let code = if blank { "." } else { code };
+    Ok(Program {
+        filter: compile_with_rewrite(code)?,
+        expression: code.to_string(),
+        plan: crate::plan::ReadPlan::new(code).map(Box::new),
+    })
+}
+
+/// Compile `code`, a part of the user's `expression` (hints quote the
+/// whole expression).
+pub(crate) fn compile_part(code: &str, expression: &str) -> Option<Program> {
+    Some(Program {
+        filter: compile_with_rewrite(code).ok()?,
+        expression: expression.to_string(),
+        plan: None,
+    })
+}
+
+fn compile_with_rewrite(code: &str) -> Result<jaq_core::Filter<QData>, QueryError> {
     let filter = compile_code(code)?;
     // Compile the rewritten program for jq's update and interpolation
     // semantics; keep the original if the rewrite fails for any reason.
-    let filter = match rewrite::rewrite(code) {
+    Ok(match rewrite::rewrite(code) {
         Some(rw) => compile_code(&rw).unwrap_or(filter),
         None => filter,
-    };
-    Ok(Program {
-        filter,
-        expression: code.to_string(),
     })
 }
 
@@ -148,6 +164,7 @@ pub(crate) fn compile_exact(code: &str) -> Result<Program, QueryError> {
     Ok(Program {
         filter: compile_code(code)?,
         expression: code.to_string(),
+        plan: None,
     })
 }
 
@@ -367,6 +384,69 @@ pub(crate) fn run(
     limits: &Limits,
     leak: bool,
 ) -> Result<String, QueryError> {
+    let mut out = Output::new(limits);
+    drive(program, inputs, leak, &mut out);
+    let (log, log_dropped) = natives::take_log();
+    out.finish(&program.expression, &log, log_dropped)
+}
+
+/// Like [`run`], but `None` if any error occurred: the inputs were read
+/// only in part (see [`crate::plan`]), and an error message could quote a
+/// value that differs from the whole one. The caller then runs the query
+/// on the whole input.
+pub(crate) fn run_clean(
+    program: &Program,
+    inputs: InputIter<'_>,
+    limits: &Limits,
+) -> Option<Result<String, QueryError>> {
+    let mut out = Output::new(limits);
+    drive(program, inputs, false, &mut out);
+    let (log, log_dropped) = natives::take_log();
+    if !out.errors.is_empty() || out.halted {
+        return None;
+    }
+    Some(out.finish(&program.expression, &log, log_dropped))
+}
+
+/// All results of `program` on every input, or `None` if any error or halt
+/// occurred.
+pub(crate) fn collect(program: &Program, inputs: InputIter<'_>) -> Option<Vec<Val>> {
+    let mut all = Collected::default();
+    drive(program, inputs, false, &mut all);
+    (!all.failed).then_some(all.values)
+}
+
+/// Where [`drive`] puts results and errors.
+trait Sink {
+    /// Take one result; `false` means: stop evaluating.
+    fn value(&mut self, v: Val) -> bool;
+    fn error(&mut self, message: String);
+    /// The program called `halt` or `halt_error`.
+    fn halt(&mut self);
+}
+
+#[derive(Default)]
+struct Collected {
+    values: Vec<Val>,
+    failed: bool,
+}
+
+impl Sink for Collected {
+    fn value(&mut self, v: Val) -> bool {
+        self.values.push(v);
+        true
+    }
+    fn error(&mut self, _: String) {
+        self.failed = true;
+    }
+    fn halt(&mut self) {
+        self.failed = true;
+    }
+}
+
+/// Run `program` on every input, like jq: an error ends the current input
+/// and the next one starts; a halt ends everything.
+fn drive(program: &Program, inputs: InputIter<'_>, leak: bool, sink: &mut dyn Sink) {
     // drop leftovers of an earlier run on this thread
     natives::take_halt_message();
     natives::take_log();
@@ -377,12 +457,11 @@ pub(crate) fn run(
         lut: &program.filter.lut,
         inputs: shared,
     };
-    let mut out = Output::new(limits);
     'inputs: for input in shared {
         let value = match input {
             Ok(v) => v,
             Err(e) => {
-                out.errors.push(e);
+                sink.error(e);
                 break;
             }
         };
@@ -395,28 +474,29 @@ pub(crate) fn run(
         for r in results {
             match r {
                 Ok(v) => {
-                    if !out.push(&v) {
+                    if !sink.value(v) {
                         break 'inputs;
                     }
                 }
                 Err(exn) => match exn.get_err() {
                     Ok(e) => {
-                        out.errors.push(error_text(e));
+                        sink.error(error_text(e));
                         // like jq, go on with the next input
                         continue 'inputs;
                     }
                     Err(exn) => match exn.get_halt() {
                         Ok(code) => {
                             if let Some(msg) = natives::take_halt_message() {
-                                out.errors.push(format!(
+                                sink.error(format!(
                                     "halt_error (exit code {code}): {}",
                                     shorten(msg.trim_end(), 200)
                                 ));
                             }
+                            sink.halt();
                             break 'inputs;
                         }
                         Err(_) => {
-                            out.errors.push("internal error in the jq engine".into());
+                            sink.error("internal error in the jq engine".into());
                             break 'inputs;
                         }
                     },
@@ -427,8 +507,6 @@ pub(crate) fn run(
     if leak {
         std::mem::forget(iter);
     }
-    let (log, log_dropped) = natives::take_log();
-    out.finish(&program.expression, &log, log_dropped)
 }
 
 /// Text of a jq runtime error, cut short when it quotes a huge value.
@@ -457,6 +535,20 @@ struct Output<'l> {
     /// Counting stopped early: the total is a lower bound.
     count_capped: bool,
     errors: Vec<String>,
+    /// `halt` or `halt_error` ended the run.
+    halted: bool,
+}
+
+impl Sink for Output<'_> {
+    fn value(&mut self, v: Val) -> bool {
+        self.push(&v)
+    }
+    fn error(&mut self, message: String) {
+        self.errors.push(message);
+    }
+    fn halt(&mut self) {
+        self.halted = true;
+    }
 }
 
 impl<'l> Output<'l> {
@@ -472,6 +564,7 @@ impl<'l> Output<'l> {
             counting_since: None,
             count_capped: false,
             errors: Vec::new(),
+            halted: false,
         }
     }
 

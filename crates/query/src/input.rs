@@ -28,14 +28,20 @@ fn check_text(bytes: &[u8], what: &str) -> Result<(), QueryError> {
     Ok(())
 }
 
-/// The values of a JSON file (several top-level values, as in JSON Lines, are
-/// several inputs). The first value is parsed eagerly so that a file that is
-/// not JSON at all fails with a clear error; later parse errors end the input
-/// stream with a message.
-pub(crate) fn json_inputs(bytes: &[u8]) -> Result<InputIter<'_>, QueryError> {
+/// The body of a JSON file: checked to be text and not nested too deeply,
+/// without a byte order mark.
+pub(crate) fn json_body(bytes: &[u8]) -> Result<&[u8], QueryError> {
     check_text(bytes, "JSON")?;
     let body = strip_bom(bytes);
     check_depth(body)?;
+    Ok(body)
+}
+
+/// The values of a JSON file body (see [`json_body`]; several top-level values, as in JSON Lines, are
+/// several inputs). The first value is parsed eagerly so that a file that is
+/// not JSON at all fails with a clear error; later parse errors end the input
+/// stream with a message.
+pub(crate) fn json_inputs(body: &[u8]) -> Result<InputIter<'_>, QueryError> {
     let mut values = jaq_json::read::parse_many(body);
     let first = match values.next() {
         None => return Ok(Box::new(std::iter::empty())),
@@ -161,15 +167,7 @@ fn yaml_options() -> Options {
 /// The documents of a YAML file, each one input. A file that is not YAML but
 /// is JSON (JSON that YAML rejects, e.g. with duplicate keys) is read as JSON.
 pub(crate) fn yaml_inputs(bytes: &[u8]) -> Result<InputIter<'_>, QueryError> {
-    check_text(bytes, "YAML")?;
-    let body = strip_bom(bytes);
-    let text = std::str::from_utf8(body).map_err(|e| {
-        let (line, col) = line_col(body, e.valid_up_to());
-        QueryError::Input(format!(
-            "The file is not valid UTF-8 text (first bad byte at line {line}, column {col}); \
-             it is not YAML."
-        ))
-    })?;
+    let (body, text) = yaml_text(bytes)?;
     match serde_saphyr::from_multiple_with_options::<Val>(text, yaml_options()) {
         Ok(docs) => Ok(Box::new(docs.into_iter().map(|d| Ok(string_keys(d))))),
         Err(e) => {
@@ -180,6 +178,33 @@ pub(crate) fn yaml_inputs(bytes: &[u8]) -> Result<InputIter<'_>, QueryError> {
             Err(QueryError::Input(yaml_error_text(&e)))
         }
     }
+}
+
+/// The text of a YAML file, checked to be UTF-8 text, without a byte order
+/// mark (also as bytes).
+fn yaml_text(bytes: &[u8]) -> Result<(&[u8], &str), QueryError> {
+    check_text(bytes, "YAML")?;
+    let body = strip_bom(bytes);
+    let text = std::str::from_utf8(body).map_err(|e| {
+        let (line, col) = line_col(body, e.valid_up_to());
+        QueryError::Input(format!(
+            "The file is not valid UTF-8 text (first bad byte at line {line}, column {col}); \
+             it is not YAML."
+        ))
+    })?;
+    Ok((body, text))
+}
+
+/// The documents of a YAML file, built only as far as `need` asks (see
+/// [`crate::projected_yaml`]); `None` on any problem (the ordinary path then
+/// reports it).
+pub(crate) fn yaml_projected(bytes: &[u8], need: &crate::need::Need) -> Option<Vec<Val>> {
+    let (_, text) = yaml_text(bytes).ok()?;
+    let docs = crate::projected_yaml::with_need(need, || {
+        serde_saphyr::from_multiple_with_options::<crate::projected_yaml::Doc>(text, yaml_options())
+    })
+    .ok()?;
+    Some(docs.into_iter().map(|d| string_keys(d.0)).collect())
 }
 
 fn yaml_error_text(e: &serde_saphyr::Error) -> String {

@@ -49,6 +49,12 @@
 //!   and budgets against alias bombs. Each document of a multi-document file
 //!   is one input. JSON that YAML rejects is read as JSON.
 //!
+//! * Before a file is read, the query is analysed for what it can observe
+//!   of each document; only that is built, and `.items[] | F`-shaped
+//!   queries stream the array (see the `plan` module). Answers are always
+//!   those of the whole document: anything the analysis cannot follow reads
+//!   everything, and a runtime error reruns the query on the whole document.
+//!
 //! # Isolation
 //!
 //! jaq cannot be interrupted and a query can recurse without end (a stack
@@ -112,13 +118,19 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod demand;
 mod engine;
 mod errors;
 mod examples;
 mod input;
 mod json_out;
 mod natives;
+mod need;
+mod plan;
+mod projected;
+mod projected_yaml;
 mod rewrite;
+mod shape;
 mod worker;
 
 #[doc = include_str!("COMPAT.md")]
@@ -218,8 +230,19 @@ pub(crate) fn run_program(
     leak: bool,
 ) -> Result<String, QueryError> {
     let inputs = match format {
-        InputFormat::Json => input::json_inputs(input_bytes)?,
-        InputFormat::Yaml => input::yaml_inputs(input_bytes)?,
+        InputFormat::Json => {
+            let body = input::json_body(input_bytes)?;
+            if let Some(result) = plan::run_json(program, body, limits) {
+                return result;
+            }
+            input::json_inputs(body)?
+        }
+        InputFormat::Yaml => {
+            if let Some(result) = plan::run_yaml(program, input_bytes, limits) {
+                return result;
+            }
+            input::yaml_inputs(input_bytes)?
+        }
     };
     engine::run(program, inputs, limits, leak)
 }

@@ -1,0 +1,435 @@
+//! Reading JSON while building only what a query observes (see
+//! [`crate::need`]): skipped values are checked for syntax but never built,
+//! and an array can be streamed element by element.
+//!
+//! Values that are built are parsed by jaq's own reader, so they are exactly
+//! the values the ordinary path would build. Anything unusual (jaq's JSON
+//! extensions such as comments or `NaN` inside skipped values, duplicate keys
+//! on a streamed path, several documents in a streamed file, syntax errors)
+//! makes the reader give up with [`Unread`]; the caller then reads the file
+//! the ordinary way, which also produces the exact error message.
+
+use crate::need::{Level, Need};
+use hifijson::str::Lex as _;
+use hifijson::token::{Expect, Lex};
+use hifijson::{Read, SliceLexer};
+use jaq_json::{Map, Rc, Val};
+use std::collections::HashMap;
+
+/// The projected read gave up; read the file the ordinary way.
+#[derive(Debug)]
+pub(crate) struct Unread;
+
+impl From<Expect> for Unread {
+    fn from(_: Expect) -> Self {
+        Unread
+    }
+}
+
+impl From<hifijson::Error> for Unread {
+    fn from(_: hifijson::Error) -> Self {
+        Unread
+    }
+}
+
+/// Skip whitespace and `#` comments (as jaq's reader does), then peek.
+fn ws(lexer: &mut SliceLexer) -> Option<u8> {
+    loop {
+        lexer.eat_whitespace();
+        match lexer.peek_next() {
+            Some(b'#') => lexer.skip_until(|c| c == b'\n'),
+            next => return next,
+        }
+    }
+}
+
+/// Builds values from one file body.
+struct Builder<'a> {
+    body: &'a [u8],
+    /// Object keys seen so far: every item of a big array has the same few
+    /// keys, so they are shared instead of allocated again.
+    keys: HashMap<Vec<u8>, Val>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(body: &'a [u8]) -> Self {
+        Self {
+            body,
+            keys: HashMap::new(),
+        }
+    }
+
+    fn offset(&self, lexer: &SliceLexer<'a>) -> usize {
+        lexer.as_slice().as_ptr() as usize - self.body.as_ptr() as usize
+    }
+
+    /// Parse the value starting at the peeked `next` with jaq's reader.
+    fn whole(&self, next: u8, lexer: &mut SliceLexer<'a>) -> Result<Val, Unread> {
+        let start = self.offset(lexer);
+        hifijson::ignore::parse(next, lexer)?;
+        let end = self.offset(lexer);
+        jaq_json::read::parse_single(&self.body[start..end]).map_err(|_| Unread)
+    }
+
+    /// The value starting at the peeked `next`, built as far as `need` asks.
+    fn value(&mut self, next: u8, lexer: &mut SliceLexer<'a>, need: &Need) -> Result<Val, Unread> {
+        if need.is_full() {
+            return self.whole(next, lexer);
+        }
+        match next {
+            b'[' => {
+                let mut arr = Vec::new();
+                lexer.discarded().seq(b']', ws, |next, lexer| {
+                    match need.each.as_deref() {
+                        Some(each) => arr.push(self.value(next, lexer, each)?),
+                        None => {
+                            hifijson::ignore::parse(next, lexer)?;
+                            if need.level >= Level::Shallow {
+                                arr.push(Val::Null);
+                            }
+                        }
+                    }
+                    Ok::<_, Unread>(())
+                })?;
+                Ok(Val::Arr(Rc::new(arr)))
+            }
+            b'{' => {
+                let mut obj = Map::default();
+                lexer.discarded().seq(b'}', ws, |next, lexer| {
+                    let key = self.key(next, lexer)?;
+                    lexer.expect(ws, b':').ok_or(Unread)?;
+                    let next = ws(lexer).ok_or(Unread)?;
+                    match need.key(&key) {
+                        Some(node) => {
+                            let v = self.value(next, lexer, node)?;
+                            obj.insert(self.key_val(key), v);
+                        }
+                        None => {
+                            hifijson::ignore::parse(next, lexer)?;
+                            if need.keeps_all_keys() {
+                                obj.insert(self.key_val(key), Val::Null);
+                            }
+                        }
+                    }
+                    Ok::<_, Unread>(())
+                })?;
+                Ok(Val::obj(obj))
+            }
+            // scalars are kept whole
+            _ => self.whole(next, lexer),
+        }
+    }
+
+    /// The text of the object key starting at the peeked `next`.
+    fn key(&self, next: u8, lexer: &mut SliceLexer<'a>) -> Result<Vec<u8>, Unread> {
+        if next != b'"' {
+            // jaq allows non-string keys; leave those to it
+            return Err(Unread);
+        }
+        let start = self.offset(lexer);
+        lexer.discarded().str_ignore().map_err(|_| Unread)?;
+        let end = self.offset(lexer);
+        let raw = &self.body[start + 1..end - 1];
+        if !raw.contains(&b'\\') {
+            return Ok(raw.to_vec());
+        }
+        match jaq_json::read::parse_single(&self.body[start..end]) {
+            Ok(Val::TStr(s)) => Ok(s.to_vec()),
+            _ => Err(Unread),
+        }
+    }
+
+    fn key_val(&mut self, key: Vec<u8>) -> Val {
+        self.keys
+            .entry(key)
+            .or_insert_with_key(|k| Val::utf8_str(k.clone()))
+            .clone()
+    }
+}
+
+/// Every top-level value of `body`, built as far as `need` asks.
+pub(crate) fn read_all(body: &[u8], need: &Need) -> Result<Vec<Val>, Unread> {
+    let mut builder = Builder::new(body);
+    let mut lexer = SliceLexer::new(body);
+    let mut values = Vec::new();
+    while let Some(next) = ws(&mut lexer) {
+        values.push(builder.value(next, &mut lexer, need)?);
+    }
+    Ok(values)
+}
+
+/// The elements of the array at `path` (object keys from the root) of a
+/// file that holds exactly one JSON value, built as far as `element` asks,
+/// one at a time.
+///
+/// Iterate, then call [`Elements::finish`]: only if it succeeds were the
+/// elements exactly those of the array the ordinary reader would see (the
+/// rest of the file is checked only then: no second value, no later
+/// duplicate of a key on the path, valid syntax).
+pub(crate) struct Elements<'a, 'n> {
+    builder: Builder<'a>,
+    lexer: SliceLexer<'a>,
+    path: &'n [Vec<u8>],
+    /// What the query observes of each element.
+    element: &'n Need,
+    state: State,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Start,
+    First,
+    Next,
+    Done,
+    Failed,
+}
+
+impl<'a, 'n> Elements<'a, 'n> {
+    pub(crate) fn new(body: &'a [u8], path: &'n [Vec<u8>], element: &'n Need) -> Self {
+        Self {
+            builder: Builder::new(body),
+            lexer: SliceLexer::new(body),
+            path,
+            element,
+            state: State::Start,
+        }
+    }
+
+    /// Walk from the root to the opening `[` of the array.
+    fn descend(&mut self) -> Result<(), Unread> {
+        for key in self.path {
+            if ws(&mut self.lexer) != Some(b'{') {
+                return Err(Unread);
+            }
+            self.lexer.take_next();
+            let mut first = true;
+            loop {
+                let mut next = ws(&mut self.lexer).ok_or(Unread)?;
+                if !first {
+                    if next != b',' {
+                        return Err(Unread);
+                    }
+                    self.lexer.take_next();
+                    next = ws(&mut self.lexer).ok_or(Unread)?;
+                }
+                first = false;
+                let k = self.builder.key(next, &mut self.lexer)?;
+                self.lexer.expect(ws, b':').ok_or(Unread)?;
+                if k == *key {
+                    break;
+                }
+                let next = ws(&mut self.lexer).ok_or(Unread)?;
+                hifijson::ignore::parse(next, &mut self.lexer)?;
+            }
+        }
+        if ws(&mut self.lexer) != Some(b'[') {
+            return Err(Unread);
+        }
+        self.lexer.take_next();
+        Ok(())
+    }
+
+    fn element(&mut self) -> Result<Option<Val>, Unread> {
+        if self.state == State::Start {
+            self.descend()?;
+            self.state = State::First;
+        }
+        let mut next = ws(&mut self.lexer).ok_or(Unread)?;
+        if next == b']' {
+            self.lexer.take_next();
+            return Ok(None);
+        }
+        if self.state == State::Next {
+            if next != b',' {
+                return Err(Unread);
+            }
+            self.lexer.take_next();
+            next = ws(&mut self.lexer).ok_or(Unread)?;
+        }
+        self.state = State::Next;
+        self.builder
+            .value(next, &mut self.lexer, self.element)
+            .map(Some)
+    }
+
+    /// Check the rest of the file (after skipping any elements not taken).
+    pub(crate) fn finish(mut self) -> Result<(), Unread> {
+        while matches!(self.state, State::Start | State::First | State::Next) {
+            self.next();
+        }
+        if self.state == State::Failed {
+            return Err(Unread);
+        }
+        // close every object on the path, innermost first
+        for key in self.path.iter().rev() {
+            loop {
+                match ws(&mut self.lexer).ok_or(Unread)? {
+                    b'}' => {
+                        self.lexer.take_next();
+                        break;
+                    }
+                    b',' => {
+                        self.lexer.take_next();
+                        let next = ws(&mut self.lexer).ok_or(Unread)?;
+                        if self.builder.key(next, &mut self.lexer)? == *key {
+                            // a later duplicate key wins in jq
+                            return Err(Unread);
+                        }
+                        self.lexer.expect(ws, b':').ok_or(Unread)?;
+                        let next = ws(&mut self.lexer).ok_or(Unread)?;
+                        hifijson::ignore::parse(next, &mut self.lexer)?;
+                    }
+                    _ => return Err(Unread),
+                }
+            }
+        }
+        match ws(&mut self.lexer) {
+            None => Ok(()),
+            Some(_) => Err(Unread),
+        }
+    }
+}
+
+impl Iterator for Elements<'_, '_> {
+    type Item = Val;
+
+    fn next(&mut self) -> Option<Val> {
+        if matches!(self.state, State::Done | State::Failed) {
+            return None;
+        }
+        match self.element() {
+            Ok(Some(v)) => Some(v),
+            Ok(None) => {
+                self.state = State::Done;
+                None
+            }
+            Err(Unread) => {
+                self.state = State::Failed;
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::need::Step;
+
+    fn need(paths: &[(&[&str], Level)], each_at_root: bool) -> Need {
+        let mut n = Need::default();
+        for (path, level) in paths {
+            let mut steps: Vec<Step> = Vec::new();
+            for p in *path {
+                steps.push(match *p {
+                    "[]" => Step::Each,
+                    k => Step::Key(k.as_bytes().to_vec()),
+                });
+            }
+            n.mark(&steps, *level);
+        }
+        if each_at_root {
+            n.mark(&[Step::Each], Level::Reached);
+        }
+        n.normalize();
+        n
+    }
+
+    fn json(v: &Val) -> String {
+        crate::json_out::to_json(v)
+    }
+
+    #[test]
+    fn builds_only_what_is_needed() {
+        let body = br#"{"a": {"x": 1, "y": [1,2]}, "b": [{"k": 1, "j": 2}, {"k": 3}], "c": "z"}"#;
+        let n = need(
+            &[(&["a", "x"], Level::Full), (&["b", "[]", "k"], Level::Full)],
+            false,
+        );
+        let v = read_all(body, &n).unwrap();
+        assert_eq!(json(&v[0]), r#"{"a":{"x":1},"b":[{"k":1},{"k":3}]}"#);
+    }
+
+    #[test]
+    fn shallow_keeps_size_and_keys() {
+        let body = br#"{"items": [{"a": 1}, 2, "x"], "o": {"p": 1, "q": 2}}"#;
+        let n = need(
+            &[(&["items"], Level::Shallow), (&["o"], Level::Shallow)],
+            false,
+        );
+        let v = read_all(body, &n).unwrap();
+        assert_eq!(
+            json(&v[0]),
+            r#"{"items":[null,null,null],"o":{"p":null,"q":null}}"#
+        );
+    }
+
+    #[test]
+    fn several_documents_and_comments() {
+        let body = b"# c\n{\"a\": 1, \"b\": 2}\n{\"a\": 3}\n";
+        let n = need(&[(&["a"], Level::Full)], false);
+        let v = read_all(body, &n).unwrap();
+        assert_eq!(
+            v.iter().map(json).collect::<Vec<_>>(),
+            [r#"{"a":1}"#, r#"{"a":3}"#]
+        );
+    }
+
+    #[test]
+    fn escaped_keys_match() {
+        let body = br#"{"a\u0062": 1, "c": 2}"#;
+        let n = need(&[(&["ab"], Level::Full)], false);
+        assert_eq!(json(&read_all(body, &n).unwrap()[0]), r#"{"ab":1}"#);
+    }
+
+    #[test]
+    fn gives_up_on_what_jaq_decides() {
+        let n = need(&[(&["a"], Level::Full)], false);
+        for body in [
+            &b"{\"a\": 1, \"b\": NaN}"[..],
+            b"{\"a\": 1, \"b\": [1 2]}",
+            b"{1: 2}",
+        ] {
+            assert!(
+                read_all(body, &n).is_err(),
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+        }
+    }
+
+    #[test]
+    fn streams_elements() {
+        let body =
+            br#"{"meta": {"n": 2}, "items": [{"id": 1, "x": "a"}, {"id": 2, "x": "b"}], "z": 0}"#;
+        let path = vec![b"items".to_vec()];
+        let n = need(&[(&["[]", "id"], Level::Full)], false);
+        let element = n.each.as_deref().unwrap();
+        let mut it = Elements::new(body, &path, element);
+        let got: Vec<String> = it.by_ref().map(|v| json(&v)).collect();
+        assert_eq!(got, [r#"{"id":1}"#, r#"{"id":2}"#]);
+        assert!(it.finish().is_ok());
+    }
+
+    #[test]
+    fn stream_refuses_what_it_cannot_promise() {
+        let path = vec![b"items".to_vec()];
+        let n = need(&[(&[], Level::Full)], false);
+        for body in [
+            &br#"{"items": [1], "items": [2]}"#[..],
+            br#"{"items": [1]} {"items": [2]}"#,
+            br#"{"items": {"a": 1}}"#,
+            br#"{"items": [1, 2}"#,
+            br#"[1]"#,
+        ] {
+            let mut it = Elements::new(body, &path, &n);
+            it.by_ref().for_each(drop);
+            assert!(it.finish().is_err(), "{}", String::from_utf8_lossy(body));
+        }
+        // stopping early still checks the rest
+        let body = br#"{"items": [1, 2, 3], "items": []}"#;
+        let mut it = Elements::new(body, &path, &n);
+        assert!(it.next().is_some());
+        assert!(it.finish().is_err());
+    }
+}

@@ -1,0 +1,177 @@
+//! Programs that can run on one array element at a time.
+//!
+//! `.items[] | F`, `[.items[] | F] | G` and `.items | map(F) | G` never look
+//! at `.items` as a whole: F sees one element, G sees F's results. Such a
+//! program can stream the array out of the file, element by element, so the
+//! array itself is never built. Everything else runs on a whole document.
+
+use crate::rewrite::{Mode, print_term};
+use jaq_core::load::lex::StrPart;
+use jaq_core::load::parse::{BinaryOp, Term};
+use jaq_core::path::Part;
+
+/// How a streamable program is split.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Shape {
+    /// Object keys from the document root to the streamed array.
+    pub(crate) path: Vec<Vec<u8>>,
+    /// Run on every element (jq source).
+    pub(crate) each: String,
+    /// `None`: the results of `each` are the program's results.
+    /// `Some(g)`: they are collected into one array, and `g` runs on it.
+    pub(crate) then: Option<String>,
+}
+
+/// The streamable shape of `program`, if it has one.
+pub(crate) fn shape(program: &Term<&str>) -> Option<Shape> {
+    let chain = pipe_chain(program);
+    if let Some((path, iterated, used)) = leading_path(&chain) {
+        let after = &chain[used..];
+        if iterated {
+            return Some(Shape {
+                path,
+                each: print_chain(after)?,
+                then: None,
+            });
+        }
+        // `PATH | map(F) | G`
+        if let [Term::Call("map", args), rest @ ..] = after
+            && let [f] = &args[..]
+        {
+            return Some(Shape {
+                path,
+                each: print_term(f, PLAIN)?,
+                then: Some(print_chain(rest)?),
+            });
+        }
+        return None;
+    }
+    // `[PATH[] | F] | G`
+    if let [Term::Arr(Some(inner)), rest @ ..] = &chain[..] {
+        let inner_chain = pipe_chain(inner);
+        let (path, true, used) = leading_path(&inner_chain)? else {
+            return None;
+        };
+        return Some(Shape {
+            path,
+            each: print_chain(&inner_chain[used..])?,
+            then: Some(print_chain(rest)?),
+        });
+    }
+    None
+}
+
+const PLAIN: Mode = Mode {
+    updates: false,
+    interpolation: false,
+};
+
+/// `a | b | c` as `[a, b, c]` (pipes without `as` bindings associate).
+fn pipe_chain<'t, 's>(t: &'t Term<&'s str>) -> Vec<&'t Term<&'s str>> {
+    match t {
+        Term::BinOp(l, BinaryOp::Pipe(None), r) => {
+            let mut v = pipe_chain(l);
+            v.extend(pipe_chain(r));
+            v
+        }
+        t => vec![t],
+    }
+}
+
+/// Keys from the root at the start of the chain (`.a.b`, `.a | .b`), and
+/// whether they end in an iteration (`.a.b[]`); `None` if the chain does
+/// not start with a path from the root. Also returns how many chain
+/// elements the path used.
+fn leading_path(chain: &[&Term<&str>]) -> Option<(Vec<Vec<u8>>, bool, usize)> {
+    let mut keys = Vec::new();
+    let mut used = 0;
+    for t in chain {
+        let Term::Path(head, path) = t else { break };
+        if !matches!(**head, Term::Id) {
+            break;
+        }
+        used += 1;
+        let parts = &path.0;
+        for (i, (part, _)) in parts.iter().enumerate() {
+            match part {
+                Part::Index(Term::Str(None, s)) => keys.push(literal(s)?),
+                Part::Range(None, None) if i + 1 == parts.len() => {
+                    return Some((keys, true, used));
+                }
+                _ => return None,
+            }
+        }
+    }
+    (used > 0).then_some((keys, false, used))
+}
+
+fn literal(parts: &[StrPart<&str, Term<&str>>]) -> Option<Vec<u8>> {
+    let mut s = String::new();
+    for p in parts {
+        match p {
+            StrPart::Str(x) => s.push_str(x),
+            StrPart::Char(c) => s.push(*c),
+            StrPart::Term(_) => return None,
+        }
+    }
+    Some(s.into_bytes())
+}
+
+fn print_chain(chain: &[&Term<&str>]) -> Option<String> {
+    if chain.is_empty() {
+        return Some(".".into());
+    }
+    let parts: Option<Vec<String>> = chain
+        .iter()
+        .map(|t| print_term(t, PLAIN).map(|s| format!("({s})")))
+        .collect();
+    Some(parts?.join(" | "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn of(code: &str) -> Option<(Vec<String>, bool)> {
+        let term = jaq_core::load::parse(code, |p| p.term()).expect("parses");
+        shape(&term).map(|s| {
+            let path = s
+                .path
+                .iter()
+                .map(|k| String::from_utf8_lossy(k).into_owned())
+                .collect();
+            (path, s.then.is_some())
+        })
+    }
+
+    #[test]
+    fn streamable_shapes() {
+        let items = vec!["items".to_string()];
+        assert_eq!(of(".items[] | .a"), Some((items.clone(), false)));
+        assert_eq!(of(".items[]"), Some((items.clone(), false)));
+        assert_eq!(of(".items | .[] | .a"), Some((items.clone(), false)));
+        assert_eq!(of(".items | map(.a) | add"), Some((items.clone(), true)));
+        assert_eq!(of("[.items[] | .a] | length"), Some((items.clone(), true)));
+        assert_eq!(of(".[] | .a"), Some((vec![], false)));
+        assert_eq!(
+            of(".a.\"b c\"[] | .x"),
+            Some((vec!["a".into(), "b c".into()], false))
+        );
+    }
+
+    #[test]
+    fn whole_document_shapes() {
+        for code in [
+            ".items | length",
+            ".items[0]",
+            ".items[].a[]",
+            ".items[1:]",
+            ".[.k][]",
+            "first(.items[])",
+            ".items[] as $x | $x",
+            "(.items[] | .a), .b",
+        ] {
+            assert_eq!(of(code), None, "{code}");
+        }
+    }
+}
