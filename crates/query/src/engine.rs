@@ -384,6 +384,7 @@ pub(crate) fn run(
     limits: &Limits,
     leak: bool,
 ) -> Result<String, QueryError> {
+    reset();
     let mut out = Output::new(limits);
     drive(program, inputs, leak, &mut out);
     let (log, log_dropped) = natives::take_log();
@@ -399,36 +400,68 @@ pub(crate) fn run_clean(
     inputs: InputIter<'_>,
     limits: &Limits,
 ) -> Option<Result<String, QueryError>> {
+    reset();
     let mut out = Output::new(limits);
     drive(program, inputs, false, &mut out);
+    finish_clean(out, &program.expression)
+}
+
+/// The answer collected in `out` by [`feed`] calls, or `None` as in
+/// [`run_clean`].
+pub(crate) fn finish_clean(out: Output, expression: &str) -> Option<Result<String, QueryError>> {
     let (log, log_dropped) = natives::take_log();
     if !out.errors.is_empty() || out.halted {
         return None;
     }
-    Some(out.finish(&program.expression, &log, log_dropped))
+    Some(out.finish(expression, &log, log_dropped))
 }
 
 /// All results of `program` on every input, or `None` if any error or halt
 /// occurred.
 pub(crate) fn collect(program: &Program, inputs: InputIter<'_>) -> Option<Vec<Val>> {
+    reset();
     let mut all = Collected::default();
     drive(program, inputs, false, &mut all);
-    (!all.failed).then_some(all.values)
+    all.into_values()
+}
+
+/// Forget the log and halt message of an earlier run on this thread; call
+/// before a series of [`feed`] calls.
+pub(crate) fn reset() {
+    natives::take_halt_message();
+    natives::take_log();
+}
+
+/// Run `program` on one input, adding to `sink`; `false` once the sink
+/// wants no more (an error, a halt, or the count cap).
+pub(crate) fn feed(program: &Program, input: Val, sink: &mut dyn Sink) -> bool {
+    drive(program, Box::new(std::iter::once(Ok(input))), false, sink);
+    !sink.done()
 }
 
 /// Where [`drive`] puts results and errors.
-trait Sink {
+pub(crate) trait Sink {
     /// Take one result; `false` means: stop evaluating.
     fn value(&mut self, v: Val) -> bool;
     fn error(&mut self, message: String);
     /// The program called `halt` or `halt_error`.
     fn halt(&mut self);
+    /// No more input is wanted.
+    fn done(&self) -> bool;
 }
 
+/// Every result, for a program whose results feed another one.
 #[derive(Default)]
-struct Collected {
+pub(crate) struct Collected {
     values: Vec<Val>,
     failed: bool,
+}
+
+impl Collected {
+    /// The results, or `None` if an error or halt occurred.
+    pub(crate) fn into_values(self) -> Option<Vec<Val>> {
+        (!self.failed).then_some(self.values)
+    }
 }
 
 impl Sink for Collected {
@@ -442,15 +475,14 @@ impl Sink for Collected {
     fn halt(&mut self) {
         self.failed = true;
     }
+    fn done(&self) -> bool {
+        self.failed
+    }
 }
 
 /// Run `program` on every input, like jq: an error ends the current input
 /// and the next one starts; a halt ends everything.
 fn drive(program: &Program, inputs: InputIter<'_>, leak: bool, sink: &mut dyn Sink) {
-    // drop leftovers of an earlier run on this thread
-    natives::take_halt_message();
-    natives::take_log();
-
     let iter = RcIter::new(inputs);
     let shared: &RcIter<dyn Iterator<Item = Result<Val, String>> + '_> = &iter;
     let globals = Globals {
@@ -520,8 +552,8 @@ fn error_text(e: jaq_core::Error<Val>) -> String {
 }
 
 /// Collects results up to the limits and counts the rest.
-struct Output<'l> {
-    limits: &'l Limits,
+pub(crate) struct Output {
+    limits: Limits,
     text: String,
     shown: usize,
     total: usize,
@@ -539,7 +571,7 @@ struct Output<'l> {
     halted: bool,
 }
 
-impl Sink for Output<'_> {
+impl Sink for Output {
     fn value(&mut self, v: Val) -> bool {
         self.push(&v)
     }
@@ -549,12 +581,15 @@ impl Sink for Output<'_> {
     fn halt(&mut self) {
         self.halted = true;
     }
+    fn done(&self) -> bool {
+        self.halted || self.count_capped || !self.errors.is_empty()
+    }
 }
 
-impl<'l> Output<'l> {
-    fn new(limits: &'l Limits) -> Self {
+impl Output {
+    pub(crate) fn new(limits: &Limits) -> Self {
         Self {
-            limits,
+            limits: limits.clone(),
             text: String::new(),
             shown: 0,
             total: 0,

@@ -207,6 +207,17 @@ pub(crate) fn yaml_projected(bytes: &[u8], need: &crate::need::Need) -> Option<V
     Some(docs.into_iter().map(|d| string_keys(d.0)).collect())
 }
 
+/// Stream the target array of a YAML file (see
+/// [`crate::projected_yaml::with_stream`]); `None` unless the file parsed,
+/// holds one document and the array was found exactly once.
+pub(crate) fn yaml_stream(bytes: &[u8], target: crate::projected_yaml::StreamTarget) -> Option<()> {
+    let (_, text) = yaml_text(bytes).ok()?;
+    let (docs, report) = crate::projected_yaml::with_stream(target, || {
+        serde_saphyr::from_multiple_with_options::<crate::projected_yaml::Doc>(text, yaml_options())
+    });
+    (docs.ok()?.len() == 1 && report.exact).then_some(())
+}
+
 fn yaml_error_text(e: &serde_saphyr::Error) -> String {
     let full = e.to_string();
     // the plain message is the first line; drop a trailing location

@@ -9,11 +9,13 @@
 //! promise the same answer (a runtime error, a halt, a file the fast reader
 //! does not accept), the query runs again on the whole document.
 
-use crate::engine::{self, Program};
+use crate::engine::{self, Collected, Output, Program, Sink};
 use crate::errors::QueryError;
 use crate::need::Need;
+use crate::projected_yaml::StreamTarget;
 use crate::{Limits, demand, projected, shape};
 use jaq_json::{Rc, Val};
+use std::cell::RefCell;
 
 /// How to read the input of one compiled query.
 pub(crate) struct ReadPlan {
@@ -27,7 +29,7 @@ struct Stream {
     path: Vec<Vec<u8>>,
     /// What `each` observes of one element.
     element: Need,
-    each: Program,
+    each: Rc<Program>,
     then: Option<Program>,
 }
 
@@ -43,7 +45,7 @@ impl ReadPlan {
             false => shape::shape(&term).and_then(|s| {
                 let element = element_need(&need, &s.path);
                 Some(Stream {
-                    each: engine::compile_part(&s.each, code)?,
+                    each: Rc::new(engine::compile_part(&s.each, code)?),
                     then: match &s.then {
                         Some(g) => Some(engine::compile_part(g, code)?),
                         None => None,
@@ -89,15 +91,54 @@ pub(crate) fn run_json(
 }
 
 /// Run `program` on a YAML file along its plan (only the observed parts are
-/// built; YAML is not streamed). `None` as for [`run_json`].
+/// built, and `.items[]`-shaped programs stream). `None` as for
+/// [`run_json`].
 pub(crate) fn run_yaml(
     program: &Program,
     bytes: &[u8],
     limits: &Limits,
 ) -> Option<Result<String, QueryError>> {
     let plan = program.plan.as_ref()?;
+    if let Some(stream) = &plan.stream
+        && let Some(result) = run_yaml_stream(stream, bytes, limits)
+    {
+        return Some(result);
+    }
     let docs = crate::input::yaml_projected(bytes, &plan.need)?;
     engine::run_clean(program, Box::new(docs.into_iter().map(Ok)), limits)
+}
+
+/// Stream the array of a YAML file through `each`, feeding the results to
+/// `sink`; the sink back if the stream was exact.
+fn feed_yaml<S: Sink + 'static>(s: &Stream, bytes: &[u8], sink: S) -> Option<S> {
+    let sink = Rc::new(RefCell::new(sink));
+    let (each, into) = (s.each.clone(), sink.clone());
+    let target = StreamTarget {
+        path: s.path.clone(),
+        element: s.element.clone(),
+        feed: Box::new(move |v| engine::feed(&each, v, &mut *into.borrow_mut())),
+    };
+    engine::reset();
+    crate::input::yaml_stream(bytes, target)?;
+    Rc::into_inner(sink).map(RefCell::into_inner)
+}
+
+fn run_yaml_stream(
+    s: &Stream,
+    bytes: &[u8],
+    limits: &Limits,
+) -> Option<Result<String, QueryError>> {
+    match &s.then {
+        None => {
+            let out = feed_yaml(s, bytes, Output::new(limits))?;
+            engine::finish_clean(out, &s.each.expression)
+        }
+        Some(then) => {
+            let results = feed_yaml(s, bytes, Collected::default())?.into_values()?;
+            let array = Val::Arr(Rc::new(results));
+            engine::run_clean(then, Box::new(std::iter::once(Ok(array))), limits)
+        }
+    }
 }
 
 fn run_stream(s: &Stream, body: &[u8], limits: &Limits) -> Option<Result<String, QueryError>> {
@@ -275,6 +316,9 @@ mod tests {
         "- id: 1\n  score: 2\n- id: 2\n  score: .inf\n- 7\n- s\n",
         "items:\n  a: {id: 1, score: 3}\n  b: {id: 2, score: 4}\n",
         "{\"items\": [{\"id\": 1}], \"items\": [{\"id\": 2}]}",
+        "base: &b\n  items: [{id: 9, score: 1}]\n<<: *b\n",
+        "base: &b\n  items: [{id: 9}]\n<<: *b\nitems: [{id: 10, score: 6}]\n",
+        "items: &i [{id: 1, score: 9}]\nagain: *i\n",
     ];
 
     #[test]
@@ -300,6 +344,17 @@ mod tests {
             shortcut += usize::from(run_yaml(&program, main, &Limits::default()).is_some());
         }
         assert!(shortcut >= QUERIES.len() / 2, "{shortcut} shortcuts");
+        // and the streamed shapes really stream
+        for code in [".items[] | .id", "[.items[] | .score] | add"] {
+            let program = engine::compile(code).expect("compiles");
+            let stream = program.plan.as_ref().and_then(|p| p.stream.as_ref());
+            let stream = stream.expect("streams");
+            let main = YAML_DOCS[0].as_bytes();
+            assert!(
+                run_yaml_stream(stream, main, &Limits::default()).is_some(),
+                "{code}"
+            );
+        }
     }
 
     #[test]

@@ -2,6 +2,9 @@
 //! [`crate::projected`]. serde-saphyr drives a visitor that follows a
 //! [`Need`] trie and skips (with `IgnoredAny`) what the query never observes.
 //!
+//! Arrays on a simple path (`.items[] | F`) can also be streamed: their
+//! elements go to a callback one at a time and are never held together.
+//!
 //! Scalars are turned into values exactly as `jaq_json::Val`'s own
 //! `Deserialize` does, and non-string keys into their JSON text, as the
 //! ordinary YAML path does after parsing.
@@ -11,36 +14,190 @@ use jaq_json::{Map, Num, Rc, Val};
 use serde::Deserialize;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt;
 
-thread_local! {
-    /// The trie for the documents being read on this thread (serde gives a
-    /// top-level `Deserialize` no arguments).
-    static ROOT: RefCell<Option<Rc<Need>>> = const { RefCell::new(None) };
+/// How [`Doc`]s are read on this thread (serde gives a top-level
+/// `Deserialize` no arguments, so the mode is set around the parse).
+enum Mode {
+    /// Build each document as far as the trie asks.
+    Build(Rc<Need>),
+    /// Stream one array's elements to a callback; the document is not built.
+    Stream(Streaming),
 }
 
-/// One YAML document, built as far as the trie set by [`with_need`] asks.
+thread_local! {
+    static MODE: RefCell<Option<Mode>> = const { RefCell::new(None) };
+    /// Object keys kept so far: every item of a big array has the same few
+    /// keys, so they are shared instead of allocated again.
+    static KEYS: RefCell<HashMap<Vec<u8>, Val>> = RefCell::new(HashMap::new());
+}
+
+/// The shared copy of a kept object key.
+fn intern(text: Vec<u8>, key: Val) -> Val {
+    KEYS.with(|k| k.borrow_mut().entry(text).or_insert(key).clone())
+}
+
+/// One YAML document, read as the mode set by [`with_need`] or
+/// [`with_stream`] says.
 pub(crate) struct Doc(pub(crate) Val);
+
+/// An array to stream: where it is, what is observed of each element, and
+/// what receives the elements (`false`: no more wanted).
+pub(crate) struct StreamTarget {
+    pub(crate) path: Vec<Vec<u8>>,
+    pub(crate) element: Need,
+    pub(crate) feed: Box<dyn FnMut(Val) -> bool>,
+}
+
+/// A stream in progress.
+struct Streaming {
+    target: StreamTarget,
+    /// How often the array was found (exactly once is required).
+    found: usize,
+    /// A key on the path occurred twice in one mapping.
+    duplicate: bool,
+}
+
+/// Whether a streamed read saw the array exactly once, with no duplicate
+/// key on its path.
+pub(crate) struct StreamReport {
+    pub(crate) exact: bool,
+}
+
+/// Clears the mode when a read ends, even by unwinding.
+struct Reset;
+
+impl Drop for Reset {
+    fn drop(&mut self) {
+        MODE.with(|m| m.borrow_mut().take());
+        KEYS.with(|k| k.borrow_mut().clear());
+    }
+}
 
 /// Run `read` with `need` as the trie for every [`Doc`] it deserializes.
 pub(crate) fn with_need<T>(need: &Need, read: impl FnOnce() -> T) -> T {
-    struct Reset;
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            ROOT.with(|r| r.borrow_mut().take());
-        }
-    }
-    ROOT.with(|r| *r.borrow_mut() = Some(Rc::new(need.clone())));
+    MODE.with(|m| *m.borrow_mut() = Some(Mode::Build(Rc::new(need.clone()))));
     let _reset = Reset;
     read()
 }
 
+/// Run `read`, streaming the target array of every [`Doc`] it
+/// deserializes to the target's callback.
+pub(crate) fn with_stream<T>(target: StreamTarget, read: impl FnOnce() -> T) -> (T, StreamReport) {
+    let streaming = Streaming {
+        target,
+        found: 0,
+        duplicate: false,
+    };
+    MODE.with(|m| *m.borrow_mut() = Some(Mode::Stream(streaming)));
+    let reset = Reset;
+    let out = read();
+    let exact = match MODE.with(|m| m.borrow_mut().take()) {
+        Some(Mode::Stream(s)) => s.found == 1 && !s.duplicate,
+        _ => false,
+    };
+    drop(reset);
+    (out, StreamReport { exact })
+}
+
 impl<'de> Deserialize<'de> for Doc {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Doc, D::Error> {
-        match ROOT.with(|r| r.borrow().clone()) {
-            Some(need) => Seed(&need).deserialize(d).map(Doc),
-            None => Val::deserialize(d).map(Doc),
+        let Some(mode) = MODE.with(|m| m.borrow_mut().take()) else {
+            return Val::deserialize(d).map(Doc);
+        };
+        let (result, mode) = match mode {
+            Mode::Build(need) => (Seed(&need).deserialize(d), Mode::Build(need)),
+            Mode::Stream(mut s) => {
+                let r = match s.target.path.is_empty() {
+                    true => ArraySeed(&mut s).deserialize(d),
+                    false => PathSeed {
+                        s: &mut s,
+                        depth: 0,
+                    }
+                    .deserialize(d),
+                };
+                (r.map(|()| Val::Null), Mode::Stream(s))
+            }
+        };
+        MODE.with(|m| *m.borrow_mut() = Some(mode));
+        result.map(Doc)
+    }
+}
+
+/// Walks the mappings on the path to the streamed array, skipping the rest.
+struct PathSeed<'s> {
+    s: &'s mut Streaming,
+    depth: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for PathSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for PathSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a mapping on the path to the streamed array")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let key = self.s.target.path[self.depth].clone();
+        let last = self.depth + 1 == self.s.target.path.len();
+        let mut seen = false;
+        while let Some(k) = map.next_key::<Val>()? {
+            if key_text(k).0 != key {
+                map.next_value::<IgnoredAny>()?;
+            } else if seen {
+                self.s.duplicate = true;
+                map.next_value::<IgnoredAny>()?;
+            } else {
+                seen = true;
+                match last {
+                    true => map.next_value_seed(ArraySeed(&mut *self.s))?,
+                    false => map.next_value_seed(PathSeed {
+                        s: &mut *self.s,
+                        depth: self.depth + 1,
+                    })?,
+                }
+            }
         }
+        Ok(())
+    }
+}
+
+/// Hands the elements of the streamed array to the callback.
+struct ArraySeed<'s>(&'s mut Streaming);
+
+impl<'de> DeserializeSeed<'de> for ArraySeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ArraySeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("the streamed array")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.0.found += 1;
+        let StreamTarget { element, feed, .. } = &mut self.0.target;
+        while let Some(v) = seq.next_element_seed(Seed(element))? {
+            if !feed(v) {
+                // the rest is still parsed: the file must be valid YAML
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                break;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -139,12 +296,12 @@ impl<'de> Visitor<'de> for Seed<'_> {
             match need.key(&text) {
                 Some(node) => {
                     let v = map.next_value_seed(Seed(node))?;
-                    obj.insert(key, v);
+                    obj.insert(intern(text, key), v);
                 }
                 None => {
                     map.next_value::<IgnoredAny>()?;
                     if need.keeps_all_keys() {
-                        obj.insert(key, Val::Null);
+                        obj.insert(intern(text, key), Val::Null);
                     }
                 }
             }
