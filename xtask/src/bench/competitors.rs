@@ -1,5 +1,6 @@
 //! The servers and tools under test: building fs-mcp-rs, installing the competitors into
-//! `target/bench/`, and finding `rg` and `jq`.
+//! `target/bench/` (fs-mcp and the yq baseline in `venv/`, the official server in `npm/`), and
+//! finding `rg`, `jq` and the `yq` on PATH.
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
@@ -15,6 +16,9 @@ pub const FS_MCP_VERSION: &str = "1.23.2";
 /// The official reference server, pinned.
 pub const OFFICIAL_PACKAGE: &str = "@modelcontextprotocol/server-filesystem";
 pub const OFFICIAL_VERSION: &str = "2026.8.31";
+/// The YAML baseline: kislyuk's `yq` from PyPI, which converts YAML to JSON (PyYAML) and pipes it
+/// to `jq`, so it answers jq expressions as `query_yaml` does. Pinned.
+pub const YQ_VERSION: &str = "3.4.3";
 
 /// Which server a [`Server`] is; decides the tool names and argument shapes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -62,7 +66,7 @@ impl Server {
     }
 }
 
-/// An external command-line tool (`rg`, `jq`).
+/// An external command-line tool (`rg`, `jq`, `yq`).
 #[derive(Debug, Clone)]
 pub struct Tool {
     pub path: PathBuf,
@@ -75,6 +79,10 @@ pub struct Setup {
     pub servers: Vec<Server>,
     pub rg: Option<Tool>,
     pub jq: Option<Tool>,
+    /// The YAML baseline, [`YQ_VERSION`] from `venv/` (it runs the `jq` on PATH).
+    pub yq: Option<Tool>,
+    /// The `yq` on PATH, which fs-mcp's `query_yaml` runs (it works only with mikefarah's yq v4).
+    pub path_yq: Option<Tool>,
     /// Other versions worth reporting (node, python, rustc).
     pub versions: Vec<(String, String)>,
     /// Why something is missing.
@@ -145,6 +153,8 @@ pub fn locate(bench_dir: &Path, install: bool, rust: Server) -> Setup {
         servers: vec![rust],
         rg: find_tool("rg", &["--version"]),
         jq: find_tool("jq", &["--version"]),
+        yq: None,
+        path_yq: find_tool("yq", &["--version"]),
         versions: Vec::new(),
         notes: Vec::new(),
     };
@@ -165,9 +175,21 @@ pub fn locate(bench_dir: &Path, install: bool, rust: Server) -> Setup {
     }
     if setup.jq.is_none() {
         setup.notes.push(
-            "`jq` not found on PATH: the jq comparison and fs-mcp's query_json are skipped (apt-get install -y jq)."
+            "`jq` not found on PATH: the jq and yq comparisons and fs-mcp's query_json are skipped (apt-get install -y jq)."
                 .into(),
         );
+    }
+    if let Some(jq) = &setup.jq {
+        match yq_baseline(bench_dir, install, jq) {
+            Ok(Some(yq)) => setup.yq = Some(yq),
+            Ok(None) => setup.notes.push(format!(
+                "yq {YQ_VERSION} is not installed in {}: the yq comparison is skipped (pass --install to install it).",
+                bench_dir.join("venv").display()
+            )),
+            Err(e) => setup
+                .notes
+                .push(format!("yq {YQ_VERSION} left out: {e:#}")),
+        }
     }
     match original(bench_dir, install) {
         Ok(Some(server)) => setup.servers.push(server),
@@ -195,35 +217,10 @@ pub fn locate(bench_dir: &Path, install: bool, rust: Server) -> Setup {
 /// fs-mcp from PyPI in `bench_dir/venv`.
 fn original(bench_dir: &Path, install: bool) -> anyhow::Result<Option<Server>> {
     let venv = bench_dir.join("venv");
-    let python = venv.join("bin/python");
-    let installed = || {
-        first_line(Command::new(&python).args([
-            "-c",
-            "import importlib.metadata as m; print(m.version('fs-mcp'))",
-        ]))
-        .ok()
-    };
-    if installed().as_deref() != Some(FS_MCP_VERSION) {
-        if !install {
-            return Ok(None);
-        }
-        eprintln!(
-            "bench: installing fs-mcp=={FS_MCP_VERSION} into {}",
-            venv.display()
-        );
-        if !python.exists() {
-            run(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
-        }
-        run(Command::new(venv.join("bin/pip")).args([
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            &format!("fs-mcp=={FS_MCP_VERSION}"),
-        ]))?;
-        if installed().as_deref() != Some(FS_MCP_VERSION) {
-            bail!("pip did not install fs-mcp {FS_MCP_VERSION}");
-        }
+    if !pip_package(&venv, "fs-mcp", FS_MCP_VERSION, install)? {
+        return Ok(None);
     }
+    let python = venv.join("bin/python");
     let program = venv.join("bin/fs-mcp");
     if !program.exists() {
         bail!("{} is missing", program.display());
@@ -235,6 +232,67 @@ fn original(bench_dir: &Path, install: bool) -> anyhow::Result<Option<Server>> {
         program,
         args: vec!["--no-ui".into(), "--no-http".into()],
     }))
+}
+
+/// The yq baseline from PyPI in `bench_dir/venv`, next to fs-mcp (not on PATH, so fs-mcp does
+/// not pick it up).
+fn yq_baseline(bench_dir: &Path, install: bool, jq: &Tool) -> anyhow::Result<Option<Tool>> {
+    let venv = bench_dir.join("venv");
+    if !pip_package(&venv, "yq", YQ_VERSION, install)? {
+        return Ok(None);
+    }
+    let path = venv.join("bin/yq");
+    if !path.exists() {
+        bail!("{} is missing", path.display());
+    }
+    // `yq --version` names yq only; the jq it runs (from PATH) matters as much.
+    let yq_version = first_line(Command::new(&path).arg("--version"))?;
+    Ok(Some(Tool {
+        path,
+        version: format!("{yq_version} (runs {})", jq.version),
+    }))
+}
+
+/// Whether `package` is at `version` in `venv`, installing it with pip (creating the venv if
+/// needed) when it is not and `install` allows. `Ok(false)`: not installed, and not allowed to.
+fn pip_package(venv: &Path, package: &str, version: &str, install: bool) -> anyhow::Result<bool> {
+    let python = venv.join("bin/python");
+    let installed = || {
+        first_line(Command::new(&python).args([
+            "-c",
+            &format!("import importlib.metadata as m; print(m.version('{package}'))"),
+        ]))
+        .ok()
+    };
+    if installed().as_deref() == Some(version) {
+        return Ok(true);
+    }
+    if !install {
+        return Ok(false);
+    }
+    eprintln!(
+        "bench: installing {package}=={version} into {}",
+        venv.display()
+    );
+    if !python.exists() {
+        run(Command::new("python3").args(["-m", "venv"]).arg(venv))?;
+    }
+    run(Command::new(venv.join("bin/pip")).args([
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        &format!("{package}=={version}"),
+    ]))?;
+    if installed().as_deref() != Some(version) {
+        bail!("pip did not install {package} {version}");
+    }
+    Ok(true)
+}
+
+/// Whether a `yq` is mikefarah's yq v4 (`yq (https://github.com/mikefarah/yq/) version v4.44.3`),
+/// the only one whose command line fs-mcp's `query_yaml` uses (`yq -o json -I 0 --from-file`).
+pub fn is_mikefarah_v4(yq: &Tool) -> bool {
+    yq.version.contains("mikefarah") && yq.version.contains("version v4")
 }
 
 /// The official server from npm in `bench_dir/npm`, run with `node` directly (no npx).

@@ -1,5 +1,6 @@
-//! Deterministic inputs: small text files, a big text file, a big JSON file, and the source tree
-//! searched by `grep`/`tree` (the cargo registry sources, or a generated tree in `--quick`).
+//! Deterministic inputs: small text files, a big text file, a big JSON file, a large YAML file
+//! (the same records), and the source tree searched by `grep`/`tree` (the cargo registry sources,
+//! or a generated tree in `--quick`).
 //!
 //! Generated files are written to a temporary name, renamed into place, and then stamped
 //! (`NAME.stamp` holds the generator parameters), so later runs reuse them and an interrupted
@@ -24,6 +25,7 @@ pub struct Sizes {
     pub small_file_lines: usize,
     pub big_lines: u64,
     pub json_target_bytes: u64,
+    pub yaml_target_bytes: u64,
 }
 
 impl Sizes {
@@ -34,6 +36,7 @@ impl Sizes {
                 small_file_lines: 40,
                 big_lines: 20_000,
                 json_target_bytes: 256 * 1024,
+                yaml_target_bytes: 64 * 1024,
             }
         } else {
             Sizes {
@@ -41,7 +44,10 @@ impl Sizes {
                 small_file_lines: 40,
                 // 1 GiB of 100-byte lines.
                 big_lines: (1u64 << 30) / BIG_LINE_BYTES,
-                json_target_bytes: 100 * 1024 * 1024,
+                json_target_bytes: 100_000_000,
+                // Smaller than the JSON file: the yq baseline parses YAML far slower than jq
+                // parses JSON.
+                yaml_target_bytes: 20_000_000,
             }
         }
     }
@@ -57,6 +63,26 @@ pub struct Data {
     pub json_file: PathBuf,
     pub json_bytes: u64,
     pub json_items: u64,
+    pub yaml_file: PathBuf,
+    pub yaml_bytes: u64,
+    pub yaml_items: u64,
+}
+
+/// The two query languages of the query workload: jq over JSON, yq over YAML.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Yaml,
+}
+
+impl Data {
+    /// The file the queries of `format` run on, and its size in bytes.
+    pub fn query_file(&self, format: Format) -> (&Path, u64) {
+        match format {
+            Format::Json => (&self.json_file, self.json_bytes),
+            Format::Yaml => (&self.yaml_file, self.yaml_bytes),
+        }
+    }
 }
 
 /// The directory tree of the grep and tree workloads.
@@ -122,21 +148,36 @@ pub fn prepare(dir: &Path, sizes: Sizes) -> anyhow::Result<Data> {
     let json_file = dir.join(format!("data-{}.json", sizes.json_target_bytes));
     generate(
         &json_file,
-        &format!("v{GENERATOR_VERSION} json {}", sizes.json_target_bytes),
+        &format!("v{JSON_GENERATOR_VERSION} json {}", sizes.json_target_bytes),
         |out| write_json(out, sizes.json_target_bytes).map(|_| ()),
     )?;
-    let json_bytes = std::fs::metadata(&json_file)
-        .with_context(|| format!("cannot stat {}", json_file.display()))?
-        .len();
+    let json_bytes = file_len(&json_file)?;
+
+    let yaml_file = dir.join(format!("data-{}.yaml", sizes.yaml_target_bytes));
+    generate(
+        &yaml_file,
+        &format!("v{YAML_GENERATOR_VERSION} yaml {}", sizes.yaml_target_bytes),
+        |out| write_yaml(out, sizes.yaml_target_bytes).map(|_| ()),
+    )?;
+    let yaml_bytes = file_len(&yaml_file)?;
     Ok(Data {
         json_items: json_item_count(sizes.json_target_bytes),
+        yaml_items: yaml_item_count(sizes.yaml_target_bytes),
         dir,
         small_files,
         big_file,
         big_lines: sizes.big_lines,
         json_file,
         json_bytes,
+        yaml_file,
+        yaml_bytes,
     })
+}
+
+fn file_len(path: &Path) -> anyhow::Result<u64> {
+    Ok(std::fs::metadata(path)
+        .with_context(|| format!("cannot stat {}", path.display()))?
+        .len())
 }
 
 fn stamped(stamp: &Path, expected: &str) -> bool {
@@ -250,24 +291,36 @@ fn write_big_text(out: &mut impl Write, lines: u64) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Items written for a JSON target size (each item is about 200 bytes).
-fn json_item_count(target_bytes: u64) -> u64 {
-    (target_bytes / 200).max(10)
-}
+/// Bumped whenever the JSON generator's output changes (independently of the others, so the
+/// big text file is not regenerated for it).
+const JSON_GENERATOR_VERSION: u32 = 2;
+/// Bumped whenever the YAML generator's output changes.
+const YAML_GENERATOR_VERSION: u32 = 1;
 
 const GROUPS: u64 = 20;
 const REGIONS: &[&str] = &["eu-west", "eu-north", "us-east", "us-west", "ap-south"];
 const TAGS: &[&str] = &["alpha", "beta", "gamma", "delta", "epsilon", "zeta"];
+/// Both data files draw their items from this seed, so the YAML file holds the first items of
+/// the JSON file.
+const ITEM_SEED: u64 = 0xD1B5_4A32_D192_ED03;
 
-/// `{"meta": {...}, "items": [{id, name, active, score, group, tags, owner, history}, ...]}`.
-fn write_json(out: &mut impl Write, target_bytes: u64) -> anyhow::Result<u64> {
-    let items = json_item_count(target_bytes);
-    let mut rng = Rng(0xD1B5_4A32_D192_ED03);
-    writeln!(
-        out,
-        "{{\"meta\":{{\"generator\":\"fs-mcp-rs bench v{GENERATOR_VERSION}\",\"items\":{items}}},\"items\":["
-    )?;
-    for id in 0..items {
+/// One record of the query inputs. Every value is one that YAML 1.1, YAML 1.2 (fs-mcp-rs) and
+/// the yq baseline's PyYAML rules (`010` is octal there) read alike: no `yes`/`no`/`on`/`off`,
+/// no leading zeros, no dates.
+struct Item {
+    id: u64,
+    active: bool,
+    score: u64,
+    group: u64,
+    region: &'static str,
+    owner: u64,
+    tags: [&'static str; 2],
+    history: [u64; 3],
+}
+
+impl Item {
+    /// Item `id`; the order of the draws is part of the generated files.
+    fn draw(rng: &mut Rng, id: u64) -> Item {
         let active = rng.below(3) != 0;
         let score = rng.below(1000);
         let group = rng.below(GROUPS);
@@ -275,18 +328,114 @@ fn write_json(out: &mut impl Write, target_bytes: u64) -> anyhow::Result<u64> {
         let owner = rng.below(10_000);
         let tag_a = TAGS[rng.below(TAGS.len() as u64) as usize];
         let tag_b = TAGS[rng.below(TAGS.len() as u64) as usize];
-        let (h1, h2, h3) = (rng.below(100), rng.below(100), rng.below(100));
-        let sep = if id + 1 == items { "" } else { "," };
-        writeln!(
-            out,
-            "{{\"id\":{id},\"name\":\"item-{id:09}\",\"active\":{active},\"score\":{score},\"group\":\"g{group:02}\",\"tags\":[\"{tag_a}\",\"{tag_b}\"],\"owner\":{{\"name\":\"user-{owner:04}\",\"region\":\"{region}\"}},\"history\":[{h1},{h2},{h3}]}}{sep}"
-        )?;
+        let history = [rng.below(100), rng.below(100), rng.below(100)];
+        Item {
+            id,
+            active,
+            score,
+            group,
+            region,
+            owner,
+            tags: [tag_a, tag_b],
+            history,
+        }
+    }
+}
+
+/// Writes an item as one line of JSON, followed by a comma unless it is the last.
+fn write_json_item(out: &mut impl Write, item: &Item, last: bool) -> std::io::Result<()> {
+    let Item {
+        id,
+        active,
+        score,
+        group,
+        region,
+        owner,
+        tags: [tag_a, tag_b],
+        history: [h1, h2, h3],
+    } = item;
+    let sep = if last { "" } else { "," };
+    writeln!(
+        out,
+        "{{\"id\":{id},\"name\":\"item-{id:09}\",\"active\":{active},\"score\":{score},\"group\":\"g{group:02}\",\"tags\":[\"{tag_a}\",\"{tag_b}\"],\"owner\":{{\"name\":\"user-{owner:04}\",\"region\":\"{region}\"}},\"history\":[{h1},{h2},{h3}]}}{sep}"
+    )
+}
+
+/// Writes an item as an entry of the block-style `items:` sequence.
+fn write_yaml_item(out: &mut impl Write, item: &Item) -> std::io::Result<()> {
+    let Item {
+        id,
+        active,
+        score,
+        group,
+        region,
+        owner,
+        tags: [tag_a, tag_b],
+        history: [h1, h2, h3],
+    } = item;
+    write!(
+        out,
+        "  - id: {id}\n    name: item-{id:09}\n    active: {active}\n    score: {score}\n    group: g{group:02}\n    tags:\n      - {tag_a}\n      - {tag_b}\n    owner:\n      name: user-{owner:04}\n      region: {region}\n    history:\n      - {h1}\n      - {h2}\n      - {h3}\n"
+    )
+}
+
+/// Items written for a target size: the target divided by the mean size of the first 1,000
+/// items as `render` writes them (the same items the generator writes first).
+fn item_count(
+    target_bytes: u64,
+    render: impl Fn(&mut Vec<u8>, &Item) -> std::io::Result<()>,
+) -> u64 {
+    const SAMPLE: u64 = 1_000;
+    let mut rng = Rng(ITEM_SEED);
+    let mut sample = Vec::new();
+    for id in 0..SAMPLE {
+        // Writing to a Vec cannot fail.
+        let _ = render(&mut sample, &Item::draw(&mut rng, id));
+    }
+    let mean = (sample.len() as u64 / SAMPLE).max(1);
+    (target_bytes / mean).max(10)
+}
+
+fn json_item_count(target_bytes: u64) -> u64 {
+    item_count(target_bytes, |out, item| write_json_item(out, item, false))
+}
+
+fn yaml_item_count(target_bytes: u64) -> u64 {
+    item_count(target_bytes, write_yaml_item)
+}
+
+/// `{"meta": {...}, "items": [{id, name, active, score, group, tags, owner, history}, ...]}`.
+fn write_json(out: &mut impl Write, target_bytes: u64) -> anyhow::Result<u64> {
+    let items = json_item_count(target_bytes);
+    let mut rng = Rng(ITEM_SEED);
+    writeln!(
+        out,
+        "{{\"meta\":{{\"generator\":\"fs-mcp-rs bench v{JSON_GENERATOR_VERSION}\",\"items\":{items}}},\"items\":["
+    )?;
+    for id in 0..items {
+        write_json_item(out, &Item::draw(&mut rng, id), id + 1 == items)?;
     }
     writeln!(out, "]}}")?;
     Ok(items)
 }
 
-/// The three jq expressions of the query workload: (label, expression).
+/// The JSON file's shape in block-style YAML: `meta:` then `items:`, a sequence of mappings
+/// with nested `tags`, `owner` and `history`, every collection in block style (what
+/// hand-written configuration and manifests look like, and the slower style to parse).
+fn write_yaml(out: &mut impl Write, target_bytes: u64) -> anyhow::Result<u64> {
+    let items = yaml_item_count(target_bytes);
+    let mut rng = Rng(ITEM_SEED);
+    writeln!(
+        out,
+        "meta:\n  generator: fs-mcp-rs bench yaml v{YAML_GENERATOR_VERSION}\n  items: {items}\nitems:"
+    )?;
+    for id in 0..items {
+        write_yaml_item(out, &Item::draw(&mut rng, id))?;
+    }
+    Ok(items)
+}
+
+/// The three jq expressions of the query workload over the JSON file: (label, expression).
 pub fn queries() -> Vec<(&'static str, &'static str)> {
     vec![
         ("count: .items | length", ".items | length"),
@@ -297,6 +446,22 @@ pub fn queries() -> Vec<(&'static str, &'static str)> {
         (
             "aggregate: group_by + map",
             ".items | map(select(.group == \"g07\")) | group_by(.owner.region) | map({region: .[0].owner.region, n: length, total: (map(.score) | add)})",
+        ),
+    ]
+}
+
+/// The yq expressions of the query workload over the YAML file: (label, expression). Labels
+/// start with `YAML` so that they differ from the JSON cases'.
+pub fn yaml_queries() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("YAML count: .items | length", ".items | length"),
+        (
+            "YAML filter: select(...) | {id,name,owner}",
+            ".items[] | select(.owner.region == \"ap-south\" and .score > 900) | {id, name, owner: .owner.name}",
+        ),
+        (
+            "YAML aggregate: group_by + add",
+            ".items | map(select(.active)) | group_by(.group) | map({group: .[0].group, n: length, history: (map(.history | add) | add)})",
         ),
     ]
 }
@@ -463,5 +628,66 @@ fn count(dir: &Path, counts: &mut Counts) {
         } else {
             counts.other += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_files_are_close_to_their_target_size() {
+        for (write, target) in [
+            (
+                write_json as fn(&mut Vec<u8>, u64) -> anyhow::Result<u64>,
+                256 * 1024,
+            ),
+            (write_yaml, 64 * 1024),
+        ] {
+            let mut out = Vec::new();
+            write(&mut out, target).expect("writing to a Vec");
+            let ratio = out.len() as f64 / target as f64;
+            assert!(
+                (0.95..1.05).contains(&ratio),
+                "{} bytes for {target}",
+                out.len()
+            );
+        }
+    }
+
+    /// The YAML file holds the JSON file's items, in block style.
+    #[test]
+    fn yaml_items_are_the_json_items() {
+        let (mut json, mut yaml) = (Vec::new(), Vec::new());
+        write_json(&mut json, 4096).expect("writing to a Vec");
+        write_yaml(&mut yaml, 4096).expect("writing to a Vec");
+        let (json, yaml) = (
+            String::from_utf8_lossy(&json),
+            String::from_utf8_lossy(&yaml),
+        );
+        let first_json = json.lines().nth(1).unwrap_or_default();
+        assert!(first_json.starts_with(
+            r#"{"id":0,"name":"item-000000000","active":true,"score":457,"group":"g11","tags":["zeta","gamma"],"owner":{"name":"user-2237","region":"eu-west"},"history":[44,59,84]}"#
+        ));
+        let first_yaml: Vec<&str> = yaml.lines().skip(4).take(15).collect();
+        assert_eq!(
+            first_yaml.join("\n"),
+            "  - id: 0\n    name: item-000000000\n    active: true\n    score: 457\n    group: g11\n    tags:\n      - zeta\n      - gamma\n    owner:\n      name: user-2237\n      region: eu-west\n    history:\n      - 44\n      - 59\n      - 84"
+        );
+        assert!(yaml.starts_with("meta:\n  generator: fs-mcp-rs bench yaml v1\n  items: "));
+    }
+
+    /// Cases are found by label, so the JSON and YAML labels must differ.
+    #[test]
+    fn query_labels_are_distinct() {
+        let mut labels: Vec<&str> = queries()
+            .into_iter()
+            .chain(yaml_queries())
+            .map(|(label, _)| label)
+            .collect();
+        let n = labels.len();
+        labels.sort_unstable();
+        labels.dedup();
+        assert_eq!(labels.len(), n);
     }
 }

@@ -54,10 +54,13 @@ pub fn fmt_duration(d: Duration) -> String {
     }
 }
 
-/// Kibibytes for people: `7.9 MB`, `1.23 GB` (binary units, as /proc reports them).
+/// Kibibytes for people: `64 KB`, `7.9 MB`, `1.23 GB` (binary units, as /proc reports them).
 pub fn fmt_kb(kb: u64) -> String {
     let mb = kb as f64 / 1024.0;
-    if mb < 1024.0 {
+    if kb < 1024 {
+        // Only the size of a --quick input is this small.
+        format!("{kb} KB")
+    } else if mb < 1024.0 {
         format!("{mb:.1} MB")
     } else {
         format!("{:.2} GB", mb / 1024.0)

@@ -1,6 +1,6 @@
 //! `cargo xtask bench`: fs-mcp-rs against fs-mcp 1.23.2 (the original, PyPI), the official
-//! `@modelcontextprotocol/server-filesystem` (npm), `rg` and `jq`, each server driven over stdio
-//! as an MCP client drives it.
+//! `@modelcontextprotocol/server-filesystem` (npm), `rg`, `jq` and `yq` (PyPI, over YAML), each
+//! server driven over stdio as an MCP client drives it.
 //!
 //! ```text
 //! cargo xtask bench [all|startup|read|grep|query|tree]... [--quick] [--runs N] [--out PATH]
@@ -191,7 +191,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         rows.extend(workload_rows);
     }
 
-    let goals = report::goals(&rows);
+    let goals = report::goals(&rows, &data);
     report::print_console(&rows, &goals);
 
     let command_line = {

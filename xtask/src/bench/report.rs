@@ -8,11 +8,12 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::competitors::{Kind, OFFICIAL_PACKAGE, Setup};
-use super::data::{Data, Tree};
+use super::competitors::{Kind, OFFICIAL_PACKAGE, Setup, YQ_VERSION};
+use super::data::{self, Data, Format, Tree};
 use super::measure::{fmt_duration, fmt_kb};
 use super::workloads::{
-    CASE_IDLE, CASE_INIT, Outcome, Row, SUBJECT_JQ, SUBJECT_RG, SUBJECT_RG_STOPPED, Workload,
+    CASE_IDLE, CASE_INIT, Outcome, Row, SUBJECT_JQ, SUBJECT_RG, SUBJECT_RG_STOPPED, SUBJECT_YQ,
+    Workload,
 };
 
 pub const ANALYSIS_BEGIN: &str =
@@ -109,6 +110,50 @@ fn speed_goal(
     }
 }
 
+/// The issue's memory bound for a query: fs-mcp-rs's peak resident memory while answering it
+/// (the server and its query worker, as sampled for the row) at most this many times the size of
+/// the file queried.
+const QUERY_MEMORY_FACTOR: f64 = 3.0;
+/// The end of a memory goal's name (the report explains these goals when there are any).
+const PEAK_MEMORY: &str = "peak memory of fs-mcp-rs";
+
+/// fs-mcp-rs's peak memory during query `case` against the size of its input file.
+fn query_memory_goal(rows: &[Row], case: &str, file_bytes: u64) -> Goal {
+    let name = format!("query, {case}: {PEAK_MEMORY}");
+    let target = format!("≤ {QUERY_MEMORY_FACTOR}× the file size");
+    let ours = find(rows, Workload::Query, case, RUST);
+    match ours.map(|r| &r.outcome) {
+        Some(Outcome::Timed {
+            peak_kb: Some(peak_kb),
+            ..
+        }) => {
+            let factor = (*peak_kb as f64 * 1024.0) / file_bytes.max(1) as f64;
+            Goal {
+                // Both in the units of the peak RSS column, so the factor can be checked by eye.
+                measured: format!(
+                    "{}, {} the file's {}",
+                    fmt_kb(*peak_kb),
+                    times(factor),
+                    fmt_kb(file_bytes / 1024)
+                ),
+                status: if factor <= QUERY_MEMORY_FACTOR {
+                    Status::Met
+                } else {
+                    Status::Missed
+                },
+                name,
+                target,
+            }
+        }
+        _ => Goal {
+            name,
+            target,
+            measured: "—".into(),
+            status: Status::NotMeasured(why_missing(ours, RUST)),
+        },
+    }
+}
+
 /// How many times faster `ours` is than `theirs` (`theirs / ours`).
 fn ratio(theirs: Duration, ours: Duration) -> f64 {
     theirs.as_secs_f64() / ours.as_secs_f64().max(1e-9)
@@ -143,8 +188,9 @@ fn cases(rows: &[Row], workload: Workload) -> Vec<String> {
     out
 }
 
-/// The goals of the issue, evaluated on `rows` (only for the workloads that ran).
-pub fn goals(rows: &[Row]) -> Vec<Goal> {
+/// The goals of the issue, evaluated on `rows` (only for the workloads that ran); `data` gives
+/// the sizes of the query inputs.
+pub fn goals(rows: &[Row], data: &Data) -> Vec<Goal> {
     let ran = |w: Workload| rows.iter().any(|r| r.workload == w);
     let mut goals = Vec::new();
     if ran(Workload::Startup) {
@@ -217,16 +263,27 @@ pub fn goals(rows: &[Row]) -> Vec<Goal> {
             |r| r >= 10.0,
         ));
     }
-    for case in cases(rows, Workload::Query) {
-        goals.push(speed_goal(
-            rows,
-            Workload::Query,
-            &case,
-            &[SUBJECT_JQ],
-            format!("query, {case}: vs jq -c"),
-            "no slower than jq".into(),
-            |r| r >= 1.0,
-        ));
+    let query_languages = [
+        (Format::Json, SUBJECT_JQ, data::queries()),
+        (Format::Yaml, SUBJECT_YQ, data::yaml_queries()),
+    ];
+    for (format, baseline, queries) in query_languages {
+        let (_, file_bytes) = data.query_file(format);
+        for (case, _) in queries {
+            if find(rows, Workload::Query, case, RUST).is_none() {
+                continue;
+            }
+            goals.push(speed_goal(
+                rows,
+                Workload::Query,
+                case,
+                &[baseline],
+                format!("query, {case}: vs {baseline} -c"),
+                format!("no slower than {baseline}"),
+                |r| r >= 1.0,
+            ));
+            goals.push(query_memory_goal(rows, case, file_bytes));
+        }
     }
     for workload in [Workload::Read, Workload::Tree] {
         for case in cases(rows, workload) {
@@ -465,6 +522,13 @@ pub fn markdown(ctx: &Context, rows: &[Row], goals: &[Goal], analysis: Option<&s
     if let Some(jq) = &ctx.setup.jq {
         let _ = writeln!(md, "| jq | {} |", md_escape(&jq.version));
     }
+    if let Some(yq) = &ctx.setup.yq {
+        let _ = writeln!(
+            md,
+            "| yq (PyPI {YQ_VERSION}, the jq wrapper) | {} |",
+            md_escape(&yq.version)
+        );
+    }
     for (name, version) in &ctx.setup.versions {
         let _ = writeln!(md, "| {name} | {} |", md_escape(version));
     }
@@ -480,7 +544,19 @@ pub fn markdown(ctx: &Context, rows: &[Row], goals: &[Goal], analysis: Option<&s
     let _ = writeln!(
         md,
         "Ratios compare medians from this run. \"fs-mcp-rs N× faster\" is the competitor's median \
-         divided by fs-mcp-rs's.\n"
+         divided by fs-mcp-rs's.{}\n",
+        if goals.iter().any(|g| g.name.ends_with(PEAK_MEMORY)) {
+            format!(
+                " \"Peak memory\" is fs-mcp-rs's peak RSS column for that query (the peak \
+                 resident memory of the server and its query worker over the timed runs, which \
+                 includes the server's own idle size) divided by the size of the file queried; \
+                 the bound is {QUERY_MEMORY_FACTOR}×. Both sizes are in the units of the peak RSS \
+                 column (MB = 2^20 bytes). On --quick inputs the idle server alone is many times \
+                 the file, so only a full run says anything about this goal."
+            )
+        } else {
+            String::new()
+        }
     );
     let _ = writeln!(
         md,
@@ -510,7 +586,8 @@ pub fn markdown(ctx: &Context, rows: &[Row], goals: &[Goal], analysis: Option<&s
         "\"time ÷ fs-mcp-rs\" is the row's median divided by fs-mcp-rs's median for the same case \
          (above 1: fs-mcp-rs is faster). \"peak RSS\" is the peak resident memory of the process \
          tree (the server and any child it runs, e.g. a query worker, `rg` or `jq`) during the \
-         timed runs; for `rg` and `jq` it is sampled every millisecond.\n"
+         timed runs; for `rg`, `jq` and `yq` (Python, and the `jq` it runs) it is sampled every \
+         millisecond.\n"
     );
     for workload in Workload::ALL {
         let wrows: Vec<&Row> = rows.iter().filter(|r| r.workload == workload).collect();
@@ -548,7 +625,7 @@ pub fn markdown(ctx: &Context, rows: &[Row], goals: &[Goal], analysis: Option<&s
          deterministically under `target/bench/data` and reused.",
         d.small_files.len(),
         thousands(d.big_lines),
-        thousands(d.big_lines * super::data::BIG_LINE_BYTES)
+        thousands(d.big_lines * data::BIG_LINE_BYTES)
     );
     let _ = writeln!(
         md,
@@ -557,7 +634,19 @@ pub fn markdown(ctx: &Context, rows: &[Row], goals: &[Goal], analysis: Option<&s
         d.json_bytes as f64 / 1e6,
         thousands(d.json_items)
     );
-    for (label, expression) in super::data::queries() {
+    for (label, expression) in data::queries() {
+        let _ = writeln!(md, "  * {label}: `{expression}`");
+    }
+    let _ = writeln!(
+        md,
+        "* **query (YAML)**: a generated YAML file of {:.1} MB ({} items of the same shape, the \
+         first items of the JSON file, written in block style: `meta:`, then `items:`, a sequence \
+         of mappings with nested sequences and a mapping), with values that YAML 1.1, YAML 1.2 and \
+         yq read alike; the expressions are:",
+        d.yaml_bytes as f64 / 1e6,
+        thousands(d.yaml_items)
+    );
+    for (label, expression) in data::yaml_queries() {
         let _ = writeln!(md, "  * {label}: `{expression}`");
     }
     let t = ctx.tree;
@@ -610,7 +699,7 @@ pub fn markdown(ctx: &Context, rows: &[Row], goals: &[Goal], analysis: Option<&s
     let _ = writeln!(
         md,
         "```sh\napt-get install -y ripgrep jq      # the rg/jq baselines (and fs-mcp's grep/query)\n\
-         cargo xtask bench all               # installs fs-mcp and the official server into target/bench/, writes this file\n\
+         cargo xtask bench all               # installs fs-mcp, yq and the official server into target/bench/, writes this file\n\
          cargo xtask bench grep --runs 9     # one workload, more runs\n\
          cargo xtask bench --quick           # smoke run on small inputs, report in target/bench/quick.md\n```\n\n\
          The fs-mcp-rs binary under test was `{}`; server logs (stderr) are in `target/bench/logs/`.",
@@ -675,6 +764,20 @@ fn method_text(ctx: &Context) -> String {
          `jq -c EXPR FILE` run directly (its time includes writing all its output to the harness). \
          Servers show at most 100 result lines; the answer column says whether the lines shown equal \
          jq's."
+    );
+    let _ = writeln!(
+        m,
+        "* **query (YAML)**: fs-mcp-rs's `query_yaml` parses the file as YAML 1.2 with serde-saphyr \
+         and evaluates the same way, in the same kind of child process. The baseline is \
+         `yq -c EXPR FILE` with yq {YQ_VERSION} from PyPI (kislyuk's jq wrapper, installed into \
+         `target/bench/venv`): it reads the YAML with PyYAML (libyaml's parser, Python \
+         constructors, yq's own scalar rules: `no`/`on` stay strings, but `010` is octal), writes it \
+         as JSON to a `jq` child, and `jq` evaluates; its time and peak RSS cover both processes. \
+         The inputs avoid what YAML readers disagree on (`yes`/`no`/`on`/`off`, leading zeros, \
+         dates), and the answer column says whether the lines shown equal yq's. fs-mcp \
+         1.23.2's `query_yaml` runs `yq -o json -I 0 --from-file`, which only mikefarah's yq v4 \
+         accepts (its start-up check accepts any `yq` on PATH; with the Python wrapper every call \
+         fails on `-o`), so it is measured only when the `yq` on PATH is mikefarah's v4."
     );
     let _ = writeln!(
         m,

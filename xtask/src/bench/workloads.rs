@@ -10,8 +10,8 @@ use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
 use super::client::McpClient;
-use super::competitors::{Kind, Server, Setup};
-use super::data::{self, Data, Tree};
+use super::competitors::{self, Kind, Server, Setup, Tool, YQ_VERSION};
+use super::data::{self, Data, Format, Tree};
 use super::measure::{self, CommandRun, RssSampler, Stats};
 
 /// The workload groups selectable on the command line.
@@ -76,7 +76,7 @@ pub enum Outcome {
 pub struct Row {
     pub workload: Workload,
     pub case: String,
-    /// `fs-mcp-rs`, `fs-mcp`, `official`, `rg` or `jq`.
+    /// `fs-mcp-rs`, `fs-mcp`, `official`, or a baseline command (`rg`, `jq`, `yq`).
     pub subject: String,
     pub outcome: Outcome,
 }
@@ -100,6 +100,8 @@ pub const SUBJECT_RG_STOPPED: &str = "rg, stopped";
 /// rg with the flags fs-mcp 1.23.2 passes (for reference, not a goal).
 pub const SUBJECT_RG_AS_ORIGINAL: &str = "rg, fs-mcp's flags";
 pub const SUBJECT_JQ: &str = "jq";
+/// kislyuk's yq (PyPI), the YAML baseline.
+pub const SUBJECT_YQ: &str = "yq";
 
 /// What every workload needs.
 pub struct Plan<'a> {
@@ -117,8 +119,13 @@ pub struct Plan<'a> {
 }
 
 impl Plan<'_> {
+    /// The stderr log of a subject (`rg, stopped` → `rg--stopped.log`).
     fn log(&self, subject: &str) -> PathBuf {
-        self.logs.join(format!("{subject}.log"))
+        let name: String = subject
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        self.logs.join(format!("{name}.log"))
     }
 }
 
@@ -250,7 +257,7 @@ struct Case<'a> {
     call: CallFor<'a>,
     /// Checks an answer's text and describes it for the report.
     check: Check<'a>,
-    /// Baselines (rg, jq) timed alternately with fs-mcp-rs's calls of this case.
+    /// Baselines (rg, jq, yq) timed alternately with fs-mcp-rs's calls of this case.
     companions: Vec<Companion<'a>>,
 }
 
@@ -266,7 +273,7 @@ struct Capture {
 type MakeCommand<'a> = Box<dyn Fn() -> Option<(Command, Capture)> + 'a>;
 type CheckRun<'a> = Box<dyn Fn(&CommandRun) -> anyhow::Result<String> + 'a>;
 
-/// An external command (rg, jq) that fs-mcp-rs is compared with. Its runs alternate with
+/// An external command (rg, jq, yq) that fs-mcp-rs is compared with. Its runs alternate with
 /// fs-mcp-rs's calls of the same case (a call, then the command, and so on), so both see the
 /// same load on a shared machine; it runs on its own when fs-mcp-rs did not run the case.
 struct Companion<'a> {
@@ -529,6 +536,11 @@ fn excerpt(text: &str, max: usize) -> String {
     }
 }
 
+/// `1 line`, `3 lines`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 fn size(bytes: usize) -> String {
     if bytes < 10 * 1024 {
         format!("{bytes} B")
@@ -546,7 +558,10 @@ fn path_str(path: &Path) -> String {
 /// Fails on the error texts the Python server returns as ordinary (non-isError) results.
 fn reject_error_text(text: &str) -> anyhow::Result<()> {
     let t = text.trim_start();
-    if t.starts_with("Error") || t.starts_with("jq syntax error") {
+    if t.starts_with("Error")
+        || t.starts_with("jq syntax error")
+        || t.starts_with("yq syntax error")
+    {
         bail!("the answer is an error message");
     }
     Ok(())
@@ -886,108 +901,61 @@ fn grep_detail(kind: Kind, text: &str) -> (String, Option<u64>) {
 // ---------------------------------------------------------------------------------------------
 // query
 
+/// One query language as each subject speaks it: jq over JSON, or yq over YAML.
+struct QueryLanguage<'a> {
+    format: Format,
+    /// The servers' tool and its expression parameter.
+    tool: &'static str,
+    expression_arg: &'static str,
+    /// The baseline command (`jq`, `yq`), or why it cannot run.
+    baseline_subject: &'static str,
+    baseline: Result<&'a Tool, String>,
+    /// Whether fs-mcp can run the tool, or why not.
+    original: Result<(), String>,
+    queries: Vec<(&'static str, &'static str)>,
+}
+
 fn query(plan: &Plan) -> Vec<Row> {
-    let data = plan.data;
-    let file = path_str(&data.json_file);
-    let has_jq = plan.setup.jq.is_some();
+    let setup = plan.setup;
+    let json = QueryLanguage {
+        format: Format::Json,
+        tool: "query_json",
+        expression_arg: "jq_expression",
+        baseline_subject: SUBJECT_JQ,
+        baseline: setup
+            .jq
+            .as_ref()
+            .ok_or_else(|| "jq not found on PATH".into()),
+        original: match setup.jq {
+            Some(_) => Ok(()),
+            None => Err("its query_json needs jq on PATH".into()),
+        },
+        queries: data::queries(),
+    };
+    let yaml = QueryLanguage {
+        format: Format::Yaml,
+        tool: "query_yaml",
+        expression_arg: "yq_expression",
+        baseline_subject: SUBJECT_YQ,
+        baseline: match (&setup.jq, &setup.yq) {
+            (None, _) => Err("jq not found on PATH (yq runs it)".into()),
+            (Some(_), None) => Err(format!(
+                "yq {YQ_VERSION} is not installed in target/bench/venv (pass --install)"
+            )),
+            (Some(_), Some(yq)) => Ok(yq),
+        },
+        original: original_query_yaml(setup),
+        queries: data::yaml_queries(),
+    };
     let mut rows = Vec::new();
-    let cases: Vec<Case> = data::queries()
-        .into_iter()
-        .map(|(label, expression)| {
-            let mut companions = Vec::new();
-            // jq's output, for checking the servers' answers (one untimed run up front).
-            let mut reference = None;
-            match &plan.setup.jq {
-                None => rows.push(missing(
-                    Workload::Query,
-                    label,
-                    SUBJECT_JQ,
-                    "jq not found on PATH",
-                )),
-                Some(jq) => {
-                    let jq_command = move || {
-                        let mut c = Command::new(&jq.path);
-                        c.arg("-c").arg(expression).arg(&data.json_file);
-                        c
-                    };
-                    let capture = || Capture {
-                        prefix: b"",
-                        keep: 1 << 20,
-                        stop_after: None,
-                    };
-                    match measure::run_command(
-                        &mut jq_command(),
-                        b"",
-                        1 << 20,
-                        None,
-                        &plan.log(SUBJECT_JQ),
-                    ) {
-                        Ok(run) if run.exit.code == Some(0) => {
-                            reference = Some(String::from_utf8_lossy(&run.head).into_owned());
-                        }
-                        Ok(run) => {
-                            eprintln!("bench: jq {expression:?} exited with {:?}", run.exit.code)
-                        }
-                        Err(e) => eprintln!("bench: jq {expression:?}: {e:#}"),
-                    }
-                    companions.push(Companion::new(
-                        SUBJECT_JQ,
-                        move || Some((jq_command(), capture())),
-                        |run| {
-                            if run.exit.code != Some(0) {
-                                bail!("jq exited with {:?}", run.exit.code);
-                            }
-                            let text = String::from_utf8_lossy(&run.head);
-                            Ok(format!(
-                                "{} result lines, {}",
-                                text.lines().count(),
-                                size(run.stdout_bytes as usize)
-                            ))
-                        },
-                    ));
-                }
-            }
-            let file = file.clone();
-            Case {
-                name: label.to_string(),
-                call: Box::new(move |kind| match kind {
-                    Kind::Rust => Ok(Call {
-                        tool: "query_json",
-                        args: json!({"file_path": file, "jq_expression": expression}),
-                    }),
-                    Kind::Original if has_jq => Ok(Call {
-                        tool: "query_json",
-                        args: json!({"file_path": file, "jq_expression": expression}),
-                    }),
-                    Kind::Original => Err("its query_json needs jq on PATH".into()),
-                    Kind::Official => Err("no query tool".into()),
-                }),
-                check: Box::new(move |_, text| {
-                    reject_error_text(text)?;
-                    if text.trim().is_empty() || text.trim() == "No results found." {
-                        bail!("no results");
-                    }
-                    let agreement = match &reference {
-                        Some(jq) if same_results(jq, text) => ", same results as jq",
-                        Some(_) => ", DIFFERS from jq",
-                        None => "",
-                    };
-                    Ok(format!(
-                        "{} lines, {}{agreement}",
-                        text.lines().count(),
-                        size(text.len())
-                    ))
-                }),
-                companions,
-            }
-        })
-        .collect();
-    for server in &plan.setup.servers {
+    let mut cases = query_cases(plan, &json, &mut rows);
+    cases.extend(query_cases(plan, &yaml, &mut rows));
+    for server in &setup.servers {
         rows.extend(server_cases(
             plan,
             Workload::Query,
             server,
-            &data.dir,
+            &plan.data.dir,
             &cases,
         ));
     }
@@ -995,17 +963,148 @@ fn query(plan: &Plan) -> Vec<Row> {
     rows
 }
 
-/// Whether the leading result lines of a server's answer equal jq's (as JSON values). Servers
-/// show at most 100 results and may append a note, so only the leading lines that parse are
-/// compared, and there must be at least one.
-fn same_results(jq: &str, server: &str) -> bool {
+/// Whether fs-mcp 1.23.2's `query_yaml` can run here. It runs `yq -o json -I 0 --from-file`,
+/// which only mikefarah's yq v4 understands; its start-up check accepts any `yq` on PATH, and
+/// the Python wrapper then fails on every call (`-o` is not one of its options).
+fn original_query_yaml(setup: &Setup) -> Result<(), String> {
+    match &setup.path_yq {
+        Some(yq) if competitors::is_mikefarah_v4(yq) => Ok(()),
+        Some(yq) => Err(format!(
+            "its query_yaml needs mikefarah's yq v4 (`yq -o json -I 0 --from-file`); the yq on PATH ({}) is `{}`",
+            yq.path.display(),
+            yq.version
+        )),
+        None => Err("its query_yaml needs mikefarah's yq v4 on PATH".into()),
+    }
+}
+
+/// The cases of one query language: every expression through the servers' tool, with the
+/// baseline command timed alongside fs-mcp-rs and its output as the expected answer. A missing
+/// baseline gets its row in `rows`.
+fn query_cases<'a>(
+    plan: &Plan<'a>,
+    language: &QueryLanguage<'a>,
+    rows: &mut Vec<Row>,
+) -> Vec<Case<'a>> {
+    let data: &'a Data = plan.data;
+    let (file, _) = data.query_file(language.format);
+    let subject = language.baseline_subject;
+    language
+        .queries
+        .iter()
+        .map(|&(label, expression)| {
+            let mut companions = Vec::new();
+            let mut reference = None;
+            match &language.baseline {
+                Err(why) => rows.push(missing(Workload::Query, label, subject, why)),
+                Ok(tool) => {
+                    let tool: &'a Tool = tool;
+                    let command = move || {
+                        let mut c = Command::new(&tool.path);
+                        c.arg("-c").arg(expression).arg(file);
+                        c
+                    };
+                    reference = reference_output(plan, subject, &mut command());
+                    companions.push(Companion::new(
+                        subject,
+                        move || {
+                            Some((
+                                command(),
+                                Capture {
+                                    prefix: b"",
+                                    keep: 1 << 20,
+                                    stop_after: None,
+                                },
+                            ))
+                        },
+                        move |run| baseline_detail(subject, run),
+                    ));
+                }
+            }
+            let file = path_str(file);
+            let (tool, argument) = (language.tool, language.expression_arg);
+            let original = language.original.clone();
+            Case {
+                name: label.to_string(),
+                call: Box::new(move |kind| {
+                    let call = Call {
+                        tool,
+                        args: json!({"file_path": file, argument: expression}),
+                    };
+                    match kind {
+                        Kind::Rust => Ok(call),
+                        Kind::Original => original.clone().map(|()| call),
+                        Kind::Official => Err("no query tool".into()),
+                    }
+                }),
+                check: Box::new(move |_, text| query_detail(text, reference.as_deref(), subject)),
+                companions,
+            }
+        })
+        .collect()
+}
+
+/// The baseline's output for a query (one untimed run up front), to check the servers' answers
+/// against; `None` (with a message) if it fails.
+fn reference_output(plan: &Plan, subject: &str, command: &mut Command) -> Option<String> {
+    match measure::run_command(command, b"", 1 << 20, None, &plan.log(subject)) {
+        Ok(run) if run.exit.code == Some(0) => {
+            Some(String::from_utf8_lossy(&run.head).into_owned())
+        }
+        Ok(run) => {
+            eprintln!("bench: {command:?} exited with {:?}", run.exit.code);
+            None
+        }
+        Err(e) => {
+            eprintln!("bench: {command:?}: {e:#}");
+            None
+        }
+    }
+}
+
+/// Describes a run of the baseline (`jq`, `yq`).
+fn baseline_detail(subject: &str, run: &CommandRun) -> anyhow::Result<String> {
+    if run.exit.code != Some(0) {
+        bail!("{subject} exited with {:?}", run.exit.code);
+    }
+    let text = String::from_utf8_lossy(&run.head);
+    Ok(format!(
+        "{}, {}",
+        count(text.lines().count(), "result line", "result lines"),
+        size(run.stdout_bytes as usize)
+    ))
+}
+
+/// Checks a server's query answer and describes it, saying whether it agrees with the
+/// baseline's output (`reference`), when there is one.
+fn query_detail(text: &str, reference: Option<&str>, baseline: &str) -> anyhow::Result<String> {
+    reject_error_text(text)?;
+    if text.trim().is_empty() || text.trim() == "No results found." {
+        bail!("no results");
+    }
+    let agreement = match reference {
+        Some(expected) if same_results(expected, text) => format!(", same results as {baseline}"),
+        Some(_) => format!(", DIFFERS from {baseline}"),
+        None => String::new(),
+    };
+    Ok(format!(
+        "{}, {}{agreement}",
+        count(text.lines().count(), "line", "lines"),
+        size(text.len())
+    ))
+}
+
+/// Whether the leading result lines of a server's answer equal the baseline's (as JSON values,
+/// so spacing and key order do not matter). Servers show at most 100 results and may append a
+/// note, so only the leading lines that parse are compared, and there must be at least one.
+fn same_results(baseline: &str, server: &str) -> bool {
     let parse = |text: &str| -> Vec<Value> {
         text.lines()
             .take(100)
             .map_while(|l| serde_json::from_str::<Value>(l.trim()).ok())
             .collect()
     };
-    let (expected, got) = (parse(jq), parse(server));
+    let (expected, got) = (parse(baseline), parse(server));
     !got.is_empty() && got.len() <= expected.len() && expected[..got.len()] == got[..]
 }
 
