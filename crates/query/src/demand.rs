@@ -107,7 +107,7 @@ fn literal(t: &Term<&str>) -> Option<Literal> {
 }
 
 /// The text of a string literal without interpolation.
-fn literal_str(parts: &[StrPart<&str, Term<&str>>]) -> Option<Vec<u8>> {
+pub(crate) fn literal_str(parts: &[StrPart<&str, Term<&str>>]) -> Option<Vec<u8>> {
     let mut s = String::new();
     for p in parts {
         match p {

@@ -5,8 +5,8 @@
 //! program can stream the array out of the file, element by element, so the
 //! array itself is never built. Everything else runs on a whole document.
 
+use crate::demand::literal_str;
 use crate::rewrite::{Mode, print_term};
-use jaq_core::load::lex::StrPart;
 use jaq_core::load::parse::{BinaryOp, Term};
 use jaq_core::path::Part;
 
@@ -94,7 +94,7 @@ fn leading_path(chain: &[&Term<&str>]) -> Option<(Vec<Vec<u8>>, bool, usize)> {
         let parts = &path.0;
         for (i, (part, _)) in parts.iter().enumerate() {
             match part {
-                Part::Index(Term::Str(None, s)) => keys.push(literal(s)?),
+                Part::Index(Term::Str(None, s)) => keys.push(literal_str(s)?),
                 Part::Range(None, None) if i + 1 == parts.len() => {
                     return Some((keys, true, used));
                 }
@@ -103,18 +103,6 @@ fn leading_path(chain: &[&Term<&str>]) -> Option<(Vec<Vec<u8>>, bool, usize)> {
         }
     }
     (used > 0).then_some((keys, false, used))
-}
-
-fn literal(parts: &[StrPart<&str, Term<&str>>]) -> Option<Vec<u8>> {
-    let mut s = String::new();
-    for p in parts {
-        match p {
-            StrPart::Str(x) => s.push_str(x),
-            StrPart::Char(c) => s.push(*c),
-            StrPart::Term(_) => return None,
-        }
-    }
-    Some(s.into_bytes())
 }
 
 fn print_chain(chain: &[&Term<&str>]) -> Option<String> {
