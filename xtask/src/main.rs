@@ -3,7 +3,7 @@
 //! - `test [CARGO TEST ARGS]`: install the real MCP clients the tests drive, run every test, then
 //!   one quick benchmark run.
 //! - `bench [all|startup|read|grep|query|tree]… [--quick] …`: fs-mcp-rs side by side with the
-//!   original fs-mcp, the official filesystem server, rg and jq; writes docs/BENCHMARKS.md.
+//!   original fs-mcp, the official filesystem server, rg, jq and yq; writes docs/BENCHMARKS.md.
 //! - `clients install|verify`: install the test clients; verify OpenCode, Claude Code and
 //!   Gemini CLI connect to the server.
 //! - `schemas [--tool NAME]`: every tool's raw schemars schema next to the Gemini-safe one.
