@@ -53,7 +53,7 @@ fn status(command: &mut Command) -> anyhow::Result<()> {
 }
 
 /// `npm install` of pinned packages into a folder of their own.
-fn npm_install(prefix: &Path, packages: &[&str]) -> anyhow::Result<()> {
+pub fn npm_install(prefix: &Path, packages: &[&str]) -> anyhow::Result<()> {
     status(
         Command::new("npm")
             .args([

@@ -318,16 +318,10 @@ fn official(bench_dir: &Path, install: bool) -> anyhow::Result<Option<Server>> {
         );
         std::fs::create_dir_all(&prefix)
             .with_context(|| format!("cannot create {}", prefix.display()))?;
-        run(Command::new("npm")
-            .args([
-                "install",
-                "--no-audit",
-                "--no-fund",
-                "--loglevel=error",
-                "--prefix",
-            ])
-            .arg(&prefix)
-            .arg(format!("{OFFICIAL_PACKAGE}@{OFFICIAL_VERSION}")))?;
+        crate::clients::npm_install(
+            &prefix,
+            &[&format!("{OFFICIAL_PACKAGE}@{OFFICIAL_VERSION}")],
+        )?;
         package = manifest(&package_dir);
         if !version_ok(&package) {
             bail!("npm did not install {OFFICIAL_PACKAGE}@{OFFICIAL_VERSION}");
