@@ -124,8 +124,16 @@ pub(crate) struct Program {
     pub(crate) plan: Option<Box<crate::plan::ReadPlan>>,
 }
 
-/// Compile a jq program; errors point into `code`.
+/// Compile a jq program, with its read plan; errors point into `code`.
 pub(crate) fn compile(code: &str) -> Result<Program, QueryError> {
+    let mut program = compile_unplanned(code)?;
+    program.plan = crate::plan::ReadPlan::new(&program.expression).map(Box::new);
+    Ok(program)
+}
+
+/// Compile a jq program without planning how to read its input (enough to
+/// check it).
+pub(crate) fn compile_unplanned(code: &str) -> Result<Program, QueryError> {
     // like jq, an empty program (or only comments) is the identity
     let blank = code
         .lines()
@@ -134,7 +142,7 @@ pub(crate) fn compile(code: &str) -> Result<Program, QueryError> {
     Ok(Program {
         filter: compile_with_rewrite(code)?,
         expression: code.to_string(),
-        plan: crate::plan::ReadPlan::new(code).map(Box::new),
+        plan: None,
     })
 }
 

@@ -219,7 +219,7 @@ pub fn evaluate(
 
 /// Check that `expression` compiles, without any input.
 pub fn check_expression(expression: &str) -> Result<(), QueryError> {
-    engine::compile(expression).map(|_| ())
+    engine::compile_unplanned(expression).map(|_| ())
 }
 
 pub(crate) fn run_program(
