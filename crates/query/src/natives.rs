@@ -380,58 +380,45 @@ fn join(mut cv: Cv<'_, QData>) -> R<'_> {
 }
 
 fn csv(cv: Cv<'_, QData>) -> R<'_> {
-    let Val::Arr(a) = &cv.1 else {
-        return err(format!(
-            "{} cannot be csv-formatted, only an array can be",
-            describe(&cv.1)
-        ));
-    };
-    let mut out = String::new();
-    for (i, x) in a.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        match x {
-            Val::TStr(b) | Val::BStr(b) => {
-                out.push('"');
-                out.push_str(&String::from_utf8_lossy(b).replace('"', "\"\""));
-                out.push('"');
-            }
-            Val::Arr(_) | Val::Obj(_) => {
-                return err(format!("{} is not valid in a csv row", describe(x)));
-            }
-            x => scalar_text(x, &mut out),
-        }
-    }
-    box_once(Ok(Val::from(out)))
+    format_row(&cv.1, "csv", ',', |s, out| {
+        out.push('"');
+        out.push_str(&s.replace('"', "\"\""));
+        out.push('"');
+    })
 }
 
 fn tsv(cv: Cv<'_, QData>) -> R<'_> {
-    let Val::Arr(a) = &cv.1 else {
+    format_row(&cv.1, "tsv", '\t', |s, out| {
+        for c in s.chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '\t' => out.push_str("\\t"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                c => out.push(c),
+            }
+        }
+    })
+}
+
+/// `@csv`/`@tsv`: the scalars of an array joined by `sep`, strings written
+/// by `string`.
+fn format_row<'a>(v: &Val, name: &str, sep: char, string: fn(&str, &mut String)) -> R<'a> {
+    let Val::Arr(a) = v else {
         return err(format!(
-            "{} cannot be tsv-formatted, only an array can be",
-            describe(&cv.1)
+            "{} cannot be {name}-formatted, only an array can be",
+            describe(v)
         ));
     };
     let mut out = String::new();
     for (i, x) in a.iter().enumerate() {
         if i > 0 {
-            out.push('\t');
+            out.push(sep);
         }
         match x {
-            Val::TStr(b) | Val::BStr(b) => {
-                for c in String::from_utf8_lossy(b).chars() {
-                    match c {
-                        '\\' => out.push_str("\\\\"),
-                        '\t' => out.push_str("\\t"),
-                        '\n' => out.push_str("\\n"),
-                        '\r' => out.push_str("\\r"),
-                        c => out.push(c),
-                    }
-                }
-            }
+            Val::TStr(b) | Val::BStr(b) => string(&String::from_utf8_lossy(b), &mut out),
             Val::Arr(_) | Val::Obj(_) => {
-                return err(format!("{} is not valid in a tsv row", describe(x)));
+                return err(format!("{} is not valid in a {name} row", describe(x)));
             }
             x => scalar_text(x, &mut out),
         }
