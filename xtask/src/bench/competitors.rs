@@ -180,38 +180,45 @@ pub fn locate(bench_dir: &Path, install: bool, rust: Server) -> Setup {
         );
     }
     if let Some(jq) = &setup.jq {
-        match yq_baseline(bench_dir, install, jq) {
-            Ok(Some(yq)) => setup.yq = Some(yq),
-            Ok(None) => setup.notes.push(format!(
-                "yq {YQ_VERSION} is not installed in {}: the yq comparison is skipped (pass --install to install it).",
-                bench_dir.join("venv").display()
-            )),
-            Err(e) => setup
-                .notes
-                .push(format!("yq {YQ_VERSION} left out: {e:#}")),
-        }
+        let venv = bench_dir.join("venv");
+        let yq = yq_baseline(bench_dir, install, jq);
+        setup.yq = installed(yq, &format!("yq {YQ_VERSION}"), &venv, &mut setup.notes);
     }
-    match original(bench_dir, install) {
-        Ok(Some(server)) => setup.servers.push(server),
-        Ok(None) => setup.notes.push(format!(
-            "fs-mcp {FS_MCP_VERSION} is not installed in {} (pass --install to install it).",
-            bench_dir.join("venv").display()
-        )),
-        Err(e) => setup
-            .notes
-            .push(format!("fs-mcp {FS_MCP_VERSION} left out: {e:#}")),
+    let what = format!("fs-mcp {FS_MCP_VERSION}");
+    let venv = bench_dir.join("venv");
+    if let Some(server) = installed(original(bench_dir, install), &what, &venv, &mut setup.notes) {
+        setup.servers.push(server);
     }
-    match official(bench_dir, install) {
-        Ok(Some(server)) => setup.servers.push(server),
-        Ok(None) => setup.notes.push(format!(
-            "{OFFICIAL_PACKAGE} is not installed in {} (pass --install to install it).",
-            bench_dir.join("npm").display()
-        )),
-        Err(e) => setup
-            .notes
-            .push(format!("{OFFICIAL_PACKAGE} left out: {e:#}")),
+    let npm = bench_dir.join("npm");
+    let official = official(bench_dir, install);
+    if let Some(server) = installed(official, OFFICIAL_PACKAGE, &npm, &mut setup.notes) {
+        setup.servers.push(server);
     }
     setup
+}
+
+/// The competitor `what` (installed under `dir`) if it was found; otherwise a note saying why
+/// it is left out.
+fn installed<T>(
+    found: anyhow::Result<Option<T>>,
+    what: &str,
+    dir: &Path,
+    notes: &mut Vec<String>,
+) -> Option<T> {
+    match found {
+        Ok(Some(t)) => Some(t),
+        Ok(None) => {
+            notes.push(format!(
+                "{what} is not installed in {} (pass --install to install it); it is skipped.",
+                dir.display()
+            ));
+            None
+        }
+        Err(e) => {
+            notes.push(format!("{what} left out: {e:#}"));
+            None
+        }
+    }
 }
 
 /// fs-mcp from PyPI in `bench_dir/venv`.
