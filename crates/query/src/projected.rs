@@ -229,7 +229,9 @@ impl<'a, 'n> Elements<'a, 'n> {
         Ok(())
     }
 
-    fn element(&mut self) -> Result<Option<Val>, Unread> {
+    /// Move to the first byte of the next element; `None` after the
+    /// closing `]`.
+    fn next_start(&mut self) -> Result<Option<u8>, Unread> {
         if self.state == State::Start {
             self.descend()?;
             self.state = State::First;
@@ -247,18 +249,29 @@ impl<'a, 'n> Elements<'a, 'n> {
             next = ws(&mut self.lexer).ok_or(Unread)?;
         }
         self.state = State::Next;
-        self.builder
-            .value(next, &mut self.lexer, self.element)
-            .map(Some)
+        Ok(Some(next))
+    }
+
+    fn element(&mut self) -> Result<Option<Val>, Unread> {
+        match self.next_start()? {
+            Some(next) => self
+                .builder
+                .value(next, &mut self.lexer, self.element)
+                .map(Some),
+            None => Ok(None),
+        }
     }
 
     /// Check the rest of the file (after skipping any elements not taken).
     pub(crate) fn finish(mut self) -> Result<(), Unread> {
-        while matches!(self.state, State::Start | State::First | State::Next) {
-            self.next();
-        }
         if self.state == State::Failed {
             return Err(Unread);
+        }
+        if self.state != State::Done {
+            // elements nobody takes are only checked, not built
+            while let Some(next) = self.next_start()? {
+                hifijson::ignore::parse(next, &mut self.lexer)?;
+            }
         }
         // close every object on the path, innermost first
         for key in self.path.iter().rev() {
