@@ -1,25 +1,47 @@
 //! The one guard every client-supplied path goes through.
 //!
-//! A [`Sandbox`] holds the allowed directories as canonical paths. [`Sandbox::resolve`] turns a
-//! requested path into the canonical path it really names (every existing symlink followed, `..`
-//! applied after the symlink it follows, a missing tail appended verbatim) and admits it only if it
-//! lies inside an allowed directory, compared component by component. A path that does not exist
-//! yet is therefore judged by its nearest existing ancestor, and a dangling symlink by its target.
+//! A [`Sandbox`] holds the allowed directories as open directory handles. A requested path is
+//! walked component by component through handles from the allowed directory it lies in
+//! ([`Sandbox::locate`]): symlinks are followed only while they stay inside, `..` returns to the
+//! handle it came from, and what a tool finally opens is opened relative to the last handle with
+//! `O_NOFOLLOW`. No path is re-resolved between the check and the use, so renaming a directory or
+//! swapping it for a symlink to outside cannot redirect a read or a write.
+//!
+//! Only regular files are opened for content ([`Sandbox::open_file`]): FIFOs, sockets and devices
+//! are refused before they are opened, and checked again on the handle (`fstat`).
 
-use std::collections::VecDeque;
+mod escape;
+mod handle;
+mod lexical;
+mod locate;
+
 use std::ffi::OsString;
 use std::fmt;
+use std::fs::File;
 use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
-/// How many symlinks one resolution may follow before it is called a loop (Linux uses 40).
-const MAX_SYMLINK_HOPS: usize = 40;
+pub use escape::{escape_os, escape_path, unescape};
+pub use handle::{DirEntryInfo, DirHandle, DirLock, EntryKind, EntryMeta};
+pub use locate::{FinalLink, Located};
+
+/// How often an open that lost a race with a rename or symlink swap is tried again.
+const MAX_OPEN_RETRIES: usize = 8;
 
 /// The allowed directories and the checks against them.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Sandbox {
-    roots: Vec<PathBuf>,
+    roots: Vec<DirHandle>,
+    root_paths: Vec<PathBuf>,
 }
+
+impl PartialEq for Sandbox {
+    fn eq(&self, other: &Sandbox) -> bool {
+        self.root_paths == other.root_paths
+    }
+}
+
+impl Eq for Sandbox {}
 
 /// A directory given at startup that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,7 +68,7 @@ impl fmt::Display for NoUsableDirs {
 
 impl std::error::Error for NoUsableDirs {}
 
-/// Why a requested path was not admitted.
+/// Why a requested path was not admitted or could not be used.
 #[derive(Debug)]
 pub enum AccessError {
     /// The path resolves outside every allowed directory.
@@ -55,8 +77,35 @@ pub enum AccessError {
         resolved: PathBuf,
         roots: Vec<PathBuf>,
     },
-    /// The path could not be resolved (a symlink loop, `..` after a missing component, an I/O error).
+    /// The path could not be resolved (a symlink loop, `..` after a missing component, a file
+    /// used as a directory).
     Unresolvable { requested: String, reason: String },
+    /// Nothing exists at the path.
+    NotFound { requested: String, path: PathBuf },
+    /// The path exists but is not a regular file (content is read and written only in those).
+    NotRegular {
+        requested: String,
+        path: PathBuf,
+        kind: EntryKind,
+    },
+    /// The entry kept changing under the walk (renamed or swapped while being opened).
+    Changed { requested: String },
+    /// Any other I/O error.
+    Io { requested: String, error: io::Error },
+}
+
+impl AccessError {
+    /// The path as the client gave it.
+    pub fn requested(&self) -> &str {
+        match self {
+            AccessError::Outside { requested, .. }
+            | AccessError::Unresolvable { requested, .. }
+            | AccessError::NotFound { requested, .. }
+            | AccessError::NotRegular { requested, .. }
+            | AccessError::Changed { requested }
+            | AccessError::Io { requested, .. } => requested,
+        }
+    }
 }
 
 impl fmt::Display for AccessError {
@@ -69,25 +118,65 @@ impl fmt::Display for AccessError {
             } => {
                 let list = roots
                     .iter()
-                    .map(|r| r.display().to_string())
+                    .map(|r| escape_path(r).into_owned())
                     .collect::<Vec<_>>()
                     .join(", ");
                 write!(
                     f,
-                    "Access denied: '{requested}' resolves to '{}', which is outside the allowed directories ({list}).",
-                    resolved.display()
+                    "Access denied: '{}' resolves to '{}', which is outside the allowed directories ({list}).",
+                    escape_os(requested.as_ref()),
+                    escape_path(resolved)
                 )?;
                 if let Some(first) = roots.first() {
                     write!(
                         f,
                         " Use a path inside them; a relative path such as 'src/main.rs' resolves against {}.",
-                        first.display()
+                        escape_path(first)
                     )?;
                 }
                 Ok(())
             }
             AccessError::Unresolvable { requested, reason } => {
-                write!(f, "Cannot resolve path '{requested}': {reason}.")
+                write!(
+                    f,
+                    "Cannot resolve path '{}': {reason}.",
+                    escape_os(requested.as_ref())
+                )
+            }
+            AccessError::NotFound { requested, .. } => write!(
+                f,
+                "'{}' does not exist. Check the name with search_files or list_directory_with_sizes.",
+                escape_os(requested.as_ref())
+            ),
+            AccessError::NotRegular {
+                requested, kind, ..
+            } => {
+                write!(
+                    f,
+                    "'{}' is {}",
+                    escape_os(requested.as_ref()),
+                    kind.described()
+                )?;
+                if *kind == EntryKind::Dir {
+                    write!(
+                        f,
+                        ", not a file. List it with list_directory_with_sizes or directory_tree."
+                    )
+                } else {
+                    write!(f, "; only regular files are read or written.")
+                }
+            }
+            AccessError::Changed { requested } => write!(
+                f,
+                "'{}' kept changing while it was being opened (renamed or replaced); try again.",
+                escape_os(requested.as_ref())
+            ),
+            AccessError::Io { requested, error } => {
+                write!(
+                    f,
+                    "Cannot access '{}': {error}.",
+                    escape_os(requested.as_ref())
+                )
             }
         }
     }
@@ -95,75 +184,291 @@ impl fmt::Display for AccessError {
 
 impl std::error::Error for AccessError {}
 
+/// A regular file opened for reading beneath an allowed directory.
+#[derive(Debug)]
+pub struct OpenedFile {
+    pub file: File,
+    /// Metadata of the open handle (not of a path).
+    pub meta: EntryMeta,
+    /// The canonical path it was reached by (display only).
+    pub path: PathBuf,
+}
+
+/// Where a write goes: a directory handle and one name in it.
+#[derive(Debug, Clone)]
+pub struct WriteTarget {
+    pub dir: DirHandle,
+    pub name: OsString,
+    /// The canonical path (display only).
+    pub path: PathBuf,
+    /// The entry there now, if any (a final symlink already followed).
+    pub existing: Option<EntryMeta>,
+}
+
 impl Sandbox {
     /// Builds a sandbox from the directories given on the command line (or by the client).
     ///
-    /// `~` is expanded and each directory is canonicalized. Entries that do not exist or are not
-    /// directories are skipped and reported; if none is left, the error lists why.
+    /// `~` is expanded, each directory is canonicalized and opened. Entries that do not exist or
+    /// are not directories are skipped and reported; if none is left, the error lists why.
     pub fn new<I, P>(dirs: I) -> Result<(Sandbox, Vec<SkippedDir>), NoUsableDirs>
     where
         I: IntoIterator<Item = P>,
         P: AsRef<Path>,
     {
-        let mut roots: Vec<PathBuf> = Vec::new();
+        let mut roots: Vec<DirHandle> = Vec::new();
+        let mut root_paths: Vec<PathBuf> = Vec::new();
         let mut skipped = Vec::new();
         for dir in dirs {
-            let dir = expand_tilde(dir.as_ref());
-            match std::fs::canonicalize(&dir) {
-                Ok(canonical) if canonical.is_dir() => {
-                    if !roots.contains(&canonical) {
-                        roots.push(canonical);
+            let dir = lexical::expand_tilde(dir.as_ref());
+            let opened = std::fs::canonicalize(&dir).and_then(|canonical| {
+                if canonical.is_dir() {
+                    DirHandle::open_root(&canonical).map(Some)
+                } else {
+                    Ok(None)
+                }
+            });
+            match opened {
+                Ok(Some(handle)) => {
+                    if !root_paths.iter().any(|p| p == handle.path()) {
+                        root_paths.push(handle.path().to_path_buf());
+                        roots.push(handle);
                     }
                 }
-                Ok(_) => skipped.push(SkippedDir {
+                Ok(None) => skipped.push(SkippedDir {
                     path: dir,
                     reason: "not a directory".into(),
                 }),
                 Err(e) => skipped.push(SkippedDir {
                     path: dir,
-                    reason: describe_io(&e),
+                    reason: lexical::describe_io(&e),
                 }),
             }
         }
         if roots.is_empty() {
             return Err(NoUsableDirs { skipped });
         }
-        Ok((Sandbox { roots }, skipped))
+        Ok((Sandbox { roots, root_paths }, skipped))
     }
 
     /// The allowed directories, canonical, in the order given. The first one anchors relative paths.
-    pub fn roots(&self) -> &[PathBuf] {
+    pub fn roots(&self) -> Vec<PathBuf> {
+        self.root_paths.clone()
+    }
+
+    /// The allowed directories as paths, without copying.
+    pub fn root_paths(&self) -> &[PathBuf] {
+        &self.root_paths
+    }
+
+    /// The handle of each allowed directory, in order.
+    pub fn root_handles(&self) -> &[DirHandle] {
         &self.roots
     }
 
-    /// Resolves a client-supplied path and admits it only if it lies inside an allowed directory.
+    /// The canonical path `requested` names, admitted only inside an allowed directory.
     ///
-    /// The result is canonical for its existing part; a missing tail is appended as given, so
-    /// the path may name a file about to be created.
+    /// For messages and display only: a tool that opens, lists or writes uses [`Sandbox::locate`],
+    /// [`Sandbox::open_file`], [`Sandbox::open_dir`] or [`Sandbox::write_target`], which hand out
+    /// handles, never this path.
     pub fn resolve(&self, requested: &str) -> Result<PathBuf, AccessError> {
-        let unresolvable = |reason: String| AccessError::Unresolvable {
-            requested: requested.to_string(),
-            reason,
-        };
-        if requested.contains('\0') {
-            return Err(unresolvable("the path contains a NUL byte".into()));
-        }
-        let expanded = expand_tilde(Path::new(requested));
-        let absolute = if expanded.is_absolute() {
-            expanded
-        } else {
-            self.roots[0].join(expanded)
-        };
-        let resolved = real_path(&absolute).map_err(unresolvable)?;
-        if self.contains(&resolved) {
-            Ok(resolved)
-        } else {
-            Err(AccessError::Outside {
+        self.locate(requested, FinalLink::Follow).map(|l| l.path)
+    }
+
+    /// Opens a regular file for reading. Anything else (a directory, FIFO, socket, device) is
+    /// refused without blocking, and the type is checked again on the open handle.
+    pub fn open_file(&self, requested: &str) -> Result<OpenedFile, AccessError> {
+        for _ in 0..MAX_OPEN_RETRIES {
+            let located = self.locate(requested, FinalLink::Follow)?;
+            let Some(meta) = located.meta else {
+                return Err(AccessError::NotFound {
+                    requested: requested.to_string(),
+                    path: located.path,
+                });
+            };
+            let not_regular = |kind| AccessError::NotRegular {
                 requested: requested.to_string(),
-                resolved,
-                roots: self.roots.clone(),
-            })
+                path: located.path.clone(),
+                kind,
+            };
+            let Some(name) = located.name() else {
+                return Err(not_regular(EntryKind::Dir));
+            };
+            if meta.kind != EntryKind::File {
+                return Err(not_regular(meta.kind));
+            }
+            match located.dir.open_read(name) {
+                Ok((file, meta)) if meta.kind == EntryKind::File => {
+                    return Ok(OpenedFile {
+                        file,
+                        meta,
+                        path: located.path,
+                    });
+                }
+                Ok((_, meta)) => return Err(not_regular(meta.kind)),
+                Err(e) if locate::retriable(&e) => continue,
+                Err(e) => {
+                    return Err(AccessError::Io {
+                        requested: requested.to_string(),
+                        error: e,
+                    });
+                }
+            }
         }
+        Err(AccessError::Changed {
+            requested: requested.to_string(),
+        })
+    }
+
+    /// Opens a directory (following symlinks that stay inside).
+    pub fn open_dir(&self, requested: &str) -> Result<DirHandle, AccessError> {
+        for _ in 0..MAX_OPEN_RETRIES {
+            let located = self.locate(requested, FinalLink::Follow)?;
+            let Some(meta) = located.meta else {
+                return Err(AccessError::NotFound {
+                    requested: requested.to_string(),
+                    path: located.path,
+                });
+            };
+            let Some(name) = located.name() else {
+                return Ok(located.dir);
+            };
+            if meta.kind != EntryKind::Dir {
+                return Err(AccessError::Unresolvable {
+                    requested: requested.to_string(),
+                    reason: format!("it is {}, not a directory", meta.kind.described()),
+                });
+            }
+            match located.dir.open_subdir(name) {
+                Ok(dir) => return Ok(dir),
+                Err(e) if locate::retriable(&e) => continue,
+                Err(e) => {
+                    return Err(AccessError::Io {
+                        requested: requested.to_string(),
+                        error: e,
+                    });
+                }
+            }
+        }
+        Err(AccessError::Changed {
+            requested: requested.to_string(),
+        })
+    }
+
+    /// Where a write of `requested` goes: the directory handle and the final name (a final
+    /// symlink inside is followed, so its target changes). With `create_parents`, missing
+    /// directories on the way are created, each by handle.
+    pub fn write_target(
+        &self,
+        requested: &str,
+        create_parents: bool,
+    ) -> Result<WriteTarget, AccessError> {
+        let located = self.locate(requested, FinalLink::Follow)?;
+        let io = |error: io::Error| AccessError::Io {
+            requested: requested.to_string(),
+            error,
+        };
+        if located.rest.is_empty() {
+            return Err(AccessError::NotRegular {
+                requested: requested.to_string(),
+                path: located.path,
+                kind: EntryKind::Dir,
+            });
+        }
+        let mut rest = located.rest;
+        let name = rest.pop().unwrap_or_default();
+        if !rest.is_empty() && !create_parents {
+            return Err(AccessError::NotFound {
+                requested: requested.to_string(),
+                path: located.dir.path().join(&rest[0]),
+            });
+        }
+        let mut dir = located.dir;
+        for component in &rest {
+            dir = make_subdir(&dir, component).map_err(io)?;
+        }
+        Ok(WriteTarget {
+            dir,
+            name,
+            path: located.path,
+            existing: located.meta,
+        })
+    }
+
+    /// `mkdir -p` by handles: returns the directory and whether anything was created.
+    pub fn create_dir_all(&self, requested: &str) -> Result<(DirHandle, bool), AccessError> {
+        let located = self.locate(requested, FinalLink::Follow)?;
+        if located.exists() {
+            return self.open_dir(requested).map(|dir| (dir, false));
+        }
+        let mut dir = located.dir;
+        for component in &located.rest {
+            dir = make_subdir(&dir, component).map_err(|error| AccessError::Io {
+                requested: requested.to_string(),
+                error,
+            })?;
+        }
+        Ok((dir, true))
+    }
+
+    /// Opens a file that a tree walk found under an allowed directory, by the path the walk
+    /// built, following no symlink at any component (the walk does not follow them either).
+    pub fn open_walked(&self, path: &Path) -> Result<OpenedFile, AccessError> {
+        let requested = || escape_path(path).into_owned();
+        let Some((root, mut rest)) = self
+            .lexical_start(path)
+            .filter(|(_, r)| !r.iter().any(|c| c == ".."))
+        else {
+            return Err(AccessError::Outside {
+                requested: requested(),
+                resolved: path.to_path_buf(),
+                roots: self.roots(),
+            });
+        };
+        let opened =
+            walked::open_file(&self.roots[root], rest.make_contiguous()).map_err(|error| {
+                AccessError::Io {
+                    requested: requested(),
+                    error,
+                }
+            })?;
+        let (file, meta) = opened;
+        if meta.kind != EntryKind::File {
+            return Err(AccessError::NotRegular {
+                requested: requested(),
+                path: path.to_path_buf(),
+                kind: meta.kind,
+            });
+        }
+        Ok(OpenedFile {
+            file,
+            meta,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Opens a directory that a tree walk found, following no symlink at any component.
+    pub fn open_walked_dir(&self, path: &Path) -> Result<DirHandle, AccessError> {
+        let requested = || escape_path(path).into_owned();
+        let Some((root, rest)) = self
+            .lexical_start(path)
+            .filter(|(_, r)| !r.iter().any(|c| c == ".."))
+        else {
+            return Err(AccessError::Outside {
+                requested: requested(),
+                resolved: path.to_path_buf(),
+                roots: self.roots(),
+            });
+        };
+        let mut dir = self.roots[root].clone();
+        for component in &rest {
+            dir = dir
+                .open_subdir(component)
+                .map_err(|error| AccessError::Io {
+                    requested: requested(),
+                    error,
+                })?;
+        }
+        Ok(dir)
     }
 
     /// True when an already canonical path lies inside (or is) an allowed directory.
@@ -173,7 +478,7 @@ impl Sandbox {
 
     /// The allowed directory a canonical path lies in (the deepest one, if roots nest).
     pub fn root_of(&self, canonical: &Path) -> Option<&Path> {
-        self.roots
+        self.root_paths
             .iter()
             .filter(|root| canonical.starts_with(root))
             .max_by_key(|root| root.components().count())
@@ -181,104 +486,88 @@ impl Sandbox {
     }
 
     /// How to show a canonical path to the model so that it can be passed back as is: relative to
-    /// the first allowed directory when inside it (relative paths resolve there), absolute otherwise.
+    /// the first allowed directory when inside it (relative paths resolve there), absolute
+    /// otherwise; control characters and invalid UTF-8 escaped (see [`escape_os`]).
     pub fn display(&self, canonical: &Path) -> String {
-        match canonical.strip_prefix(&self.roots[0]) {
+        match canonical.strip_prefix(&self.root_paths[0]) {
             Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
-            Ok(rel) => rel.display().to_string(),
-            Err(_) => canonical.display().to_string(),
+            Ok(rel) => escape_path(rel).into_owned(),
+            Err(_) => escape_path(canonical).into_owned(),
         }
     }
 }
 
-/// Resolves `path` (absolute) like `realpath(3)`, but allows a missing tail: every existing symlink is
-/// followed, `..` is applied to real directories only, and the first missing component ends the
-/// lookup. `..` after a missing component is refused, since its meaning depends on what gets created.
-fn real_path(path: &Path) -> Result<PathBuf, String> {
-    let mut pending: VecDeque<OsString> = VecDeque::new();
-    let mut resolved = PathBuf::from("/");
-    push_components(&mut pending, path, &mut resolved);
-    let mut hops = 0usize;
-    let mut missing = false;
-    while let Some(part) = pending.pop_front() {
-        if part == ".." {
-            if missing {
-                return Err("'..' follows a component that does not exist".into());
+/// Opens `name` in `dir` as a directory, creating it first if missing.
+fn make_subdir(dir: &DirHandle, name: &std::ffi::OsStr) -> io::Result<DirHandle> {
+    match dir.mkdir(name, 0o777) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    dir.open_subdir(name)
+}
+
+mod walked {
+    //! Opening a walk-built path beneath its allowed directory with no symlink anywhere: one
+    //! `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)` on Linux, a handle walk elsewhere or when
+    //! the kernel lacks it.
+
+    use std::ffi::OsString;
+    use std::fs::File;
+    use std::io;
+
+    use crate::handle::{DirHandle, EntryMeta};
+
+    pub(crate) fn open_file(root: &DirHandle, rest: &[OsString]) -> io::Result<(File, EntryMeta)> {
+        #[cfg(target_os = "linux")]
+        if let Some(opened) = beneath(root, rest) {
+            return opened;
+        }
+        let Some((name, dirs)) = rest.split_last() else {
+            return Err(io::Error::other("a directory, not a file"));
+        };
+        let mut dir = root.clone();
+        for component in dirs {
+            dir = dir.open_subdir(component)?;
+        }
+        dir.open_read(name)
+    }
+
+    /// `None` when openat2 is not available here (old kernel, seccomp), so the walk runs instead.
+    #[cfg(target_os = "linux")]
+    fn beneath(root: &DirHandle, rest: &[OsString]) -> Option<io::Result<(File, EntryMeta)>> {
+        use rustix::fs::{Mode, OFlags, ResolveFlags};
+        use std::os::unix::ffi::OsStrExt;
+        let mut relative: Vec<u8> = Vec::new();
+        for (i, component) in rest.iter().enumerate() {
+            if i > 0 {
+                relative.push(b'/');
             }
-            resolved.pop();
-            continue;
+            relative.extend_from_slice(component.as_bytes());
         }
-        let candidate = resolved.join(&part);
-        if missing {
-            resolved = candidate;
-            continue;
-        }
-        match std::fs::symlink_metadata(&candidate) {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                hops += 1;
-                if hops > MAX_SYMLINK_HOPS {
-                    return Err("too many levels of symbolic links (a loop?)".into());
+        let flags =
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
+        let resolve =
+            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+        match rustix::fs::openat2(
+            root.fd(),
+            relative.as_slice(),
+            flags,
+            Mode::empty(),
+            resolve,
+        ) {
+            Ok(fd) => Some((|| {
+                let meta = EntryMeta::of_handle(&fd)?;
+                if meta.kind == crate::EntryKind::File {
+                    rustix::fs::fcntl_setfl(&fd, OFlags::empty())?;
                 }
-                let target = std::fs::read_link(&candidate).map_err(|e| describe_io(&e))?;
-                // The link's target replaces the link; its components go in front of what is left.
-                let mut front = VecDeque::new();
-                push_components(&mut front, &target, &mut resolved);
-                while let Some(c) = front.pop_back() {
-                    pending.push_front(c);
-                }
-            }
-            Ok(_) => resolved = candidate,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                missing = true;
-                resolved = candidate;
-            }
-            Err(e) if e.raw_os_error() == Some(20) => {
-                // ENOTDIR: a file used as a directory. Nothing below it can exist.
-                return Err(format!("'{}' is not a directory", resolved.display()));
-            }
-            Err(e) => return Err(describe_io(&e)),
+                Ok((File::from(fd), meta))
+            })()),
+            Err(rustix::io::Errno::NOSYS)
+            | Err(rustix::io::Errno::PERM)
+            | Err(rustix::io::Errno::AGAIN) => None,
+            Err(e) => Some(Err(e.into())),
         }
-    }
-    Ok(resolved)
-}
-
-/// Queues the components of `path`. An absolute path restarts resolution at `/`.
-fn push_components(queue: &mut VecDeque<OsString>, path: &Path, resolved: &mut PathBuf) {
-    for component in path.components() {
-        match component {
-            Component::RootDir | Component::Prefix(_) => {
-                queue.clear();
-                *resolved = PathBuf::from("/");
-            }
-            Component::CurDir => {}
-            Component::ParentDir => queue.push_back(OsString::from("..")),
-            Component::Normal(name) => queue.push_back(name.to_os_string()),
-        }
-    }
-}
-
-fn expand_tilde(path: &Path) -> PathBuf {
-    let Some(text) = path.to_str() else {
-        return path.to_path_buf();
-    };
-    let home = || std::env::var_os("HOME").map(PathBuf::from);
-    if text == "~" {
-        if let Some(h) = home() {
-            return h;
-        }
-    } else if let Some(rest) = text.strip_prefix("~/")
-        && let Some(h) = home()
-    {
-        return h.join(rest);
-    }
-    path.to_path_buf()
-}
-
-fn describe_io(e: &io::Error) -> String {
-    match e.kind() {
-        io::ErrorKind::NotFound => "does not exist".into(),
-        io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
     }
 }
 

@@ -1,0 +1,338 @@
+//! Directory handles: every operation is relative to an open directory descriptor and never
+//! follows a symlink in the name it is given, so what a handle names cannot be redirected by a
+//! rename or a symlink swap after it was opened.
+
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use rustix::fs::{AtFlags, FileType, FlockOperation, Mode, OFlags, RenameFlags, Stat};
+
+/// What kind of filesystem object an entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    File,
+    Dir,
+    Symlink,
+    Fifo,
+    Socket,
+    CharDevice,
+    BlockDevice,
+    Unknown,
+}
+
+impl EntryKind {
+    fn of(file_type: FileType) -> EntryKind {
+        match file_type {
+            FileType::RegularFile => EntryKind::File,
+            FileType::Directory => EntryKind::Dir,
+            FileType::Symlink => EntryKind::Symlink,
+            FileType::Fifo => EntryKind::Fifo,
+            FileType::Socket => EntryKind::Socket,
+            FileType::CharacterDevice => EntryKind::CharDevice,
+            FileType::BlockDevice => EntryKind::BlockDevice,
+            FileType::Unknown => EntryKind::Unknown,
+        }
+    }
+
+    /// The kind with its article, for messages ("a named pipe (FIFO)").
+    pub fn described(self) -> &'static str {
+        match self {
+            EntryKind::File => "a regular file",
+            EntryKind::Dir => "a directory",
+            EntryKind::Symlink => "a symbolic link",
+            EntryKind::Fifo => "a named pipe (FIFO)",
+            EntryKind::Socket => "a socket",
+            EntryKind::CharDevice => "a character device",
+            EntryKind::BlockDevice => "a block device",
+            EntryKind::Unknown => "a special file",
+        }
+    }
+}
+
+/// The metadata of one entry, read without following a final symlink (or from an open handle).
+#[derive(Debug, Clone, Copy)]
+pub struct EntryMeta {
+    pub kind: EntryKind,
+    pub len: u64,
+    /// Permission bits (and set-id/sticky bits).
+    pub mode: u32,
+    pub uid: u32,
+    pub gid: u32,
+    pub dev: u64,
+    pub ino: u64,
+    pub nlink: u64,
+    pub modified: SystemTime,
+}
+
+impl EntryMeta {
+    // The field types of `stat` differ between platforms, so the casts are not all no-ops.
+    #[allow(clippy::unnecessary_cast)]
+    pub fn from_stat(stat: &Stat) -> EntryMeta {
+        let modified = if stat.st_mtime >= 0 {
+            SystemTime::UNIX_EPOCH
+                + Duration::new(
+                    stat.st_mtime as u64,
+                    stat.st_mtime_nsec.clamp(0, 999_999_999) as u32,
+                )
+        } else {
+            SystemTime::UNIX_EPOCH
+        };
+        EntryMeta {
+            kind: EntryKind::of(FileType::from_raw_mode(stat.st_mode as _)),
+            len: u64::try_from(stat.st_size).unwrap_or(0),
+            mode: stat.st_mode as u32 & 0o7777,
+            uid: stat.st_uid,
+            gid: stat.st_gid,
+            dev: stat.st_dev as u64,
+            ino: stat.st_ino as u64,
+            nlink: stat.st_nlink as u64,
+            modified,
+        }
+    }
+
+    /// Metadata of an open file or directory.
+    pub fn of_handle(fd: impl AsFd) -> io::Result<EntryMeta> {
+        Ok(EntryMeta::from_stat(&rustix::fs::fstat(fd)?))
+    }
+}
+
+/// One name in a directory listing.
+#[derive(Debug, Clone)]
+pub struct DirEntryInfo {
+    pub name: OsString,
+    /// From the directory entry when the filesystem reports it, else from `fstatat` (no follow).
+    pub kind: EntryKind,
+}
+
+/// An open directory beneath an allowed directory, with the canonical path it was reached by
+/// (for display only: operations use the descriptor, never the path).
+#[derive(Debug, Clone)]
+pub struct DirHandle {
+    fd: Arc<OwnedFd>,
+    path: PathBuf,
+}
+
+/// Flags for opening a directory: never through a final symlink, never as a controlling terminal.
+fn dir_flags() -> OFlags {
+    OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NOCTTY
+}
+
+/// Refuses names that would walk: a handle operation takes one component.
+fn single_component(name: &OsStr) -> io::Result<()> {
+    let bytes = name.as_bytes();
+    if bytes.is_empty() || bytes == b"." || bytes == b".." || bytes.contains(&b'/') {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("'{}' is not a single file name", name.to_string_lossy()),
+        ));
+    }
+    Ok(())
+}
+
+impl DirHandle {
+    /// Opens an allowed directory at startup: the one place a path is resolved by the OS.
+    pub fn open_root(path: &Path) -> io::Result<DirHandle> {
+        let fd = rustix::fs::open(path, dir_flags(), Mode::empty())?;
+        Ok(DirHandle {
+            fd: Arc::new(fd),
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The canonical path this directory was reached by (for display).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+
+    /// The entry's metadata, not following a symlink.
+    pub fn stat(&self, name: &OsStr) -> io::Result<EntryMeta> {
+        single_component(name)?;
+        let stat = rustix::fs::statat(self.fd(), name, AtFlags::SYMLINK_NOFOLLOW)?;
+        Ok(EntryMeta::from_stat(&stat))
+    }
+
+    /// This directory's own metadata.
+    pub fn meta(&self) -> io::Result<EntryMeta> {
+        EntryMeta::of_handle(self.fd())
+    }
+
+    /// The target of a symlink in this directory, as stored.
+    pub fn read_link(&self, name: &OsStr) -> io::Result<PathBuf> {
+        single_component(name)?;
+        let target = rustix::fs::readlinkat(self.fd(), name, Vec::new())?;
+        Ok(PathBuf::from(
+            <OsString as std::os::unix::ffi::OsStringExt>::from_vec(target.into_bytes()),
+        ))
+    }
+
+    /// Opens a subdirectory; a symlink in its place is refused (`ELOOP`/`ENOTDIR`), not followed.
+    pub fn open_subdir(&self, name: &OsStr) -> io::Result<DirHandle> {
+        single_component(name)?;
+        let fd = rustix::fs::openat(self.fd(), name, dir_flags(), Mode::empty())?;
+        Ok(DirHandle {
+            fd: Arc::new(fd),
+            path: self.path.join(name),
+        })
+    }
+
+    /// Opens an entry for reading without following a symlink and without blocking on a FIFO or
+    /// device, then returns it with its metadata. The caller checks the kind.
+    pub fn open_read(&self, name: &OsStr) -> io::Result<(File, EntryMeta)> {
+        single_component(name)?;
+        let flags =
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
+        let fd = rustix::fs::openat(self.fd(), name, flags, Mode::empty())?;
+        let meta = EntryMeta::of_handle(&fd)?;
+        if meta.kind == EntryKind::File {
+            // Blocking reads again: O_NONBLOCK was only there so that opening a FIFO cannot hang.
+            rustix::fs::fcntl_setfl(&fd, OFlags::empty())?;
+        }
+        Ok((File::from(fd), meta))
+    }
+
+    /// Opens an existing regular file for writing in place (appends), refusing symlinks and
+    /// anything that is not a regular file before a byte is read or written.
+    pub fn open_write_existing(&self, name: &OsStr) -> io::Result<(File, EntryMeta)> {
+        single_component(name)?;
+        let flags =
+            OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
+        let fd = rustix::fs::openat(self.fd(), name, flags, Mode::empty())?;
+        let meta = EntryMeta::of_handle(&fd)?;
+        if meta.kind != EntryKind::File {
+            return Err(io::Error::other(format!("is {}", meta.kind.described())));
+        }
+        rustix::fs::fcntl_setfl(&fd, OFlags::empty())?;
+        Ok((File::from(fd), meta))
+    }
+
+    /// Creates a new file that did not exist (`O_EXCL`), for writing.
+    pub fn create_new(&self, name: &OsStr, mode: u32) -> io::Result<File> {
+        single_component(name)?;
+        let flags =
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let fd = rustix::fs::openat(self.fd(), name, flags, Mode::from_raw_mode(mode as _))?;
+        Ok(File::from(fd))
+    }
+
+    /// Creates a subdirectory.
+    pub fn mkdir(&self, name: &OsStr, mode: u32) -> io::Result<()> {
+        single_component(name)?;
+        rustix::fs::mkdirat(self.fd(), name, Mode::from_raw_mode(mode as _))?;
+        Ok(())
+    }
+
+    /// Removes a file (not a directory) from this directory.
+    pub fn unlink(&self, name: &OsStr) -> io::Result<()> {
+        single_component(name)?;
+        rustix::fs::unlinkat(self.fd(), name, AtFlags::empty())?;
+        Ok(())
+    }
+
+    /// Renames `from` in this directory to `to` in `target` (atomic on one filesystem). With
+    /// `no_replace`, an existing `to` is an error instead of being replaced.
+    pub fn rename(
+        &self,
+        from: &OsStr,
+        target: &DirHandle,
+        to: &OsStr,
+        no_replace: bool,
+    ) -> io::Result<()> {
+        single_component(from)?;
+        single_component(to)?;
+        if no_replace {
+            rename_no_replace(self.fd(), from, target.fd(), to)
+        } else {
+            rustix::fs::renameat(self.fd(), from, target.fd(), to)?;
+            Ok(())
+        }
+    }
+
+    /// Flushes the directory itself, so a rename into it survives a crash.
+    pub fn sync(&self) -> io::Result<()> {
+        rustix::fs::fsync(self.fd())?;
+        Ok(())
+    }
+
+    /// An exclusive advisory lock on this directory, held until the guard drops. Every writer of
+    /// this server (any process) takes it around compare-and-swap commits in the directory.
+    pub fn lock(&self) -> io::Result<DirLock> {
+        rustix::fs::flock(self.fd(), FlockOperation::LockExclusive)?;
+        Ok(DirLock {
+            fd: Arc::clone(&self.fd),
+        })
+    }
+
+    /// The names in this directory (without `.` and `..`), in the order the filesystem gives.
+    pub fn entries(&self) -> io::Result<Vec<DirEntryInfo>> {
+        let dir = rustix::fs::Dir::read_from(self.fd())?;
+        let mut out = Vec::new();
+        for entry in dir {
+            let entry = entry?;
+            let bytes = entry.file_name().to_bytes();
+            if bytes == b"." || bytes == b".." {
+                continue;
+            }
+            let name = OsStr::from_bytes(bytes).to_os_string();
+            let kind = match EntryKind::of(entry.file_type()) {
+                EntryKind::Unknown => self.stat(&name).map_or(EntryKind::Unknown, |m| m.kind),
+                kind => kind,
+            };
+            out.push(DirEntryInfo { name, kind });
+        }
+        Ok(out)
+    }
+}
+
+/// Releases the directory lock on drop.
+#[derive(Debug)]
+pub struct DirLock {
+    fd: Arc<OwnedFd>,
+}
+
+impl Drop for DirLock {
+    fn drop(&mut self) {
+        let _ = rustix::fs::flock(self.fd.as_fd(), FlockOperation::Unlock);
+    }
+}
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn rename_no_replace(
+    from_dir: BorrowedFd<'_>,
+    from: &OsStr,
+    to_dir: BorrowedFd<'_>,
+    to: &OsStr,
+) -> io::Result<()> {
+    match rustix::fs::renameat_with(from_dir, from, to_dir, to, RenameFlags::NOREPLACE) {
+        Ok(()) => Ok(()),
+        // Filesystems without RENAME_NOREPLACE: link then unlink gives the same "never replace".
+        Err(rustix::io::Errno::INVAL) | Err(rustix::io::Errno::NOSYS) => {
+            rustix::fs::linkat(from_dir, from, to_dir, to, AtFlags::empty())?;
+            rustix::fs::unlinkat(from_dir, from, AtFlags::empty())?;
+            Ok(())
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn rename_no_replace(
+    from_dir: BorrowedFd<'_>,
+    from: &OsStr,
+    to_dir: BorrowedFd<'_>,
+    to: &OsStr,
+) -> io::Result<()> {
+    let _ = RenameFlags::empty();
+    rustix::fs::linkat(from_dir, from, to_dir, to, AtFlags::empty())?;
+    rustix::fs::unlinkat(from_dir, from, AtFlags::empty())?;
+    Ok(())
+}

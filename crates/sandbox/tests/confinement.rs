@@ -1,0 +1,252 @@
+//! Attacks on the handle-based sandbox: a directory swapped for a symlink to outside with
+//! `renameat2(RENAME_EXCHANGE)` while paths are opened, FIFOs and devices, escaped names.
+
+use std::fs;
+use std::io::{Read, Write};
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+
+use fs_mcp_sandbox::{AccessError, EntryKind, Sandbox};
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    ws: PathBuf,
+    outside: PathBuf,
+    sandbox: Sandbox,
+}
+
+fn fixture() -> Fixture {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(tmp.path()).unwrap();
+    let ws = base.join("ws");
+    let outside = base.join("outside");
+    fs::create_dir_all(ws.join("race")).unwrap();
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(ws.join("race/secret.txt"), "INSIDE").unwrap();
+    fs::write(outside.join("secret.txt"), "OUTSIDE").unwrap();
+    symlink(&outside, ws.join("swap")).unwrap();
+    let (sandbox, _) = Sandbox::new([&ws]).unwrap();
+    Fixture {
+        _tmp: tmp,
+        ws,
+        outside,
+        sandbox,
+    }
+}
+
+/// Swaps `a` and `b` atomically, over and over, until told to stop (bounded by `max` swaps).
+fn swapper(a: PathBuf, b: PathBuf, stop: Arc<AtomicBool>, max: usize) -> thread::JoinHandle<usize> {
+    thread::spawn(move || {
+        let mut swaps = 0;
+        while !stop.load(Ordering::Relaxed) && swaps < max {
+            rustix::fs::renameat_with(
+                rustix::fs::CWD,
+                &a,
+                rustix::fs::CWD,
+                &b,
+                rustix::fs::RenameFlags::EXCHANGE,
+            )
+            .unwrap();
+            swaps += 1;
+        }
+        swaps
+    })
+}
+
+#[test]
+fn reads_never_leave_while_a_directory_is_swapped_for_a_symlink() {
+    let fx = fixture();
+    let stop = Arc::new(AtomicBool::new(false));
+    let racer = swapper(
+        fx.ws.join("race"),
+        fx.ws.join("swap"),
+        Arc::clone(&stop),
+        200_000,
+    );
+    let (mut inside, mut refused) = (0, 0);
+    for _ in 0..3000 {
+        match fx.sandbox.open_file("race/secret.txt") {
+            Ok(mut opened) => {
+                let mut text = String::new();
+                opened.file.read_to_string(&mut text).unwrap();
+                assert_eq!(
+                    text, "INSIDE",
+                    "read outside content through {:?}",
+                    opened.path
+                );
+                assert!(opened.path.starts_with(&fx.ws));
+                inside += 1;
+            }
+            Err(AccessError::Outside { .. } | AccessError::Changed { .. }) => refused += 1,
+            Err(e) => panic!("unexpected error: {e}"),
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let swaps = racer.join().unwrap();
+    assert!(
+        swaps > 0 && inside > 0 && refused > 0,
+        "swaps {swaps} inside {inside} refused {refused}"
+    );
+}
+
+#[test]
+fn writes_never_land_outside_while_a_directory_is_swapped() {
+    let fx = fixture();
+    let stop = Arc::new(AtomicBool::new(false));
+    let racer = swapper(
+        fx.ws.join("race"),
+        fx.ws.join("swap"),
+        Arc::clone(&stop),
+        200_000,
+    );
+    for i in 0..1500 {
+        let name = format!("race/new{i}.txt");
+        if let Ok(target) = fx.sandbox.write_target(&name, false) {
+            assert!(target.path.starts_with(&fx.ws));
+            if let Ok(mut file) = target.dir.create_new(&target.name, 0o644) {
+                file.write_all(b"x").unwrap();
+            }
+        }
+        if let Ok((dir, _)) = fx.sandbox.create_dir_all(&format!("race/d{i}/e")) {
+            assert!(dir.path().starts_with(&fx.ws));
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    racer.join().unwrap();
+    let leaked: Vec<_> = fs::read_dir(&fx.outside)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n != "secret.txt")
+        .collect();
+    assert!(leaked.is_empty(), "created outside: {leaked:?}");
+}
+
+#[test]
+fn walked_paths_never_follow_a_swapped_component() {
+    let fx = fixture();
+    let stop = Arc::new(AtomicBool::new(false));
+    let racer = swapper(
+        fx.ws.join("race"),
+        fx.ws.join("swap"),
+        Arc::clone(&stop),
+        200_000,
+    );
+    let walked = fx.ws.join("race/secret.txt");
+    for _ in 0..3000 {
+        if let Ok(mut opened) = fx.sandbox.open_walked(&walked) {
+            let mut text = String::new();
+            opened.file.read_to_string(&mut text).unwrap();
+            assert_eq!(text, "INSIDE");
+        }
+        if let Ok(dir) = fx.sandbox.open_walked_dir(&fx.ws.join("race")) {
+            let names: Vec<_> = dir.entries().unwrap().into_iter().map(|e| e.name).collect();
+            assert!(
+                names
+                    .iter()
+                    .all(|n| !n.to_string_lossy().starts_with("outside-only"))
+            );
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    racer.join().unwrap();
+}
+
+#[test]
+fn fifos_sockets_and_devices_are_refused_without_blocking() {
+    let fx = fixture();
+    let fifo = fx.ws.join("pipe");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o644),
+        0,
+    )
+    .unwrap();
+    match fx.sandbox.open_file("pipe") {
+        Err(AccessError::NotRegular { kind, .. }) => assert_eq!(kind, EntryKind::Fifo),
+        other => panic!("{other:?}"),
+    }
+    let msg = fx.sandbox.open_file("pipe").unwrap_err().to_string();
+    assert!(
+        msg.contains("named pipe") && msg.contains("only regular files"),
+        "{msg}"
+    );
+    let _listener = std::os::unix::net::UnixListener::bind(fx.ws.join("sock")).unwrap();
+    assert!(matches!(
+        fx.sandbox.open_file("sock"),
+        Err(AccessError::NotRegular {
+            kind: EntryKind::Socket,
+            ..
+        })
+    ));
+    symlink("/dev/null", fx.ws.join("null")).unwrap();
+    assert!(matches!(
+        fx.sandbox.open_file("null"),
+        Err(AccessError::Outside { .. })
+    ));
+    assert!(matches!(
+        fx.sandbox.open_file("race"),
+        Err(AccessError::NotRegular {
+            kind: EntryKind::Dir,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn escaped_names_round_trip_to_the_same_file() {
+    let fx = fixture();
+    use std::os::unix::ffi::OsStrExt;
+    let odd = Path::new(std::ffi::OsStr::from_bytes(b"bad\xff.txt"));
+    fs::write(fx.ws.join(odd), "odd bytes").unwrap();
+    fs::write(fx.ws.join("bad\u{fffd}.txt"), "lossy twin").unwrap();
+    fs::write(fx.ws.join("evil\nname.txt"), "newline").unwrap();
+    let shown = fx.sandbox.display(&fx.ws.join(odd));
+    assert_eq!(shown, "bad\\xff.txt");
+    let mut text = String::new();
+    fx.sandbox
+        .open_file(&shown)
+        .unwrap()
+        .file
+        .read_to_string(&mut text)
+        .unwrap();
+    assert_eq!(text, "odd bytes");
+    let shown = fx.sandbox.display(&fx.ws.join("evil\nname.txt"));
+    assert_eq!(shown, "evil\\nname.txt");
+    text.clear();
+    fx.sandbox
+        .open_file(&shown)
+        .unwrap()
+        .file
+        .read_to_string(&mut text)
+        .unwrap();
+    assert_eq!(text, "newline");
+}
+
+#[test]
+fn symlinks_inside_keep_working_absolute_and_relative() {
+    let fx = fixture();
+    symlink(fx.ws.join("race"), fx.ws.join("abs-link")).unwrap();
+    symlink("race/secret.txt", fx.ws.join("rel-file")).unwrap();
+    let mut text = String::new();
+    fx.sandbox
+        .open_file("abs-link/secret.txt")
+        .unwrap()
+        .file
+        .read_to_string(&mut text)
+        .unwrap();
+    assert_eq!(text, "INSIDE");
+    text.clear();
+    fx.sandbox
+        .open_file("rel-file")
+        .unwrap()
+        .file
+        .read_to_string(&mut text)
+        .unwrap();
+    assert_eq!(text, "INSIDE");
+    assert!(fx.sandbox.open_file("swap/secret.txt").is_err());
+}
