@@ -140,7 +140,11 @@ impl FsServer {
 
     /// All tools: the router is the sum of one router per tool group.
     fn full_router() -> ToolRouter<FsServer> {
-        Self::read_tools() + Self::search_tools() + Self::query_tools() + Self::edit_tools()
+        Self::read_tools()
+            + Self::search_tools()
+            + Self::query_tools()
+            + Self::edit_tools()
+            + Self::worklog_tools()
     }
 }
 

@@ -4,6 +4,7 @@ pub mod edit;
 pub mod query;
 pub mod read;
 pub mod search;
+pub mod worklog;
 
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock};

@@ -1,0 +1,94 @@
+//! The two output formats: JSON (default) and a markdown table.
+
+use std::fmt::Write as _;
+
+use serde_json::json;
+
+use crate::Analysis;
+
+fn counts(analysis: &Analysis) -> (usize, usize) {
+    analysis.logs.iter().fold((0, 0), |(t1, t2), log| {
+        (t1 + log.signals.tier_1.len(), t2 + log.signals.tier_2.len())
+    })
+}
+
+pub fn render_json(analysis: &Analysis, shown_path: &str) -> String {
+    let (t1, t2) = counts(analysis);
+    let value = json!({
+        "summary": {
+            "file_path": shown_path,
+            "total_tokens": analysis.total_tokens,
+            "tokenizer": analysis.tokenizer,
+            "total_logs": analysis.logs.len(),
+            "tier_1_flags": t1,
+            "tier_2_flags": t2,
+        },
+        "logs": analysis.logs,
+    });
+    serde_json::to_string_pretty(&value).unwrap_or_else(|e| format!("Error: {e}"))
+}
+
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+pub fn render_table(analysis: &Analysis, shown_path: &str) -> String {
+    let (t1, t2) = counts(analysis);
+    let mut out = String::new();
+    let _ = writeln!(out, "# Analysis: {shown_path}\n");
+    let _ = writeln!(
+        out,
+        "**Summary:** {} logs | {} tokens ({}) | {t1} T1 flags | {t2} T2 flags\n",
+        analysis.logs.len(),
+        thousands(analysis.total_tokens),
+        analysis.tokenizer
+    );
+    out.push_str("| Log ID | Type | Task | Tokens | Lines | T1 Signals | T2 Signals |\n");
+    out.push_str("|---|---|---|---|---|---|---|\n");
+    for log in &analysis.logs {
+        let t1 = log.signals.tier_1.len();
+        let t2 = log.signals.tier_2.len();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {}-{} | {} | {} |",
+            log.log_id,
+            log.kind,
+            log.task.as_deref().unwrap_or("-"),
+            thousands(log.tokens),
+            log.lines[0],
+            log.lines[1],
+            if t1 > 0 {
+                format!("⚠️ {t1}")
+            } else {
+                "0".into()
+            },
+            if t2 > 0 {
+                format!("📋 {t2}")
+            } else {
+                "0".into()
+            },
+        );
+    }
+    if t1 > 0 {
+        out.push_str("\n## ⚠️ Tier 1 Flags (High Confidence)\n");
+        for log in analysis
+            .logs
+            .iter()
+            .filter(|l| !l.signals.tier_1.is_empty())
+        {
+            let _ = writeln!(out, "\n### {}", log.log_id);
+            for signal in &log.signals.tier_1 {
+                let _ = writeln!(out, "- {signal}");
+            }
+        }
+    }
+    out
+}
