@@ -177,3 +177,12 @@ pub(crate) fn norm_name(s: &str) -> String {
         .flat_map(char::to_lowercase)
         .collect()
 }
+
+/// True when a description already says its default ("Default false.", "default: 30"), so the
+/// transform does not say it a second time.
+pub(crate) fn states_default(description: &str) -> bool {
+    description
+        .to_ascii_lowercase()
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|word| word == "default" || word == "defaults")
+}

@@ -612,6 +612,12 @@ impl<'a> Ctx<'a> {
         if let Some(default) = map.remove("default") {
             if default.is_null() {
                 self.change(path, Rule::R9, "dropped default null");
+            } else if base.as_deref().is_some_and(describe::states_default) {
+                self.change(
+                    path,
+                    Rule::R9,
+                    "dropped default (the description states it)",
+                );
             } else {
                 notes.push(format!("Default: {}.", describe::json_short(&default, 80)));
                 self.change(path, Rule::R9, "default moved into the description");

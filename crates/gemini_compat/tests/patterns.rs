@@ -544,3 +544,23 @@ fn p32_huge_enum_and_deep_nesting() {
         &json!({"type": "object", "description": "Nested deeper; shape omitted."})
     );
 }
+
+#[test]
+fn a_default_the_description_states_is_not_said_twice() {
+    let stated = one(
+        "ignore_case",
+        json!({"type": "boolean", "default": false, "description": "Match case-insensitively. Default false."}),
+    );
+    assert_eq!(
+        stated["description"],
+        "Match case-insensitively. Default false."
+    );
+    let unstated = one(
+        "ignore_case",
+        json!({"type": "boolean", "default": false, "description": "Match case-insensitively."}),
+    );
+    assert_eq!(
+        unstated["description"],
+        "Match case-insensitively. Default: false."
+    );
+}
