@@ -7,7 +7,8 @@ use std::sync::Arc;
 use fs_mcp_sandbox::Sandbox;
 use rmcp::handler::server::tool::{ToolCallContext, ToolRouter};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, tool_handler};
@@ -78,12 +79,18 @@ struct Inner {
     query_memory_limit: u64,
     /// Untransformed input schemas by tool name: what the typed parameters really expect.
     raw_input_schemas: HashMap<String, Value>,
+    /// Input schemas as listed to clients, by tool name: what argument names a call may use.
+    served_input_schemas: HashMap<String, Value>,
 }
 
 impl FsServer {
     /// Builds the tool router once (schemas transformed) and the review session directory.
     pub fn new(sandbox: Sandbox, options: ServerOptions) -> std::io::Result<FsServer> {
         let (tool_router, reports) = prepared_router(options.tier);
+        let served_input_schemas = reports
+            .iter()
+            .map(|r| (r.name.clone(), r.transformed_input.clone()))
+            .collect();
         let raw_input_schemas = reports.into_iter().map(|r| (r.name, r.raw_input)).collect();
         let reviews = Arc::new(fs_mcp_edit::ReviewManager::new(options.review)?);
         let base_sandbox = Arc::new(sandbox);
@@ -99,6 +106,7 @@ impl FsServer {
                 reviews,
                 query_memory_limit: options.query_memory_limit,
                 raw_input_schemas,
+                served_input_schemas,
             }),
         })
     }
@@ -187,6 +195,23 @@ impl ServerHandler for FsServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.session.refresh_from_roots(&context.peer).await;
+        if let (Some(arguments), Some(served)) = (
+            request.arguments.as_ref(),
+            self.inner.served_input_schemas.get(request.name.as_ref()),
+        ) {
+            let unknown =
+                gemini_compat::unknown_arguments(served, &Value::Object(arguments.clone()));
+            if !unknown.is_empty() {
+                let lines: Vec<String> = unknown.iter().map(ToString::to_string).collect();
+                return Ok(CallToolResponse::from(CallToolResult::error(vec![
+                    ContentBlock::text(format!(
+                        "{}\nNothing was done; call {} again without it.",
+                        lines.join("\n"),
+                        request.name
+                    )),
+                ])));
+            }
+        }
         if let (Some(arguments), Some(raw)) = (
             request.arguments.take(),
             self.inner.raw_input_schemas.get(request.name.as_ref()),

@@ -33,3 +33,35 @@ fn collect_descriptions(value: &serde_json::Value, out: &mut Vec<String>) {
         _ => {}
     }
 }
+
+#[test]
+fn unknown_argument_names_are_refused_with_the_closest_valid_one() {
+    let ws = Workspace::new();
+    ws.write("a.md", "one\ntwo\n");
+    let mut c = ws.start(&[]);
+    let result = c.call(
+        "read_files",
+        serde_json::json!({"files": [{"path": "a.md"}], "large_file_pasthrough": true}),
+    );
+    assert_eq!(result["isError"], true, "{result}");
+    let text = common::text_of(&result);
+    assert!(
+        text.contains(
+            "unknown argument `large_file_pasthrough`; did you mean `large_file_passthrough`?"
+        ),
+        "{text}"
+    );
+    let nested = c.call(
+        "read_files",
+        serde_json::json!({"files": [{"path": "a.md", "hed": 1}]}),
+    );
+    assert!(
+        common::text_of(&nested).contains("`files[0].hed`; did you mean `head`?"),
+        "{nested}"
+    );
+    // The lenient forms stay accepted.
+    let plain = c.call_text("read_files", serde_json::json!({"files": ["a.md"]}));
+    assert!(plain.contains("one\ntwo"), "{plain}");
+    let stringified = c.call_text("read_files", serde_json::json!({"files": "[\"a.md\"]"}));
+    assert!(stringified.contains("one\ntwo"), "{stringified}");
+}

@@ -78,11 +78,13 @@ mod refs;
 mod rewrite;
 mod types;
 mod unions;
+mod unknown;
 
 pub use coerce::coerce_arguments;
 pub use escape::{escape_output_refs, has_output_refs, unescape_output_refs};
 pub use lint::{is_valid_property_name, lint, lint_tool_name};
 pub use types::{Change, Issue, Rule, Severity, Transformed};
+pub use unknown::{UnknownArgument, unknown_arguments};
 
 use rewrite::{Ctx, Obj, Pos};
 use serde_json::Value;
