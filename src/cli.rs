@@ -48,6 +48,15 @@ pub struct ServeArgs {
     #[arg(long)]
     pub all: bool,
 
+    /// List only tools that do not write (readOnlyHint), and refuse every write in the sandbox.
+    #[arg(long)]
+    pub read_only: bool,
+
+    /// Leave these tools out of the list, comma-separated (e.g. `--disable-tools move_file,write_file`).
+    /// An unknown name is an error.
+    #[arg(long, value_name = "TOOLS", value_delimiter = ',')]
+    pub disable_tools: Vec<String>,
+
     /// Serve streamable HTTP at http://ADDR/mcp instead of stdio (default address 127.0.0.1:8124).
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_HTTP_ADDR)]
     pub http: Option<SocketAddr>,

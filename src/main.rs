@@ -67,6 +67,8 @@ async fn run(cli: ServeArgs) -> anyhow::Result<()> {
             dir.reason
         );
     }
+    fs_mcp_rs::server::check_tool_names(&cli.disable_tools)
+        .map_err(|e| anyhow::anyhow!("--disable-tools: {e}"))?;
     let tier = if cli.all { Tier::All } else { Tier::Core };
     let roots: Vec<String> = sandbox
         .roots()
@@ -87,6 +89,8 @@ async fn run(cli: ServeArgs) -> anyhow::Result<()> {
         dirs_from_cli: !cli.dirs.is_empty(),
         review,
         query_memory_limit: cli.query_memory_mb.max(16).saturating_mul(1024 * 1024),
+        read_only: cli.read_only,
+        disabled_tools: cli.disable_tools.clone(),
     };
     let server = FsServer::new(sandbox, options)
         .map_err(|e| anyhow::anyhow!("cannot create the review session directory: {e}"))?;

@@ -106,8 +106,10 @@ impl SessionSandbox {
                 path
             })
             .collect();
+        let read_only = self.get().is_read_only();
         match Sandbox::new(&dirs) {
             Ok((sandbox, skipped)) => {
+                let sandbox = sandbox.with_read_only(read_only);
                 for dir in skipped {
                     tracing::warn!("ignoring root {}: {}", dir.path.display(), dir.reason);
                 }

@@ -36,6 +36,10 @@ pub struct ServerOptions {
     pub review: fs_mcp_edit::ReviewConfig,
     /// Memory cap of one query evaluation, in bytes.
     pub query_memory_limit: u64,
+    /// List only read-only tools (the sandbox refuses writes too).
+    pub read_only: bool,
+    /// Tools left out of the list (names checked with [`check_tool_names`]).
+    pub disabled_tools: Vec<String>,
 }
 
 impl Default for ServerOptions {
@@ -45,6 +49,8 @@ impl Default for ServerOptions {
             dirs_from_cli: false,
             review: fs_mcp_edit::ReviewConfig::default(),
             query_memory_limit: fs_mcp_query::DEFAULT_MEMORY_LIMIT_BYTES,
+            read_only: false,
+            disabled_tools: Vec::new(),
         }
     }
 }
@@ -86,14 +92,14 @@ struct Inner {
 impl FsServer {
     /// Builds the tool router once (schemas transformed) and the review session directory.
     pub fn new(sandbox: Sandbox, options: ServerOptions) -> std::io::Result<FsServer> {
-        let (tool_router, reports) = prepared_router(options.tier);
+        let (tool_router, reports) = prepared_router(&options);
         let served_input_schemas = reports
             .iter()
             .map(|r| (r.name.clone(), r.transformed_input.clone()))
             .collect();
         let raw_input_schemas = reports.into_iter().map(|r| (r.name, r.raw_input)).collect();
         let reviews = Arc::new(fs_mcp_edit::ReviewManager::new(options.review)?);
-        let base_sandbox = Arc::new(sandbox);
+        let base_sandbox = Arc::new(sandbox.with_read_only(options.read_only));
         Ok(FsServer {
             session: Arc::new(SessionSandbox::new(
                 Arc::clone(&base_sandbox),
@@ -143,7 +149,11 @@ impl FsServer {
 
     /// Every tool the router of this tier holds, raw and transformed (for `schema check` and xtask).
     pub fn schema_reports(tier: Tier) -> Vec<ToolSchemaReport> {
-        prepared_router(tier).1
+        prepared_router(&ServerOptions {
+            tier,
+            ..ServerOptions::default()
+        })
+        .1
     }
 
     /// All tools: the router is the sum of one router per tool group.
@@ -156,14 +166,62 @@ impl FsServer {
     }
 }
 
-/// Builds the router of a tier once and transforms every schema in it. This is the only place a
+/// Every tool name the server has, in any tier.
+pub fn all_tool_names() -> Vec<String> {
+    let mut names: Vec<String> = FsServer::full_router()
+        .map
+        .keys()
+        .map(|k| k.to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Refuses names that are not tools (`--disable-tools`), listing the valid ones.
+pub fn check_tool_names(names: &[String]) -> Result<(), String> {
+    let known = all_tool_names();
+    let unknown: Vec<&str> = names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| !known.iter().any(|k| k == n))
+        .collect();
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "unknown tool name(s): {}. Tools: {}",
+            unknown.join(", "),
+            known.join(", ")
+        ))
+    }
+}
+
+/// Builds the router of a server once and transforms every schema in it. This is the only place a
 /// router is built for serving, so no code path can list an untransformed schema.
-fn prepared_router(tier: Tier) -> (ToolRouter<FsServer>, Vec<ToolSchemaReport>) {
+fn prepared_router(options: &ServerOptions) -> (ToolRouter<FsServer>, Vec<ToolSchemaReport>) {
     let mut router = FsServer::full_router();
-    if tier == Tier::Core {
-        for name in ALL_TIER_ONLY {
-            router.remove_route(name);
-        }
+    let mut removed: Vec<String> = options.disabled_tools.clone();
+    if options.tier == Tier::Core {
+        removed.extend(ALL_TIER_ONLY.iter().map(|n| n.to_string()));
+    }
+    if options.read_only {
+        removed.extend(
+            router
+                .map
+                .values()
+                .filter(|route| {
+                    route
+                        .attr
+                        .annotations
+                        .as_ref()
+                        .and_then(|a| a.read_only_hint)
+                        != Some(true)
+                })
+                .map(|route| route.attr.name.to_string()),
+        );
+    }
+    for name in &removed {
+        router.remove_route(name);
     }
     let mut reports = Vec::with_capacity(router.map.len());
     for route in router.map.values_mut() {

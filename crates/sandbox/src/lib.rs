@@ -33,11 +33,13 @@ const MAX_OPEN_RETRIES: usize = 8;
 pub struct Sandbox {
     roots: Vec<DirHandle>,
     root_paths: Vec<PathBuf>,
+    /// Refuse every write (`--read-only`), whatever tool asks.
+    read_only: bool,
 }
 
 impl PartialEq for Sandbox {
     fn eq(&self, other: &Sandbox) -> bool {
-        self.root_paths == other.root_paths
+        self.root_paths == other.root_paths && self.read_only == other.read_only
     }
 }
 
@@ -90,6 +92,8 @@ pub enum AccessError {
     },
     /// The entry kept changing under the walk (renamed or swapped while being opened).
     Changed { requested: String },
+    /// The server runs read-only.
+    ReadOnly { requested: String },
     /// Any other I/O error.
     Io { requested: String, error: io::Error },
 }
@@ -103,6 +107,7 @@ impl AccessError {
             | AccessError::NotFound { requested, .. }
             | AccessError::NotRegular { requested, .. }
             | AccessError::Changed { requested }
+            | AccessError::ReadOnly { requested }
             | AccessError::Io { requested, .. } => requested,
         }
     }
@@ -169,6 +174,11 @@ impl fmt::Display for AccessError {
             AccessError::Changed { requested } => write!(
                 f,
                 "'{}' kept changing while it was being opened (renamed or replaced); try again.",
+                escape_os(requested.as_ref())
+            ),
+            AccessError::ReadOnly { requested } => write!(
+                f,
+                "'{}' cannot be written: this server runs read-only (--read-only).",
                 escape_os(requested.as_ref())
             ),
             AccessError::Io { requested, error } => {
@@ -247,7 +257,34 @@ impl Sandbox {
         if roots.is_empty() {
             return Err(NoUsableDirs { skipped });
         }
-        Ok((Sandbox { roots, root_paths }, skipped))
+        Ok((
+            Sandbox {
+                roots,
+                root_paths,
+                read_only: false,
+            },
+            skipped,
+        ))
+    }
+
+    /// The same sandbox, refusing every write when `read_only`.
+    pub fn with_read_only(mut self, read_only: bool) -> Sandbox {
+        self.read_only = read_only;
+        self
+    }
+
+    /// True when every write is refused.
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    fn refuse_if_read_only(&self, requested: &str) -> Result<(), AccessError> {
+        if self.read_only {
+            return Err(AccessError::ReadOnly {
+                requested: requested.to_string(),
+            });
+        }
+        Ok(())
     }
 
     /// The allowed directories, canonical, in the order given. The first one anchors relative paths.
@@ -362,6 +399,7 @@ impl Sandbox {
         requested: &str,
         create_parents: bool,
     ) -> Result<WriteTarget, AccessError> {
+        self.refuse_if_read_only(requested)?;
         let located = self.locate(requested, FinalLink::Follow)?;
         let io = |error: io::Error| AccessError::Io {
             requested: requested.to_string(),
@@ -396,6 +434,7 @@ impl Sandbox {
 
     /// `mkdir -p` by handles: returns the directory and whether anything was created.
     pub fn create_dir_all(&self, requested: &str) -> Result<(DirHandle, bool), AccessError> {
+        self.refuse_if_read_only(requested)?;
         let located = self.locate(requested, FinalLink::Follow)?;
         if located.exists() {
             return self.open_dir(requested).map(|dir| (dir, false));

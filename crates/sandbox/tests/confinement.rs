@@ -250,3 +250,19 @@ fn symlinks_inside_keep_working_absolute_and_relative() {
     assert_eq!(text, "INSIDE");
     assert!(fx.sandbox.open_file("swap/secret.txt").is_err());
 }
+
+#[test]
+fn a_read_only_sandbox_refuses_every_write() {
+    let fx = fixture();
+    let sandbox = fx.sandbox.clone().with_read_only(true);
+    assert!(matches!(
+        sandbox.write_target("race/new.txt", true),
+        Err(AccessError::ReadOnly { .. })
+    ));
+    assert!(matches!(
+        sandbox.create_dir_all("newdir"),
+        Err(AccessError::ReadOnly { .. })
+    ));
+    assert!(sandbox.open_file("race/secret.txt").is_ok());
+    assert!(!fx.ws.join("newdir").exists());
+}
