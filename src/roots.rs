@@ -138,30 +138,12 @@ impl SessionSandbox {
 
 /// `file:///a%20b/c` → `/a b/c`; anything but a local `file://` URI → `None`.
 pub fn file_uri_to_path(uri: &str) -> Option<PathBuf> {
-    let rest = uri.strip_prefix("file://")?;
-    let path = rest.strip_prefix("localhost").unwrap_or(rest);
-    if !path.starts_with('/') {
+    let url = url::Url::parse(uri).ok()?;
+    if url.scheme() != "file" {
         return None;
     }
-    let bytes = path.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Some(byte) = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            decoded.push(byte);
-            i += 3;
-            continue;
-        }
-        decoded.push(bytes[i]);
-        i += 1;
-    }
-    use std::os::unix::ffi::OsStringExt;
-    Some(PathBuf::from(std::ffi::OsString::from_vec(decoded)))
+    // `to_file_path` accepts no host or `localhost` and percent-decodes to the path's bytes.
+    url.to_file_path().ok()
 }
 
 #[cfg(test)]

@@ -40,49 +40,15 @@ pub(crate) fn local_pointer(reference: &str) -> Option<String> {
 }
 
 fn percent_decode(s: &str) -> Option<String> {
-    if !s.contains('%') {
-        return Some(s.to_string());
-    }
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
-            .and_then(|h| std::str::from_utf8(h).ok());
-        if let (b'%', Some(Ok(decoded))) = (b, hex.map(|h| u8::from_str_radix(h, 16))) {
-            out.push(decoded);
-            i += 3;
-        } else {
-            out.push(b);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
+    percent_encoding::percent_decode_str(s)
+        .decode_utf8()
+        .ok()
+        .map(|decoded| decoded.into_owned())
 }
 
-/// Resolve a JSON Pointer against `root`.
+/// Resolve a JSON Pointer against `root` (RFC 6901, as `serde_json` implements it).
 pub(crate) fn resolve<'a>(root: &'a Value, pointer: &str) -> Option<&'a Value> {
-    if pointer.is_empty() {
-        return Some(root);
-    }
-    let mut current = root;
-    for raw in pointer.strip_prefix('/')?.split('/') {
-        let token = unescape(raw);
-        current = match current {
-            Value::Object(map) => map.get(&token)?,
-            Value::Array(items) => {
-                if token.len() > 1 && token.starts_with('0') {
-                    return None;
-                }
-                items.get(token.parse::<usize>().ok()?)?
-            }
-            _ => return None,
-        };
-    }
-    Some(current)
+    root.pointer(pointer)
 }
 
 /// The last reference token of a pointer, unescaped (`/$defs/Tree` → `Tree`).
