@@ -70,6 +70,7 @@
 #![warn(missing_docs)]
 
 pub mod atomic;
+mod commit;
 mod diff;
 mod editor;
 mod error;
