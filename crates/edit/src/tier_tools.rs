@@ -352,4 +352,96 @@ mod tests {
                 .contains("into itself")
         );
     }
+
+    #[test]
+    fn fifos_and_sockets_are_refused_without_blocking_or_reading() {
+        let (_t, ws, sb) = setup();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &ws.join("pipe"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        let _socket = std::os::unix::net::UnixListener::bind(ws.join("sock")).unwrap();
+        for name in ["pipe", "sock"] {
+            let what = if name == "pipe" {
+                "a named pipe (FIFO)"
+            } else {
+                "a socket"
+            };
+            for result in [write_file(&sb, name, "x"), append_text(&sb, name, "x")] {
+                let message = result.unwrap_err().message().to_string();
+                assert!(
+                    message.contains(what) && message.contains("only regular files"),
+                    "{message}"
+                );
+            }
+        }
+        // Still the FIFO and the socket, not replaced by files.
+        use std::os::unix::fs::FileTypeExt;
+        assert!(
+            fs::symlink_metadata(ws.join("pipe"))
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+        assert!(
+            fs::symlink_metadata(ws.join("sock"))
+                .unwrap()
+                .file_type()
+                .is_socket()
+        );
+    }
+
+    #[test]
+    fn parallel_appends_and_writes_lose_nothing() {
+        let (_t, ws, sb) = setup();
+        fs::write(ws.join("log.txt"), "start\n").unwrap();
+        std::thread::scope(|scope| {
+            for i in 0..24 {
+                let sb = &sb;
+                scope.spawn(move || {
+                    append_text(sb, "log.txt", &format!("entry {i:02}\n")).unwrap();
+                    write_file(sb, &format!("w/{i}.txt"), "x").unwrap();
+                });
+            }
+        });
+        let text = fs::read_to_string(ws.join("log.txt")).unwrap();
+        for i in 0..24 {
+            assert!(text.contains(&format!("entry {i:02}\n")), "{text}");
+        }
+        assert_eq!(text.lines().count(), 25, "{text}");
+        assert_eq!(fs::read_dir(ws.join("w")).unwrap().count(), 24);
+        // No temporary file left anywhere.
+        assert_eq!(fs::read_dir(&ws).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn writes_through_a_symlink_inside_change_its_target() {
+        let (_t, ws, sb) = setup();
+        fs::create_dir(ws.join("real")).unwrap();
+        fs::write(ws.join("real/f.txt"), "old\n").unwrap();
+        symlink("real/f.txt", ws.join("link.txt")).unwrap();
+        write_file(&sb, "link.txt", "new\n").unwrap();
+        assert!(
+            fs::symlink_metadata(ws.join("link.txt"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read_to_string(ws.join("real/f.txt")).unwrap(), "new\n");
+        append_text(&sb, "link.txt", "more").unwrap();
+        assert_eq!(
+            fs::read_to_string(ws.join("real/f.txt")).unwrap(),
+            "new\nmore"
+        );
+        // A symlink to outside is refused and the outside stays empty.
+        symlink(ws.join("../outside"), ws.join("out")).unwrap();
+        assert!(write_file(&sb, "out/x.txt", "no").is_err());
+        assert!(append_text(&sb, "out/x.txt", "no").is_err());
+        assert!(move_file(&sb, "real/f.txt", "out/f.txt").is_err());
+        assert_eq!(fs::read_dir(ws.join("../outside")).unwrap().count(), 0);
+    }
 }
