@@ -319,9 +319,9 @@ fn write_tools_never_reach_outside_while_a_directory_is_swapped_for_a_symlink() 
     {
         rustix::fs::renameat_with(
             rustix::fs::CWD,
-            &ws.root.join("race"),
+            ws.root.join("race"),
             rustix::fs::CWD,
-            &ws.root.join("swap"),
+            ws.root.join("swap"),
             rustix::fs::RenameFlags::EXCHANGE,
         )
         .unwrap();
@@ -346,7 +346,7 @@ fn fifos_and_sockets_are_refused_as_write_targets_without_blocking() {
     let ws = Workspace::new();
     rustix::fs::mknodat(
         rustix::fs::CWD,
-        &ws.root.join("pipe"),
+        ws.root.join("pipe"),
         rustix::fs::FileType::Fifo,
         rustix::fs::Mode::from_raw_mode(0o644),
         0,

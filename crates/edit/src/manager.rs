@@ -1118,7 +1118,17 @@ fn commit_review_blocking(
     session_path: &str,
     original_path: &str,
 ) -> Result<String, EditError> {
-    let target = sandbox.resolve(original_path)?;
+    // The canonical path, only to check that it names the session's file; the commit itself
+    // locates the file again by handles.
+    let target = sandbox.resolve(original_path).map_err(|e| {
+        EditError::new(
+            ErrorKind::AccessDenied,
+            format!(
+                "{e} Nothing was written; the session stays open (session_path='{session_path}')."
+            ),
+        )
+        .with_session_path(session_path.to_string())
+    })?;
     let (future, known_stamp, known_future, unreviewed, proposal, style, session_target, shown) = {
         let sessions = inner.registry.lock();
         let s = sessions

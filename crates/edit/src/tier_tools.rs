@@ -1,7 +1,7 @@
 //! The `--all` tier's direct-write tools: `write_file`, `append_text` and `move_file`.
 //!
-//! Every path goes through the sandbox and every write through a directory handle (see
-//! [`crate::commit`]): the target's directory is locked, the file is read and written under the
+//! Every path goes through the sandbox and every write through a directory handle (a
+//! compare-and-swap commit): the target's directory is locked, the file is read and written under the
 //! lock, so concurrent writers of this server (any process) apply one after the other. Writes
 //! are atomic (see [`crate::atomic`]) and keep an existing file's permissions, BOM and
 //! line-ending style; appends go through a handle of the existing file. Only regular files are
@@ -358,7 +358,7 @@ mod tests {
         let (_t, ws, sb) = setup();
         rustix::fs::mknodat(
             rustix::fs::CWD,
-            &ws.join("pipe"),
+            ws.join("pipe"),
             rustix::fs::FileType::Fifo,
             rustix::fs::Mode::from_raw_mode(0o644),
             0,

@@ -1084,6 +1084,7 @@ async fn a_directory_swapped_for_a_symlink_during_review_is_not_written_through(
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::AccessDenied, "{err}");
+    assert!(err.message().contains("Nothing was written"), "{err}");
     assert_eq!(snapshot(&outside), before);
     // Once `d` is a directory inside again, the approved version can be committed.
     fs::remove_file(e.ws.join("d")).unwrap();
