@@ -49,6 +49,15 @@ pub(crate) struct Current {
 }
 
 impl Current {
+    fn absent() -> Current {
+        Current {
+            meta: None,
+            bytes: Vec::new(),
+            complete: true,
+            last_byte: None,
+        }
+    }
+
     pub fn exists(&self) -> bool {
         self.meta.is_some()
     }
@@ -66,6 +75,8 @@ pub(crate) enum Change {
 /// How the target must be found.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Options<'a> {
+    /// Create missing parent directories (by handle). Without it, a missing parent means the
+    /// file is absent: `decide` is asked about that, and nothing is created.
     pub create_parents: bool,
     /// The canonical path the target had when the change was prepared: if the requested path
     /// now leads elsewhere, nothing is written.
@@ -155,6 +166,9 @@ fn attempt<E>(
         return Err(CommitFail::NotRegular(EntryKind::Dir));
     };
     if !rest.is_empty() && !options.create_parents {
+        // The file cannot be there: let the caller judge that (a conflict when it existed),
+        // without creating directories for a write that will not happen.
+        decide(&Current::absent()).map_err(CommitFail::Decide)?;
         return Err(CommitFail::Access(AccessError::NotFound {
             requested: requested.to_string(),
             path: located.dir.path().join(&rest[0]),
@@ -225,14 +239,7 @@ fn read_current<E>(
 ) -> Result<Option<Current>, CommitFail<E>> {
     let (mut file, meta) = match dir.open_read(name) {
         Ok(opened) => opened,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Ok(Some(Current {
-                meta: None,
-                bytes: Vec::new(),
-                complete: true,
-                last_byte: None,
-            }));
-        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Some(Current::absent())),
         // A symlink appeared at the name (O_NOFOLLOW): locate again.
         Err(e) if rustix::io::Errno::from_io_error(&e) == Some(rustix::io::Errno::LOOP) => {
             return Ok(None);

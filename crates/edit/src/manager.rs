@@ -593,7 +593,7 @@ fn conflict_error(session: &Session) -> EditError {
     EditError::new(
         ErrorKind::Conflict,
         format!(
-            "Conflict: '{shown}' changed on disk after this proposal was made (edited, created or deleted by someone else), so nothing was written: the file on disk is as they left it, and the reviewed version is kept in {future}. To continue, re-read '{shown}' and call propose_and_review again without session_path; or ask the user to merge the reviewed version by hand.",
+            "Conflict: '{shown}' changed on disk after this proposal was made (edited, created, moved or deleted by someone else), so nothing was written: the file on disk is as they left it, and the reviewed version is kept in {future}. To continue, re-read '{shown}' and call propose_and_review again without session_path; or ask the user to merge the reviewed version by hand.",
             shown = session.shown,
             future = session.future.display()
         ),
@@ -625,7 +625,9 @@ fn commit_session(
         )
     };
     let options = Options {
-        create_parents: true,
+        // A file that existed needs no new directory: if its directory is gone, that is a
+        // conflict, and nothing is created for it.
+        create_parents: base.is_none(),
         expect_path: Some(&target),
         read: ReadMode::Whole {
             limit: MAX_FILE_BYTES,
@@ -906,7 +908,7 @@ fn auto_commit(
 ) -> Result<Prepared, EditError> {
     let shown = req.path.as_str();
     let options = Options {
-        create_parents: true,
+        create_parents: base.fingerprint.is_none(),
         expect_path: Some(target),
         read: ReadMode::Whole {
             limit: MAX_FILE_BYTES,

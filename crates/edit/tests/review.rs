@@ -1242,3 +1242,22 @@ async fn parallel_overwrites_either_commit_or_conflict() {
         "{text} not among {committed:?}"
     );
 }
+
+/// The model (or anyone) moves the file's directory away during the review: a conflict, and no
+/// directory is created again for a write that does not happen.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_directory_moved_away_during_review_is_a_conflict_that_creates_nothing() {
+    let mut e = env(|_| {});
+    fs::create_dir_all(e.ws.join("docs")).unwrap();
+    fs::write(e.ws.join("docs/notes.md"), "notes\n").unwrap();
+    let task = e.propose(ProposeRequest::single("docs/notes.md", "notes", "edited"));
+    let info = e.next_waiting().await;
+    fs_mcp_edit::move_file(&e.sandbox, "docs", "docs_old").unwrap();
+    human_approve(&info);
+    let err = finish(task).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Conflict, "{err}");
+    assert!(err.message().contains("moved"), "{err}");
+    assert!(!e.ws.join("docs").exists(), "a directory was created");
+    assert_eq!(e.read("docs_old/notes.md"), "notes\n");
+    assert_eq!(err.session_path(), Some(info.session_path.as_str()));
+}
