@@ -121,6 +121,7 @@ impl FsServer {
         description = "Propose an edit for the human to review, and wait for the verdict. The human sees a diff in their editor and saves it unchanged to approve, or edits it to give feedback.\n\
 Single edit: match_text (exact, from read_files) -> new_string. Batch: edits=[{match_text, new_string}, ...]. New file: match_text \"\". Whole file: \"OVERWRITE_FILE\". Append: \"APPEND_TO_FILE\".\n\
 Returns JSON: user_action COMMITTED (written, done) or REVIEW (the human changed your proposal: user_feedback_diff shows how; continue with session_path), or TIMEOUT/CANCELLED (nothing written; resume with session_path). If match_text is not found or not unique, the error carries similar passages with line numbers and recovery steps.\n\
+An error with error_type \"conflict\" means the file changed meanwhile and nothing was written: its diff shows what changed; re-read the file and propose again.\n\
 The file keeps its line endings, final newline, BOM and permissions.",
         annotations(
             read_only_hint = false,
@@ -172,7 +173,7 @@ The file keeps its line endings, final newline, BOM and permissions.",
     }
 
     #[tool(
-        description = "Write a file without review (--all tier): create it or replace its content, atomically. Prefer propose_and_review when a human should see the change.",
+        description = "Write a file without review (--all tier): create it or replace its content, atomically (regular files only). Prefer propose_and_review when a human should see the change.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,
@@ -192,7 +193,7 @@ The file keeps its line endings, final newline, BOM and permissions.",
     }
 
     #[tool(
-        description = "Append text to a file without review (--all tier), on a new line; creates the file if missing.",
+        description = "Append text to a file without review (--all tier), on a new line; creates the file if missing (regular files only).",
         annotations(
             read_only_hint = false,
             destructive_hint = false,

@@ -1,151 +1,153 @@
-//! Crash-safe file replacement.
+//! Crash-safe file replacement, by directory handle.
 //!
-//! [`write_atomic`] writes the new content to a temporary file in the target's own directory,
-//! gives it the old file's permissions (and, when allowed, its owner and group), flushes it to
-//! disk, renames it over the target and flushes the directory. A process killed at any point
-//! leaves either the complete old file or the complete new one, never a truncated mix; at worst
-//! a stray `.{name}.*.fsmcp-tmp` file is left next to it.
+//! [`replace_in`] writes the new content to a temporary file created (`O_EXCL`, random name) in
+//! the target's own directory handle, gives it the old file's permissions (and, when allowed,
+//! its owner and group), flushes it to disk, renames it over the name in that same handle and
+//! flushes the directory. No path is resolved on the way: the directory was reached through the
+//! sandbox, and every step is relative to its descriptor. A process killed at any point leaves
+//! either the complete old file or the complete new one, never a truncated mix; at worst a stray
+//! `.{name}.*.fsmcp-tmp` file is left next to it. On every error the temporary file is removed
+//! and the original is left as it was.
 //!
 //! What a rename cannot keep: hard links to the old inode (the target gets a new inode),
-//! extended attributes and ACLs. Symlinks are not replaced as long as the caller passes the
-//! resolved path (the sandbox resolves symlinks), so the link's target file is what changes.
-//!
-//! [`write_text`] adds the text-style layer on top: it renders model-view text in a file's
-//! [`TextStyle`] (line endings, BOM, final newline) before writing.
+//! extended attributes and ACLs.
 
-use std::fs::{self, File, Permissions};
+use std::collections::hash_map::RandomState;
+use std::ffi::{OsStr, OsString};
+use std::fs::{File, Permissions};
+use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Write};
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::text_style::TextStyle;
+use fs_mcp_sandbox::{DirHandle, EntryMeta};
 
-/// What [`write_atomic`] did besides writing.
+/// How often a temporary name that already exists is drawn again.
+const TEMP_NAME_TRIES: usize = 16;
+
+/// What a write did besides writing.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WriteReport {
     /// The file did not exist before.
     pub created: bool,
-    /// Parent directories that were created, outermost first.
+    /// Parent directories that were created, outermost first (canonical paths, for display).
     pub created_dirs: Vec<PathBuf>,
 }
 
-/// Atomically replaces (or creates) `path` with `bytes`.
+/// How [`replace_in`] treats the name it writes.
+#[derive(Debug, Clone, Copy)]
+pub enum Replace {
+    /// Replace whatever file is there, keeping the given metadata (permissions, owner).
+    Existing(EntryMeta),
+    /// The name must not exist: a file created there meanwhile (by anyone) is never replaced
+    /// (`RENAME_NOREPLACE`), and the write fails with `AlreadyExists`.
+    New,
+}
+
+/// A temporary file in a directory, removed on drop unless it was renamed into place.
+struct TempFile<'a> {
+    dir: &'a DirHandle,
+    name: Option<OsString>,
+}
+
+impl Drop for TempFile<'_> {
+    fn drop(&mut self) {
+        if let Some(name) = self.name.take()
+            && let Err(e) = self.dir.unlink(&name)
+            && e.kind() != io::ErrorKind::NotFound
+        {
+            tracing::warn!(
+                "could not remove the temporary file {}: {e}",
+                self.dir.path().join(&name).display()
+            );
+        }
+    }
+}
+
+/// A fresh, unpredictable temporary name for `name`.
+fn temp_name(name: &OsStr) -> OsString {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut h = RandomState::new().build_hasher();
+    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    h.write_u32(std::process::id());
+    let mut out = b".".to_vec();
+    out.extend_from_slice(truncate_name(name.as_bytes(), 100));
+    out.extend_from_slice(format!(".{:016x}.fsmcp-tmp", h.finish()).as_bytes());
+    OsString::from_vec(out)
+}
+
+/// Creates a new temporary file next to `name` in `dir` (`O_EXCL`).
+fn create_temp<'a>(dir: &'a DirHandle, name: &OsStr) -> io::Result<(TempFile<'a>, File)> {
+    let mut last = None;
+    for _ in 0..TEMP_NAME_TRIES {
+        let tmp = temp_name(name);
+        match dir.create_new(&tmp, 0o666) {
+            Ok(file) => {
+                return Ok((
+                    TempFile {
+                        dir,
+                        name: Some(tmp),
+                    },
+                    file,
+                ));
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::other("no free temporary name")))
+}
+
+/// Atomically puts `bytes` at `name` in `dir` (see the module documentation).
 ///
-/// * An existing file keeps its permission bits; its owner and group are kept when the process
-///   may set them (errors there are ignored).
-/// * A new file gets `0o666` minus the umask, like any newly created file.
-/// * With `create_parents`, missing parent directories are created (and reported).
-/// * `path` must not be a directory; a symlink at `path` would be replaced by a regular file, so
-///   pass a resolved path.
-pub fn write_atomic(path: &Path, bytes: &[u8], create_parents: bool) -> io::Result<WriteReport> {
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("'{}' has no parent directory", path.display()),
-            ));
-        }
+/// * [`Replace::Existing`]: the new file gets the old one's permission bits, and its owner and
+///   group when the process may set them (errors there are ignored).
+/// * [`Replace::New`]: the file gets `0o666` minus the umask; an entry that appeared at `name`
+///   meanwhile is left alone and the call fails with `AlreadyExists`.
+pub fn replace_in(dir: &DirHandle, name: &OsStr, bytes: &[u8], mode: Replace) -> io::Result<()> {
+    let (mut tmp, mut file) = create_temp(dir, name)?;
+    file.write_all(bytes)?;
+    if let Replace::Existing(meta) = mode {
+        // Owner first: chown may clear set-id bits, which the chmod below restores.
+        let _ = std::os::unix::fs::fchown(&file, Some(meta.uid), Some(meta.gid));
+        file.set_permissions(Permissions::from_mode(meta.mode & 0o7777))?;
+    }
+    file.sync_all()?;
+    drop(file);
+    let Some(tmp_name) = tmp.name.clone() else {
+        return Err(io::Error::other("the temporary file is gone"));
     };
-    let name = path.file_name().ok_or_else(|| {
-        io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("'{}' does not name a file", path.display()),
-        )
-    })?;
-    let created_dirs = if create_parents {
-        create_missing_dirs(parent)?
-    } else {
-        Vec::new()
-    };
-    let existing = match fs::metadata(path) {
-        Ok(meta) if meta.is_dir() => {
-            return Err(io::Error::new(
-                io::ErrorKind::IsADirectory,
-                format!("'{}' is a directory", path.display()),
-            ));
-        }
-        Ok(meta) => Some(meta),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+    dir.rename(&tmp_name, dir, name, matches!(mode, Replace::New))?;
+    // Renamed: nothing left to clean up.
+    tmp.name = None;
+    // Best effort: the content is durable already; this makes the rename survive a crash too.
+    let _ = dir.sync();
+    Ok(())
+}
+
+/// Opens `name` in `dir` as a directory, creating it first if missing; reports whether it was
+/// created.
+pub fn make_subdir(dir: &DirHandle, name: &OsStr) -> io::Result<(DirHandle, bool)> {
+    let created = match dir.mkdir(name, 0o777) {
+        Ok(()) => true,
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => false,
         Err(e) => return Err(e),
     };
-
-    let mut prefix = String::from(".");
-    prefix.push_str(truncate_name(&name.to_string_lossy(), 100));
-    prefix.push('.');
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&prefix)
-        .suffix(".fsmcp-tmp")
-        .permissions(Permissions::from_mode(0o666))
-        .tempfile_in(parent)?;
-    tmp.as_file_mut().write_all(bytes)?;
-    if let Some(meta) = &existing {
-        // Owner first: chown may clear set-id bits, which the chmod below restores.
-        let _ = std::os::unix::fs::fchown(tmp.as_file(), Some(meta.uid()), Some(meta.gid()));
-        tmp.as_file()
-            .set_permissions(Permissions::from_mode(meta.mode() & 0o7777))?;
-    }
-    tmp.as_file().sync_all()?;
-    tmp.persist(path).map_err(|e| e.error)?;
-    sync_dir(parent);
-    Ok(WriteReport {
-        created: existing.is_none(),
-        created_dirs,
-    })
+    Ok((dir.open_subdir(name)?, created))
 }
 
-/// Renders model-view `text` in `style` and writes it atomically (see [`write_atomic`]).
-/// The final newline is adjusted to the style (see [`TextStyle::render`]).
-pub fn write_text(
-    path: &Path,
-    text: &str,
-    style: &TextStyle,
-    create_parents: bool,
-) -> io::Result<WriteReport> {
-    write_atomic(path, style.render(text).as_bytes(), create_parents)
-}
-
-/// Creates every missing directory above and including `dir`, returning the ones created,
-/// outermost first.
-pub fn create_missing_dirs(dir: &Path) -> io::Result<Vec<PathBuf>> {
-    let mut missing = Vec::new();
-    let mut cursor = Some(dir);
-    while let Some(d) = cursor {
-        match fs::symlink_metadata(d) {
-            Ok(_) => break,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                missing.push(d.to_path_buf());
-                cursor = d.parent();
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    missing.reverse();
-    let mut created = Vec::new();
-    for d in missing {
-        match fs::create_dir(&d) {
-            Ok(()) => created.push(d),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && d.is_dir() => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(created)
-}
-
-/// Flushes a directory entry change (a rename) to disk; best effort.
-pub fn sync_dir(dir: &Path) {
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
-}
-
-fn truncate_name(name: &str, max_bytes: usize) -> &str {
+fn truncate_name(name: &[u8], max_bytes: usize) -> &[u8] {
     if name.len() <= max_bytes {
         return name;
     }
+    // Cut at a character boundary when the name is UTF-8, so the temp name stays readable.
     let mut end = max_bytes;
-    while !name.is_char_boundary(end) {
-        end -= 1;
+    if let Ok(text) = std::str::from_utf8(name) {
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
     }
     &name[..end]
 }
@@ -153,41 +155,72 @@ fn truncate_name(name: &str, max_bytes: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
+    use std::os::unix::fs::MetadataExt;
+
+    fn root(dir: &std::path::Path) -> DirHandle {
+        DirHandle::open_root(&fs::canonicalize(dir).unwrap()).unwrap()
+    }
 
     #[test]
     fn replaces_and_keeps_mode() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("f.sh");
+        let tmp = tempfile::tempdir().unwrap();
+        let p = tmp.path().join("f.sh");
         fs::write(&p, "old").unwrap();
         fs::set_permissions(&p, Permissions::from_mode(0o750)).unwrap();
-        let r = write_atomic(&p, b"new", false).unwrap();
-        assert!(!r.created);
+        let dir = root(tmp.path());
+        let meta = dir.stat(OsStr::new("f.sh")).unwrap();
+        replace_in(&dir, OsStr::new("f.sh"), b"new", Replace::Existing(meta)).unwrap();
         assert_eq!(fs::read_to_string(&p).unwrap(), "new");
         assert_eq!(fs::metadata(&p).unwrap().mode() & 0o777, 0o750);
         // No temp file left behind.
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+        assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 1);
     }
 
     #[test]
-    fn creates_parents_and_reports_them() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("a/b/c.txt");
-        let r = write_atomic(&p, b"x", true).unwrap();
-        assert!(r.created);
+    fn a_new_file_never_replaces_one_that_appeared() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = root(tmp.path());
+        replace_in(&dir, OsStr::new("n.txt"), b"first", Replace::New).unwrap();
+        let err = replace_in(&dir, OsStr::new("n.txt"), b"second", Replace::New).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
         assert_eq!(
-            r.created_dirs,
-            vec![dir.path().join("a"), dir.path().join("a/b")]
+            fs::read_to_string(tmp.path().join("n.txt")).unwrap(),
+            "first"
         );
-        assert!(write_atomic(&dir.path().join("z/y.txt"), b"x", false).is_err());
-        assert!(write_atomic(&dir.path().join("a"), b"x", false).is_err());
+        // The failed write's temporary file was removed.
+        assert_eq!(fs::read_dir(tmp.path()).unwrap().count(), 1);
     }
 
     #[test]
-    fn writes_text_in_style() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("w.txt");
-        let style = TextStyle::detect("\u{FEFF}a\r\nb");
-        write_text(&p, "x\ny\n", &style, false).unwrap();
-        assert_eq!(fs::read(&p).unwrap(), "\u{FEFF}x\r\ny".as_bytes());
+    fn a_failed_rename_leaves_the_original_and_no_temp_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::create_dir(tmp.path().join("d")).unwrap();
+        fs::write(tmp.path().join("d/keep.txt"), "mine").unwrap();
+        let dir = root(tmp.path());
+        let meta = dir.stat(OsStr::new("d")).unwrap();
+        // Renaming a file over a non-empty directory fails after the temp file was written.
+        let err = replace_in(&dir, OsStr::new("d"), b"x", Replace::Existing(meta)).unwrap_err();
+        assert!(err.raw_os_error().is_some(), "{err}");
+        assert_eq!(
+            fs::read_to_string(tmp.path().join("d/keep.txt")).unwrap(),
+            "mine"
+        );
+        let names: Vec<_> = fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![OsString::from("d")]);
+    }
+
+    #[test]
+    fn temp_names_are_hidden_bounded_and_distinct() {
+        let long = "x".repeat(300);
+        let a = temp_name(OsStr::new(&long));
+        let b = temp_name(OsStr::new(&long));
+        assert_ne!(a, b);
+        assert!(a.as_bytes().starts_with(b".xxx"));
+        assert!(a.len() < 140, "{}", a.len());
+        assert!(a.to_string_lossy().ends_with(".fsmcp-tmp"));
     }
 }

@@ -60,6 +60,7 @@ pub struct EditError {
     message: String,
     hints: Option<Box<Hints>>,
     session_path: Option<String>,
+    diff: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -69,6 +70,9 @@ struct JsonShape<'a> {
     message: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     session_path: Option<&'a str>,
+    /// Conflicts: what changed in the file since the proposal was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff: Option<&'a str>,
     #[serde(flatten)]
     hints: Option<&'a Hints>,
 }
@@ -81,6 +85,7 @@ impl EditError {
             message: message.into(),
             hints: None,
             session_path: None,
+            diff: None,
         }
     }
 
@@ -110,6 +115,11 @@ impl EditError {
         self
     }
 
+    pub(crate) fn with_diff(mut self, diff: impl Into<String>) -> EditError {
+        self.diff = Some(diff.into());
+        self
+    }
+
     /// The kind of failure.
     pub fn kind(&self) -> ErrorKind {
         self.kind
@@ -130,6 +140,11 @@ impl EditError {
         self.session_path.as_deref()
     }
 
+    /// Conflicts: a unified diff of what changed in the file since the proposal was made.
+    pub fn diff(&self) -> Option<&str> {
+        self.diff.as_deref()
+    }
+
     /// The error as a JSON value (`error`, `error_type`, `message`, then any hint fields),
     /// whatever its kind.
     pub fn to_json_value(&self) -> serde_json::Value {
@@ -144,6 +159,7 @@ impl EditError {
             error_type: self.kind.as_str(),
             message: &self.message,
             session_path: self.session_path.as_deref(),
+            diff: self.diff.as_deref(),
             hints: self.hints.as_deref(),
         }
     }

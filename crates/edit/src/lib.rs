@@ -25,11 +25,17 @@
 //!
 //! # Nothing lost
 //!
-//! * Only what the human approved is written, atomically (temp file, fsync, rename), keeping the
-//!   file's permissions, line endings, BOM and final newline (or its absence) — see
-//!   [`atomic`] and [`text_style`]. The model always sees LF text without a BOM.
-//! * If the file changed on disk after the proposal, the commit is refused (`conflict`) and both
-//!   versions stay where they are.
+//! * Only what the human approved is written, atomically (temp file created in the target's
+//!   directory handle, fsync, rename in that handle), keeping the file's permissions, line
+//!   endings, BOM and final newline (or its absence) — see [`atomic`] and [`text_style`]. The
+//!   model always sees LF text without a BOM.
+//! * The commit locates the file again through the sandbox when it happens (a path that now
+//!   leads outside or to another file is refused, nothing written), and compares it with the
+//!   proposal's base under the directory's lock, in the same critical section as the rename
+//!   (compare-and-swap, across server processes too). A reviewed proposal whose file changed is
+//!   refused (`conflict`, with the diff of what changed) and both versions stay; an
+//!   auto-approved one is applied again on the new content when its `match_text` still matches
+//!   exactly, else it is a `conflict`.
 //! * `session_path` is only ever looked up among this server's live sessions.
 //!
 //! # Fixes relative to the original (fs-mcp 1.23.2)
@@ -70,6 +76,7 @@
 #![warn(missing_docs)]
 
 pub mod atomic;
+mod commit;
 mod diff;
 mod editor;
 mod error;

@@ -3,14 +3,15 @@
 use std::fmt;
 use std::fs;
 use std::future::Future;
-use std::io;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use fs_mcp_sandbox::Sandbox;
+use fs_mcp_sandbox::{AccessError, EntryKind, Sandbox};
 
-use crate::atomic::{self, WriteReport};
+use crate::atomic::WriteReport;
+use crate::commit::{self, Change, CommitFail, Current, Options, ReadMode};
 use crate::diff::unified_diff;
 use crate::editor::{self, LaunchOutcome};
 use crate::error::{EditError, ErrorKind};
@@ -187,58 +188,100 @@ fn created_dirs_note(
     Some(format!("Created missing parent directories: {list}."))
 }
 
-/// Reads the file under review: `None` if it does not exist; its fingerprint and text otherwise.
-fn read_target(target: &Path, shown: &str) -> Result<Option<(Fingerprint, String)>, EditError> {
-    let meta = match fs::metadata(target) {
-        Ok(m) => m,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(EditError::io(format!("Cannot read '{shown}': {e}"))),
+/// Reads the file under review through the sandbox (regular files only, by handle): `None` if
+/// it does not exist; its fingerprint and text otherwise.
+fn read_target(sandbox: &Sandbox, shown: &str) -> Result<Option<(Fingerprint, String)>, EditError> {
+    let mut opened = match sandbox.open_file(shown) {
+        Ok(opened) => opened,
+        Err(AccessError::NotFound { .. }) => return Ok(None),
+        Err(AccessError::NotRegular {
+            kind: EntryKind::Dir,
+            ..
+        }) => {
+            return Err(EditError::invalid(format!(
+                "'{shown}' is a directory, not a file."
+            )));
+        }
+        Err(AccessError::NotRegular { kind, .. }) => {
+            return Err(EditError::invalid(format!(
+                "'{shown}' is {}, not a regular file; only regular files are edited.",
+                kind.described()
+            )));
+        }
+        Err(e) => return Err(e.into()),
     };
-    if meta.is_dir() {
-        return Err(EditError::invalid(format!(
-            "'{shown}' is a directory, not a file."
-        )));
-    }
-    if !meta.is_file() {
-        return Err(EditError::invalid(format!(
-            "'{shown}' is not a regular file."
-        )));
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(EditError::invalid(format!(
+    let too_large = |len: u64| {
+        EditError::invalid(format!(
             "'{shown}' is too large to review ({} MiB; the limit is {} MiB).",
-            meta.len() / (1024 * 1024),
+            len / (1024 * 1024),
             MAX_FILE_BYTES / (1024 * 1024)
-        )));
+        ))
+    };
+    if opened.meta.len > MAX_FILE_BYTES {
+        return Err(too_large(opened.meta.len));
     }
-    let bytes =
-        fs::read(target).map_err(|e| EditError::io(format!("Cannot read '{shown}': {e}")))?;
+    let mut bytes = Vec::with_capacity(usize::try_from(opened.meta.len).unwrap_or(0));
+    (&mut opened.file)
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| EditError::io(format!("Cannot read '{shown}': {e}")))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
     let fp = Fingerprint::of(&bytes);
     let text = decode_text(bytes)
         .map_err(|e| EditError::invalid(format!("Cannot edit '{shown}': {e}.")))?;
     Ok(Some((fp, text)))
 }
 
-enum CommitError {
-    Conflict,
-    Io(io::Error),
+/// The file as found at commit time, in model view ("" when it is gone or not text), for the
+/// diff of a conflict.
+fn model_of(current: &Current) -> String {
+    if !current.exists() {
+        return String::new();
+    }
+    to_model(&String::from_utf8_lossy(&current.bytes))
 }
 
-/// Writes `bytes` to `target` atomically, unless its content is no longer `base`.
-fn commit_checked(
+/// How a commit that wrote nothing is reported. `keep` ends the message (where the reviewed
+/// version is and what to do next).
+fn commit_failure(
+    fail: CommitFail<EditError>,
+    sandbox: &Sandbox,
+    shown: &str,
     target: &Path,
-    base: Option<Fingerprint>,
-    bytes: &[u8],
-) -> Result<WriteReport, CommitError> {
-    let now = match fs::read(target) {
-        Ok(b) => Some(Fingerprint::of(&b)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(CommitError::Io(e)),
-    };
-    if now != base {
-        return Err(CommitError::Conflict);
+    keep: &str,
+) -> EditError {
+    match fail {
+        CommitFail::Decide(e) => e,
+        CommitFail::Access(e) => EditError::new(
+            ErrorKind::AccessDenied,
+            format!("Cannot commit to '{shown}' now: {e} Nothing was written. {keep}"),
+        ),
+        CommitFail::Moved { now } => EditError::new(
+            ErrorKind::Conflict,
+            format!(
+                "Conflict: '{shown}' now leads to '{}', not to '{}' where this edit was proposed (a directory on the way was moved, renamed or replaced), so nothing was written. {keep}",
+                sandbox.display(&now),
+                sandbox.display(target)
+            ),
+        ),
+        CommitFail::NotRegular(kind) => EditError::invalid(format!(
+            "Cannot commit to '{shown}': it is now {}, not a regular file. Nothing was written. {keep}",
+            kind.described()
+        )),
+        CommitFail::TooLarge(len) => EditError::invalid(format!(
+            "Cannot commit to '{shown}': it is now too large to edit ({} MiB; the limit is {} MiB). Nothing was written. {keep}",
+            len / (1024 * 1024),
+            MAX_FILE_BYTES / (1024 * 1024)
+        )),
+        CommitFail::Changed => EditError::io(format!(
+            "Cannot commit to '{shown}': it kept changing (renamed or replaced) while it was being written, so nothing was written. {keep}"
+        )),
+        CommitFail::Io(e) => EditError::io(format!(
+            "Failed to write final content to {shown}: {e}. The file was not changed. {keep}"
+        )),
     }
-    atomic::write_atomic(target, bytes, true).map_err(CommitError::Io)
 }
 
 fn eol_name(style: &TextStyle) -> &'static str {
@@ -429,8 +472,11 @@ impl ReviewManager {
             WaitEnd::Saved(Ok((bytes, stamp))) => {
                 let save_inner = Arc::clone(inner);
                 let save_key = key.to_path_buf();
-                let result =
-                    blocking(move || process_save(&save_inner, &save_key, bytes, stamp)).await?;
+                let save_sandbox = sandbox.clone();
+                let result = blocking(move || {
+                    process_save(&save_inner, &save_sandbox, &save_key, bytes, stamp)
+                })
+                .await?;
                 match result {
                     SaveResult::Committed(info) => Ok(committed_response(
                         format!("Changes committed to '{shown}'. No further action needed."),
@@ -547,7 +593,7 @@ fn conflict_error(session: &Session) -> EditError {
     EditError::new(
         ErrorKind::Conflict,
         format!(
-            "Conflict: '{shown}' changed on disk after this proposal was made (edited, created or deleted by someone else), so nothing was written: the file on disk is as they left it, and the reviewed version is kept in {future}. To continue, re-read '{shown}' and call propose_and_review again without session_path; or ask the user to merge the reviewed version by hand.",
+            "Conflict: '{shown}' changed on disk after this proposal was made (edited, created, moved or deleted by someone else), so nothing was written: the file on disk is as they left it, and the reviewed version is kept in {future}. To continue, re-read '{shown}' and call propose_and_review again without session_path; or ask the user to merge the reviewed version by hand.",
             shown = session.shown,
             future = session.future.display()
         ),
@@ -555,41 +601,83 @@ fn conflict_error(session: &Session) -> EditError {
     .with_session_path(sp)
 }
 
-/// Commits `bytes` for the session `key` (conflict-checked) and removes the session.
-fn commit_session(inner: &Inner, key: &Path, bytes: &[u8]) -> Result<CommitInfo, EditError> {
-    let (target, base, shown) = {
+/// Commits `bytes` for the session `key` and removes the session. The target is located again
+/// now, through the sandbox as it is now, and written under its directory's lock only if it
+/// still is what the proposal was made against (compare-and-swap); otherwise the session stays
+/// open and nothing is written.
+fn commit_session(
+    inner: &Inner,
+    sandbox: &Sandbox,
+    key: &Path,
+    bytes: &[u8],
+) -> Result<CommitInfo, EditError> {
+    let (target, base, base_model, shown, future) = {
         let sessions = inner.registry.lock();
         let s = sessions
             .get(key)
             .ok_or_else(|| EditError::session("The review session has ended."))?;
-        (s.target.clone(), s.base, s.shown.clone())
+        (
+            s.target.clone(),
+            s.base,
+            s.base_model.clone(),
+            s.shown.clone(),
+            s.future.clone(),
+        )
     };
-    match commit_checked(&target, base, bytes) {
-        Ok(report) => {
+    let options = Options {
+        // A file that existed needs no new directory: if its directory is gone, that is a
+        // conflict, and nothing is created for it.
+        create_parents: base.is_none(),
+        expect_path: Some(&target),
+        read: ReadMode::Whole {
+            limit: MAX_FILE_BYTES,
+        },
+    };
+    let result = commit::commit(sandbox, &shown, options, |current| {
+        let now = current.exists().then(|| Fingerprint::of(&current.bytes));
+        if now != base {
+            let diff = unified_diff(
+                &base_model,
+                &model_of(current),
+                &format!("a/{shown} (when proposed)"),
+                &format!("b/{shown} (on disk now)"),
+            );
+            let sessions = inner.registry.lock();
+            return Err(match sessions.get(key) {
+                Some(s) => conflict_error(s).with_diff(diff),
+                None => EditError::session("The review session has ended."),
+            });
+        }
+        Ok(Change::Replace(bytes.to_vec()))
+    });
+    match result {
+        Ok(committed) => {
             let cleanup_error = inner.registry.remove(key);
             Ok(CommitInfo {
-                report,
+                report: committed.report,
                 cleanup_error,
                 session_path: key.display().to_string(),
             })
         }
-        Err(CommitError::Conflict) => {
-            let sessions = inner.registry.lock();
-            match sessions.get(key) {
-                Some(s) => Err(conflict_error(s)),
-                None => Err(EditError::session("The review session has ended.")),
-            }
+        Err(fail) => {
+            let session_path = key.display().to_string();
+            let keep = format!(
+                "The reviewed version is kept in {} and the session stays open (session_path='{session_path}'); re-read '{shown}' and call propose_and_review again without session_path.",
+                future.display()
+            );
+            let error = commit_failure(fail, sandbox, &shown, &target, &keep);
+            Err(match error.session_path() {
+                Some(_) => error,
+                None => error.with_session_path(session_path),
+            })
         }
-        Err(CommitError::Io(e)) => Err(EditError::io(format!(
-            "Failed to write final content to {shown}: {e}. The file was not changed; the session stays open."
-        ))
-        .with_session_path(key.display().to_string())),
     }
 }
 
 /// Interprets a save of the session's proposal file.
 fn process_save(
     inner: &Inner,
+    sandbox: &Sandbox,
     key: &Path,
     bytes: Vec<u8>,
     stamp: FileStamp,
@@ -626,7 +714,12 @@ fn process_save(
     if unreviewed && model == proposal {
         // Approved. Remember it first, so a conflict leaves the approval on record.
         record(false);
-        let info = commit_session(inner, key, style.render_verbatim(&proposal).as_bytes())?;
+        let info = commit_session(
+            inner,
+            sandbox,
+            key,
+            style.render_verbatim(&proposal).as_bytes(),
+        )?;
         return Ok(SaveResult::Committed(info));
     }
     let known_model = to_model(&String::from_utf8_lossy(&known_future));
@@ -665,8 +758,9 @@ fn prepare(
     req: &ProposeRequest,
     continued: Option<&Path>,
 ) -> Result<Prepared, EditError> {
+    // The canonical path, to recognise the same file later (never opened by this path).
     let target = sandbox.resolve(&req.path)?;
-    let disk = read_target(&target, &req.path)?;
+    let disk = read_target(sandbox, &req.path)?;
     let disk_model = disk.as_ref().map(|(_, text)| to_model(text));
     let plan = validate::validate(req, disk_model.as_deref())?;
     match continued {
@@ -737,43 +831,19 @@ fn new_proposal(
     }
 
     if inner.config.auto_approve {
-        let report = match commit_checked(target, base_fp, native.as_bytes()) {
-            Ok(r) => r,
-            Err(CommitError::Conflict) => {
-                return Err(EditError::new(
-                    ErrorKind::Conflict,
-                    format!(
-                        "Conflict: '{shown}' changed on disk while the edit was being prepared; nothing was written. Re-read it and propose again."
-                    ),
-                ));
-            }
-            Err(CommitError::Io(e)) => {
-                return Err(EditError::io(format!(
-                    "Failed to write final content to {shown}: {e}"
-                )));
-            }
-        };
-        let diff = unified_diff(
-            &base_model,
-            &proposal_text,
-            &format!("a/{shown}"),
-            &format!("b/{shown}"),
+        return auto_commit(
+            sandbox,
+            target,
+            req,
+            plan,
+            AutoBase {
+                fingerprint: base_fp,
+                model: base_model,
+                proposal: proposal_text,
+                native,
+            },
+            notes,
         );
-        let mut all = Vec::new();
-        all.extend(created_dirs_note(&report, |d| sandbox.display(d)));
-        all.extend(notes);
-        return Ok(Prepared::Done(ReviewResponse {
-            session_path: None,
-            user_action: UserAction::Committed,
-            message: join_message(
-                format!(
-                    "Auto-approve is on (headless mode): changes committed to '{shown}' without human review. 'diff' shows what changed."
-                ),
-                &all,
-            ),
-            user_feedback_diff: None,
-            diff: Some(diff),
-        }));
     }
 
     let (dir, current, future) = inner
@@ -801,6 +871,7 @@ fn new_proposal(
             target: target.to_path_buf(),
             shown: shown.to_string(),
             base: base_fp,
+            base_model,
             style: TextStyle {
                 final_newline: None,
                 ..style
@@ -813,6 +884,120 @@ fn new_proposal(
         },
     );
     Ok(Prepared::Wait { key: dir, notes })
+}
+
+/// What an auto-approved proposal was made against, and what it proposes.
+struct AutoBase {
+    fingerprint: Option<Fingerprint>,
+    model: String,
+    proposal: String,
+    native: String,
+}
+
+/// Headless mode: commits a proposal at once, as a compare-and-swap. If the file changed since
+/// it was read (another edit was committed first), the edit is applied again on top of the new
+/// content when every `match_text` still matches exactly (COMMITTED, with a note); otherwise
+/// the answer is a conflict with the diff of what changed. Nothing committed is overwritten.
+fn auto_commit(
+    sandbox: &Sandbox,
+    target: &Path,
+    req: &ProposeRequest,
+    plan: &Plan,
+    base: AutoBase,
+    notes: Vec<String>,
+) -> Result<Prepared, EditError> {
+    let shown = req.path.as_str();
+    let options = Options {
+        create_parents: base.fingerprint.is_none(),
+        expect_path: Some(target),
+        read: ReadMode::Whole {
+            limit: MAX_FILE_BYTES,
+        },
+    };
+    // (content it was applied to, result), both model view, when re-applied on newer content.
+    let mut reapplied: Option<(String, String)> = None;
+    let result = commit::commit(sandbox, shown, options, |current| {
+        reapplied = None;
+        let now = current.exists().then(|| Fingerprint::of(&current.bytes));
+        if now == base.fingerprint {
+            return Ok(Change::Replace(base.native.clone().into_bytes()));
+        }
+        let conflict = |now_model: &str| {
+            EditError::new(
+                ErrorKind::Conflict,
+                format!(
+                    "Conflict: '{shown}' changed on disk while this edit was being committed (another edit landed first), and the edit does not apply cleanly to the new content (a match_text no longer occurs exactly as expected, the file was deleted, or the edit replaces the whole file); nothing was written. 'diff' shows what changed; re-read '{shown}' and propose again."
+                ),
+            )
+            .with_diff(unified_diff(
+                &base.model,
+                now_model,
+                &format!("a/{shown} (when proposed)"),
+                &format!("b/{shown} (on disk now)"),
+            ))
+        };
+        let text = current
+            .exists()
+            .then(|| decode_text(current.bytes.clone()).ok())
+            .flatten();
+        let Some(text) = text else {
+            return Err(conflict(&model_of(current)));
+        };
+        let now_model = to_model(&text);
+        let style = TextStyle::detect(&text);
+        let Some(applied) = proposal::reapply(plan, &now_model, req.expected_replacements) else {
+            return Err(conflict(&now_model));
+        };
+        let applied = style.apply_final_newline(&applied).into_owned();
+        let native = style.render_verbatim(&applied);
+        if let Some(e) = too_large(shown, native.len()) {
+            return Err(e);
+        }
+        reapplied = Some((now_model, applied));
+        Ok(Change::Replace(native.into_bytes()))
+    });
+    let committed = result.map_err(|fail| {
+        commit_failure(
+            fail,
+            sandbox,
+            shown,
+            target,
+            &format!("Re-read '{shown}' and propose again."),
+        )
+    })?;
+    let mut all = Vec::new();
+    all.extend(created_dirs_note(&committed.report, |d| sandbox.display(d)));
+    let diff = match &reapplied {
+        Some((now_model, applied)) => {
+            all.push(format!(
+                "Note: '{shown}' changed on disk while this edit was being committed (another edit landed first); your edit was applied again on top of the new content (its match_text still matched exactly), so both changes are kept. 'diff' shows what your edit changed."
+            ));
+            unified_diff(
+                now_model,
+                applied,
+                &format!("a/{shown}"),
+                &format!("b/{shown}"),
+            )
+        }
+        None => unified_diff(
+            &base.model,
+            &base.proposal,
+            &format!("a/{shown}"),
+            &format!("b/{shown}"),
+        ),
+    };
+    all.extend(notes);
+    Ok(Prepared::Done(ReviewResponse {
+        session_path: None,
+        user_action: UserAction::Committed,
+        message: join_message(
+            "Auto-approve is on (headless mode): changes committed to '{shown}' without human review. 'diff' shows what changed."
+                .replace("{shown}", shown),
+            &all,
+        ),
+        user_feedback_diff: None,
+        diff: Some(diff),
+    }))
 }
 
 fn continue_session(
@@ -850,7 +1035,7 @@ fn continue_session(
     // A save the server has not seen yet (made after the last call ended) is reported first.
     match read_with_stamp(&future) {
         Ok((bytes, stamp)) if Some(stamp) != known_stamp || bytes != known_future => {
-            match process_save(inner, key, bytes, stamp)? {
+            match process_save(inner, sandbox, key, bytes, stamp)? {
                 SaveResult::NoNews => {}
                 SaveResult::Committed(info) => {
                     return Ok(Prepared::Done(committed_response(
@@ -935,7 +1120,17 @@ fn commit_review_blocking(
     session_path: &str,
     original_path: &str,
 ) -> Result<String, EditError> {
-    let target = sandbox.resolve(original_path)?;
+    // The canonical path, only to check that it names the session's file; the commit itself
+    // locates the file again by handles.
+    let target = sandbox.resolve(original_path).map_err(|e| {
+        EditError::new(
+            ErrorKind::AccessDenied,
+            format!(
+                "{e} Nothing was written; the session stays open (session_path='{session_path}')."
+            ),
+        )
+        .with_session_path(session_path.to_string())
+    })?;
     let (future, known_stamp, known_future, unreviewed, proposal, style, session_target, shown) = {
         let sessions = inner.registry.lock();
         let s = sessions
@@ -996,7 +1191,7 @@ fn commit_review_blocking(
         s.known_stamp = Some(stamp);
         s.unreviewed = false;
     }
-    let info = commit_session(inner, key, commit_bytes.as_bytes())?;
+    let info = commit_session(inner, sandbox, key, commit_bytes.as_bytes())?;
     let mut notes = Vec::new();
     notes.extend(created_dirs_note(&info.report, |d| sandbox.display(d)));
     let message = match &info.cleanup_error {

@@ -189,6 +189,33 @@ fn build_batch(edits: &[Edit], base: &str, origin: Base, path: &str) -> Result<B
     })
 }
 
+/// Applies `plan` again on a newer `base` (the file changed while the proposal was being
+/// committed), strictly: every `match_text` must occur exactly as often as it did for the
+/// proposal (once in a batch, `expected` times for a single edit), with no near-miss recovery,
+/// and a whole-file overwrite is never re-applied (it would erase the other change). `None`:
+/// the edit does not apply cleanly any more.
+pub(crate) fn reapply(plan: &Plan, base: &str, expected: u32) -> Option<String> {
+    let mut content = base.to_string();
+    for edit in &plan.edits {
+        match &edit.target {
+            Target::Append => content = append(&content, &edit.new_string),
+            Target::Overwrite => return None,
+            Target::Text(mt) => {
+                let want = if plan.batch { 1 } else { expected as usize };
+                if mt.is_empty() || want == 0 || content.matches(mt.as_str()).count() != want {
+                    return None;
+                }
+                content = if plan.batch {
+                    content.replacen(mt.as_str(), &edit.new_string, 1)
+                } else {
+                    content.replace(mt.as_str(), &edit.new_string)
+                };
+            }
+        }
+    }
+    Some(content)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,6 +344,24 @@ mod tests {
             "Edit with empty match_text (full rewrite) cannot be combined with other edits."
         );
         assert_eq!(build(&plan, "a", Base::Session, 1, "f").unwrap().text, "c");
+    }
+
+    #[test]
+    fn reapply_is_strict() {
+        let plan = single(text("END"), "mine\nEND");
+        assert_eq!(
+            reapply(&plan, "a\ntheirs\nEND\n", 1).as_deref(),
+            Some("a\ntheirs\nmine\nEND\n")
+        );
+        assert_eq!(reapply(&plan, "END END", 1), None);
+        assert_eq!(reapply(&plan, "gone", 1), None);
+        // A typographic near miss is not enough on a re-apply.
+        assert_eq!(reapply(&single(text("it's"), "x"), "it\u{2019}s", 1), None);
+        assert_eq!(reapply(&single(Target::Overwrite, "x"), "y", 1), None);
+        assert_eq!(
+            reapply(&single(Target::Append, "z"), "y", 1).as_deref(),
+            Some("y\nz")
+        );
     }
 
     #[test]

@@ -53,6 +53,8 @@ pub(crate) struct Session {
     pub shown: String,
     /// The target's content when the session started (`None`: it did not exist).
     pub base: Option<Fingerprint>,
+    /// That content, model view ("" when it did not exist), to show what changed on a conflict.
+    pub base_model: String,
     /// BOM and line endings of the target.
     pub style: TextStyle,
     /// The agent's latest proposal, model view, final newline adjusted.

@@ -1,8 +1,12 @@
 //! The `--all` tier's direct-write tools: `write_file`, `append_text` and `move_file`.
 //!
-//! Every path goes through the sandbox. Writes are atomic (see [`crate::atomic`]) and keep an
-//! existing file's permissions, BOM and line-ending style. These functions block; call them
-//! from `spawn_blocking` in async code.
+//! Every path goes through the sandbox and every write through a directory handle (a
+//! compare-and-swap commit): the target's directory is locked, the file is read and written under the
+//! lock, so concurrent writers of this server (any process) apply one after the other. Writes
+//! are atomic (see [`crate::atomic`]) and keep an existing file's permissions, BOM and
+//! line-ending style; appends go through a handle of the existing file. Only regular files are
+//! written: a FIFO, socket or device is refused without being opened for reading or blocking.
+//! These functions block; call them from `spawn_blocking` in async code.
 //!
 //! Differences from the original, on purpose:
 //! * `write_file` and `append_text` create missing parent directories (and say so).
@@ -12,15 +16,15 @@
 //! * `move_file` moves a symlink itself rather than its target, and refuses to move an allowed
 //!   directory itself.
 
-use std::fs;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use fs_mcp_sandbox::Sandbox;
+use fs_mcp_sandbox::{DirHandle, EntryKind, FinalLink, Sandbox};
 
-use crate::atomic::{WriteReport, write_atomic};
+use crate::atomic::{WriteReport, make_subdir};
+use crate::commit::{self, Change, CommitFail, Current, Options, ReadMode};
 use crate::error::{EditError, ErrorKind};
-use crate::text_style::{BOM, TextStyle, decode_text, normalize_newlines, to_model};
+use crate::text_style::{BOM, TextStyle, normalize_newlines};
 
 fn dirs_note(sandbox: &Sandbox, report: &WriteReport) -> String {
     if report.created_dirs.is_empty() {
@@ -35,20 +39,41 @@ fn dirs_note(sandbox: &Sandbox, report: &WriteReport) -> String {
     format!(" (created missing parent directories: {list})")
 }
 
-/// Reads an existing file as text, for style detection: `Ok(None)` if it does not exist,
-/// `Ok(Some(None))` if it exists but is not text.
-fn existing_text(target: &Path, path: &str) -> Result<Option<Option<String>>, EditError> {
-    match fs::metadata(target) {
-        Ok(m) if m.is_dir() => Err(EditError::invalid(format!(
-            "Cannot write to '{path}': it is a directory."
-        ))),
-        Ok(_) => {
-            let bytes = fs::read(target)
-                .map_err(|e| EditError::io(format!("Cannot read '{path}': {e}")))?;
-            Ok(Some(decode_text(bytes).ok()))
+/// The start of an existing file as text, for style detection: `None` if it is binary or not
+/// UTF-8 (a character cut at the end of an incomplete sniff does not count).
+fn sniffed_text(current: &Current) -> Option<&str> {
+    let bytes = &current.bytes;
+    if bytes[..bytes.len().min(8192)].contains(&0) {
+        return None;
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Some(text),
+        Err(e) if !current.complete && e.error_len().is_none() => {
+            std::str::from_utf8(&bytes[..e.valid_up_to()]).ok()
         }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(EditError::io(format!("Cannot access '{path}': {e}"))),
+        Err(_) => None,
+    }
+}
+
+/// The message for a write that did not happen.
+fn write_failure(fail: CommitFail<EditError>, verb: &str, path: &str) -> EditError {
+    match fail {
+        CommitFail::Decide(e) => e,
+        CommitFail::Access(e) => e.into(),
+        CommitFail::NotRegular(EntryKind::Dir) => {
+            EditError::invalid(format!("Cannot {verb} '{path}': it is a directory."))
+        }
+        CommitFail::NotRegular(kind) => EditError::invalid(format!(
+            "Cannot {verb} '{path}': it is {}; only regular files are written. Nothing was read or written.",
+            kind.described()
+        )),
+        CommitFail::Moved { .. } | CommitFail::Changed => EditError::io(format!(
+            "Cannot {verb} '{path}': it kept changing (renamed or replaced) while it was being written; nothing was written. Try again."
+        )),
+        CommitFail::TooLarge(len) => EditError::invalid(format!(
+            "Cannot {verb} '{path}': it is too large ({len} bytes)."
+        )),
+        CommitFail::Io(e) => EditError::io(format!("Failed to {verb} '{path}': {e}")),
     }
 }
 
@@ -57,134 +82,138 @@ fn existing_text(target: &Path, path: &str) -> Result<Option<Option<String>>, Ed
 /// An existing text file keeps its BOM and, unless `content` itself contains CRLF, its CRLF
 /// line endings; permissions are kept. Returns `Successfully wrote to {path}`.
 pub fn write_file(sandbox: &Sandbox, path: &str, content: &str) -> Result<String, EditError> {
-    let target = sandbox.resolve(path)?;
-    let bytes = match existing_text(&target, path)? {
-        Some(Some(text)) => {
-            let style = TextStyle {
-                final_newline: None,
-                ..TextStyle::detect(&text)
-            };
-            if content.contains("\r\n") {
-                let mut out = String::with_capacity(content.len() + 3);
-                if style.bom && !content.starts_with(BOM) {
-                    out.push(BOM);
-                }
-                out.push_str(content);
-                out
-            } else {
-                style.render_verbatim(content)
-            }
-        }
-        _ => content.to_string(),
+    let options = Options {
+        create_parents: true,
+        expect_path: None,
+        read: ReadMode::Sniff,
     };
-    let report = write_atomic(&target, bytes.as_bytes(), true)
-        .map_err(|e| EditError::io(format!("Failed to write to {path}: {e}")))?;
+    let committed = commit::commit(sandbox, path, options, |current| {
+        let bytes = match sniffed_text(current).filter(|_| current.exists()) {
+            Some(text) => {
+                let style = TextStyle {
+                    final_newline: None,
+                    ..TextStyle::detect(text)
+                };
+                if content.contains("\r\n") {
+                    let mut out = String::with_capacity(content.len() + 3);
+                    if style.bom && !content.starts_with(BOM) {
+                        out.push(BOM);
+                    }
+                    out.push_str(content);
+                    out
+                } else {
+                    style.render_verbatim(content)
+                }
+            }
+            None => content.to_string(),
+        };
+        Ok::<_, EditError>(Change::Replace(bytes.into_bytes()))
+    })
+    .map_err(|fail| write_failure(fail, "write to", path))?;
     Ok(format!(
         "Successfully wrote to {path}{}",
-        dirs_note(sandbox, &report)
+        dirs_note(sandbox, &committed.report)
     ))
 }
 
-/// `append_text`: appends `content` to a file (creating it if needed), atomically.
+/// `append_text`: appends `content` to a file (creating it if needed).
 ///
 /// A newline is put in between only if the file is non-empty and does not end with one;
-/// `content`'s line endings follow the file's style. Returns
+/// `content`'s line endings follow the file's style. An existing file is appended to through
+/// its handle (a failed write is cut back off); a new one is created atomically. Returns
 /// `Successfully appended content to '{path}'.`
 pub fn append_text(sandbox: &Sandbox, path: &str, content: &str) -> Result<String, EditError> {
-    let target = sandbox.resolve(path)?;
-    let (style, model) = match existing_text(&target, path)? {
-        Some(Some(text)) => (
-            TextStyle {
-                final_newline: None,
-                ..TextStyle::detect(&text)
-            },
-            to_model(&text),
-        ),
-        Some(None) => {
+    let options = Options {
+        create_parents: true,
+        expect_path: None,
+        read: ReadMode::Sniff,
+    };
+    let addition = normalize_newlines(content);
+    let committed = commit::commit(sandbox, path, options, |current| {
+        if !current.exists() {
+            return Ok(Change::Replace(
+                TextStyle::PLAIN.render_verbatim(&addition).into_bytes(),
+            ));
+        }
+        let Some(text) = sniffed_text(current) else {
             return Err(EditError::invalid(format!(
                 "Cannot append text to '{path}': it is not a UTF-8 text file."
             )));
+        };
+        // The file's line endings, without a second BOM in the middle of the file.
+        let style = TextStyle {
+            final_newline: None,
+            bom: false,
+            ..TextStyle::detect(text)
+        };
+        let mut model = String::with_capacity(addition.len() + 1);
+        if current.last_byte.is_some_and(|b| b != b'\n') && !addition.is_empty() {
+            model.push('\n');
         }
-        None => (TextStyle::PLAIN, String::new()),
-    };
-    let addition = normalize_newlines(content);
-    let mut new_model = model;
-    if !new_model.is_empty() && !new_model.ends_with('\n') && !addition.is_empty() {
-        new_model.push('\n');
-    }
-    new_model.push_str(&addition);
-    let report = write_atomic(&target, style.render_verbatim(&new_model).as_bytes(), true)
-        .map_err(|e| EditError::io(format!("Failed to append to '{path}': {e}")))?;
+        model.push_str(&addition);
+        Ok(Change::Append(style.render_verbatim(&model).into_bytes()))
+    })
+    .map_err(|fail| write_failure(fail, "append to", path))?;
     Ok(format!(
         "Successfully appended content to '{path}'.{}",
-        dirs_note(sandbox, &report)
+        dirs_note(sandbox, &committed.report)
     ))
 }
 
-/// Resolves a path without following a symlink in its last component (the entry itself is
-/// what gets moved), while its directory is resolved and checked by the sandbox.
-fn resolve_entry(sandbox: &Sandbox, requested: &str) -> Result<PathBuf, EditError> {
-    let p = Path::new(requested);
-    if let (Some(parent), Some(name)) = (p.parent(), p.file_name())
-        && let Some(parent) = parent.to_str()
-    {
-        let dir = sandbox.resolve(parent)?;
-        let full = dir.join(name);
-        if sandbox.contains(&full) {
-            return Ok(full);
-        }
-    }
-    Ok(sandbox.resolve(requested)?)
-}
-
-/// `move_file`: renames a file or directory. Both paths go through the sandbox; an existing
-/// destination is refused. Returns `Moved {source} to {destination}`.
+/// `move_file`: renames a file, directory or symlink (the link itself, not its target). Both
+/// paths are located by directory handles and the rename goes from one handle to the other
+/// without replacing anything. Returns `Moved {source} to {destination}`.
 pub fn move_file(sandbox: &Sandbox, source: &str, destination: &str) -> Result<String, EditError> {
-    let src = resolve_entry(sandbox, source)?;
-    let dst = resolve_entry(sandbox, destination)?;
-    let src_meta = match fs::symlink_metadata(&src) {
-        Ok(m) => m,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Err(EditError::new(
-                ErrorKind::InvalidRequest,
-                format!("Source {source} does not exist."),
-            ));
+    sandbox.refuse_if_read_only(destination)?;
+    let src = sandbox.locate(source, FinalLink::Keep)?;
+    let (Some(src_meta), Some(src_name)) = (src.meta, src.name()) else {
+        if src.exists() {
+            return Err(EditError::invalid(format!(
+                "Cannot move {source}: it is an allowed directory itself."
+            )));
         }
-        Err(e) => return Err(EditError::io(format!("Cannot access {source}: {e}"))),
+        return Err(EditError::new(
+            ErrorKind::InvalidRequest,
+            format!("Source {source} does not exist."),
+        ));
     };
-    if sandbox.roots().iter().any(|r| r == &src) {
-        return Err(EditError::invalid(format!(
-            "Cannot move {source}: it is an allowed directory itself."
-        )));
-    }
-    if fs::symlink_metadata(&dst).is_ok() {
+    let src_path = src.path.clone();
+    let dst = sandbox.locate(destination, FinalLink::Keep)?;
+    if dst.exists() {
         return Err(EditError::invalid(format!(
             "Destination {destination} already exists"
         )));
     }
-    if src_meta.is_dir() && dst.starts_with(&src) {
+    if src_meta.kind == EntryKind::Dir && dst.path.starts_with(&src_path) {
         return Err(EditError::invalid(format!(
             "Cannot move {source} into itself ({destination})."
         )));
     }
-    let created = match dst.parent() {
-        Some(parent) => crate::atomic::create_missing_dirs(parent)
-            .map_err(|e| EditError::io(format!("Cannot create the destination directory: {e}")))?,
-        None => Vec::new(),
+    let mut rest = dst.rest;
+    let Some(dst_name) = rest.pop() else {
+        return Err(EditError::invalid(format!(
+            "Destination {destination} already exists"
+        )));
     };
-    fs::rename(&src, &dst).map_err(|e| {
-        if e.raw_os_error() == Some(18) {
-            // EXDEV
-            EditError::io(format!(
-                "Cannot move {source} to {destination}: they are on different filesystems (a rename cannot cross them)."
-            ))
-        } else {
-            EditError::io(format!("Failed to move {source} to {destination}: {e}"))
+    let mut dir: DirHandle = dst.dir;
+    let mut created_dirs: Vec<PathBuf> = Vec::new();
+    for component in &rest {
+        let (sub, created) = make_subdir(&dir, component)
+            .map_err(|e| EditError::io(format!("Cannot create the destination directory: {e}")))?;
+        if created {
+            created_dirs.push(sub.path().to_path_buf());
         }
-    })?;
+        dir = sub;
+    }
+    src.dir
+        .rename(src_name, &dir, &dst_name, true)
+        .map_err(|e| move_error(e, source, destination))?;
+    // Best effort, as for writes: the rename is done; this makes it survive a crash.
+    let _ = dir.sync();
+    let _ = src.dir.sync();
     let report = WriteReport {
         created: false,
-        created_dirs: created,
+        created_dirs,
     };
     Ok(format!(
         "Moved {source} to {destination}{}",
@@ -192,9 +221,29 @@ pub fn move_file(sandbox: &Sandbox, source: &str, destination: &str) -> Result<S
     ))
 }
 
+fn move_error(e: io::Error, source: &str, destination: &str) -> EditError {
+    use rustix::io::Errno;
+    match Errno::from_io_error(&e) {
+        Some(Errno::EXIST) | Some(Errno::NOTEMPTY) => {
+            EditError::invalid(format!("Destination {destination} already exists"))
+        }
+        Some(Errno::XDEV) => EditError::io(format!(
+            "Cannot move {source} to {destination}: they are on different filesystems (a rename cannot cross them)."
+        )),
+        Some(Errno::INVAL) => {
+            EditError::invalid(format!("Cannot move {source} into itself ({destination})."))
+        }
+        Some(Errno::NOENT) => EditError::io(format!(
+            "Failed to move {source} to {destination}: it was moved or removed meanwhile; nothing was moved."
+        )),
+        _ => EditError::io(format!("Failed to move {source} to {destination}: {e}")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
     use std::os::unix::fs::{PermissionsExt, symlink};
 
     fn setup() -> (tempfile::TempDir, PathBuf, Sandbox) {
@@ -303,5 +352,97 @@ mod tests {
                 .message()
                 .contains("into itself")
         );
+    }
+
+    #[test]
+    fn fifos_and_sockets_are_refused_without_blocking_or_reading() {
+        let (_t, ws, sb) = setup();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            ws.join("pipe"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+        let _socket = std::os::unix::net::UnixListener::bind(ws.join("sock")).unwrap();
+        for name in ["pipe", "sock"] {
+            let what = if name == "pipe" {
+                "a named pipe (FIFO)"
+            } else {
+                "a socket"
+            };
+            for result in [write_file(&sb, name, "x"), append_text(&sb, name, "x")] {
+                let message = result.unwrap_err().message().to_string();
+                assert!(
+                    message.contains(what) && message.contains("only regular files"),
+                    "{message}"
+                );
+            }
+        }
+        // Still the FIFO and the socket, not replaced by files.
+        use std::os::unix::fs::FileTypeExt;
+        assert!(
+            fs::symlink_metadata(ws.join("pipe"))
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+        assert!(
+            fs::symlink_metadata(ws.join("sock"))
+                .unwrap()
+                .file_type()
+                .is_socket()
+        );
+    }
+
+    #[test]
+    fn parallel_appends_and_writes_lose_nothing() {
+        let (_t, ws, sb) = setup();
+        fs::write(ws.join("log.txt"), "start\n").unwrap();
+        std::thread::scope(|scope| {
+            for i in 0..24 {
+                let sb = &sb;
+                scope.spawn(move || {
+                    append_text(sb, "log.txt", &format!("entry {i:02}\n")).unwrap();
+                    write_file(sb, &format!("w/{i}.txt"), "x").unwrap();
+                });
+            }
+        });
+        let text = fs::read_to_string(ws.join("log.txt")).unwrap();
+        for i in 0..24 {
+            assert!(text.contains(&format!("entry {i:02}\n")), "{text}");
+        }
+        assert_eq!(text.lines().count(), 25, "{text}");
+        assert_eq!(fs::read_dir(ws.join("w")).unwrap().count(), 24);
+        // No temporary file left anywhere.
+        assert_eq!(fs::read_dir(&ws).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn writes_through_a_symlink_inside_change_its_target() {
+        let (_t, ws, sb) = setup();
+        fs::create_dir(ws.join("real")).unwrap();
+        fs::write(ws.join("real/f.txt"), "old\n").unwrap();
+        symlink("real/f.txt", ws.join("link.txt")).unwrap();
+        write_file(&sb, "link.txt", "new\n").unwrap();
+        assert!(
+            fs::symlink_metadata(ws.join("link.txt"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read_to_string(ws.join("real/f.txt")).unwrap(), "new\n");
+        append_text(&sb, "link.txt", "more").unwrap();
+        assert_eq!(
+            fs::read_to_string(ws.join("real/f.txt")).unwrap(),
+            "new\nmore"
+        );
+        // A symlink to outside is refused and the outside stays empty.
+        symlink(ws.join("../outside"), ws.join("out")).unwrap();
+        assert!(write_file(&sb, "out/x.txt", "no").is_err());
+        assert!(append_text(&sb, "out/x.txt", "no").is_err());
+        assert!(move_file(&sb, "real/f.txt", "out/f.txt").is_err());
+        assert_eq!(fs::read_dir(ws.join("../outside")).unwrap().count(), 0);
     }
 }

@@ -3,7 +3,7 @@
 //!
 //! This test binary (`harness = false`) re-runs itself as a child that commits two large
 //! versions of a file (rendered in the file's CRLF style, as a commit does) in a loop through
-//! the crate's atomic writer; the parent kills it at random moments and checks the file after
+//! the crate's atomic writer (by directory handle, as every commit writes); the parent kills it at random moments and checks the file after
 //! every kill.
 
 use std::collections::hash_map::RandomState;
@@ -13,8 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
-use fs_mcp_edit::atomic::write_atomic;
+use fs_mcp_edit::atomic::{Replace, replace_in};
 use fs_mcp_edit::text_style::{TextStyle, to_model};
+use fs_mcp_sandbox::DirHandle;
 
 const CHILD_ENV: &str = "FS_MCP_EDIT_CRASH_CHILD";
 const KILLS: usize = 30;
@@ -56,9 +57,23 @@ fn child(path: &Path) -> ExitCode {
         let _ = out.write_all(b"ready\n");
         let _ = out.flush();
     }
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        eprintln!("child: {} has no parent", path.display());
+        return ExitCode::FAILURE;
+    };
+    let dir = match DirHandle::open_root(parent) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("child: cannot open {}: {e}", parent.display());
+            return ExitCode::FAILURE;
+        }
+    };
     loop {
         for bytes in [&new_bytes, &old_bytes] {
-            if let Err(e) = write_atomic(path, bytes, false) {
+            let written = dir
+                .stat(name)
+                .and_then(|meta| replace_in(&dir, name, bytes, Replace::Existing(meta)));
+            if let Err(e) = written {
                 eprintln!("child: write failed: {e}");
                 return ExitCode::FAILURE;
             }

@@ -1029,3 +1029,254 @@ fn futures_are_send() {
     fn assert_sync<T: Send + Sync>() {}
     assert_sync::<ReviewManager>();
 }
+
+/// Every entry below `dir` with its content (symlinks as their target), to compare before and after.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = fs::symlink_metadata(&path).unwrap();
+            if meta.is_dir() {
+                stack.push(path.clone());
+                out.push((path, Vec::new()));
+            } else if meta.file_type().is_symlink() {
+                let target = fs::read_link(&path).unwrap();
+                out.push((path, target.into_os_string().into_encoded_bytes()));
+            } else {
+                let bytes = fs::read(&path).unwrap();
+                out.push((path, bytes));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The review window: `d/` becomes a symlink to outside while the human reviews a new
+/// file `d/new.txt`; the approval must not write outside.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_directory_swapped_for_a_symlink_during_review_is_not_written_through() {
+    let mut e = env(|_| {});
+    fs::create_dir_all(e.ws.join("d")).unwrap();
+    let outside = e.base.join("outside");
+    let before = snapshot(&outside);
+    let task = e.propose(ProposeRequest::single(
+        "d/new.txt",
+        fs_mcp_edit::OVERWRITE_FILE,
+        "planted\n",
+    ));
+    let info = e.next_waiting().await;
+    fs::rename(e.ws.join("d"), e.ws.join("d_old")).unwrap();
+    std::os::unix::fs::symlink(&outside, e.ws.join("d")).unwrap();
+    human_approve(&info);
+    let err = finish(task).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::AccessDenied, "{err}");
+    assert!(err.message().contains("outside"), "{err}");
+    assert!(err.message().contains("Nothing was written"), "{err}");
+    assert_eq!(err.session_path(), Some(info.session_path.as_str()));
+    assert_eq!(snapshot(&outside), before, "something was written outside");
+    assert!(!e.ws.join("d_old/new.txt").exists());
+    // commit_review refuses the same way, and still writes nothing.
+    let err = e
+        .commit_review(&info.session_path, "d/new.txt")
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::AccessDenied, "{err}");
+    assert!(err.message().contains("Nothing was written"), "{err}");
+    assert_eq!(snapshot(&outside), before);
+    // Once `d` is a directory inside again, the approved version can be committed.
+    fs::remove_file(e.ws.join("d")).unwrap();
+    fs::rename(e.ws.join("d_old"), e.ws.join("d")).unwrap();
+    e.commit_review(&info.session_path, "d/new.txt")
+        .await
+        .unwrap();
+    assert_eq!(e.read("d/new.txt"), "planted\n");
+}
+
+/// With `--all` a model can swap the directory itself: propose on docs/notes.md, move docs to
+/// docs_old, move a symlink to outside (vendored) to docs, then the approval.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn moving_a_symlink_into_place_during_review_is_not_written_through() {
+    let mut e = env(|_| {});
+    fs::create_dir_all(e.ws.join("docs")).unwrap();
+    fs::write(e.ws.join("docs/notes.md"), "notes\n").unwrap();
+    let outside = e.base.join("outside");
+    fs::write(outside.join("notes.md"), "notes\n").unwrap();
+    std::os::unix::fs::symlink(&outside, e.ws.join("vendored")).unwrap();
+    let before = snapshot(&outside);
+    let task = e.propose(ProposeRequest::single("docs/notes.md", "notes", "hacked"));
+    let info = e.next_waiting().await;
+    fs_mcp_edit::move_file(&e.sandbox, "docs", "docs_old").unwrap();
+    fs_mcp_edit::move_file(&e.sandbox, "vendored", "docs").unwrap();
+    assert!(
+        fs::symlink_metadata(e.ws.join("docs"))
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "move_file moves the link itself"
+    );
+    human_approve(&info);
+    let err = finish(task).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::AccessDenied, "{err}");
+    assert_eq!(snapshot(&outside), before, "something was written outside");
+    assert_eq!(e.read("docs_old/notes.md"), "notes\n");
+}
+
+/// A final symlink inside that is pointed elsewhere during the review: the commit notices that
+/// the path now names another file and writes neither.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_target_that_moved_during_review_is_a_conflict() {
+    let mut e = env(|_| {});
+    fs::write(e.ws.join("a.txt"), "same\n").unwrap();
+    fs::write(e.ws.join("b.txt"), "same\n").unwrap();
+    std::os::unix::fs::symlink("a.txt", e.ws.join("link.txt")).unwrap();
+    let task = e.propose(ProposeRequest::single("link.txt", "same", "changed"));
+    let info = e.next_waiting().await;
+    fs::remove_file(e.ws.join("link.txt")).unwrap();
+    std::os::unix::fs::symlink("b.txt", e.ws.join("link.txt")).unwrap();
+    human_approve(&info);
+    let err = finish(task).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Conflict, "{err}");
+    assert!(err.message().contains("now leads to 'b.txt'"), "{err}");
+    assert_eq!(e.read("a.txt"), "same\n");
+    assert_eq!(e.read("b.txt"), "same\n");
+}
+
+/// A reviewed conflict says what changed on disk.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_conflict_carries_the_diff_of_what_changed() {
+    let mut e = env(|_| {});
+    fs::write(e.ws.join("t.txt"), "one\ntwo\n").unwrap();
+    let task = e.propose(ProposeRequest::single("t.txt", "two", "TWO"));
+    let info = e.next_waiting().await;
+    fs::write(e.ws.join("t.txt"), "one\ntwo\nthree\n").unwrap();
+    human_approve(&info);
+    let err = finish(task).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Conflict);
+    let diff = err_json(&err)["diff"].as_str().unwrap().to_string();
+    assert!(diff.contains("+three"), "{diff}");
+    assert_eq!(e.read("t.txt"), "one\ntwo\nthree\n");
+}
+
+/// Parallel auto-approved proposals on one file apply one after the other: none vanishes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn parallel_auto_approved_proposals_are_never_lost() {
+    let e = env(|c| c.auto_approve = true);
+    fs::write(e.ws.join("log.md"), "# log\r\nEND\r\n").unwrap();
+    let tasks: Vec<_> = (0..40)
+        .map(|i| {
+            e.propose(ProposeRequest::single(
+                "log.md",
+                "END",
+                format!("line {i:02}\nEND"),
+            ))
+        })
+        .collect();
+    let mut committed = Vec::new();
+    let mut reapplied = 0;
+    for (i, task) in tasks.into_iter().enumerate() {
+        match finish(task).await {
+            Ok(resp) => {
+                assert_eq!(resp.user_action, UserAction::Committed);
+                if resp.message.contains("applied again on top") {
+                    reapplied += 1;
+                }
+                committed.push(i);
+            }
+            Err(err) => assert_eq!(err.kind(), ErrorKind::Conflict, "{err}"),
+        }
+    }
+    eprintln!("{reapplied} of 40 were re-applied on top of another commit");
+    let text = e.read("log.md");
+    for i in &committed {
+        assert!(
+            text.contains(&format!("line {i:02}\r\n")),
+            "line {i} lost:\n{text}"
+        );
+    }
+    // Every edit matches exactly once on top of any other, so all of them apply.
+    assert_eq!(committed.len(), 40, "{text}");
+    assert_eq!(text.matches("\r\n").count(), 42, "CRLF kept: {text:?}");
+    assert!(text.starts_with("# log\r\n") && text.ends_with("END\r\n"));
+    assert_eq!(
+        fs::read_dir(&e.ws).unwrap().count(),
+        1,
+        "no temporary file left"
+    );
+}
+
+/// An auto-approved whole-file overwrite that lost the race is a conflict, never a silent
+/// overwrite of the other commit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn parallel_overwrites_either_commit_or_conflict() {
+    let e = env(|c| c.auto_approve = true);
+    fs::write(e.ws.join("o.txt"), "base\n").unwrap();
+    let tasks: Vec<_> = (0..16)
+        .map(|i| {
+            e.propose(ProposeRequest::single(
+                "o.txt",
+                fs_mcp_edit::OVERWRITE_FILE,
+                format!("version {i}\n"),
+            ))
+        })
+        .collect();
+    let mut committed = Vec::new();
+    for (i, task) in tasks.into_iter().enumerate() {
+        match finish(task).await {
+            Ok(_) => committed.push(i),
+            Err(err) => {
+                assert_eq!(err.kind(), ErrorKind::Conflict, "{err}");
+                assert!(err.diff().is_some(), "{err}");
+            }
+        }
+    }
+    // Each commit was made against the content it replaced: they form a chain that starts at
+    // "base", so at least one committed and the file holds one of the committed versions.
+    assert!(!committed.is_empty());
+    eprintln!("{} of 16 overwrites committed", committed.len());
+    let text = e.read("o.txt");
+    assert!(
+        committed.iter().any(|i| text == format!("version {i}\n")),
+        "{text} not among {committed:?}"
+    );
+}
+
+/// The model (or anyone) moves the file's directory away during the review: a conflict, and no
+/// directory is created again for a write that does not happen.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_directory_moved_away_during_review_is_a_conflict_that_creates_nothing() {
+    let mut e = env(|_| {});
+    fs::create_dir_all(e.ws.join("docs")).unwrap();
+    fs::write(e.ws.join("docs/notes.md"), "notes\n").unwrap();
+    let task = e.propose(ProposeRequest::single("docs/notes.md", "notes", "edited"));
+    let info = e.next_waiting().await;
+    fs_mcp_edit::move_file(&e.sandbox, "docs", "docs_old").unwrap();
+    human_approve(&info);
+    let err = finish(task).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Conflict, "{err}");
+    assert!(err.message().contains("moved"), "{err}");
+    assert!(!e.ws.join("docs").exists(), "a directory was created");
+    assert_eq!(e.read("docs_old/notes.md"), "notes\n");
+    assert_eq!(err.session_path(), Some(info.session_path.as_str()));
+}
+
+#[test]
+fn a_read_only_sandbox_refuses_every_edit_tool() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(tmp.path()).unwrap();
+    std::fs::write(root.join("a.txt"), "a\n").unwrap();
+    let (sandbox, _) = fs_mcp_sandbox::Sandbox::new([&root]).unwrap();
+    let sandbox = sandbox.with_read_only(true);
+    for result in [
+        fs_mcp_edit::write_file(&sandbox, "b.txt", "x"),
+        fs_mcp_edit::append_text(&sandbox, "a.txt", "more"),
+        fs_mcp_edit::move_file(&sandbox, "a.txt", "c.txt"),
+    ] {
+        let message = result.unwrap_err().to_string();
+        assert!(message.contains("read-only"), "{message}");
+    }
+    assert_eq!(std::fs::read_to_string(root.join("a.txt")).unwrap(), "a\n");
+    assert!(!root.join("b.txt").exists() && !root.join("c.txt").exists());
+}

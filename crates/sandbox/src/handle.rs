@@ -265,11 +265,14 @@ impl DirHandle {
 
     /// An exclusive advisory lock on this directory, held until the guard drops. Every writer of
     /// this server (any process) takes it around compare-and-swap commits in the directory.
+    ///
+    /// The lock is taken on a descriptor of its own: flock belongs to an open file description,
+    /// and clones of one handle (the allowed directories are shared by every call) share theirs,
+    /// so two threads locking clones would not exclude each other.
     pub fn lock(&self) -> io::Result<DirLock> {
-        rustix::fs::flock(self.fd(), FlockOperation::LockExclusive)?;
-        Ok(DirLock {
-            fd: Arc::clone(&self.fd),
-        })
+        let fd = rustix::fs::openat(self.fd(), ".", dir_flags(), Mode::empty())?;
+        rustix::fs::flock(&fd, FlockOperation::LockExclusive)?;
+        Ok(DirLock { fd: Arc::new(fd) })
     }
 
     /// The names in this directory (without `.` and `..`), in the order the filesystem gives.

@@ -278,7 +278,9 @@ impl Sandbox {
         self.read_only
     }
 
-    fn refuse_if_read_only(&self, requested: &str) -> Result<(), AccessError> {
+    /// Refuses a write of `requested` when the sandbox is read-only. Every writer calls it (the
+    /// handle-returning write helpers here do so themselves).
+    pub fn refuse_if_read_only(&self, requested: &str) -> Result<(), AccessError> {
         if self.read_only {
             return Err(AccessError::ReadOnly {
                 requested: requested.to_string(),

@@ -266,3 +266,25 @@ fn a_read_only_sandbox_refuses_every_write() {
     assert!(sandbox.open_file("race/secret.txt").is_ok());
     assert!(!fx.ws.join("newdir").exists());
 }
+
+#[test]
+fn a_directory_lock_excludes_other_clones_of_the_same_handle() {
+    let fx = fixture();
+    let root = fx.sandbox.root_handles()[0].clone();
+    let guard = root.lock().unwrap();
+    // Another clone shares the root's descriptor: its flock must still see the lock as taken.
+    let other = fx.sandbox.root_handles()[0].clone();
+    let err = rustix::fs::flock(
+        other.fd(),
+        rustix::fs::FlockOperation::NonBlockingLockExclusive,
+    )
+    .unwrap_err();
+    assert_eq!(err, rustix::io::Errno::WOULDBLOCK);
+    drop(guard);
+    rustix::fs::flock(
+        other.fd(),
+        rustix::fs::FlockOperation::NonBlockingLockExclusive,
+    )
+    .unwrap();
+    rustix::fs::flock(other.fd(), rustix::fs::FlockOperation::Unlock).unwrap();
+}
