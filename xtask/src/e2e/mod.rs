@@ -407,7 +407,11 @@ impl HttpServer {
 
 impl Drop for HttpServer {
     fn drop(&mut self) {
-        let _ = self.child.kill();
+        // Its process group, by its id: whatever it started goes with it.
+        // SAFETY: kill(2) with a negative pid signals that process group only.
+        unsafe {
+            libc::kill(-(self.child.id() as libc::pid_t), libc::SIGKILL);
+        }
         let _ = self.child.wait();
     }
 }
