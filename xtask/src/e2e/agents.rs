@@ -14,7 +14,7 @@ use crate::clients::{self, NODE22};
 /// Pinned versions, so a run is repeatable; the newest that pass `cargo xtask e2e`.
 pub const PACKAGES: &[&str] = &[
     "opencode-ai@1.18.33",
-    "@anthropic-ai/claude-code@2.1.197",
+    "@anthropic-ai/claude-code@2.1.332",
     "@google/gemini-cli@0.61.0",
 ];
 
