@@ -304,7 +304,7 @@ fn run_session(
             elapsed.as_secs_f64()
         )
     };
-    if !output.status.success() {
+    if !output.status.success() && !stderr.trim().is_empty() {
         let tail: Vec<&str> = stderr
             .lines()
             .rev()

@@ -344,16 +344,17 @@ pub fn evaluate(script: &Script, log: &[Recorded], project: &Path, end: &RunEnd)
         .filter_map(|(_, reply)| reply["text"].as_str())
         .find(|t| t.starts_with(GAVE_UP))
         .map(|t| t.trim_start_matches(GAVE_UP).trim().to_string());
-    let mut explained = false;
+    let mut first_unreached: Option<&str> = None;
     for (i, step) in script.steps.iter().enumerate() {
-        let (pass, mut detail) = judge_step(i, step, &turns, gave_up.as_deref(), end);
-        // The reason a session stopped is told once; later steps point to it.
-        if detail.starts_with("never called") {
-            if explained {
-                detail = "never called (see the first step not called)".into();
-            } else {
-                detail = end.with_mcp_errors(detail);
-                explained = true;
+        let (pass, mut detail, reached) = judge_step(i, step, &turns, gave_up.as_deref(), end);
+        // Why a session stopped is told once; later steps point to it.
+        if !reached {
+            match first_unreached {
+                Some(first) => detail = format!("not reached (see `{first}`)"),
+                None => {
+                    detail = end.with_mcp_errors(detail);
+                    first_unreached = Some(step.scenario);
+                }
             }
         }
         let (pass, detail) = match step.on_disk {
@@ -393,13 +394,14 @@ pub fn evaluate(script: &Script, log: &[Recorded], project: &Path, end: &RunEnd)
     outcomes
 }
 
+/// One step: whether it passed, why, and whether its call was made at all.
 fn judge_step(
     i: usize,
     step: &Step,
     turns: &[(&Exchange, &Value)],
     gave_up: Option<&str>,
     end: &RunEnd,
-) -> (bool, String) {
+) -> (bool, String, bool) {
     let mut called = None;
     for (ex, _) in turns {
         let scripted = scripted_calls(ex);
@@ -417,10 +419,12 @@ fn judge_step(
                 Ok(()) => (
                     true,
                     format!("model got{flag}: {}", excerpt(&result.text, 90)),
+                    true,
                 ),
                 Err(why) => (
                     false,
                     format!("{why}; model got{flag}: {}", excerpt(&result.text, 600)),
+                    true,
                 ),
             };
         }
@@ -439,15 +443,17 @@ fn judge_step(
                 "the model called {name} but no result came back to it ({})",
                 end.summary
             ),
+            true,
         ),
         None => match gave_up {
-            Some(why) => (false, format!("never called: {why}")),
+            Some(why) => (false, format!("never called: {why}"), false),
             None if turns.is_empty() => (
                 false,
                 format!(
                     "the CLI never sent an agent turn to the model ({})",
                     end.summary
                 ),
+                false,
             ),
             None => (
                 false,
@@ -455,6 +461,7 @@ fn judge_step(
                     "never called: the session stopped earlier ({})",
                     end.summary
                 ),
+                false,
             ),
         },
     }
@@ -469,10 +476,15 @@ fn schema_outcome(turns: &[(&Exchange, &Value)], end: &RunEnd) -> Outcome {
             .find(|d| names_tool(&d.name, "read_files") && !d.schema.is_null())
     });
     let Some(declared) = declared else {
+        let why = if turns.is_empty() {
+            "the CLI never sent an agent turn to the model"
+        } else {
+            "no read_files tool was declared to the model"
+        };
         return Outcome {
             scenario,
             pass: false,
-            detail: end.with_mcp_errors("no read_files tool was declared to the model".into()),
+            detail: end.with_mcp_errors(why.into()),
         };
     };
     let items = &declared.schema["properties"]["files"]["items"];
