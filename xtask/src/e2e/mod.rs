@@ -1,0 +1,417 @@
+//! `cargo xtask e2e [--cli NAME] [--transport stdio|http]`: the real agent CLIs (Gemini CLI,
+//! Claude Code, OpenCode) drive fs-mcp-rs, configured as README.md shows, against a scripted
+//! stand-in model on 127.0.0.1, offline, over stdio and streamable HTTP.
+//!
+//! Each CLI × transport is one headless session in which the stand-in asks for every scenario in
+//! turn (see `script.rs`); a scenario passes when the tool's result, with the expected content,
+//! reaches the model's next request. Everything of a run (project, home, the model's request log,
+//! the CLI's output, the HTTP server's log) stays in `target/e2e/<cli>-<transport>/`.
+
+pub mod agents;
+pub mod model;
+pub mod readme;
+pub mod script;
+#[cfg(test)]
+mod tests;
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+
+use agents::{Cli, Session, Transport};
+use model::StandIn;
+use script::{Outcome, RunEnd, Script};
+
+use crate::clients;
+
+const USAGE: &str = "usage: cargo xtask e2e [--cli gemini|claude|opencode]... \
+[--transport stdio|http] [--server-bin PATH] [--no-install] [--timeout SECONDS]";
+
+struct Options {
+    clis: Vec<Cli>,
+    transports: Vec<Transport>,
+    server_bin: Option<PathBuf>,
+    install: bool,
+    timeout: Duration,
+}
+
+impl Options {
+    fn parse(args: &[String]) -> anyhow::Result<Options> {
+        let mut options = Options {
+            clis: Vec::new(),
+            transports: Vec::new(),
+            server_bin: None,
+            install: true,
+            timeout: Duration::from_secs(120),
+        };
+        let mut args = args.iter();
+        while let Some(arg) = args.next() {
+            let mut value = || {
+                args.next()
+                    .with_context(|| format!("{arg} needs a value\n{USAGE}"))
+            };
+            match arg.as_str() {
+                "--cli" => {
+                    for name in value()?.split(',') {
+                        options.clis.push(Cli::parse(name)?);
+                    }
+                }
+                "--transport" => {
+                    for name in value()?.split(',') {
+                        options.transports.push(Transport::parse(name)?);
+                    }
+                }
+                "--server-bin" => options.server_bin = Some(PathBuf::from(value()?)),
+                "--no-install" => options.install = false,
+                "--timeout" => {
+                    let secs: u64 = value()?.parse().context("--timeout takes seconds")?;
+                    options.timeout = Duration::from_secs(secs.max(1));
+                }
+                _ => bail!("unknown argument `{arg}`\n{USAGE}"),
+            }
+        }
+        if options.clis.is_empty() {
+            options.clis = Cli::ALL.to_vec();
+        }
+        if options.transports.is_empty() {
+            options.transports = Transport::ALL.to_vec();
+        }
+        Ok(options)
+    }
+}
+
+pub fn run(args: &[String]) -> anyhow::Result<()> {
+    let options = Options::parse(args)?;
+    let server = match &options.server_bin {
+        Some(path) => path.clone(),
+        None => build_server()?,
+    };
+    if options.install {
+        agents::install()?;
+    }
+    run_sessions(&options, &server)
+}
+
+/// `cargo xtask test`'s part: the harness against the binary the tests just used. When the CLIs
+/// cannot be installed it skips, loudly, unless `FS_MCP_REQUIRE_CLIENTS=1` (as in CI).
+pub fn run_for_tests(server: &Path) -> anyhow::Result<()> {
+    if let Err(e) = agents::install() {
+        if std::env::var("FS_MCP_REQUIRE_CLIENTS").as_deref() == Ok("1") {
+            return Err(e.context("installing the agent CLIs for `cargo xtask e2e`"));
+        }
+        eprintln!(
+            "\n################################################################\n\
+             xtask: SKIPPING the agent CLI end-to-end tests (cargo xtask e2e):\n\
+             the CLIs could not be installed: {e:#}\n\
+             Set FS_MCP_REQUIRE_CLIENTS=1 to make this an error.\n\
+             ################################################################\n"
+        );
+        return Ok(());
+    }
+    let options = Options::parse(&[])?;
+    run_sessions(&options, server)
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| clients::workspace_root().join("target"))
+}
+
+fn build_server() -> anyhow::Result<PathBuf> {
+    let status = Command::new("cargo")
+        .args(["build", "--quiet", "-p", "fs-mcp-rs"])
+        .current_dir(clients::workspace_root())
+        .status()
+        .context("cargo build")?;
+    if !status.success() {
+        bail!("cargo build -p fs-mcp-rs failed ({status})");
+    }
+    Ok(target_dir().join("debug/fs-mcp-rs"))
+}
+
+fn run_sessions(options: &Options, server: &Path) -> anyhow::Result<()> {
+    let server = server
+        .canonicalize()
+        .with_context(|| format!("no server binary at {}", server.display()))?;
+    let snippets = readme::snippets(&readme::readme_text()?)?;
+    let out = target_dir().join("e2e");
+    if out.exists() {
+        std::fs::remove_dir_all(&out).with_context(|| format!("clean {}", out.display()))?;
+    }
+    // The binary as `fs-mcp-rs` on PATH, as `cargo install` leaves it.
+    let server_dir = out.join("bin");
+    std::fs::create_dir_all(&server_dir)?;
+    std::os::unix::fs::symlink(&server, server_dir.join("fs-mcp-rs"))?;
+
+    let mut rows: Vec<(Cli, Transport, Vec<Outcome>)> = Vec::new();
+    for &cli in &options.clis {
+        for &transport in &options.transports {
+            eprintln!("xtask e2e: {} over {} …", cli.label(), transport.key());
+            let started = Instant::now();
+            let dir = out.join(format!("{}-{}", cli.key(), transport.key()));
+            let outcomes = run_session(
+                cli,
+                transport,
+                &dir,
+                &server,
+                &server_dir,
+                &snippets,
+                options.timeout,
+            )
+            .unwrap_or_else(|e| {
+                vec![Outcome {
+                    scenario: "setup".into(),
+                    pass: false,
+                    detail: format!("{e:#}"),
+                }]
+            });
+            let failed = outcomes.iter().filter(|o| !o.pass).count();
+            eprintln!(
+                "xtask e2e: {} over {}: {} of {} passed in {:.1}s (logs: {})",
+                cli.label(),
+                transport.key(),
+                outcomes.len() - failed,
+                outcomes.len(),
+                started.elapsed().as_secs_f64(),
+                dir.display()
+            );
+            rows.push((cli, transport, outcomes));
+        }
+    }
+    print_table(&rows);
+    let total: usize = rows.iter().map(|(_, _, o)| o.len()).sum();
+    let failed: usize = rows
+        .iter()
+        .map(|(_, _, o)| o.iter().filter(|o| !o.pass).count())
+        .sum();
+    println!("e2e: {} passed, {failed} failed", total - failed);
+    if failed > 0 {
+        bail!(
+            "{failed} of {total} end-to-end checks failed; each run's requests to the model, CLI output and server log are in {}",
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+fn print_table(rows: &[(Cli, Transport, Vec<Outcome>)]) {
+    let scenario_width = rows
+        .iter()
+        .flat_map(|(_, _, o)| o.iter().map(|o| o.scenario.chars().count()))
+        .max()
+        .unwrap_or(8);
+    println!(
+        "\n{:<12} {:<9} {:<scenario_width$} {:<6} detail",
+        "CLI", "transport", "scenario", "result"
+    );
+    for (cli, transport, outcomes) in rows {
+        for o in outcomes {
+            println!(
+                "{:<12} {:<9} {:<scenario_width$} {:<6} {}",
+                cli.label(),
+                transport.key(),
+                o.scenario,
+                if o.pass { "pass" } else { "FAIL" },
+                o.detail
+            );
+        }
+    }
+    println!();
+}
+
+fn run_session(
+    cli: Cli,
+    transport: Transport,
+    dir: &Path,
+    server: &Path,
+    server_dir: &Path,
+    snippets: &std::collections::BTreeMap<String, String>,
+    limit: Duration,
+) -> anyhow::Result<Vec<Outcome>> {
+    let project = dir.join("project");
+    let home = dir.join("home");
+    for (path, content) in script::fixtures() {
+        write(&project.join(path), &content)?;
+    }
+    write(&dir.join(script::OUTSIDE.0), script::OUTSIDE.1)?;
+    std::fs::create_dir_all(&home)?;
+    let project = project.canonicalize()?;
+    // A project is usually a repository of its own; the CLIs then do not scan the one around
+    // target/ (OpenCode snapshots it).
+    let _ = Command::new("git")
+        .args(["init", "--quiet"])
+        .current_dir(&project)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+
+    let script = Script::standard();
+    let model = StandIn::start(Script::standard(), &model::log_path(dir))?;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let token = format!("e2e-{}-{nanos:x}", std::process::id());
+    let mut http = None;
+    let http_addr = if transport == Transport::Http {
+        let addr = free_port()?;
+        http = Some(HttpServer::start(server, &addr, &project, &token, dir)?);
+        Some(addr.to_string())
+    } else {
+        None
+    };
+    let session = Session {
+        cli,
+        transport,
+        dir: dir.to_path_buf(),
+        project: project.clone(),
+        home,
+        server_dir: server_dir.to_path_buf(),
+        model_url: model.base_url(),
+        http_addr,
+        token,
+    };
+    session.configure(snippets)?;
+
+    let started = Instant::now();
+    let output = clients::output_within(&mut session.run_command(), limit)
+        .with_context(|| format!("run {}", cli.label()))?;
+    let elapsed = started.elapsed();
+    std::fs::write(dir.join("cli.stdout"), &output.stdout)?;
+    std::fs::write(dir.join("cli.stderr"), &output.stderr)?;
+    drop(http);
+    drop(model);
+
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let timed_out = elapsed >= limit && output.status.signal() == Some(libc::SIGKILL);
+    let mut summary = if timed_out {
+        format!(
+            "{} killed at the {}s time limit",
+            cli.label(),
+            limit.as_secs()
+        )
+    } else {
+        format!(
+            "{} exited {} after {:.1}s",
+            cli.label(),
+            output.status,
+            elapsed.as_secs_f64()
+        )
+    };
+    if !output.status.success() && !stderr.trim().is_empty() {
+        let tail: Vec<&str> = stderr
+            .lines()
+            .rev()
+            .filter(|l| !l.trim().is_empty())
+            .take(3)
+            .collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        summary.push_str(&format!(
+            "; stderr ends: {}",
+            script::excerpt(&tail.join("\n"), 300)
+        ));
+    }
+    let log = model::read_log(&model::log_path(dir))?;
+    let end = RunEnd {
+        exited_ok: output.status.success(),
+        summary,
+        stdout,
+        mcp_errors: mcp_errors(&stderr),
+    };
+    Ok(script::evaluate(&script, &log, &project, &end))
+}
+
+/// The first few distinct lines a CLI logged about MCP failing (stack frames left out).
+fn mcp_errors(stderr: &str) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for line in stderr.lines() {
+        let lower = line.to_lowercase();
+        let about_mcp = lower.contains("mcp");
+        let failing = ["error", "fail", "disconnect", "not connected"]
+            .iter()
+            .any(|w| lower.contains(w));
+        if about_mcp && failing && !line.trim_start().starts_with("at ") {
+            let line = script::excerpt(line.trim(), 200);
+            if !found.contains(&line) {
+                found.push(line);
+            }
+        }
+        if found.len() == 3 {
+            break;
+        }
+    }
+    found
+}
+
+fn write(path: &Path, content: &str) -> anyhow::Result<()> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(path, content).with_context(|| format!("write {}", path.display()))
+}
+
+fn free_port() -> anyhow::Result<SocketAddr> {
+    let listener = TcpListener::bind("127.0.0.1:0")?;
+    Ok(listener.local_addr()?)
+}
+
+/// `fs-mcp-rs --http` started by the harness, as the README tells users to start it.
+struct HttpServer {
+    child: Child,
+}
+
+impl HttpServer {
+    fn start(
+        server: &Path,
+        addr: &SocketAddr,
+        project: &Path,
+        token: &str,
+        dir: &Path,
+    ) -> anyhow::Result<HttpServer> {
+        let log = std::fs::File::create(dir.join("server.log"))?;
+        let mut child = Command::new(server)
+            .arg("--http")
+            .arg(addr.to_string())
+            .args(agents::SERVER_FLAGS)
+            .arg(project)
+            .env("FS_MCP_HTTP_TOKEN", token)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone()?)
+            .stderr(log)
+            .process_group(0)
+            .spawn()
+            .with_context(|| format!("start {}", server.display()))?;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect_timeout(addr, Duration::from_millis(200)).is_err() {
+            if let Some(status) = child.try_wait()? {
+                bail!(
+                    "fs-mcp-rs --http exited at once ({status}); see {}",
+                    dir.join("server.log").display()
+                );
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                bail!("fs-mcp-rs --http did not listen on {addr} within 10s");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(HttpServer { child })
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        // Its process group, by its id: whatever it started goes with it.
+        // SAFETY: kill(2) with a negative pid signals that process group only.
+        unsafe {
+            libc::kill(-(self.child.id() as libc::pid_t), libc::SIGKILL);
+        }
+        let _ = self.child.wait();
+    }
+}
