@@ -39,8 +39,8 @@ pub enum Command {
 /// Serving options (the default command).
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// Directories the tools may access (default: the current directory). Relative paths given to
-    /// tools resolve against the first one.
+    /// Directories the tools may access (default: the current directory, replaced by the client's
+    /// MCP roots if it has them). Relative paths given to tools resolve against the first one.
     #[arg(value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
 
