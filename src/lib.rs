@@ -1,6 +1,11 @@
 //! fs-mcp-rs: the MCP wiring. Tool logic lives in the `fs-mcp-*` crates; this crate turns it into
 //! MCP tools, serves them over stdio or streamable HTTP, and owns the CLI.
 
+// The sandbox works on Unix directory handles (openat, flock, renameat2) and the query worker on
+// Unix process limits: say so at build time rather than fail obscurely.
+#[cfg(not(unix))]
+compile_error!("fs-mcp-rs is Unix-only (Linux, macOS, the BSDs); on Windows, run it inside WSL.");
+
 pub mod cli;
 pub mod http;
 pub mod lenient;
