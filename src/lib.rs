@@ -2,6 +2,7 @@
 //! MCP tools, serves them over stdio or streamable HTTP, and owns the CLI.
 
 pub mod cli;
+pub mod client_log;
 pub mod http;
 pub mod lenient;
 pub mod params;
@@ -9,6 +10,7 @@ pub mod roots;
 pub mod schema_cli;
 pub mod schemas;
 pub mod server;
+pub mod stdio;
 pub mod tools;
 
 pub use server::{FsServer, ServerOptions, Tier};
