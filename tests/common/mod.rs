@@ -309,10 +309,17 @@ impl StdioClient {
     }
 }
 
+/// How long a finished test gives the server to stop by itself (and remove its review files).
+const GRACEFUL_STOP: Duration = Duration::from_secs(2);
+
 impl Drop for StdioClient {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // End of input stops the server cleanly; kill it only if that does not work.
+        drop(self.stdin.take());
+        if wait_child(&mut self.child, GRACEFUL_STOP).is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
     }
 }
 
@@ -490,7 +497,16 @@ impl HttpServer {
 
 impl Drop for HttpServer {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // SIGTERM stops the server cleanly; kill it only if that does not work.
+        let stopped = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status()
+            .is_ok_and(|s| s.success())
+            && wait_child(&mut self.child, GRACEFUL_STOP).is_some();
+        if !stopped {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
     }
 }
