@@ -2,8 +2,8 @@
 //! as `notifications/message`.
 //!
 //! Events raised while serving a client's request (inside its `mcp_session` span) go to that
-//! client only; the server's own events outside any request (from the `fs_mcp*` crates) go to every
-//! client that asked. Nothing is sent to a client that never asked, and each client gets a bounded
+//! client only; the server's own events outside any request (from this crate, e.g. a refused HTTP
+//! request) go to every client that asked. Nothing is sent to a client that never asked, and each client gets a bounded
 //! queue: a flood of log events drops messages rather than memory.
 
 #![allow(deprecated)] // MCP logging is deprecated by SEP-2577 but still what clients use today.
@@ -244,8 +244,10 @@ where
                 .into_iter()
                 .find_map(|span| span.extensions().get::<SessionTag>().map(|t| t.0))
         });
-        // Outside a request only this server's own events are news to every client.
-        if session.is_none() && !meta.target().starts_with("fs_mcp") {
+        // Outside a request only the server's own events are news to every client; the tool
+        // crates log outside a request only from background threads working for one client
+        // (a review's file watcher), which must not reach the others.
+        if session.is_none() && !meta.target().starts_with("fs_mcp_rs") {
             return;
         }
         let targets: Vec<Arc<SessionLog>> = HUB
