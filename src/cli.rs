@@ -87,8 +87,23 @@ pub struct ServeArgs {
     #[arg(long, value_name = "MIB", default_value_t = 4096)]
     pub query_memory_mb: u64,
 
+    /// Open MCP sessions allowed over HTTP at once; a client beyond it is refused with an error
+    /// saying so.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub http_max_sessions: usize,
+
+    /// Seconds an HTTP session may go unused before it is closed (the client then initializes again).
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    pub http_session_timeout: u64,
+
+    /// Milliseconds an HTTP client has to send a request's headers, also how long an idle
+    /// connection stays open; a body gets three times as long (for tests; default 10 s).
+    #[arg(long, value_name = "MS", default_value_t = 10_000, hide = true)]
+    pub http_header_timeout_ms: u64,
+
     /// Log level for stderr (error, warn, info, debug, trace); RUST_LOG takes precedence.
-    /// Default: info for this server, warn for its libraries.
+    /// Default: warn, so a normal start prints nothing (clients show any stderr line as an error);
+    /// with --http, info for this server, so the start shows the URL.
     #[arg(long, value_name = "LEVEL")]
     pub log_level: Option<String>,
 }
@@ -115,6 +130,19 @@ impl ServeArgs {
             })),
             ..fs_mcp_edit::ReviewConfig::default()
         })
+    }
+
+    /// The HTTP limits these options describe.
+    pub fn http_limits(&self) -> crate::http::HttpLimits {
+        crate::http::HttpLimits {
+            header_timeout: std::time::Duration::from_millis(self.http_header_timeout_ms.max(1)),
+            body_timeout: std::time::Duration::from_millis(
+                self.http_header_timeout_ms.max(1).saturating_mul(3),
+            ),
+            max_sessions: self.http_max_sessions.max(1),
+            session_idle: std::time::Duration::from_secs(self.http_session_timeout.max(1)),
+            ..crate::http::HttpLimits::default()
+        }
     }
 
     /// The allowed directories, defaulting to the current directory.

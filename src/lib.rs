@@ -7,6 +7,7 @@
 compile_error!("fs-mcp-rs is Unix-only (Linux, macOS, the BSDs); on Windows, run it inside WSL.");
 
 pub mod cli;
+pub mod client_log;
 pub mod http;
 pub mod lenient;
 pub mod params;
@@ -14,6 +15,7 @@ pub mod roots;
 pub mod schema_cli;
 pub mod schemas;
 pub mod server;
+pub mod stdio;
 pub mod tools;
 
 pub use server::{FsServer, ServerOptions, Tier};

@@ -47,7 +47,7 @@ pub struct QueryYamlParams {
 #[tool_router(router = query_tools, vis = "pub(crate)")]
 impl FsServer {
     #[tool(
-        description = "Query a JSON file with a jq expression instead of reading it (no jq needed; key order kept). Output: one compact JSON result per line, the first 100 results then a note on how to slice (.items[100:200]); 'No results found.' when nothing (or only null) comes out.\n\
+        description = "Query a JSON file with a jq expression instead of reading it (no jq needed; key order kept). Output: one compact JSON result per line, the first 100 results then a note on how to slice (.items[100:200]); a lone result is followed by the line '(1 result)'; 'No results found.' when nothing (or only null) comes out.\n\
 Start with \"keys\" or \"length\", then narrow: \".items[0:3]\", \".items[] | select(.id == 7)\", \"[.items[].name] | unique\".",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
@@ -68,7 +68,7 @@ Start with \"keys\" or \"length\", then narrow: \".items[0:3]\", \".items[] | se
     }
 
     #[tool(
-        description = "Query a YAML file with a jq expression (YAML 1.2: 'no' stays a string; anchors and merge keys resolved; each document of a multi-document file is one input). Same output as query_json: compact JSON, one result per line, at most 100.",
+        description = "Query a YAML file with a jq expression (YAML 1.2: 'no' stays a string; anchors and merge keys resolved; each document of a multi-document file is one input). Same output as query_json: compact JSON, one result per line, at most 100; a lone result is followed by '(1 result)'.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn query_yaml(
@@ -129,10 +129,29 @@ impl FsServer {
         )
         .await;
         match result {
-            Ok(body) => text(body),
+            Ok(body) => text(mark_single_result(body)),
             Err(e) => failure(e.to_string()),
         }
     }
+}
+
+/// fs-mcp-query's whole output when nothing comes out.
+const NO_RESULTS: &str = "No results found.";
+
+/// What a lone result is followed by.
+pub const SINGLE_RESULT_NOTE: &str = "(1 result)";
+
+/// Ends an output of exactly one result with a count line. Some clients (Gemini CLI) take a
+/// text result that parses as JSON for structured content and then refuse anything but an
+/// object, so a lone `3`, `["a","b"]` or `"x"` would fail the call there. With the note, no
+/// output is a bare JSON value, and every client shows the same text.
+fn mark_single_result(mut body: String) -> String {
+    // Each result is one compact line; notes (truncation, errors, debug output) add lines.
+    if !body.contains('\n') && body != NO_RESULTS {
+        body.push('\n');
+        body.push_str(SINGLE_RESULT_NOTE);
+    }
+    body
 }
 
 /// Example queries for read_files' large-file guard, from the first bytes of the file.
