@@ -11,4 +11,4 @@ pub mod schemas;
 pub mod server;
 pub mod tools;
 
-pub use server::{FsServer, ServerOptions, Tier};
+pub use server::{FsServer, ReadLimits, ServerOptions, Tier};

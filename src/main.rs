@@ -87,6 +87,10 @@ async fn run(cli: ServeArgs) -> anyhow::Result<()> {
         dirs_from_cli: !cli.dirs.is_empty(),
         review,
         query_memory_limit: cli.query_memory_mb.max(16).saturating_mul(1024 * 1024),
+        read_limits: fs_mcp_rs::ReadLimits {
+            max_reply_bytes: cli.max_reply_bytes.max(fs_mcp_read::MIN_REPLY_BYTES),
+            max_line_bytes: cli.max_line_bytes.max(1),
+        },
     };
     let server = FsServer::new(sandbox, options)
         .map_err(|e| anyhow::anyhow!("cannot create the review session directory: {e}"))?;

@@ -35,6 +35,24 @@ pub struct ServerOptions {
     pub review: fs_mcp_edit::ReviewConfig,
     /// Memory cap of one query evaluation, in bytes.
     pub query_memory_limit: u64,
+    /// Caps on one read_files reply and on one line of a partial read, in bytes.
+    pub read_limits: ReadLimits,
+}
+
+/// Caps on what one read_files call returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadLimits {
+    pub max_reply_bytes: usize,
+    pub max_line_bytes: usize,
+}
+
+impl Default for ReadLimits {
+    fn default() -> Self {
+        ReadLimits {
+            max_reply_bytes: fs_mcp_read::DEFAULT_MAX_REPLY_BYTES,
+            max_line_bytes: fs_mcp_read::DEFAULT_MAX_LINE_BYTES,
+        }
+    }
 }
 
 impl Default for ServerOptions {
@@ -44,6 +62,7 @@ impl Default for ServerOptions {
             dirs_from_cli: false,
             review: fs_mcp_edit::ReviewConfig::default(),
             query_memory_limit: fs_mcp_query::DEFAULT_MEMORY_LIMIT_BYTES,
+            read_limits: ReadLimits::default(),
         }
     }
 }
@@ -76,6 +95,7 @@ struct Inner {
     /// Review sessions of every client, in one private directory this process owns.
     reviews: Arc<fs_mcp_edit::ReviewManager>,
     query_memory_limit: u64,
+    read_limits: ReadLimits,
     /// Untransformed input schemas by tool name: what the typed parameters really expect.
     raw_input_schemas: HashMap<String, Value>,
 }
@@ -98,6 +118,7 @@ impl FsServer {
                 tool_router,
                 reviews,
                 query_memory_limit: options.query_memory_limit,
+                read_limits: options.read_limits,
                 raw_input_schemas,
             }),
         })
@@ -127,6 +148,11 @@ impl FsServer {
     /// Memory cap of one query evaluation, in bytes.
     pub fn query_memory_limit(&self) -> u64 {
         self.inner.query_memory_limit
+    }
+
+    /// Caps on one read_files reply.
+    pub fn read_limits(&self) -> ReadLimits {
+        self.inner.read_limits
     }
 
     fn router(&self) -> &ToolRouter<FsServer> {

@@ -62,7 +62,36 @@ impl StdioClient {
 
     /// Starts the binary without a handshake.
     pub fn spawn(cwd: &Path, args: &[&str]) -> StdioClient {
-        let mut child = Command::new(BIN)
+        Self::spawn_wrapped(cwd, &[], args)
+    }
+
+    /// Starts `WRAPPER… fs-mcp-rs ARGS` (e.g. `prlimit --as=N --`) and performs the handshake.
+    pub fn start_wrapped(cwd: &Path, wrapper: &[&str], args: &[&str]) -> StdioClient {
+        let mut client = Self::spawn_wrapped(cwd, wrapper, args);
+        let init = client.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "fs-mcp-rs-tests", "version": "1"}
+            }),
+        );
+        client.initialize_result = init["result"].clone();
+        client.notify("notifications/initialized", json!({}));
+        client
+    }
+
+    /// Starts the binary, under `wrapper` if not empty, without a handshake.
+    pub fn spawn_wrapped(cwd: &Path, wrapper: &[&str], args: &[&str]) -> StdioClient {
+        let mut command = match wrapper.split_first() {
+            Some((program, rest)) => {
+                let mut c = Command::new(program);
+                c.args(rest).arg(BIN);
+                c
+            }
+            None => Command::new(BIN),
+        };
+        let mut child = command
             .args(args)
             .current_dir(cwd)
             .env_remove("RUST_LOG")
@@ -336,4 +365,21 @@ impl Drop for HttpServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A read_files reply with its random per-reply tag (`[` + 8 hex digits + `]`, the reply's first
+/// 10 characters) replaced by `[TAG]`, for exact comparisons. Panics if the reply has no tag.
+pub fn untag(reply: &str) -> String {
+    let tag = reply.get(..10).unwrap_or_default();
+    let well_formed = tag.len() == 10
+        && tag.starts_with('[')
+        && tag.ends_with(']')
+        && tag[1..9]
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    assert!(
+        well_formed,
+        "the reply does not start with a tag: {reply:?}"
+    );
+    reply.replace(tag, "[TAG]")
 }
