@@ -467,3 +467,71 @@ fn sizes_format_like_the_original() {
     assert_eq!(messages::group_thousands(1234567), "1,234,567");
     assert_eq!(messages::group_thousands(12), "12");
 }
+
+#[test]
+fn long_lines_are_cut_at_a_character_boundary_with_a_marker() {
+    let f = fixture();
+    fs::write(
+        f.root.join("wide.txt"),
+        format!("{}\nnext\n", "é".repeat(10)),
+    )
+    .unwrap();
+    let options = ReadOptions {
+        max_line_bytes: 5,
+        ..Default::default()
+    };
+    let r = ReadRequest {
+        head: Some(2),
+        ..req("wide.txt")
+    };
+    assert_eq!(
+        read_one(&f.sandbox, &r, &options).unwrap(),
+        "éé [TAG] Cut: line 1 has 20 bytes; the first 4 are shown; large_file_passthrough=true lifts the 5-byte line limit (the 50,000-byte reply limit stays); grep_content finds text in it.\nnext\n"
+    );
+    // Passthrough lifts the line cap; a whole read never had one.
+    let passthrough = ReadOptions {
+        large_file_passthrough: true,
+        ..options.clone()
+    };
+    assert_eq!(
+        read_one(&f.sandbox, &r, &passthrough).unwrap(),
+        format!("{}\nnext\n", "é".repeat(10))
+    );
+    assert_eq!(
+        read_one(&f.sandbox, &req("wide.txt"), &options).unwrap(),
+        format!("{}\nnext\n", "é".repeat(10))
+    );
+}
+
+#[test]
+fn the_reply_cap_cuts_at_a_line_and_names_the_items_not_read() {
+    let f = fixture();
+    let text: String = (0..200)
+        .map(|i| format!("line {i:03} of a file read in parts\n"))
+        .collect();
+    fs::write(f.root.join("parts.txt"), &text).unwrap();
+    let options = ReadOptions {
+        max_reply_bytes: MIN_REPLY_BYTES,
+        ..Default::default()
+    };
+    let out = read_files_tagged(
+        &f.sandbox,
+        &[req("parts.txt"), req("five.txt"), req("nonl.txt")],
+        &options,
+        "TAG",
+    );
+    assert!(out.len() <= MIN_REPLY_BYTES, "{}", out.len());
+    let (body, notes) = out
+        .strip_prefix("[TAG] File: parts.txt\n")
+        .and_then(|rest| rest.split_once("\n[TAG] Note: "))
+        .unwrap_or_else(|| panic!("{out}"));
+    let shown = body.lines().count();
+    assert!(shown > 10 && text.starts_with(body) && body.ends_with('\n'));
+    assert_eq!(
+        notes,
+        format!(
+            "Reply limit (4,096 bytes) reached: lines 1–{shown} are shown. Read on with {{\"path\": \"parts.txt\", \"start_line\": {}}}.\n[TAG] Note: Reply limit (4,096 bytes) reached: items 2–3 of 3 were not read (five.txt, nonl.txt). Ask for them in another call.\n",
+            shown + 1
+        )
+    );
+}
