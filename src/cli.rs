@@ -83,6 +83,17 @@ pub struct ServeArgs {
     #[arg(long)]
     pub auto_approve: bool,
 
+    /// Cap on one read_files reply, in bytes (frames and notes included; at least 4096). The default
+    /// 50000 is what Claude Code keeps inline (larger MCP results are saved to a file and replaced
+    /// by a short preview); what is cut is named with the call that reads on.
+    #[arg(long, value_name = "BYTES", default_value_t = fs_mcp_read::DEFAULT_MAX_REPLY_BYTES)]
+    pub max_reply_bytes: usize,
+
+    /// Cap on one line in read_files' head, tail, line ranges and read_to_next_pattern, in bytes; a
+    /// longer line is cut with a marker saying how long it is (large_file_passthrough lifts it).
+    #[arg(long, value_name = "BYTES", default_value_t = fs_mcp_read::DEFAULT_MAX_LINE_BYTES)]
+    pub max_line_bytes: usize,
+
     /// Memory cap of one query_json/query_yaml evaluation, in MiB (it runs in its own process).
     #[arg(long, value_name = "MIB", default_value_t = 4096)]
     pub query_memory_mb: u64,

@@ -18,4 +18,4 @@ pub mod server;
 pub mod stdio;
 pub mod tools;
 
-pub use server::{FsServer, ServerOptions, Tier};
+pub use server::{FsServer, ReadLimits, ServerOptions, Tier};

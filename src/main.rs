@@ -120,6 +120,10 @@ async fn run(cli: ServeArgs) -> anyhow::Result<()> {
         read_only: cli.read_only,
         disabled_tools: cli.disable_tools.clone(),
         shutdown: CancellationToken::new(),
+        read_limits: fs_mcp_rs::ReadLimits {
+            max_reply_bytes: cli.max_reply_bytes.max(fs_mcp_read::MIN_REPLY_BYTES),
+            max_line_bytes: cli.max_line_bytes.max(1),
+        },
     };
     let server = FsServer::new(sandbox, options)
         .map_err(|e| anyhow::anyhow!("cannot create the review session directory: {e}"))?;

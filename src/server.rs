@@ -46,6 +46,24 @@ pub struct ServerOptions {
     pub disabled_tools: Vec<String>,
     /// Cancelled when the process shuts down: waiting reviews answer CANCELLED at once.
     pub shutdown: CancellationToken,
+    /// Caps on one read_files reply and on one line of a partial read, in bytes.
+    pub read_limits: ReadLimits,
+}
+
+/// Caps on what one read_files call returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadLimits {
+    pub max_reply_bytes: usize,
+    pub max_line_bytes: usize,
+}
+
+impl Default for ReadLimits {
+    fn default() -> Self {
+        ReadLimits {
+            max_reply_bytes: fs_mcp_read::DEFAULT_MAX_REPLY_BYTES,
+            max_line_bytes: fs_mcp_read::DEFAULT_MAX_LINE_BYTES,
+        }
+    }
 }
 
 impl Default for ServerOptions {
@@ -58,6 +76,7 @@ impl Default for ServerOptions {
             read_only: false,
             disabled_tools: Vec::new(),
             shutdown: CancellationToken::new(),
+            read_limits: ReadLimits::default(),
         }
     }
 }
@@ -92,6 +111,7 @@ struct Inner {
     /// Review sessions of every client, in one private directory this process owns.
     reviews: Arc<fs_mcp_edit::ReviewManager>,
     query_memory_limit: u64,
+    read_limits: ReadLimits,
     /// Untransformed input schemas by tool name: what the typed parameters really expect.
     raw_input_schemas: HashMap<String, Value>,
     /// Input schemas as listed to clients, by tool name: what argument names a call may use.
@@ -123,6 +143,7 @@ impl FsServer {
                 tool_router,
                 reviews,
                 query_memory_limit: options.query_memory_limit,
+                read_limits: options.read_limits,
                 raw_input_schemas,
                 served_input_schemas,
                 shutdown: options.shutdown,
@@ -185,6 +206,11 @@ impl FsServer {
     /// Memory cap of one query evaluation, in bytes.
     pub fn query_memory_limit(&self) -> u64 {
         self.inner.query_memory_limit
+    }
+
+    /// Caps on one read_files reply.
+    pub fn read_limits(&self) -> ReadLimits {
+        self.inner.read_limits
     }
 
     fn router(&self) -> &ToolRouter<FsServer> {

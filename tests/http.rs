@@ -127,7 +127,7 @@ async fn tools_list_and_call_over_http() {
     let out = session
         .call_text("read_files", json!({"files": ["hello.txt"]}))
         .await;
-    assert_eq!(out, "File: hello.txt\nhi over http\n");
+    assert_eq!(common::untag(&out), "[TAG] File: hello.txt\nhi over http\n");
 }
 
 #[tokio::test]
@@ -188,7 +188,10 @@ async fn many_clients_at_once() {
                 let out = s
                     .call_text("read_files", json!({"files": [format!("f{i}.txt")]}))
                     .await;
-                assert_eq!(out, format!("File: f{i}.txt\nfile {i}\n"));
+                assert_eq!(
+                    common::untag(&out),
+                    format!("[TAG] File: f{i}.txt\nfile {i}\n")
+                );
             }
         }));
     }
@@ -216,10 +219,12 @@ async fn a_bearer_token_is_required_on_every_request_when_set() {
         .await
         .expect("right token");
     assert_eq!(
-        session
-            .call_text("read_files", json!({"files": ["t.txt"]}))
-            .await,
-        "File: t.txt\ntoken ok\n"
+        common::untag(
+            &session
+                .call_text("read_files", json!({"files": ["t.txt"]}))
+                .await
+        ),
+        "[TAG] File: t.txt\ntoken ok\n"
     );
     // A request in the middle of the session without the token is refused too.
     session.token = None;
@@ -447,7 +452,7 @@ async fn a_flood_of_idle_connections_does_not_lock_out_a_real_client() {
     })
     .await
     .expect("the real client got in while 200 idle sockets were open");
-    assert_eq!(open, "File: a.txt\nstill served\n");
+    assert_eq!(common::untag(&open), "[TAG] File: a.txt\nstill served\n");
     drop(flood);
 }
 

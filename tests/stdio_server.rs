@@ -91,8 +91,8 @@ fn files_as_plain_strings_are_read() {
     let mut client = ws.start(&[]);
     let out = client.call_text("read_files", json!({"files": ["x.txt", "docs/y.md"]}));
     assert_eq!(
-        out,
-        "File: x.txt\ncontent of x\n\n\n---\n\nFile: docs/y.md\n# y\n"
+        common::untag(&out),
+        "[TAG] File: x.txt\ncontent of x\n\n[TAG] File: docs/y.md\n# y\n"
     );
 }
 
@@ -154,8 +154,8 @@ fn bad_arguments_get_a_clear_error_and_the_server_keeps_serving() {
     assert!(unknown.get("error").is_some() || unknown["result"]["isError"] == true);
     // Still serving.
     assert_eq!(
-        client.call_text("read_files", json!({"files": [{"path": "a.txt"}]})),
-        "File: a.txt\na\n"
+        common::untag(&client.call_text("read_files", json!({"files": [{"path": "a.txt"}]}))),
+        "[TAG] File: a.txt\na\n"
     );
 }
 
@@ -243,8 +243,8 @@ fn a_malformed_line_gets_a_parse_error_and_the_server_keeps_serving() {
         (json!(77), json!(-32600))
     );
     assert_eq!(
-        client.call_text("read_files", json!({"files": ["a.txt"]})),
-        "File: a.txt\na\n"
+        common::untag(&client.call_text("read_files", json!({"files": ["a.txt"]}))),
+        "[TAG] File: a.txt\na\n"
     );
 }
 

@@ -1,7 +1,6 @@
 //! query_json and query_yaml: jq expressions over a file, evaluated in a child process of this
 //! same binary (`fs-mcp-rs __query-worker`) so that a runaway query costs only its own call.
 
-use std::io::Read;
 use std::path::Path;
 use std::time::Duration;
 
@@ -16,7 +15,7 @@ use serde::Deserialize;
 
 use crate::lenient;
 use crate::server::FsServer;
-use crate::tools::{failure, text};
+use crate::tools::{blocking, failure, text};
 
 /// The hidden subcommand that evaluates one query.
 pub const WORKER_SUBCOMMAND: &str = "__query-worker";
@@ -97,9 +96,14 @@ impl FsServer {
         timeout: Option<i64>,
         context: &RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let resolved = match self.sandbox().resolve(file_path) {
-            Ok(path) => path,
-            Err(e) => return failure(e.to_string()),
+        // The file is opened here, through the sandbox's handle walk, and the worker reads that
+        // descriptor: nothing resolves the path again between the check and the read.
+        let sandbox = self.sandbox();
+        let requested = file_path.to_string();
+        let opened = match blocking(move || sandbox.open_file(&requested)).await {
+            Ok(Ok(opened)) => opened,
+            Ok(Err(e)) => return failure(e.to_string()),
+            Err(e) => return failure(e.message.to_string()),
         };
         let seconds = timeout
             .unwrap_or(fs_mcp_query::DEFAULT_TIMEOUT_SECS as i64)
@@ -113,7 +117,7 @@ impl FsServer {
             }
         };
         let request = QueryRequest {
-            file_path: resolved,
+            file_path: opened.path,
             expression,
             format,
             limits: Limits::default(),
@@ -123,6 +127,7 @@ impl FsServer {
             &worker,
             &[WORKER_SUBCOMMAND],
             request,
+            opened.file,
             Duration::from_secs(seconds as u64),
             self.query_memory_limit(),
             async move { cancelled.cancelled().await },
@@ -154,11 +159,8 @@ fn mark_single_result(mut body: String) -> String {
     body
 }
 
-/// Example queries for read_files' large-file guard, from the first bytes of the file.
-pub fn example_queries(path: &Path, kind: StructuredKind) -> Vec<String> {
-    let mut head = Vec::with_capacity(64 * 1024);
-    if let Ok(file) = std::fs::File::open(path) {
-        let _ = file.take(64 * 1024).read_to_end(&mut head);
-    }
-    fs_mcp_query::example_queries(path, kind == StructuredKind::Yaml, &head)
+/// Example queries for read_files' large-file guard, from the first bytes of the file (read by
+/// read_files from the handle it opened; the path only gives the extension).
+pub fn example_queries(path: &Path, kind: StructuredKind, head: &[u8]) -> Vec<String> {
+    fs_mcp_query::example_queries(path, kind == StructuredKind::Yaml, head)
 }

@@ -62,12 +62,30 @@ impl StdioClient {
 
     /// Starts the binary without a handshake.
     pub fn spawn(cwd: &Path, args: &[&str]) -> StdioClient {
-        Self::spawn_with_env(cwd, args, &[])
+        Self::spawn_full(cwd, &[], args, &[])
     }
 
     /// Starts `fs-mcp-rs ARGS` with extra environment variables and performs the handshake.
     pub fn start_with_env(cwd: &Path, args: &[&str], env: &[(&str, &Path)]) -> StdioClient {
-        let mut client = Self::spawn_with_env(cwd, args, env);
+        Self::handshake(Self::spawn_full(cwd, &[], args, env))
+    }
+
+    /// Starts `WRAPPER… fs-mcp-rs ARGS` (e.g. `prlimit --as=N --`) and performs the handshake.
+    pub fn start_wrapped(cwd: &Path, wrapper: &[&str], args: &[&str]) -> StdioClient {
+        Self::handshake(Self::spawn_full(cwd, wrapper, args, &[]))
+    }
+
+    /// Starts the binary, under `wrapper` if not empty, without a handshake.
+    pub fn spawn_wrapped(cwd: &Path, wrapper: &[&str], args: &[&str]) -> StdioClient {
+        Self::spawn_full(cwd, wrapper, args, &[])
+    }
+
+    /// Starts the binary with extra environment variables, without a handshake.
+    pub fn spawn_with_env(cwd: &Path, args: &[&str], env: &[(&str, &Path)]) -> StdioClient {
+        Self::spawn_full(cwd, &[], args, env)
+    }
+
+    fn handshake(mut client: StdioClient) -> StdioClient {
         let init = client.request(
             "initialize",
             json!({
@@ -81,9 +99,23 @@ impl StdioClient {
         client
     }
 
-    /// Starts the binary with extra environment variables, without a handshake.
-    pub fn spawn_with_env(cwd: &Path, args: &[&str], env: &[(&str, &Path)]) -> StdioClient {
-        let mut child = Command::new(BIN)
+    /// Starts the binary (under `wrapper` if not empty, with extra environment variables),
+    /// without a handshake.
+    pub fn spawn_full(
+        cwd: &Path,
+        wrapper: &[&str],
+        args: &[&str],
+        env: &[(&str, &Path)],
+    ) -> StdioClient {
+        let mut command = match wrapper.split_first() {
+            Some((program, rest)) => {
+                let mut c = Command::new(program);
+                c.args(rest).arg(BIN);
+                c
+            }
+            None => Command::new(BIN),
+        };
+        let mut child = command
             .args(args)
             .current_dir(cwd)
             .envs(env.iter().map(|(k, v)| (*k, *v)))
@@ -509,4 +541,21 @@ impl Drop for HttpServer {
             let _ = self.child.wait();
         }
     }
+}
+
+/// A read_files reply with its random per-reply tag (`[` + 8 hex digits + `]`, the reply's first
+/// 10 characters) replaced by `[TAG]`, for exact comparisons. Panics if the reply has no tag.
+pub fn untag(reply: &str) -> String {
+    let tag = reply.get(..10).unwrap_or_default();
+    let well_formed = tag.len() == 10
+        && tag.starts_with('[')
+        && tag.ends_with(']')
+        && tag[1..9]
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    assert!(
+        well_formed,
+        "the reply does not start with a tag: {reply:?}"
+    );
+    reply.replace(tag, "[TAG]")
 }
