@@ -15,5 +15,6 @@ pub mod schema_cli;
 pub mod schemas;
 pub mod server;
 pub mod tools;
+pub mod ui;
 
 pub use server::{FsServer, ServerOptions, Tier};

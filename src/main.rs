@@ -18,6 +18,10 @@ fn main() -> ExitCode {
     if let Some(command) = cli.command {
         return match command {
             Command::Schema(schema) => fs_mcp_rs::schema_cli::run(schema),
+            Command::Ui(ui) => {
+                init_logging(ui.serve.log_level.as_deref());
+                fs_mcp_rs::ui::run(ui)
+            }
         };
     }
     let cli = cli.serve;
