@@ -141,10 +141,11 @@ async fn serve(args: UiArgs) -> anyhow::Result<()> {
     // The URL is the one line on stdout, so scripts can read it; logs stay on stderr.
     println!("http://127.0.0.1:{}/?token={token}", local.port());
     tracing::info!("fs-mcp-rs ui serving at http://127.0.0.1:{}/", local.port());
-    axum::serve(listener, app)
-        .with_graceful_shutdown(crate::http::wait_for_signal())
-        .await
-        .context("the ui server failed")
+    // No graceful drain: a propose_and_review call may be waiting minutes for a review.
+    tokio::select! {
+        served = axum::serve(listener, app) => served.context("the ui server failed"),
+        () = crate::http::wait_for_signal() => Ok(()),
+    }
 }
 
 /// Whether --review-command was given on the command line (clap fills in the VS Code default).

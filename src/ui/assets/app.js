@@ -122,7 +122,7 @@ function selectTool(name) {
   state.selected = tool;
   for (const item of document.querySelectorAll(".tool-item")) item.classList.toggle("active", item.dataset.name === name);
   const t = tool.listed;
-  const args = el("textarea", { id: "args", spellcheck: "false", rows: "8" });
+  const args = el("textarea", { id: "args", spellcheck: "false", rows: "5" });
   args.value = pretty(exampleArgs(tool));
   const detail = el("div", {},
     el("h2", {}, el("code", {}, t.name), t.title ? el("span", { class: "dim" }, " " + t.title) : null),
