@@ -188,8 +188,10 @@ async fn call_and_transform_endpoints_answer_like_an_mcp_client() {
 
 /// The Python with Playwright and the Chromium binary, if both are installed.
 fn browser() -> Option<(PathBuf, PathBuf)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let python = root.join("target/clients/venv/bin/python");
+    let clients = std::env::var_os("FS_MCP_CLIENTS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/clients"));
+    let python = clients.join("venv/bin/python");
     let chromium = std::env::var_os("FS_MCP_CHROMIUM")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));

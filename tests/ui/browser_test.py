@@ -7,7 +7,9 @@ usage: browser_test.py URL WORKSPACE SCREENSHOT_DIR TOOL,TOOL,...
 
 import json
 import os
+import struct
 import sys
+import zlib
 
 from playwright.sync_api import expect, sync_playwright
 
@@ -27,6 +29,17 @@ TIMEOUT_MS = 30_000
 def check(condition, message):
     if not condition:
         raise AssertionError(message)
+
+
+def tiny_png(width=8, height=8):
+    """A red square, built by hand so the test needs no imaging library."""
+    def chunk(kind, data):
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+    rows = b"".join(b"\x00" + b"\xff\x00\x00" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows))
+            + chunk(b"IEND", b""))
 
 
 def main():
@@ -68,6 +81,18 @@ def main():
         check("content" in protocol, f"protocol view is not a tools/call result: {protocol}")
         check(not protocol.get("isError"), f"read_files failed: {protocol}")
         shot(page, "tools-run.png")
+
+        # Media results are shown as the image itself.
+        with open(os.path.join(workspace, "red.png"), "wb") as f:
+            f.write(tiny_png())
+        page.click('.tool-item[data-name="read_media_file"]')
+        page.fill("#args", json.dumps({"path": "red.png"}))
+        page.click("#run")
+        image = page.locator("#human img")
+        expect(image).to_be_visible()
+        width = image.evaluate("img => img.naturalWidth")
+        check(width == 8, f"the image did not decode (naturalWidth {width})")
+        shot(page, "tools-media.png")
 
         # Schema lab: an integer enum and a $ref.
         page.click("#tab-lab")
@@ -119,9 +144,32 @@ def main():
         expect(page.locator("#run-status")).to_have_text("Done.")
         result = json.loads(page.locator("#protocol").text_content())
         check(not result.get("isError"), f"propose_and_review failed: {result}")
+        check("COMMITTED" in json.dumps(result), f"approval did not commit: {result}")
         on_disk = open(os.path.join(workspace, "hello.txt")).read()
         check("approved in the browser" in on_disk, f"file not written after approval: {on_disk!r}")
         shot(page, "tools-review-done.png")
+
+        # Editing the proposal in the page sends it back to the agent as feedback, unwritten.
+        page.fill("#args", json.dumps({
+            "path": "hello.txt",
+            "match_text": "approved in the browser",
+            "new_string": "second proposal",
+        }))
+        page.click("#run")
+        page.click("#tab-reviews")
+        review = page.locator(".review")
+        expect(review).to_have_count(1)
+        review.locator("summary").click()
+        review.locator("textarea.proposal").fill("the human's own version\n")
+        review.locator("button.send-edit").click()
+        page.click("#tab-tools")
+        expect(page.locator("#run-status")).to_have_text("Done.")
+        result = json.loads(page.locator("#protocol").text_content())
+        text = json.dumps(result)
+        check("REVIEW" in text and "the human's own version" in text,
+              f"edited proposal not returned as feedback: {result}")
+        on_disk = open(os.path.join(workspace, "hello.txt")).read()
+        check("approved in the browser" in on_disk, f"feedback must not write the file: {on_disk!r}")
 
         check(not errors, f"the page threw: {errors}")
         browser.close()
