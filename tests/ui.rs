@@ -55,7 +55,17 @@ impl Ui {
 }
 
 impl Drop for Ui {
+    /// SIGTERM first, so the server removes its review session directory; SIGKILL if it lingers.
     fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        for _ in 0..50 {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
