@@ -34,6 +34,8 @@ pub enum Command {
     /// Check, diff and transform tool schemas against the Gemini-safe contract.
     #[command(subcommand)]
     Schema(SchemaCommand),
+    /// Open a local web playground: try every tool, review proposals, see what Gemini is served.
+    Ui(crate::ui::UiArgs),
 }
 
 /// Serving options (the default command).

@@ -15,7 +15,9 @@ pub mod roots;
 pub mod schema_cli;
 pub mod schemas;
 pub mod server;
+pub mod setup;
 pub mod stdio;
 pub mod tools;
+pub mod ui;
 
 pub use server::{FsServer, ReadLimits, ServerOptions, Tier};

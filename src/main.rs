@@ -4,9 +4,8 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
+use fs_mcp_rs::FsServer;
 use fs_mcp_rs::cli::{Cli, Command, ServeArgs};
-use fs_mcp_rs::{FsServer, ServerOptions, Tier};
-use fs_mcp_sandbox::Sandbox;
 use rmcp::ServiceExt;
 use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
@@ -23,6 +22,10 @@ fn main() -> ExitCode {
     if let Some(command) = cli.command {
         return match command {
             Command::Schema(schema) => fs_mcp_rs::schema_cli::run(schema),
+            Command::Ui(ui) => {
+                init_logging(ui.serve.log_level.as_deref(), false);
+                fs_mcp_rs::ui::run(ui)
+            }
         };
     }
     let cli = cli.serve;
@@ -83,48 +86,8 @@ async fn run(cli: ServeArgs) -> anyhow::Result<()> {
         tracing::info!("shutting down");
         signalled.cancel();
     });
-    let (sandbox, skipped) = Sandbox::new(cli.allowed_dirs()).map_err(|e| {
-        anyhow::anyhow!(
-            "{e}. Give at least one existing directory, e.g. `fs-mcp-rs /path/to/project`."
-        )
-    })?;
-    for dir in skipped {
-        tracing::warn!(
-            "skipping allowed directory {}: {}",
-            dir.path.display(),
-            dir.reason
-        );
-    }
-    fs_mcp_rs::server::check_tool_names(&cli.disable_tools)
-        .map_err(|e| anyhow::anyhow!("--disable-tools: {e}"))?;
-    let tier = if cli.all { Tier::All } else { Tier::Core };
-    let roots: Vec<String> = sandbox
-        .roots()
-        .iter()
-        .map(|r| r.display().to_string())
-        .collect();
-    tracing::info!(
-        "fs-mcp-rs {} ({:?} tier) allowed directories: {}",
-        env!("CARGO_PKG_VERSION"),
-        tier,
-        roots.join(", ")
-    );
-    let review = cli
-        .review_config()
-        .map_err(|e| anyhow::anyhow!("--review-command: {e}"))?;
-    let options = ServerOptions {
-        tier,
-        dirs_from_cli: !cli.dirs.is_empty(),
-        review,
-        query_memory_limit: cli.query_memory_mb.max(16).saturating_mul(1024 * 1024),
-        read_only: cli.read_only,
-        disabled_tools: cli.disable_tools.clone(),
-        shutdown: CancellationToken::new(),
-        read_limits: fs_mcp_rs::ReadLimits {
-            max_reply_bytes: cli.max_reply_bytes.max(fs_mcp_read::MIN_REPLY_BYTES),
-            max_line_bytes: cli.max_line_bytes.max(1),
-        },
-    };
+    let (sandbox, options) =
+        fs_mcp_rs::setup::prepare(&cli, "fs-mcp-rs /path/to/project", CancellationToken::new())?;
     let server = FsServer::new(sandbox, options)
         .map_err(|e| anyhow::anyhow!("cannot create the review session directory: {e}"))?;
     match cli.http {

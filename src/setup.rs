@@ -1,0 +1,56 @@
+//! From serving arguments to a sandbox and server options: shared by the MCP transports and `ui`.
+
+use fs_mcp_sandbox::Sandbox;
+use tokio_util::sync::CancellationToken;
+
+use crate::cli::ServeArgs;
+use crate::server::{ReadLimits, ServerOptions, Tier, check_tool_names};
+
+/// Builds the sandbox (skipped directories warned about) and the options `args` describe.
+/// `example` is the command the error for "no usable directory" suggests.
+pub fn prepare(
+    args: &ServeArgs,
+    example: &str,
+    shutdown: CancellationToken,
+) -> anyhow::Result<(Sandbox, ServerOptions)> {
+    let (sandbox, skipped) = Sandbox::new(args.allowed_dirs()).map_err(|e| {
+        anyhow::anyhow!("{e}. Give at least one existing directory, e.g. `{example}`.")
+    })?;
+    for dir in skipped {
+        tracing::warn!(
+            "skipping allowed directory {}: {}",
+            dir.path.display(),
+            dir.reason
+        );
+    }
+    check_tool_names(&args.disable_tools).map_err(|e| anyhow::anyhow!("--disable-tools: {e}"))?;
+    let tier = if args.all { Tier::All } else { Tier::Core };
+    let roots: Vec<String> = sandbox
+        .roots()
+        .iter()
+        .map(|r| r.display().to_string())
+        .collect();
+    tracing::info!(
+        "fs-mcp-rs {} ({:?} tier) allowed directories: {}",
+        env!("CARGO_PKG_VERSION"),
+        tier,
+        roots.join(", ")
+    );
+    let review = args
+        .review_config()
+        .map_err(|e| anyhow::anyhow!("--review-command: {e}"))?;
+    let options = ServerOptions {
+        tier,
+        dirs_from_cli: !args.dirs.is_empty(),
+        review,
+        query_memory_limit: args.query_memory_mb.max(16).saturating_mul(1024 * 1024),
+        read_only: args.read_only,
+        disabled_tools: args.disable_tools.clone(),
+        shutdown,
+        read_limits: ReadLimits {
+            max_reply_bytes: args.max_reply_bytes.max(fs_mcp_read::MIN_REPLY_BYTES),
+            max_line_bytes: args.max_line_bytes.max(1),
+        },
+    };
+    Ok((sandbox, options))
+}

@@ -1,0 +1,371 @@
+//! The playground's HTTP side: the guard, the page, and the JSON endpoints.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use axum::extract::{Request, State as AxumState};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use rmcp::RoleClient;
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::{RunningService, ServiceError};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::reviews::Pending;
+use crate::server::{FsServer, Tier};
+
+/// The header the page sends its token in (a query `token=` works too, for the page itself).
+pub const TOKEN_HEADER: &str = "x-fs-mcp-token";
+
+const INDEX_HTML: &str = include_str!("assets/index.html");
+const STYLE_CSS: &str = include_str!("assets/style.css");
+const APP_JS: &str = include_str!("assets/app.js");
+
+/// Lines of the workspace excerpt, at most.
+const TREE_LINES: usize = 80;
+
+pub struct State {
+    pub client: RunningService<RoleClient, ()>,
+    pub tier: Tier,
+    pub roots: Vec<String>,
+    pub pending: Pending,
+    /// Kept for the session's sandbox (the workspace view lists what the tools can reach).
+    pub server: FsServer,
+    pub token: String,
+    pub port: u16,
+}
+
+type Shared = Arc<State>;
+
+pub fn router(state: Shared) -> Router {
+    Router::new()
+        .route("/", get(page))
+        .route("/api/tools", get(tools))
+        .route("/api/call", post(call))
+        .route("/api/transform", post(transform))
+        .route("/api/workspace", get(workspace))
+        .route("/api/reviews", get(reviews))
+        .route("/api/reviews/decide", post(decide))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&state),
+            guard,
+        ))
+        .with_state(state)
+}
+
+/// Refuses other sites and other hosts (403), then requests without the token (401).
+async fn guard(AxumState(state): AxumState<Shared>, request: Request, next: Next) -> Response {
+    let own_hosts = [
+        format!("127.0.0.1:{}", state.port),
+        format!("localhost:{}", state.port),
+    ];
+    let headers = request.headers();
+    let host = header_str(headers, header::HOST.as_str());
+    if !own_hosts.iter().any(|h| Some(h.as_str()) == host) {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            "this page answers only to its own address (Host 127.0.0.1 or localhost with its port)",
+        );
+    }
+    if let Some(origin) = header_str(headers, header::ORIGIN.as_str())
+        && !own_hosts.iter().any(|h| origin == format!("http://{h}"))
+    {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            "requests from other sites are refused (Origin is not this page)",
+        );
+    }
+    let query_token = request.uri().query().and_then(|q| {
+        q.split('&')
+            .find_map(|pair| pair.strip_prefix("token="))
+            .map(str::to_string)
+    });
+    let given = header_str(headers, TOKEN_HEADER)
+        .map(str::to_string)
+        .or(query_token)
+        .unwrap_or_default();
+    if !same_bytes(given.as_bytes(), state.token.as_bytes()) {
+        return refuse(
+            StatusCode::UNAUTHORIZED,
+            "missing or wrong token: open the URL `fs-mcp-rs ui` printed (it ends in ?token=…)",
+        );
+    }
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    // The token is in the page URL: never send it anywhere in a Referer.
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    response
+}
+
+fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Compares without an early exit, so the time taken does not reveal how much of a guess matched.
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+fn refuse(status: StatusCode, message: &str) -> Response {
+    (status, Json(json!({ "error": message }))).into_response()
+}
+
+/// The single page, CSS and JS inlined (one request carries the token; no other asset to guard).
+async fn page() -> Response {
+    let html = INDEX_HTML
+        .replace("/*STYLE*/", STYLE_CSS)
+        .replace("/*SCRIPT*/", APP_JS);
+    let mut response = Html(html).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'",
+        ),
+    );
+    response
+}
+
+/// tools/list as served, plus per tool the raw schemars schema, the transform's changes and lint.
+async fn tools(AxumState(state): AxumState<Shared>) -> Response {
+    let listed = match state.client.list_all_tools().await {
+        Ok(tools) => tools,
+        Err(e) => return service_error(e),
+    };
+    let reports = FsServer::schema_reports(state.tier);
+    let tools: Vec<Value> = listed
+        .iter()
+        .map(|tool| {
+            let served = serde_json::to_value(tool).unwrap_or(Value::Null);
+            let report = reports.iter().find(|r| r.name == tool.name);
+            let served_input = Value::Object((*tool.input_schema).clone());
+            let mut served_issues = gemini_compat::lint(&served_input);
+            served_issues.extend(gemini_compat::lint_tool_name(&tool.name));
+            json!({
+                "name": tool.name,
+                "listed": served,
+                "raw_input": report.map(|r| r.raw_input.clone()),
+                "raw_output": report.and_then(|r| r.raw_output.clone()),
+                "changes": report.map(|r| r.input_changes.iter().map(change_json).collect::<Vec<_>>()),
+                "output_changes": report.map(|r| r.output_changes.iter().map(change_json).collect::<Vec<_>>()),
+                "raw_issues": report.map(|r| gemini_compat::lint(&r.raw_input).iter().map(issue_json).collect::<Vec<_>>()),
+                "served_issues": served_issues.iter().map(issue_json).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    Json(json!({
+        "tier": format!("{:?}", state.tier),
+        "server": state.client.peer_info().map(|i| serde_json::to_value(i).unwrap_or(Value::Null)),
+        "tools": tools,
+    }))
+    .into_response()
+}
+
+#[derive(Deserialize)]
+struct CallBody {
+    name: String,
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+/// One tools/call through the in-process client; the answer is the exact result object.
+async fn call(AxumState(state): AxumState<Shared>, Json(body): Json<CallBody>) -> Response {
+    let mut params = CallToolRequestParams::new(body.name);
+    match body.arguments {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(map)) => params = params.with_arguments(map),
+        Some(_) => {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                "arguments must be a JSON object, e.g. {\"path\": \"README.md\"}",
+            );
+        }
+    }
+    match state.client.call_tool(params).await {
+        Ok(result) => Json(json!({ "result": result })).into_response(),
+        Err(ServiceError::McpError(error)) => Json(json!({ "error": error })).into_response(),
+        Err(e) => service_error(e),
+    }
+}
+
+fn service_error(e: ServiceError) -> Response {
+    refuse(
+        StatusCode::BAD_GATEWAY,
+        &format!("the in-process MCP server did not answer: {e}. Restart `fs-mcp-rs ui`."),
+    )
+}
+
+#[derive(Deserialize)]
+struct TransformBody {
+    input: Value,
+}
+
+/// The schema lab: what `schema transform` prints, with `schema check`'s changes and lint per schema.
+async fn transform(Json(body): Json<TransformBody>) -> Response {
+    let input = body.input;
+    let output = crate::schema_cli::transform_document(input.clone());
+    let tools = input
+        .get("result")
+        .and_then(|r| r.get("tools"))
+        .or_else(|| input.get("tools"))
+        .and_then(Value::as_array);
+    let reports: Vec<Value> = match tools {
+        Some(tools) => tools
+            .iter()
+            .flat_map(|tool| {
+                let name = tool
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("(unnamed)");
+                ["inputSchema", "outputSchema"]
+                    .into_iter()
+                    .filter_map(move |key| {
+                        tool.get(key)
+                            .map(|schema| schema_report(&format!("{name}.{key}"), schema))
+                    })
+            })
+            .collect(),
+        None => vec![schema_report("schema", &input)],
+    };
+    Json(json!({ "output": output, "reports": reports })).into_response()
+}
+
+fn schema_report(label: &str, schema: &Value) -> Value {
+    let transformed = gemini_compat::transform(schema);
+    let after = gemini_compat::lint(&transformed.schema);
+    json!({
+        "label": label,
+        "changes": transformed.changes.iter().map(change_json).collect::<Vec<_>>(),
+        "issues": gemini_compat::lint(schema).iter().map(issue_json).collect::<Vec<_>>(),
+        "issues_after": after.iter().map(issue_json).collect::<Vec<_>>(),
+    })
+}
+
+fn issue_json(issue: &gemini_compat::Issue) -> Value {
+    json!({
+        "path": issue.path,
+        "rule": issue.rule.to_string(),
+        "severity": issue.severity.to_string(),
+        "message": issue.message,
+    })
+}
+
+fn change_json(change: &gemini_compat::Change) -> Value {
+    json!({"path": change.path, "rule": change.rule.to_string(), "message": change.message})
+}
+
+/// Allowed directories and a short tree of the first one, to paste into an agent's prompt.
+async fn workspace(AxumState(state): AxumState<Shared>) -> Response {
+    let roots = state.roots.clone();
+    let read_only = state.server.sandbox().is_read_only();
+    let excerpt = tokio::task::spawn_blocking(move || {
+        roots
+            .first()
+            .map(|root| tree_excerpt(Path::new(root)))
+            .unwrap_or_default()
+    })
+    .await
+    .unwrap_or_default();
+    let sample_file = excerpt.1;
+    let mut description = format!(
+        "You can use filesystem tools (fs-mcp-rs) on these directories: {}.{}\nRelative paths resolve against the first one.\n",
+        state.roots.join(", "),
+        if read_only {
+            " They are read-only."
+        } else {
+            ""
+        }
+    );
+    if let Some(root) = state.roots.first() {
+        description.push_str(&format!("\nTop of {root}:\n{}", excerpt.0));
+    }
+    Json(json!({
+        "dirs": state.roots,
+        "description": description,
+        "sample_file": sample_file,
+    }))
+    .into_response()
+}
+
+/// Two levels of `root` (hidden entries and build output left out), and the first file seen.
+fn tree_excerpt(root: &Path) -> (String, Option<String>) {
+    let mut lines = Vec::new();
+    let mut first_file = None;
+    walk(root, root, 0, &mut lines, &mut first_file);
+    if lines.len() > TREE_LINES {
+        let more = lines.len() - TREE_LINES;
+        lines.truncate(TREE_LINES);
+        lines.push(format!("… ({more} more)"));
+    }
+    (lines.join("\n") + "\n", first_file)
+}
+
+fn walk(
+    root: &Path,
+    dir: &Path,
+    depth: usize,
+    lines: &mut Vec<String>,
+    first_file: &mut Option<String>,
+) {
+    const SKIP: &[&str] = &["target", "node_modules", "__pycache__"];
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        if lines.len() > TREE_LINES {
+            return;
+        }
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') || SKIP.contains(&name.as_str()) {
+            continue;
+        }
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        let indent = "  ".repeat(depth);
+        if is_dir {
+            lines.push(format!("{indent}{name}/"));
+            if depth < 1 {
+                walk(root, &entry.path(), depth + 1, lines, first_file);
+            }
+        } else {
+            lines.push(format!("{indent}{name}"));
+            // Prefer a top-level file for the example arguments: it is the likeliest to be text.
+            let better = first_file.is_none()
+                || depth == 0 && first_file.as_deref().is_some_and(|f| f.contains('/'));
+            if better && let Ok(rel) = entry.path().strip_prefix(root) {
+                *first_file = Some(rel.to_string_lossy().into_owned());
+            }
+        }
+    }
+}
+
+async fn reviews(AxumState(state): AxumState<Shared>) -> Response {
+    Json(state.pending.list()).into_response()
+}
+
+#[derive(Deserialize)]
+struct DecideBody {
+    session_path: String,
+    /// Edited content (feedback to the agent); absent approves the proposal as it is.
+    #[serde(default)]
+    content: Option<String>,
+}
+
+async fn decide(AxumState(state): AxumState<Shared>, Json(body): Json<DecideBody>) -> Response {
+    match state
+        .pending
+        .decide(&body.session_path, body.content.as_deref())
+    {
+        Ok(()) => Json(json!({ "ok": true })).into_response(),
+        Err(message) => refuse(StatusCode::NOT_FOUND, &message),
+    }
+}
