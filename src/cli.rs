@@ -34,6 +34,9 @@ pub enum Command {
     /// Check, diff and transform tool schemas against the Gemini-safe contract.
     #[command(subcommand)]
     Schema(SchemaCommand),
+    /// Serve another MCP server's tools with Gemini-safe schemas (arguments mapped back on every
+    /// call); everything else passes through. `fs-mcp-rs proxy -- CMD [ARGS...]` or `--url URL`.
+    Proxy(crate::proxy::ProxyArgs),
 }
 
 /// Serving options (the default command).

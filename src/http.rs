@@ -50,9 +50,22 @@ pub async fn serve(
     addr: SocketAddr,
     token: Option<String>,
 ) -> anyhow::Result<()> {
+    serve_sessions(move || server.new_session(), addr, token).await
+}
+
+/// Serves one `ServerHandler` per client session, made by `new_session`, with the same guards
+/// (Origin, Host, bearer token) as [`serve`]; `fs-mcp-rs proxy --http` uses it too.
+pub async fn serve_sessions<S>(
+    new_session: impl Fn() -> S + Send + Sync + 'static,
+    addr: SocketAddr,
+    token: Option<String>,
+) -> anyhow::Result<()>
+where
+    S: rmcp::ServerHandler + Send + 'static,
+{
     let shutdown = CancellationToken::new();
     let service = StreamableHttpService::new(
-        move || Ok(server.new_session()),
+        move || Ok(new_session()),
         LocalSessionManager::default().into(),
         http_config(addr, shutdown.child_token()),
     );

@@ -5,6 +5,7 @@ pub mod cli;
 pub mod http;
 pub mod lenient;
 pub mod params;
+pub mod proxy;
 pub mod roots;
 pub mod schema_cli;
 pub mod schemas;

@@ -18,6 +18,10 @@ fn main() -> ExitCode {
     if let Some(command) = cli.command {
         return match command {
             Command::Schema(schema) => fs_mcp_rs::schema_cli::run(schema),
+            Command::Proxy(proxy) => {
+                init_logging(proxy.log_level.as_deref());
+                fs_mcp_rs::proxy::main(proxy)
+            }
         };
     }
     let cli = cli.serve;

@@ -1,0 +1,244 @@
+//! `fs-mcp-rs proxy` in front of a real server on the official Python SDK with pydantic models
+//! (tests/fixtures/pydantic_server.py), driven over stdio like an MCP client.
+//!
+//! The Python SDK comes from `cargo xtask clients install` (target/clients/venv, or
+//! FS_MCP_CLIENTS_DIR). Without it these tests skip with a note, unless FS_MCP_REQUIRE_CLIENTS=1.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::StdioClient;
+use serde_json::{Value, json};
+
+const FIXTURE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/pydantic_server.py"
+);
+
+fn python() -> Option<PathBuf> {
+    let dir = std::env::var_os("FS_MCP_CLIENTS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/clients"));
+    let python = dir.join("venv/bin/python");
+    if python.exists() {
+        return Some(python);
+    }
+    if std::env::var("FS_MCP_REQUIRE_CLIENTS").as_deref() == Ok("1") {
+        panic!(
+            "the Python MCP SDK is missing under {}: run `cargo xtask clients install`",
+            dir.display()
+        );
+    }
+    eprintln!("skipping: the Python MCP SDK is not installed (run `cargo xtask clients install`)");
+    None
+}
+
+/// The proxy in front of the pydantic fixture, handshake done.
+fn start_proxy(python: &Path, cwd: &Path) -> StdioClient {
+    let python = python.to_str().expect("utf8 path");
+    StdioClient::start(cwd, &["proxy", "--", python, FIXTURE])
+}
+
+fn tool<'a>(tools: &'a [Value], name: &str) -> &'a Value {
+    tools
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no tool {name} in {tools:?}"))
+}
+
+/// Sends pings until `done` holds for the notifications seen so far (they are collected while
+/// waiting for each answer).
+fn poll_notifications(client: &mut StdioClient, done: impl Fn(&[Value]) -> bool) {
+    for _ in 0..500 {
+        if done(&client.notifications) {
+            return;
+        }
+        let pong = client.request("ping", json!({}));
+        assert!(pong.get("result").is_some(), "ping failed: {pong}");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!(
+        "expected notifications never arrived: {:?}",
+        client.notifications
+    );
+}
+
+fn progress_for(notifications: &[Value], token: &str) -> Vec<Value> {
+    notifications
+        .iter()
+        .filter(|n| {
+            n["method"] == "notifications/progress" && n["params"]["progressToken"] == token
+        })
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn served_schemas_lint_clean_and_calls_reach_the_upstream_with_raw_types() {
+    let Some(python) = python() else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut client = start_proxy(&python, tmp.path());
+    assert_eq!(
+        client.initialize_result["serverInfo"]["name"], "pydantic-fixture",
+        "the client sees the upstream's identity: {}",
+        client.initialize_result
+    );
+    let tools = client.list_tools();
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["echo_order", "slow", "crash", "hang"]);
+    for t in &tools {
+        for key in ["inputSchema", "outputSchema"] {
+            if let Some(schema) = t.get(key) {
+                let issues = gemini_compat::lint(schema);
+                assert!(
+                    issues.is_empty(),
+                    "{} {key} is not Gemini-safe: {issues:?}\n{schema:#}",
+                    t["name"]
+                );
+            }
+        }
+    }
+
+    // Arguments written against the served schema, as a Gemini client would.
+    let served = &tool(&tools, "echo_order")["inputSchema"]["properties"];
+    let priority_enum = served["priority"]["enum"]
+        .as_array()
+        .unwrap_or_else(|| panic!("served priority has no enum: {}", served["priority"]));
+    assert!(
+        priority_enum.iter().all(Value::is_string),
+        "Gemini takes string enums only; the integer enum must be served as strings: {priority_enum:?}"
+    );
+    let high = priority_enum
+        .iter()
+        .find(|v| *v == "3")
+        .expect("priority 3 is offered")
+        .clone();
+    let result = client.call(
+        "echo_order",
+        json!({
+            "customer": {"name": "Ada", "address": {"street": "1 Main St", "city": "Paris"}},
+            "items": [{"sku": "A-1", "quantity": 2, "unit": "kg"}],
+            "priority": high,
+            "location": [48.85, 2.35],
+            "channel": "phone"
+        }),
+    );
+    assert_ne!(result["isError"], json!(true), "echo_order failed: {result}");
+    let echoed: Value = serde_json::from_str(&common::text_of(&result))
+        .unwrap_or_else(|e| panic!("echo is not JSON ({e}): {result}"));
+    let received = &echoed["received"];
+    assert_eq!(received["priority"], json!(3), "{received}");
+    assert_eq!(received["priority_type"], "int", "{received}");
+    assert_eq!(received["location"], json!([48.85, 2.35]), "{received}");
+    assert_eq!(received["items"][0]["unit"], "kg");
+    assert_eq!(received["items"][0]["quantity"], json!(2));
+    assert_eq!(received["customer"]["address"]["city"], "Paris");
+    assert_eq!(received["channel"], "phone");
+    // "$ref" keys in structured results are escaped as fs-mcp-rs's own results are (R14).
+    if let Some(structured) = result.get("structuredContent") {
+        assert!(
+            !gemini_compat::has_output_refs(structured),
+            "a $ref key reached the client: {structured}"
+        );
+    }
+    let status = client.finish();
+    assert!(status.success(), "proxy exit status: {status}");
+}
+
+#[test]
+fn progress_and_cancellation_pass_through() {
+    let Some(python) = python() else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut client = start_proxy(&python, tmp.path());
+
+    // Progress reaches the client under the client's own token, then the result.
+    let gate = tmp.path().join("gate");
+    let gate_str = gate.to_str().expect("utf8").to_string();
+    client.send(&json!({
+        "jsonrpc": "2.0", "id": 900, "method": "tools/call",
+        "params": {"name": "slow", "arguments": {"gate": gate_str}, "_meta": {"progressToken": "tok-1"}}
+    }));
+    poll_notifications(&mut client, |n| progress_for(n, "tok-1").len() >= 2);
+    let progress = progress_for(&client.notifications, "tok-1");
+    assert_eq!(progress[0]["params"]["progress"], json!(1.0));
+    assert_eq!(progress[1]["params"]["message"], "halfway");
+    std::fs::write(&gate, "open").expect("open gate");
+    let done = client.wait_for(900);
+    assert_eq!(
+        common::text_of(&done["result"]),
+        "done",
+        "slow did not finish: {done}"
+    );
+
+    // A cancelled call is cancelled upstream too.
+    let gate2 = tmp.path().join("gate2");
+    let gate2_str = gate2.to_str().expect("utf8").to_string();
+    client.send(&json!({
+        "jsonrpc": "2.0", "id": 901, "method": "tools/call",
+        "params": {"name": "slow", "arguments": {"gate": gate2_str}, "_meta": {"progressToken": "tok-2"}}
+    }));
+    poll_notifications(&mut client, |n| progress_for(n, "tok-2").len() >= 2);
+    client.notify(
+        "notifications/cancelled",
+        json!({"requestId": 901, "reason": "test"}),
+    );
+    let marker = tmp.path().join("gate2.cancelled");
+    for _ in 0..1000 {
+        if marker.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(
+        marker.exists(),
+        "the upstream never saw the cancellation; stderr:\n{}",
+        client.stderr.lock().map(|s| s.clone()).unwrap_or_default()
+    );
+    let status = client.finish();
+    assert!(status.success(), "proxy exit status: {status}");
+}
+
+#[test]
+fn an_upstream_crash_fails_the_pending_call_and_the_proxy_exits() {
+    let Some(python) = python() else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut client = start_proxy(&python, tmp.path());
+    client.list_tools();
+    let response = client.request("tools/call", json!({"name": "crash", "arguments": {}}));
+    let message = response["error"]["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a crash must fail the call with an error: {response}"));
+    assert!(
+        message.contains("exited") && message.contains("pydantic_server.py"),
+        "the error says the upstream died and names it: {message}"
+    );
+    let status = client.finish();
+    assert_eq!(
+        status.code(),
+        Some(1),
+        "the proxy exits with status 1 after its upstream died"
+    );
+}
+
+#[test]
+fn a_missing_upstream_command_is_a_clear_error() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut client = StdioClient::spawn(
+        tmp.path(),
+        &["proxy", "--", "/nonexistent/fs-mcp-rs-upstream"],
+    );
+    let response = client.request(
+        "initialize",
+        json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "fs-mcp-rs-tests", "version": "1"}
+        }),
+    );
+    let message = response["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("cannot start the upstream") && message.contains("PATH"),
+        "{response}"
+    );
+}
