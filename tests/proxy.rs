@@ -121,12 +121,26 @@ fn served_schemas_lint_clean_and_calls_reach_the_upstream_with_raw_types() {
             "items": [{"sku": "A-1", "quantity": 2, "unit": "kg"}],
             "priority": high,
             "location": [48.85, 2.35],
+            "tags": {"env": "prod"},
             "channel": "phone"
         }),
     );
-    assert_ne!(result["isError"], json!(true), "echo_order failed: {result}");
+    assert_ne!(
+        result["isError"],
+        json!(true),
+        "echo_order failed: {result}"
+    );
     let echoed: Value = serde_json::from_str(&common::text_of(&result))
         .unwrap_or_else(|e| panic!("echo is not JSON ({e}): {result}"));
+    // What arrived on the wire, before pydantic's lax validation could turn "3" into 3.
+    let raw = &echoed["raw"];
+    assert_eq!(
+        raw["priority"],
+        json!(3),
+        "the string enum is mapped back to the integer: {raw}"
+    );
+    assert_eq!(raw["location"], json!([48.85, 2.35]), "{raw}");
+    assert_eq!(raw["tags"], json!({"env": "prod"}), "{raw}");
     let received = &echoed["received"];
     assert_eq!(received["priority"], json!(3), "{received}");
     assert_eq!(received["priority_type"], "int", "{received}");

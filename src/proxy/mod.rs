@@ -177,17 +177,21 @@ async fn run(
                 .await
                 .map_err(|e| anyhow::anyhow!("MCP handshake over stdio failed: {e}"))?;
             tokio::select! {
+                biased;
+                _ = died.cancelled() => {
+                    linger_for_error_replies().await;
+                    Err(anyhow::anyhow!("the upstream MCP server ({describe}) exited; the proxy stops"))
+                }
                 result = running.waiting() => {
                     result.map_err(|e| anyhow::anyhow!("stdio session ended with an error: {e}"))?;
+                    if died.is_cancelled() {
+                        return Err(anyhow::anyhow!("the upstream MCP server ({describe}) exited; the proxy stops"));
+                    }
                     Ok(())
                 }
                 _ = crate::http::wait_for_signal() => {
                     tracing::info!("shutting down");
                     Ok(())
-                }
-                _ = died.cancelled() => {
-                    linger_for_error_replies().await;
-                    Err(anyhow::anyhow!("the upstream MCP server ({describe}) exited; the proxy stops"))
                 }
             }
         }

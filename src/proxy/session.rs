@@ -215,7 +215,10 @@ impl ServerHandler for ProxySession {
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
         let result = self
-            .pass(ClientRequest::CompleteRequest(Request::new(request)), context)
+            .pass(
+                ClientRequest::CompleteRequest(Request::new(request)),
+                context,
+            )
             .await?;
         expect_result!(result, "completion/complete", CompleteResult => std::convert::identity)
     }
@@ -225,9 +228,12 @@ impl ServerHandler for ProxySession {
         request: SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.pass(ClientRequest::SetLevelRequest(Request::new(request)), context)
-            .await
-            .map(|_| ())
+        self.pass(
+            ClientRequest::SetLevelRequest(Request::new(request)),
+            context,
+        )
+        .await
+        .map(|_| ())
     }
 
     async fn get_prompt(
@@ -236,7 +242,10 @@ impl ServerHandler for ProxySession {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let result = self
-            .pass(ClientRequest::GetPromptRequest(Request::new(request)), context)
+            .pass(
+                ClientRequest::GetPromptRequest(Request::new(request)),
+                context,
+            )
             .await?;
         match result {
             ServerResult::GetPromptResult(r) => Ok(GetPromptResponse::Complete(r)),
@@ -251,7 +260,10 @@ impl ServerHandler for ProxySession {
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         let result = self
-            .pass(ClientRequest::ListPromptsRequest(optional(request)), context)
+            .pass(
+                ClientRequest::ListPromptsRequest(optional(request)),
+                context,
+            )
             .await?;
         expect_result!(result, "prompts/list", ListPromptsResult => std::convert::identity)
     }
@@ -262,7 +274,10 @@ impl ServerHandler for ProxySession {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let result = self
-            .pass(ClientRequest::ListResourcesRequest(optional(request)), context)
+            .pass(
+                ClientRequest::ListResourcesRequest(optional(request)),
+                context,
+            )
             .await?;
         expect_result!(result, "resources/list", ListResourcesResult => std::convert::identity)
     }
@@ -287,7 +302,10 @@ impl ServerHandler for ProxySession {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let result = self
-            .pass(ClientRequest::ReadResourceRequest(Request::new(request)), context)
+            .pass(
+                ClientRequest::ReadResourceRequest(Request::new(request)),
+                context,
+            )
             .await?;
         match result {
             ServerResult::ReadResourceResult(r) => Ok(ReadResourceResponse::Complete(r)),
@@ -301,9 +319,12 @@ impl ServerHandler for ProxySession {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.pass(ClientRequest::SubscribeRequest(Request::new(request)), context)
-            .await
-            .map(|_| ())
+        self.pass(
+            ClientRequest::SubscribeRequest(Request::new(request)),
+            context,
+        )
+        .await
+        .map(|_| ())
     }
 
     async fn unsubscribe(
@@ -311,9 +332,12 @@ impl ServerHandler for ProxySession {
         request: UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.pass(ClientRequest::UnsubscribeRequest(Request::new(request)), context)
-            .await
-            .map(|_| ())
+        self.pass(
+            ClientRequest::UnsubscribeRequest(Request::new(request)),
+            context,
+        )
+        .await
+        .map(|_| ())
     }
 
     async fn on_custom_request(

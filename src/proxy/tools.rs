@@ -39,7 +39,11 @@ impl ToolCache {
     }
 
     /// Maps arguments written for the served schema back to the upstream's raw schema.
-    pub fn coerce(&self, tool: &str, arguments: rmcp::model::JsonObject) -> rmcp::model::JsonObject {
+    pub fn coerce(
+        &self,
+        tool: &str,
+        arguments: rmcp::model::JsonObject,
+    ) -> rmcp::model::JsonObject {
         match self.raw_inputs.get(tool) {
             Some(raw) => match gemini_compat::coerce_arguments(raw, Value::Object(arguments)) {
                 Value::Object(map) => map,

@@ -1,18 +1,20 @@
 //! The client side of the proxy: one connection to the upstream server, and the handler that
 //! passes the upstream's own requests and notifications on to the proxy's client.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     CancelledNotification, CancelledNotificationParam, ClientConfig, ClientNotification,
-    ClientRequest, ClientResult, GetMeta, ProgressNotificationParam, ProgressToken, RequestId,
-    ServerNotification, ServerRequest,
+    ClientRequest, ClientResult, GetMeta, JsonRpcMessage, ProgressNotificationParam, ProgressToken,
+    RequestId, ServerNotification, ServerRequest,
 };
 use rmcp::service::{
     NotificationContext, Peer, PeerRequestOptions, RequestContext, RunningService, ServiceError,
 };
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::{IntoTransport, Transport};
 use rmcp::{ErrorData, RoleClient, RoleServer, Service, ServiceExt};
 use tokio_util::sync::CancellationToken;
 
@@ -39,6 +41,66 @@ impl ProgressMap {
     }
 }
 
+/// Arrival number of an upstream progress notification, stamped by [`Sequenced`]: rmcp handles
+/// each notification in a task of its own, so without it two progress updates can reach the
+/// client swapped.
+#[derive(Debug, Clone, Copy)]
+struct ProgressSeq(u64);
+
+/// The upstream transport, stamping each incoming progress notification with its arrival order.
+struct Sequenced<T> {
+    inner: T,
+    next: u64,
+}
+
+impl<T: Transport<RoleClient>> Transport<RoleClient> for Sequenced<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        let mut message = self.inner.receive().await?;
+        if let JsonRpcMessage::Notification(n) = &mut message
+            && let ServerNotification::ProgressNotification(progress) = &mut n.notification
+        {
+            progress.extensions.insert(ProgressSeq(self.next));
+            self.next += 1;
+        }
+        Some(message)
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
+
+fn sequenced<T, E, A>(transport: T) -> Sequenced<impl Transport<RoleClient, Error = E>>
+where
+    T: IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    Sequenced {
+        inner: transport.into_transport(),
+        next: 0,
+    }
+}
+
+/// Progress notifications waiting for an earlier one, so the client gets them in arrival order.
+#[derive(Default)]
+struct ProgressOrder {
+    next: u64,
+    /// By arrival number; None: nothing to send (no client token), but the number is used up.
+    waiting: BTreeMap<u64, Option<ServerNotification>>,
+}
+
+/// More out-of-order progress than this means a number went missing: send what is held.
+const MAX_HELD_PROGRESS: usize = 64;
+
 /// What the session and the upstream handler both reach.
 pub struct Links {
     /// The proxy's client.
@@ -53,6 +115,7 @@ pub struct Links {
     pub progress_to_upstream: ProgressMap,
     /// The upstream peer, set once connected (for progress the client sends back).
     pub upstream: std::sync::OnceLock<Peer<RoleClient>>,
+    progress_order: tokio::sync::Mutex<ProgressOrder>,
 }
 
 /// A live upstream connection of one session.
@@ -86,6 +149,7 @@ impl Upstream {
             progress_to_client: ProgressMap::default(),
             progress_to_upstream: ProgressMap::default(),
             upstream: std::sync::OnceLock::new(),
+            progress_order: tokio::sync::Mutex::new(ProgressOrder::default()),
         });
         let handler = UpstreamHandler {
             links: Arc::clone(&links),
@@ -106,16 +170,19 @@ impl Upstream {
                             None,
                         )
                     })?;
-                handler.serve(transport).await.map_err(|e| {
+                handler.serve(sequenced(transport)).await.map_err(|e| {
                     ErrorData::internal_error(
-                        format!("the upstream MCP server `{describe}` failed the MCP handshake: {e}"),
+                        format!(
+                            "the upstream MCP server `{describe}` failed the MCP handshake: {e}"
+                        ),
                         None,
                     )
                 })?
             }
             UpstreamSpec::Url(url) => {
-                let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
-                handler.serve(transport).await.map_err(|e| {
+                let transport =
+                    rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
+                handler.serve(sequenced(transport)).await.map_err(|e| {
                     ErrorData::internal_error(
                         format!("cannot connect to the upstream MCP server at {describe}: {e}"),
                         None,
@@ -170,15 +237,23 @@ async fn watch(
 pub fn upstream_error(shared: &Shared, error: ServiceError) -> ErrorData {
     match error {
         ServiceError::McpError(e) => e,
-        ServiceError::TransportClosed | ServiceError::TransportSend(_) => ErrorData::internal_error(
+        ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+            // A session's upstream lives as long as its requests: a closed transport while one
+            // is pending is a death, even if the watcher has not seen it yet.
+            shared.upstream_died.cancel();
+            ErrorData::internal_error(
+                format!(
+                    "the upstream MCP server ({}) exited or closed the connection before answering; the proxy stops too. Check the upstream's stderr, then restart the proxy.",
+                    shared.upstream.describe()
+                ),
+                None,
+            )
+        }
+        other => ErrorData::internal_error(
             format!(
-                "the upstream MCP server ({}) exited or closed the connection before answering; the proxy stops too. Check the upstream's stderr, then restart the proxy.",
+                "upstream MCP server ({}): {other}",
                 shared.upstream.describe()
             ),
-            None,
-        ),
-        other => ErrorData::internal_error(
-            format!("upstream MCP server ({}): {other}", shared.upstream.describe()),
             None,
         ),
     }
@@ -220,7 +295,9 @@ impl Service<RoleClient> for UpstreamHandler {
             .downstream
             .send_request_with_option(request, options)
             .await
-            .map_err(|e| ErrorData::internal_error(format!("cannot reach the client: {e}"), None))?;
+            .map_err(|e| {
+                ErrorData::internal_error(format!("cannot reach the client: {e}"), None)
+            })?;
         let ours = handle.progress_token.clone();
         if let Some(theirs) = theirs {
             self.links.progress_to_upstream.insert(ours.clone(), theirs);
@@ -245,21 +322,33 @@ impl Service<RoleClient> for UpstreamHandler {
         notification: ServerNotification,
         context: NotificationContext<RoleClient>,
     ) -> Result<(), ErrorData> {
+        if let ServerNotification::ProgressNotification(mut progress) = notification {
+            let seq = context.extensions.get::<ProgressSeq>().copied();
+            // None: the client asked for no progress on this request (or it is over).
+            let to_send = self
+                .links
+                .progress_to_client
+                .get(&progress.params.progress_token)
+                .map(|theirs| {
+                    progress.params.progress_token = theirs;
+                    let mut n = ServerNotification::ProgressNotification(progress);
+                    *n.get_meta_mut() = context.meta;
+                    n
+                });
+            match seq {
+                Some(ProgressSeq(seq)) => self.send_progress_in_order(seq, to_send).await,
+                None => {
+                    if let Some(n) = to_send {
+                        let _ = self.links.downstream.send_notification(n).await;
+                    }
+                }
+            }
+            return Ok(());
+        }
         let mut notification = notification;
         match &mut notification {
             // rmcp already cancelled the matching request handler.
             ServerNotification::CancelledNotification(_) => return Ok(()),
-            ServerNotification::ProgressNotification(progress) => {
-                let Some(theirs) = self
-                    .links
-                    .progress_to_client
-                    .get(&progress.params.progress_token)
-                else {
-                    // The client asked for no progress on this request (or it is over).
-                    return Ok(());
-                };
-                progress.params.progress_token = theirs;
-            }
             ServerNotification::ToolListChangedNotification(_) => {
                 self.links.tools_generation.fetch_add(1, Ordering::SeqCst);
                 *self.links.tools.write().await = None;
@@ -275,6 +364,33 @@ impl Service<RoleClient> for UpstreamHandler {
 
     fn get_info(&self) -> ClientConfig {
         self.config.clone()
+    }
+}
+
+impl UpstreamHandler {
+    /// Sends progress notification number `seq` once every earlier one is out (or dropped).
+    async fn send_progress_in_order(&self, seq: u64, notification: Option<ServerNotification>) {
+        let mut order = self.links.progress_order.lock().await;
+        order.waiting.insert(seq, notification);
+        loop {
+            let next = order.next;
+            let ready = match order.waiting.remove(&next) {
+                Some(ready) => Some(ready),
+                None if order.waiting.len() > MAX_HELD_PROGRESS => {
+                    order.waiting.pop_first().map(|(seq, n)| {
+                        order.next = seq;
+                        n
+                    })
+                }
+                None => None,
+            };
+            let Some(ready) = ready else { break };
+            order.next += 1;
+            if let Some(n) = ready {
+                // Sent while holding the lock: the channel to the client keeps this order.
+                let _ = self.links.downstream.send_notification(n).await;
+            }
+        }
     }
 }
 
@@ -313,7 +429,10 @@ pub async fn forward(
         .map_err(|e| upstream_error(shared, e))?;
     let ours = handle.progress_token.clone();
     if let Some(theirs) = theirs {
-        upstream.links.progress_to_client.insert(ours.clone(), theirs);
+        upstream
+            .links
+            .progress_to_client
+            .insert(ours.clone(), theirs);
     }
     let id = handle.id.clone();
     let result = tokio::select! {
