@@ -256,3 +256,55 @@ fn a_missing_upstream_command_is_a_clear_error() {
         "{response}"
     );
 }
+
+/// The HTTP side and the HTTP upstream: `proxy --url` (stdio) in front of `proxy --http` in front
+/// of the fixture. The schemas stay lint-clean through both and the call still maps back.
+#[test]
+fn http_serving_and_an_http_upstream_chain() {
+    use std::io::{BufRead, BufReader};
+    let Some(python) = python() else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut server = std::process::Command::new(common::BIN)
+        .args(["proxy", "--http", "127.0.0.1:0", "--"])
+        .arg(&python)
+        .arg(FIXTURE)
+        .env_remove("RUST_LOG")
+        .env_remove("FS_MCP_HTTP_TOKEN")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start proxy --http");
+    let stderr = server.stderr.take().expect("stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(at) = line.find("http://") {
+                let _ = tx.send(line[at..].trim().to_string());
+            }
+        }
+    });
+    let url = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("proxy --http printed its URL");
+    let mut client = StdioClient::start(tmp.path(), &["proxy", "--url", &url]);
+    let tools = client.list_tools();
+    for t in &tools {
+        let issues = gemini_compat::lint(&t["inputSchema"]);
+        assert!(issues.is_empty(), "{}: {issues:?}", t["name"]);
+    }
+    let result = client.call(
+        "echo_order",
+        json!({
+            "customer": {"name": "Bo", "address": {"street": "2 Side St", "city": "Oslo"}},
+            "items": [{"sku": "B-2", "quantity": 1}],
+            "priority": "1",
+            "location": [59.9, 10.7]
+        }),
+    );
+    let echoed: Value = serde_json::from_str(&common::text_of(&result)).expect("echo is JSON");
+    assert_eq!(echoed["raw"]["priority"], json!(1), "{echoed}");
+    drop(client);
+    let _ = server.kill();
+    let _ = server.wait();
+}
