@@ -86,7 +86,7 @@ fn served_schemas_lint_clean_and_calls_reach_the_upstream_with_raw_types() {
     );
     let tools = client.list_tools();
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names, ["echo_order", "slow", "crash", "hang"]);
+    assert_eq!(names, ["echo_order", "slow", "grow", "crash", "hang"]);
     for t in &tools {
         for key in ["inputSchema", "outputSchema"] {
             if let Some(schema) = t.get(key) {
@@ -211,6 +211,29 @@ fn progress_and_cancellation_pass_through() {
     );
     let status = client.finish();
     assert!(status.success(), "proxy exit status: {status}");
+}
+
+#[test]
+fn an_upstream_tool_list_change_refreshes_the_served_list() {
+    let Some(python) = python() else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut client = start_proxy(&python, tmp.path());
+    let before = client.list_tools();
+    assert!(before.iter().all(|t| t["name"] != "extra_tool"));
+    let grown = client.call("grow", json!({}));
+    assert_eq!(common::text_of(&grown), "grown", "{grown}");
+    poll_notifications(&mut client, |n| {
+        n.iter()
+            .any(|n| n["method"] == "notifications/tools/list_changed")
+    });
+    let after = client.list_tools();
+    let extra = tool(&after, "extra_tool");
+    assert!(
+        gemini_compat::lint(&extra["inputSchema"]).is_empty(),
+        "the new tool is served transformed too: {extra}"
+    );
+    let result = client.call("extra_tool", json!({"level": "2"}));
+    assert_eq!(common::text_of(&result), "level 2", "{result}");
 }
 
 #[test]
