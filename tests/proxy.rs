@@ -86,7 +86,10 @@ fn served_schemas_lint_clean_and_calls_reach_the_upstream_with_raw_types() {
     );
     let tools = client.list_tools();
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names, ["echo_order", "slow", "grow", "crash", "hang"]);
+    assert_eq!(
+        names,
+        ["echo_order", "slow", "grow", "ask_roots", "crash", "hang"]
+    );
     for t in &tools {
         for key in ["inputSchema", "outputSchema"] {
             if let Some(schema) = t.get(key) {
@@ -234,6 +237,44 @@ fn an_upstream_tool_list_change_refreshes_the_served_list() {
     );
     let result = client.call("extra_tool", json!({"level": "2"}));
     assert_eq!(common::text_of(&result), "level 2", "{result}");
+}
+
+#[test]
+fn resources_prompts_and_roots_pass_through() {
+    let Some(python) = python() else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let python = python.to_str().expect("utf8 path");
+    let mut client = StdioClient::start_with_roots(
+        tmp.path(),
+        &["proxy", "--", python, FIXTURE],
+        Some(vec!["file:///srv/project-a".into()]),
+    );
+    let caps = &client.initialize_result["capabilities"];
+    assert!(
+        caps.get("resources").is_some() && caps.get("prompts").is_some(),
+        "the upstream's capabilities are served: {caps}"
+    );
+    let resources = client.request("resources/list", json!({}));
+    assert_eq!(
+        resources["result"]["resources"][0]["uri"], "fixture://greeting",
+        "{resources}"
+    );
+    let read = client.request("resources/read", json!({"uri": "fixture://greeting"}));
+    assert_eq!(
+        read["result"]["contents"][0]["text"], "hello from the fixture",
+        "{read}"
+    );
+    let prompt = client.request(
+        "prompts/get",
+        json!({"name": "review", "arguments": {"language": "Rust"}}),
+    );
+    assert_eq!(
+        prompt["result"]["messages"][0]["content"]["text"], "Review this Rust code.",
+        "{prompt}"
+    );
+    // roots/list from the upstream reaches this client, which answers it.
+    let roots = client.call("ask_roots", json!({}));
+    assert_eq!(common::text_of(&roots), "file:///srv/project-a", "{roots}");
 }
 
 #[test]
