@@ -328,6 +328,14 @@ fn http_serving_and_an_http_upstream_chain() {
     use std::io::{BufRead, BufReader};
     let Some(python) = python() else { return };
     let tmp = tempfile::tempdir().expect("tempdir");
+    /// Kills the HTTP proxy even when an assertion fails first.
+    struct KillOnDrop(std::process::Child);
+    impl Drop for KillOnDrop {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
     let mut server = std::process::Command::new(common::BIN)
         .args(["proxy", "--http", "127.0.0.1:0", "--"])
         .arg(&python)
@@ -340,6 +348,7 @@ fn http_serving_and_an_http_upstream_chain() {
         .spawn()
         .expect("start proxy --http");
     let stderr = server.stderr.take().expect("stderr");
+    let _server = KillOnDrop(server);
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
@@ -368,7 +377,4 @@ fn http_serving_and_an_http_upstream_chain() {
     );
     let echoed: Value = serde_json::from_str(&common::text_of(&result)).expect("echo is JSON");
     assert_eq!(echoed["raw"]["priority"], json!(1), "{echoed}");
-    drop(client);
-    let _ = server.kill();
-    let _ = server.wait();
 }
