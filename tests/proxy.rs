@@ -378,3 +378,93 @@ fn http_serving_and_an_http_upstream_chain() {
     let echoed: Value = serde_json::from_str(&common::text_of(&result)).expect("echo is JSON");
     assert_eq!(echoed["raw"]["priority"], json!(1), "{echoed}");
 }
+
+/// Every object with properties in `schema` is OpenAI-strict: all properties required and
+/// `additionalProperties: false`.
+fn assert_openai_strict(schema: &Value, path: &str) {
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::Object(props)) = map.get("properties") {
+                let mut keys: Vec<&String> = props.keys().collect();
+                keys.sort();
+                let mut required: Vec<&str> = map["required"]
+                    .as_array()
+                    .unwrap_or_else(|| panic!("{path}: no required"))
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect();
+                required.sort_unstable();
+                assert_eq!(keys, required, "{path}: every property is required");
+                assert_eq!(map["additionalProperties"], json!(false), "{path}");
+            }
+            for (k, v) in map {
+                assert_openai_strict(v, &format!("{path}/{k}"));
+            }
+        }
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .for_each(|(i, v)| assert_openai_strict(v, &format!("{path}/{i}"))),
+        _ => {}
+    }
+}
+
+#[test]
+fn the_openai_strict_profile_serves_strict_schemas_and_maps_nulls_back() {
+    let Some(python) = python() else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let python = python.to_str().expect("utf8 path");
+    // `auto` picks openai-strict for a client that calls itself Codex.
+    let mut client = StdioClient::spawn(
+        tmp.path(),
+        &["proxy", "--schema-profile", "auto", "--", python, FIXTURE],
+    );
+    let init = client.request(
+        "initialize",
+        json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "codex-mcp-client", "version": "1"}
+        }),
+    );
+    assert!(init.get("result").is_some(), "{init}");
+    client.notify("notifications/initialized", json!({}));
+    let tools = client.list_tools();
+    let echo = &tool(&tools, "echo_order")["inputSchema"];
+    assert_openai_strict(echo, "echo_order");
+    assert_eq!(
+        echo["properties"]["note"]["type"],
+        json!(["string", "null"])
+    );
+    // A strict model sends null for what it would leave out; the upstream sees it absent.
+    let result = client.call(
+        "echo_order",
+        json!({
+            "customer": {"name": "Cy", "address": {"street": "3 Ave", "city": "Rome", "zip_code": null}, "billing": null},
+            "items": [{"sku": "C-3", "quantity": 1, "unit": null}],
+            "priority": "2",
+            "location": [41.9, 12.5],
+            "tags": null,
+            "note": null,
+            "channel": null
+        }),
+    );
+    assert_ne!(result["isError"], json!(true), "{result}");
+    let echoed: Value = serde_json::from_str(&common::text_of(&result)).expect("echo is JSON");
+    let raw = &echoed["raw"];
+    assert_eq!(raw["priority"], json!(2), "{raw}");
+    assert!(
+        raw.get("tags").is_none() && raw.get("channel").is_none(),
+        "{raw}"
+    );
+    assert!(raw["items"][0].get("unit").is_none(), "{raw}");
+    assert_eq!(
+        echoed["received"]["channel"], "web",
+        "the default applies: {echoed}"
+    );
+
+    // The default profile stays Gemini-safe for the same client name.
+    let mut gemini = StdioClient::start(tmp.path(), &["proxy", "--", python, FIXTURE]);
+    let tools = gemini.list_tools();
+    assert!(gemini_compat::lint(&tool(&tools, "echo_order")["inputSchema"]).is_empty());
+}

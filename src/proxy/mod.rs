@@ -5,6 +5,7 @@
 //! One upstream connection per client session: the upstream sees the client's own capabilities
 //! (roots, sampling, elicitation) and its requests reach the one client that can answer them.
 
+mod profile;
 mod session;
 mod tools;
 mod upstream;
@@ -18,6 +19,7 @@ use clap::Args;
 use rmcp::ServiceExt;
 use tokio_util::sync::CancellationToken;
 
+pub use profile::SchemaProfile;
 pub use session::ProxySession;
 
 /// Options of `fs-mcp-rs proxy`.
@@ -47,6 +49,13 @@ pub struct ProxyArgs {
     /// Log level for stderr (error, warn, info, debug, trace); RUST_LOG takes precedence.
     #[arg(long, value_name = "LEVEL")]
     pub log_level: Option<String>,
+
+    /// Schemas served: gemini (Gemini-safe, for every client), openai-strict (also OpenAI strict
+    /// mode: all properties required, optional ones nullable, additionalProperties false,
+    /// descriptions ≤ 1024 characters), or auto (openai-strict when the client's name says Codex
+    /// or OpenAI, else gemini).
+    #[arg(long, value_enum, value_name = "PROFILE", default_value = "gemini")]
+    pub schema_profile: SchemaProfile,
 
     /// The upstream MCP server to start (stdio), after `--`: `fs-mcp-rs proxy -- CMD [ARGS...]`.
     #[arg(
@@ -106,6 +115,8 @@ impl UpstreamSpec {
 /// What every session of one proxy process shares.
 pub struct Shared {
     pub upstream: UpstreamSpec,
+    /// `--schema-profile` (`auto` is resolved per session from the client's name).
+    pub profile: SchemaProfile,
     /// Cancelled when an upstream dies: the proxy then exits.
     pub upstream_died: CancellationToken,
 }
@@ -129,7 +140,7 @@ pub fn main(args: ProxyArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let result = runtime.block_on(run(spec, args.http, args.http_token));
+    let result = runtime.block_on(run(spec, args.schema_profile, args.http, args.http_token));
     // The upstream child (if any) is killed when its transport drops; do not wait for stragglers.
     runtime.shutdown_timeout(Duration::from_millis(500));
     match result {
@@ -143,6 +154,7 @@ pub fn main(args: ProxyArgs) -> ExitCode {
 
 async fn run(
     spec: UpstreamSpec,
+    profile: SchemaProfile,
     http: Option<SocketAddr>,
     token: Option<String>,
 ) -> anyhow::Result<()> {
@@ -153,6 +165,7 @@ async fn run(
     );
     let shared = Arc::new(Shared {
         upstream: spec,
+        profile,
         upstream_died: CancellationToken::new(),
     });
     let died = shared.upstream_died.clone();

@@ -18,9 +18,9 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
-use super::Shared;
 use super::tools::ToolCache;
 use super::upstream::{self, Upstream, forward, upstream_error};
+use super::{SchemaProfile, Shared};
 
 /// One client session of the proxy.
 #[derive(Clone)]
@@ -34,6 +34,8 @@ struct SessionState {
     upstream: tokio::sync::OnceCell<Upstream>,
     /// The upstream's `initialize` answer as served (for `get_info`).
     info: OnceLock<ServerConfig>,
+    /// The schema profile for this client (`auto` resolved by its name).
+    profile: OnceLock<SchemaProfile>,
 }
 
 impl ProxySession {
@@ -57,6 +59,9 @@ impl ProxySession {
                 let from_client = params
                     .cloned()
                     .or_else(|| context.peer.peer_info().map(|p| (*p).clone()));
+                let client_name = from_client.as_ref().map(|p| p.client_info.name.clone());
+                let profile = self.shared.profile.resolve(client_name.as_deref());
+                let _ = self.state.profile.set(profile);
                 let config = upstream_client_config(from_client);
                 let up = Upstream::connect(&self.shared, config, context.peer.clone()).await?;
                 if let Some(info) = up.peer.peer_info() {
@@ -93,7 +98,8 @@ impl ProxySession {
                 break;
             }
         }
-        let cache = Arc::new(ToolCache::new(tools));
+        let profile = self.state.profile.get().copied().unwrap_or_default();
+        let cache = Arc::new(ToolCache::new(tools, profile));
         let mut slot = up.links.tools.write().await;
         // A list_changed arrived while listing: serve this listing once, but do not keep it.
         if up.links.tools_generation.load(Ordering::SeqCst) == generation {

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use rmcp::model::Tool;
 use serde_json::Value;
 
+use super::profile::{self, SchemaProfile};
 use crate::schemas;
 
 /// One listing of the upstream's tools.
@@ -18,7 +19,8 @@ pub struct ToolCache {
 }
 
 impl ToolCache {
-    pub fn new(upstream_tools: Vec<Tool>) -> ToolCache {
+    /// `profile` is resolved (never `Auto`).
+    pub fn new(upstream_tools: Vec<Tool>, profile: SchemaProfile) -> ToolCache {
         let mut served = Vec::with_capacity(upstream_tools.len());
         let mut raw_inputs = HashMap::with_capacity(upstream_tools.len());
         for mut tool in upstream_tools {
@@ -27,11 +29,24 @@ impl ToolCache {
                 // Renaming would need a second mapping on every call; say so instead.
                 tracing::warn!("upstream tool name {:?}: {issue:?}", tool.name);
             }
-            tool.input_schema = Arc::new(schemas::as_object(&report.transformed_input));
+            let strict = profile == SchemaProfile::OpenaiStrict;
+            let finish = |schema: &Value| {
+                if strict {
+                    schemas::as_object(&profile::openai_strict(schema))
+                } else {
+                    schemas::as_object(schema)
+                }
+            };
+            tool.input_schema = Arc::new(finish(&report.transformed_input));
             tool.output_schema = report
                 .transformed_output
                 .as_ref()
-                .map(|s| Arc::new(schemas::as_object(s)));
+                .map(|s| Arc::new(finish(s)));
+            if strict && let Some(description) = tool.description.as_mut() {
+                let mut text = description.to_string();
+                profile::cut(&mut text);
+                *description = text.into();
+            }
             raw_inputs.insert(report.name, report.raw_input);
             served.push(tool);
         }
