@@ -86,12 +86,38 @@ pub struct ServeArgs {
     #[arg(long)]
     pub auto_approve: bool,
 
+    /// Cap on one read_files reply, in bytes (frames and notes included; at least 4096). The default
+    /// 50000 is what Claude Code keeps inline (larger MCP results are saved to a file and replaced
+    /// by a short preview); what is cut is named with the call that reads on.
+    #[arg(long, value_name = "BYTES", default_value_t = fs_mcp_read::DEFAULT_MAX_REPLY_BYTES)]
+    pub max_reply_bytes: usize,
+
+    /// Cap on one line in read_files' head, tail, line ranges and read_to_next_pattern, in bytes; a
+    /// longer line is cut with a marker saying how long it is (large_file_passthrough lifts it).
+    #[arg(long, value_name = "BYTES", default_value_t = fs_mcp_read::DEFAULT_MAX_LINE_BYTES)]
+    pub max_line_bytes: usize,
+
     /// Memory cap of one query_json/query_yaml evaluation, in MiB (it runs in its own process).
     #[arg(long, value_name = "MIB", default_value_t = 4096)]
     pub query_memory_mb: u64,
 
+    /// Open MCP sessions allowed over HTTP at once; a client beyond it is refused with an error
+    /// saying so.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub http_max_sessions: usize,
+
+    /// Seconds an HTTP session may go unused before it is closed (the client then initializes again).
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    pub http_session_timeout: u64,
+
+    /// Milliseconds an HTTP client has to send a request's headers, also how long an idle
+    /// connection stays open; a body gets three times as long (for tests; default 10 s).
+    #[arg(long, value_name = "MS", default_value_t = 10_000, hide = true)]
+    pub http_header_timeout_ms: u64,
+
     /// Log level for stderr (error, warn, info, debug, trace); RUST_LOG takes precedence.
-    /// Default: info for this server, warn for its libraries.
+    /// Default: warn, so a normal start prints nothing (clients show any stderr line as an error);
+    /// with --http, info for this server, so the start shows the URL.
     #[arg(long, value_name = "LEVEL")]
     pub log_level: Option<String>,
 }
@@ -118,6 +144,19 @@ impl ServeArgs {
             })),
             ..fs_mcp_edit::ReviewConfig::default()
         })
+    }
+
+    /// The HTTP limits these options describe.
+    pub fn http_limits(&self) -> crate::http::HttpLimits {
+        crate::http::HttpLimits {
+            header_timeout: std::time::Duration::from_millis(self.http_header_timeout_ms.max(1)),
+            body_timeout: std::time::Duration::from_millis(
+                self.http_header_timeout_ms.max(1).saturating_mul(3),
+            ),
+            max_sessions: self.http_max_sessions.max(1),
+            session_idle: std::time::Duration::from_secs(self.http_session_timeout.max(1)),
+            ..crate::http::HttpLimits::default()
+        }
     }
 
     /// The allowed directories, defaulting to the current directory.

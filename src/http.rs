@@ -1,29 +1,112 @@
-//! Streamable HTTP transport at `/mcp`, loopback by default, guarded against DNS rebinding.
+//! Streamable HTTP transport at `/mcp`, loopback by default, guarded against DNS rebinding and
+//! bounded in what a client can hold: connections, time to send a request, sessions.
+//!
+//! In front of rmcp's service sits one guard per request: the `Host` and `Origin` must name this
+//! server exactly, the bearer token (if set) must match, and a POST body must arrive in time and
+//! be one JSON-RPC message (a malformed body or a batch gets a JSON-RPC error, not rmcp's HTTP 415).
+//! Connections are served by our own accept loop (axum's has no timeouts): a request's headers must
+//! arrive within the header timeout (also the idle timeout between requests), and at the connection
+//! cap the oldest connection that never sent a request makes room, so a flood of idle sockets
+//! cannot lock out real clients.
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
-use anyhow::Context;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use anyhow::Context as _;
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::response::Response;
+use futures_core::Stream;
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
+use rmcp::transport::streamable_http_server::session::ServerSseMessage;
+use rmcp::transport::streamable_http_server::session::local::{
+    LocalSessionManager, LocalSessionManagerError, SessionConfig,
+};
+use rmcp::transport::streamable_http_server::{
+    SessionId, SessionManager, StreamableHttpServerConfig, StreamableHttpService,
+};
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::{TaskTracker, task_tracker::TaskTrackerToken};
 
 use crate::server::FsServer;
 
-/// The `Host` names a loopback server answers to.
-const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "::1", "[::1]"];
+/// The `Host` names a loopback server answers to (IPv6 without brackets).
+const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "::1"];
+
+/// Largest POST body (as rmcp's default).
+const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// File descriptors kept free for the tools (files, query workers) when sizing the connection cap.
+const RESERVED_FDS: u64 = 128;
+
+/// How long a shutdown waits for answers (cancelled reviews) before closing connections.
+const ANSWER_GRACE: Duration = Duration::from_millis(400);
+/// How long connections get to finish once the sessions are closed.
+const CLOSE_GRACE: Duration = Duration::from_millis(250);
+
+/// What one client may hold, and for how long.
+#[derive(Debug, Clone)]
+pub struct HttpLimits {
+    /// Time to send a request's headers; also how long a connection may sit idle.
+    pub header_timeout: Duration,
+    /// Time to send a request's body once its headers are in.
+    pub body_timeout: Duration,
+    /// Open MCP sessions at most; `initialize` beyond it is refused.
+    pub max_sessions: usize,
+    /// A session nobody used for this long is closed.
+    pub session_idle: Duration,
+    /// Open connections at most (default: from the file descriptor limit).
+    pub max_connections: usize,
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        HttpLimits {
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
+            max_sessions: 100,
+            session_idle: Duration::from_secs(300),
+            max_connections: connection_cap_for_fd_limit(),
+        }
+    }
+}
+
+/// Connections the process can hold with some descriptors to spare (16 to 4096).
+pub fn connection_cap_for_fd_limit() -> usize {
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes only into the struct we pass.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0 {
+            #[allow(clippy::useless_conversion)] // rlim_t is not u64 everywhere
+            let soft = u64::try_from(limit.rlim_cur).unwrap_or(u64::MAX);
+            return usize::try_from(soft.saturating_sub(RESERVED_FDS).clamp(16, 4096))
+                .unwrap_or(4096);
+        }
+    }
+    1024
+}
 
 /// Builds the transport configuration for a bind address. Requests whose `Origin` names another
 /// site are refused (MCP spec: servers must validate Origin); requests without `Origin` (non-browser
-/// clients) pass.
+/// clients) pass. The guard checks the same more strictly (exact ports); this is the second line.
 pub fn http_config(addr: SocketAddr, shutdown: CancellationToken) -> StreamableHttpServerConfig {
-    let mut hosts: Vec<String> = LOOPBACK_HOSTS.iter().map(|h| h.to_string()).collect();
-    if !addr.ip().is_loopback() && !addr.ip().is_unspecified() {
-        hosts.push(addr.ip().to_string());
-    }
+    let rule = HostRule::new(addr);
     let mut origins = Vec::new();
-    for host in &hosts {
-        let host = if host.contains(':') && !host.starts_with('[') {
+    for host in &rule.hosts {
+        let host = if host.contains(':') {
             format!("[{host}]")
         } else {
             host.clone()
@@ -33,90 +116,429 @@ pub fn http_config(addr: SocketAddr, shutdown: CancellationToken) -> StreamableH
     }
     let config = StreamableHttpServerConfig::default()
         .with_cancellation_token(shutdown)
+        // No SSE "priming" events: their empty `data:` is not JSON, and clients on protocol
+        // 2025-06-18 (Gemini CLI) parse every event as a JSON-RPC message and drop the connection.
+        .with_sse_retry(None)
         .with_allowed_origins(origins)
         .enforce_origin_validation();
     if addr.ip().is_unspecified() {
         // Bound to every interface: any Host may arrive; Origin is still checked.
         config.disable_allowed_hosts()
     } else {
-        config.with_allowed_hosts(hosts)
+        config.with_allowed_hosts(rule.hosts)
     }
 }
 
-/// Serves until Ctrl-C (or SIGTERM). With a `token`, every request must carry
-/// `Authorization: Bearer {token}`.
-pub async fn serve(
-    server: FsServer,
-    addr: SocketAddr,
-    token: Option<String>,
-) -> anyhow::Result<()> {
-    serve_sessions(move || server.new_session(), addr, token).await
+/// Which `Host` and `Origin` values name this server.
+#[derive(Debug, Clone)]
+struct HostRule {
+    /// Lowercase host names and IPs (IPv6 without brackets).
+    hosts: Vec<String>,
+    port: u16,
+    /// Bound to every interface: any `Host` (the `Origin` is still checked).
+    any_host: bool,
 }
 
-/// Serves one `ServerHandler` per client session, made by `new_session`, with the same guards
-/// (Origin, Host, bearer token) as [`serve`]; `fs-mcp-rs proxy --http` uses it too.
-pub async fn serve_sessions<S>(
-    new_session: impl Fn() -> S + Send + Sync + 'static,
-    addr: SocketAddr,
-    token: Option<String>,
-) -> anyhow::Result<()>
-where
-    S: rmcp::ServerHandler + Send + 'static,
-{
-    let shutdown = CancellationToken::new();
-    let service = StreamableHttpService::new(
-        move || Ok(new_session()),
-        LocalSessionManager::default().into(),
-        http_config(addr, shutdown.child_token()),
-    );
-    let mut app = axum::Router::new().nest_service("/mcp", service);
-    if let Some(token) = token.filter(|t| !t.is_empty()) {
-        let expected: Arc<str> = Arc::from(format!("Bearer {token}"));
-        app = app.layer(axum::middleware::from_fn(move |request, next| {
-            require_bearer(Arc::clone(&expected), request, next)
-        }));
+impl HostRule {
+    fn new(addr: SocketAddr) -> HostRule {
+        let mut hosts: Vec<String> = LOOPBACK_HOSTS.iter().map(|h| h.to_string()).collect();
+        if !addr.ip().is_loopback() && !addr.ip().is_unspecified() {
+            hosts.push(addr.ip().to_string().to_ascii_lowercase());
+        }
+        HostRule {
+            hosts,
+            port: addr.port(),
+            any_host: addr.ip().is_unspecified(),
+        }
     }
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("cannot listen on {addr}"))?;
-    let local = listener.local_addr().unwrap_or(addr);
-    if !addr.ip().is_loopback() {
-        tracing::warn!(
-            "listening on {local}, reachable from other machines; anyone who can reach it can use these tools"
-        );
+
+    fn names_us(&self, host: &str) -> bool {
+        self.hosts.iter().any(|h| h == host)
     }
-    tracing::info!("serving MCP over streamable HTTP at http://{local}/mcp");
-    let stop = shutdown.clone();
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            wait_for_signal().await;
-            stop.cancel();
-        })
-        .await
-        .context("HTTP server failed")
+
+    /// `Host: name` or `Host: name:port`, with exactly our name and port.
+    fn host_allowed(&self, value: &str) -> bool {
+        if self.any_host {
+            return true;
+        }
+        parse_authority(value)
+            .is_some_and(|(host, port)| self.names_us(&host) && port.is_none_or(|p| p == self.port))
+    }
+
+    /// `Origin: http(s)://name[:port]` with one of our names (a page on another local port, such
+    /// as the Inspector's, is the same machine); `null` and anything else are refused.
+    fn origin_allowed(&self, value: &str) -> bool {
+        let Some((scheme, rest)) = value.split_once("://") else {
+            return false;
+        };
+        (scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https"))
+            && parse_authority(rest).is_some_and(|(host, _)| self.names_us(&host))
+    }
 }
 
-/// Refuses a request without the expected `Authorization` header (401, as RFC 6750 asks).
-async fn require_bearer(
-    expected: Arc<str>,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    let given = request
-        .headers()
-        .get(axum::http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
-    if constant_time_eq(given.as_bytes(), expected.as_bytes()) {
-        next.run(request).await
+/// Splits `host[:port]` / `[v6][:port]` into a lowercase host and a port, refusing anything else:
+/// user info, paths, empty or extra parts, a port that is not a number.
+fn parse_authority(value: &str) -> Option<(String, Option<u16>)> {
+    let (host, port) = if let Some(rest) = value.strip_prefix('[') {
+        let (v6, after) = rest.split_once(']')?;
+        v6.parse::<std::net::Ipv6Addr>().ok()?;
+        let port = match after {
+            "" => None,
+            p => Some(p.strip_prefix(':')?),
+        };
+        (v6.to_string(), port)
     } else {
-        axum::response::Response::builder()
-            .status(axum::http::StatusCode::UNAUTHORIZED)
-            .header(axum::http::header::WWW_AUTHENTICATE, "Bearer")
-            .body(axum::body::Body::from(
-                "missing or wrong bearer token: send Authorization: Bearer <token>",
-            ))
-            .unwrap_or_default()
+        match value.split_once(':') {
+            Some((host, port)) => (host.to_string(), Some(port)),
+            None => (value.to_string(), None),
+        }
+    };
+    let name_ok = !host.is_empty()
+        && (value.starts_with('[')
+            || host
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-'));
+    if !name_ok {
+        return None;
+    }
+    let port = match port {
+        None => None,
+        Some(p) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => Some(p.parse().ok()?),
+        Some(_) => return None,
+    };
+    Some((host.to_ascii_lowercase(), port))
+}
+
+/// rmcp's in-memory sessions, with a cap on how many may be open.
+pub struct CappedSessions {
+    inner: LocalSessionManager,
+    max: usize,
+    creating: tokio::sync::Mutex<()>,
+    /// A return of freed memory to the system is scheduled.
+    trim_scheduled: Arc<AtomicBool>,
+}
+
+/// Why a session operation failed.
+#[derive(Debug)]
+pub enum SessionsError {
+    Local(LocalSessionManagerError),
+    /// The cap (the number given) is reached.
+    Full(usize),
+}
+
+impl std::error::Error for SessionsError {}
+
+impl std::fmt::Display for SessionsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SessionsError::Local(e) => e.fmt(f),
+            SessionsError::Full(max) => write!(f, "{}", too_many_sessions(*max)),
+        }
+    }
+}
+
+impl From<LocalSessionManagerError> for SessionsError {
+    fn from(e: LocalSessionManagerError) -> Self {
+        SessionsError::Local(e)
+    }
+}
+
+fn too_many_sessions(max: usize) -> String {
+    format!(
+        "Too many open MCP sessions ({max}, the --http-max-sessions limit). Close clients you no longer use (their sessions end with a DELETE, or after the idle timeout), or start the server with a higher --http-max-sessions."
+    )
+}
+
+impl CappedSessions {
+    fn new(max: usize, idle: Duration) -> CappedSessions {
+        let mut inner = LocalSessionManager::default();
+        let mut config = SessionConfig::default();
+        config.keep_alive = Some(idle);
+        // See `http_config`: no empty priming events on any stream.
+        config.sse_retry = None;
+        inner.session_config = config;
+        CappedSessions {
+            inner,
+            max: max.max(1),
+            creating: tokio::sync::Mutex::new(()),
+            trim_scheduled: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// After sessions close, hands the freed memory back to the system (once per burst of
+    /// closes): glibc keeps freed heap pages of its per-thread arenas otherwise, so the process
+    /// would stay at its peak after every DELETE.
+    fn schedule_trim(&self) {
+        if self.trim_scheduled.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let scheduled = Arc::clone(&self.trim_scheduled);
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            scheduled.store(false, Ordering::Release);
+            let _ = tokio::task::spawn_blocking(release_free_memory).await;
+        });
+    }
+
+    /// How many sessions are open.
+    pub async fn open(&self) -> usize {
+        self.inner.sessions.read().await.len()
+    }
+
+    fn full(&self, open: usize) -> bool {
+        open >= self.max
+    }
+}
+
+impl SessionManager for CappedSessions {
+    type Error = SessionsError;
+    type Transport = <LocalSessionManager as SessionManager>::Transport;
+
+    async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
+        // Count and insert under one lock, so concurrent initializes cannot pass the cap together.
+        let _creating = self.creating.lock().await;
+        if self.full(self.open().await) {
+            return Err(SessionsError::Full(self.max));
+        }
+        Ok(self.inner.create_session().await?)
+    }
+
+    async fn initialize_session(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<rmcp::model::ServerJsonRpcMessage, Self::Error> {
+        Ok(self.inner.initialize_session(id, message).await?)
+    }
+
+    async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
+        Ok(self.inner.has_session(id).await?)
+    }
+
+    async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
+        self.inner.close_session(id).await?;
+        self.schedule_trim();
+        Ok(())
+    }
+
+    async fn create_stream(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        Ok(self.inner.create_stream(id, message).await?)
+    }
+
+    async fn accept_message(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<(), Self::Error> {
+        Ok(self.inner.accept_message(id, message).await?)
+    }
+
+    async fn create_standalone_stream(
+        &self,
+        id: &SessionId,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        Ok(self.inner.create_standalone_stream(id).await?)
+    }
+
+    async fn resume(
+        &self,
+        id: &SessionId,
+        last_event_id: String,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        Ok(self.inner.resume(id, last_event_id).await?)
+    }
+}
+
+/// Returns freed heap memory to the system (glibc only; other allocators do it themselves).
+fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only walks the allocator's own free lists.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// What every request is checked against before rmcp sees it.
+struct Guard {
+    hosts: HostRule,
+    /// `Bearer {token}`, when a token is required.
+    bearer: Option<Arc<str>>,
+    sessions: Arc<CappedSessions>,
+    body_timeout: Duration,
+}
+
+fn text_response(status: StatusCode, message: &str) -> Response {
+    let mut response = Response::new(Body::from(message.to_string()));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+/// A JSON-RPC error as an HTTP response (the body is what a JSON-RPC client reads).
+fn jsonrpc_error(status: StatusCode, id: Value, code: i64, message: &str) -> Response {
+    let body = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+    let mut response = Response::new(Body::from(body.to_string()));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<&str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+impl Guard {
+    async fn check(
+        &self,
+        request: axum::extract::Request,
+    ) -> Result<axum::extract::Request, Response> {
+        let headers = request.headers();
+        // HTTP/1.1 requires Host; HTTP/1.0 may omit it, and then the URI's authority counts.
+        let host = header_str(headers, header::HOST)
+            .map(str::to_string)
+            .or_else(|| request.uri().authority().map(|a| a.to_string()));
+        if !host.as_deref().is_some_and(|h| self.hosts.host_allowed(h)) {
+            tracing::warn!(host = ?host, "refused a request for another Host (DNS rebinding?)");
+            return Err(text_response(
+                StatusCode::FORBIDDEN,
+                "Forbidden: the Host header does not name this server",
+            ));
+        }
+        if let Some(origin) = headers.get(header::ORIGIN) {
+            let allowed = origin.to_str().is_ok_and(|o| self.hosts.origin_allowed(o));
+            if !allowed {
+                tracing::warn!(origin = ?origin, "refused a request from another site's page");
+                return Err(text_response(
+                    StatusCode::FORBIDDEN,
+                    "Forbidden: the Origin header names another site",
+                ));
+            }
+        }
+        if let Some(expected) = &self.bearer {
+            let given = header_str(headers, header::AUTHORIZATION).unwrap_or_default();
+            if !constant_time_eq(given.as_bytes(), expected.as_bytes()) {
+                let mut response = text_response(
+                    StatusCode::UNAUTHORIZED,
+                    "missing or wrong bearer token: send Authorization: Bearer <token>",
+                );
+                response.headers_mut().insert(
+                    header::WWW_AUTHENTICATE,
+                    header::HeaderValue::from_static("Bearer"),
+                );
+                return Err(response);
+            }
+        }
+        let is_json = header_str(headers, header::CONTENT_TYPE).is_some_and(|ct| {
+            ct.split(';')
+                .next()
+                .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+        });
+        if request.method() != Method::POST || !is_json {
+            // Other methods carry no body; a wrong Content-Type is rmcp's 415 to explain.
+            return Ok(request);
+        }
+        self.check_body(request).await
+    }
+
+    /// Reads the POST body (in time, bounded) and refuses what is not one JSON-RPC message.
+    async fn check_body(
+        &self,
+        request: axum::extract::Request,
+    ) -> Result<axum::extract::Request, Response> {
+        let (parts, body) = request.into_parts();
+        let read = tokio::time::timeout(
+            self.body_timeout,
+            Limited::new(body, MAX_BODY_BYTES).collect(),
+        )
+        .await;
+        let bytes: Bytes = match read {
+            Err(_) => {
+                return Err(jsonrpc_error(
+                    StatusCode::REQUEST_TIMEOUT,
+                    Value::Null,
+                    -32600,
+                    &format!(
+                        "Invalid Request: the body did not arrive within {} s.",
+                        self.body_timeout.as_secs()
+                    ),
+                ));
+            }
+            Ok(Err(e)) if e.is::<LengthLimitError>() => {
+                return Err(jsonrpc_error(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    Value::Null,
+                    -32600,
+                    &format!(
+                        "Invalid Request: the body is larger than {} MiB.",
+                        MAX_BODY_BYTES / (1024 * 1024)
+                    ),
+                ));
+            }
+            Ok(Err(e)) => {
+                return Err(jsonrpc_error(
+                    StatusCode::BAD_REQUEST,
+                    Value::Null,
+                    -32600,
+                    &format!("Invalid Request: cannot read the body ({e})."),
+                ));
+            }
+            Ok(Ok(collected)) => collected.to_bytes(),
+        };
+        let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
+            jsonrpc_error(
+                StatusCode::BAD_REQUEST,
+                Value::Null,
+                -32700,
+                &format!("Parse error: the body is not JSON ({e})."),
+            )
+        })?;
+        if value.is_array() {
+            return Err(jsonrpc_error(
+                StatusCode::BAD_REQUEST,
+                Value::Null,
+                -32600,
+                "Invalid Request: JSON-RPC batches are not supported in this protocol version; send one message per request.",
+            ));
+        }
+        let id = match value.get("id") {
+            Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+            _ => Value::Null,
+        };
+        let message: ClientJsonRpcMessage = serde_json::from_value(value.clone()).map_err(|e| {
+            jsonrpc_error(
+                StatusCode::BAD_REQUEST,
+                id.clone(),
+                -32600,
+                &format!("Invalid Request: {e}"),
+            )
+        })?;
+        let initializes = matches!(
+            &message,
+            ClientJsonRpcMessage::Request(r) if matches!(r.request, ClientRequest::InitializeRequest(_))
+        );
+        if initializes
+            && !parts.headers.contains_key("mcp-session-id")
+            && self.sessions.full(self.sessions.open().await)
+        {
+            tracing::warn!("refused a new MCP session: {} open", self.sessions.max);
+            return Err(jsonrpc_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                id,
+                -32000,
+                &too_many_sessions(self.sessions.max),
+            ));
+        }
+        Ok(axum::extract::Request::from_parts(parts, Body::from(bytes)))
     }
 }
 
@@ -128,21 +550,349 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// Resolves on Ctrl-C or SIGTERM.
-pub async fn wait_for_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+/// One open connection.
+struct Conn {
+    opened: Instant,
+    /// It has sent at least one request (a real client, not an idle or half-sent socket).
+    served: AtomicBool,
+    /// Cancelled to drop the connection at once (to make room at the cap).
+    evict: CancellationToken,
+}
+
+/// The open connections, bounded.
+struct Conns {
+    open: Mutex<HashMap<u64, Arc<Conn>>>,
+    next_id: AtomicU64,
+    max: usize,
+}
+
+impl Conns {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Conn>>> {
+        self.open.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Registers a new connection, evicting the oldest one that never sent a request if the cap
+    /// is reached; `None` when every open connection is in real use.
+    fn admit(&self) -> Option<(u64, Arc<Conn>)> {
+        let mut open = self.lock();
+        if open.len() >= self.max {
+            let oldest_idle = open
+                .iter()
+                .filter(|(_, c)| !c.served.load(Ordering::Relaxed))
+                .min_by_key(|(_, c)| c.opened)
+                .map(|(id, _)| *id)?;
+            if let Some(evicted) = open.remove(&oldest_idle) {
+                evicted.evict.cancel();
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let conn = Arc::new(Conn {
+            opened: Instant::now(),
+            served: AtomicBool::new(false),
+            evict: CancellationToken::new(),
+        });
+        open.insert(id, Arc::clone(&conn));
+        Some((id, conn))
+    }
+
+    fn remove(&self, id: u64) {
+        self.lock().remove(&id);
+    }
+}
+
+/// A response body that holds a token of the in-flight POST answers until it is sent (or dropped).
+struct TrackedBody {
+    inner: Body,
+    _answer: Option<TaskTrackerToken>,
+}
+
+impl http_body::Body for TrackedBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.get_mut().inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// What [`serve`] needs of a server: a handler for each client session, and a last word before
+/// the sessions end at shutdown. `FsServer` and `fs-mcp-rs proxy` both serve through it.
+pub trait HttpSessions: Send + Sync + 'static {
+    type Session: rmcp::ServerHandler + Send + 'static;
+    /// A handler for a new client session.
+    fn new_session(&self) -> Self::Session;
+    /// At shutdown, answers what is still pending within `grace` (fs-mcp-rs: reviews, CANCELLED).
+    fn end(&self, grace: Duration) -> impl Future<Output = ()> + Send;
+}
+
+impl HttpSessions for FsServer {
+    type Session = FsServer;
+    fn new_session(&self) -> FsServer {
+        FsServer::new_session(self)
+    }
+    async fn end(&self, grace: Duration) {
+        self.end_reviews(grace).await;
+    }
+}
+
+/// Serves until `stop` is cancelled (then answers pending reviews with CANCELLED, ends the sessions
+/// and connections, all within about a second). With a `token`, every request must carry
+/// `Authorization: Bearer {token}`.
+pub async fn serve<S: HttpSessions>(
+    server: S,
+    addr: SocketAddr,
+    token: Option<String>,
+    limits: HttpLimits,
+    stop: CancellationToken,
+) -> anyhow::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr}"))?;
+    let local = listener.local_addr().unwrap_or(addr);
+    let sessions_end = CancellationToken::new();
+    let sessions = Arc::new(CappedSessions::new(
+        limits.max_sessions,
+        limits.session_idle,
+    ));
+    let server = Arc::new(server);
+    let factory_server = Arc::clone(&server);
+    let service = StreamableHttpService::new(
+        move || Ok(factory_server.new_session()),
+        Arc::clone(&sessions),
+        http_config(local, sessions_end.clone()),
+    );
+    let guard = Arc::new(Guard {
+        hosts: HostRule::new(local),
+        bearer: token
+            .filter(|t| !t.is_empty())
+            .map(|t| Arc::from(format!("Bearer {t}"))),
+        sessions,
+        body_timeout: limits.body_timeout,
+    });
+    let app = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn(
+            move |request: axum::extract::Request, next: axum::middleware::Next| {
+                let guard = Arc::clone(&guard);
+                async move {
+                    match guard.check(request).await {
+                        Ok(request) => next.run(request).await,
+                        Err(response) => response,
+                    }
+                }
+            },
+        ));
+    if !addr.ip().is_loopback() {
+        tracing::warn!(
+            "listening on {local}, reachable from other machines; anyone who can reach it can use these tools"
+        );
+    }
+    tracing::info!("serving MCP over streamable HTTP at http://{local}/mcp");
+
+    let conns = Arc::new(Conns {
+        open: Mutex::new(HashMap::new()),
+        next_id: AtomicU64::new(0),
+        max: limits.max_connections.max(1),
+    });
+    let mut http1 = hyper::server::conn::http1::Builder::new();
+    http1
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .keep_alive(true);
+    let http1 = Arc::new(http1);
+    let answers = TaskTracker::new();
+    let connections = TaskTracker::new();
+    let closing = CancellationToken::new();
+    loop {
+        let (stream, _peer) = tokio::select! {
+            () = stop.cancelled() => break,
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // Out of descriptors (or similar): the pending connection stays queued; the
+                    // timeouts free descriptors soon.
+                    tracing::debug!("accept failed: {e}");
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    continue;
+                }
+            },
+        };
+        let Some((id, conn)) = conns.admit() else {
+            tracing::debug!("connection cap reached and every connection is in use: refused one");
+            drop(stream);
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let app = app.clone();
+        let answers = answers.clone();
+        let served = Arc::clone(&conn);
+        let service =
+            hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+                served.served.store(true, Ordering::Relaxed);
+                // A POST's answer may be a cancelled review's: shutdown waits for it to be sent.
+                let answer = (request.method() == Method::POST).then(|| answers.token());
+                let app = TowerToHyperService::new(app.clone());
+                async move {
+                    let response = hyper::service::Service::call(&app, request).await?;
+                    Ok::<_, std::convert::Infallible>(response.map(|inner| TrackedBody {
+                        inner,
+                        _answer: answer,
+                    }))
+                }
+            });
+        let http1 = Arc::clone(&http1);
+        let closing = closing.clone();
+        let conns = Arc::clone(&conns);
+        connections.spawn(async move {
+            let connection = http1.serve_connection(TokioIo::new(stream), service);
+            tokio::pin!(connection);
+            tokio::select! {
+                _ = connection.as_mut() => {}
+                () = conn.evict.cancelled() => {}
+                () = closing.cancelled() => {
+                    connection.as_mut().graceful_shutdown();
+                    let _ = tokio::time::timeout(CLOSE_GRACE, connection).await;
+                }
+            }
+            conns.remove(id);
+        });
+    }
+    drop(listener);
+    // Pending reviews answer CANCELLED; give those answers (and other replies already under way)
+    // a moment to reach their clients, then end the sessions and the connections.
+    let started = Instant::now();
+    server.end(ANSWER_GRACE).await;
+    answers.close();
+    let _ = tokio::time::timeout(
+        ANSWER_GRACE.saturating_sub(started.elapsed()),
+        answers.wait(),
+    )
+    .await;
+    sessions_end.cancel();
+    closing.cancel();
+    connections.close();
+    let _ = tokio::time::timeout(CLOSE_GRACE + Duration::from_millis(50), connections.wait()).await;
+    Ok(())
+}
+
+/// Resolves on Ctrl-C (SIGINT) or SIGTERM. Installs the handlers at once, so call it before
+/// anything else can receive a signal.
+pub fn signal() -> impl Future<Output = ()> + Send + 'static {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let term = signal(SignalKind::terminate());
+        let int = signal(SignalKind::interrupt());
+        async move {
+            match (term, int) {
+                (Ok(mut term), Ok(mut int)) => {
+                    tokio::select! {
+                        _ = term.recv() => {}
+                        _ = int.recv() => {}
+                    }
+                }
+                (Err(e), _) | (_, Err(e)) => {
+                    tracing::warn!(
+                        "cannot watch for SIGTERM/SIGINT ({e}); stop the server by closing its input or killing it"
+                    );
+                    std::future::pending::<()>().await;
+                }
+            }
+        }
+    }
     #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+    {
+        async move {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule() -> HostRule {
+        HostRule::new("127.0.0.1:8124".parse().unwrap())
+    }
+
+    #[test]
+    fn only_exact_loopback_hosts_on_our_port_pass() {
+        let r = rule();
+        for ok in [
+            "localhost",
+            "localhost:8124",
+            "127.0.0.1:8124",
+            "[::1]:8124",
+            "[::1]",
+            "LOCALHOST:8124",
+        ] {
+            assert!(r.host_allowed(ok), "{ok}");
+        }
+        for bad in [
+            "localhost.evil.com",
+            "127.0.0.1.nip.io",
+            "localhost:8125",
+            "localhost:",
+            "localhost:80x",
+            "evil@localhost",
+            "localhost:8124/x",
+            "localhost.",
+            "[::1",
+            "::1",
+            "",
+        ] {
+            assert!(!r.host_allowed(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn origins_need_a_loopback_host_and_a_web_scheme() {
+        let r = rule();
+        for ok in [
+            "http://localhost:3000",
+            "https://127.0.0.1",
+            "http://[::1]:6274",
+        ] {
+            assert!(r.origin_allowed(ok), "{ok}");
+        }
+        for bad in [
+            "null",
+            "http://localhost.evil.com",
+            "http://127.0.0.1.nip.io:8124",
+            "file://localhost",
+            "http://evil.example",
+            "http://localhost:3000/path",
+            "localhost:3000",
+        ] {
+            assert!(!r.origin_allowed(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_cap_evicts_the_oldest_idle_connection_and_never_a_busy_one() {
+        let conns = Conns {
+            open: Mutex::new(HashMap::new()),
+            next_id: AtomicU64::new(0),
+            max: 2,
+        };
+        let (_, busy) = conns.admit().unwrap();
+        busy.served.store(true, Ordering::Relaxed);
+        let (_, idle) = conns.admit().unwrap();
+        let (_, newer) = conns.admit().unwrap();
+        assert!(idle.evict.is_cancelled() && !busy.evict.is_cancelled());
+        newer.served.store(true, Ordering::Relaxed);
+        assert!(conns.admit().is_none(), "both connections are in use");
+    }
 }

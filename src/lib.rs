@@ -1,7 +1,13 @@
 //! fs-mcp-rs: the MCP wiring. Tool logic lives in the `fs-mcp-*` crates; this crate turns it into
 //! MCP tools, serves them over stdio or streamable HTTP, and owns the CLI.
 
+// The sandbox works on Unix directory handles (openat, flock, renameat2) and the query worker on
+// Unix process limits: say so at build time rather than fail obscurely.
+#[cfg(not(unix))]
+compile_error!("fs-mcp-rs is Unix-only (Linux, macOS, the BSDs); on Windows, run it inside WSL.");
+
 pub mod cli;
+pub mod client_log;
 pub mod http;
 pub mod lenient;
 pub mod params;
@@ -10,6 +16,7 @@ pub mod roots;
 pub mod schema_cli;
 pub mod schemas;
 pub mod server;
+pub mod stdio;
 pub mod tools;
 
-pub use server::{FsServer, ServerOptions, Tier};
+pub use server::{FsServer, ReadLimits, ServerOptions, Tier};

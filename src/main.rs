@@ -1,13 +1,18 @@
 //! The `fs-mcp-rs` binary: parse the CLI, set up stderr logging, build the sandbox and serve.
 
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 use clap::Parser;
 use fs_mcp_rs::cli::{Cli, Command, ServeArgs};
 use fs_mcp_rs::{FsServer, ServerOptions, Tier};
 use fs_mcp_sandbox::Sandbox;
 use rmcp::ServiceExt;
+use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::Layer;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
 
 fn main() -> ExitCode {
     // A query worker evaluates one jq query and exits: before the CLI, the runtime or any output.
@@ -19,13 +24,13 @@ fn main() -> ExitCode {
         return match command {
             Command::Schema(schema) => fs_mcp_rs::schema_cli::run(schema),
             Command::Proxy(proxy) => {
-                init_logging(proxy.log_level.as_deref());
+                init_logging(proxy.log_level.as_deref(), proxy.http.is_some());
                 fs_mcp_rs::proxy::main(proxy)
             }
         };
     }
     let cli = cli.serve;
-    init_logging(cli.log_level.as_deref());
+    init_logging(cli.log_level.as_deref(), cli.http.is_some());
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -36,7 +41,10 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(cli)) {
+    let result = runtime.block_on(run(cli));
+    // Work still running (a file read on a blocking thread) must not hold the exit back.
+    runtime.shutdown_timeout(SHUTDOWN_LEFTOVERS);
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!("{e:#}");
@@ -45,20 +53,40 @@ fn main() -> ExitCode {
     }
 }
 
-/// Logs go to stderr only: in stdio mode stdout is the JSON-RPC channel.
-fn init_logging(level: Option<&str>) {
-    const DEFAULT: &str = "warn,fs_mcp_rs=info";
+/// How long the runtime waits for leftover blocking work at exit.
+const SHUTDOWN_LEFTOVERS: Duration = Duration::from_millis(100);
+/// How long a stdio shutdown waits for pending replies (cancelled reviews) to be written.
+const REPLY_GRACE: Duration = Duration::from_millis(400);
+
+/// Logs go to stderr only (in stdio mode stdout is the JSON-RPC channel), and to clients that
+/// asked for them with `logging/setLevel`.
+fn init_logging(level: Option<&str>, http: bool) {
+    // Clients that start a stdio server (Claude Code) show every stderr line as an error: a
+    // normal start prints nothing. Over HTTP a person started the server and wants its URL.
+    let default = if http { "warn,fs_mcp_rs=info" } else { "warn" };
     let filter = EnvFilter::try_from_default_env()
-        .or_else(|_| EnvFilter::try_new(level.unwrap_or(DEFAULT)))
-        .unwrap_or_else(|_| EnvFilter::new(DEFAULT));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
+        .or_else(|_| EnvFilter::try_new(level.unwrap_or(default)))
+        .unwrap_or_else(|_| EnvFilter::new(default));
+    let stderr = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(false)
+        .with_filter(filter);
+    tracing_subscriber::registry()
+        .with(stderr)
+        .with(fs_mcp_rs::client_log::layer())
         .init();
 }
 
 async fn run(cli: ServeArgs) -> anyhow::Result<()> {
+    // Watch for SIGTERM/SIGINT before anything else, so a signal always means a clean shutdown.
+    let stop = CancellationToken::new();
+    let signalled = stop.clone();
+    let signal = fs_mcp_rs::http::signal();
+    tokio::spawn(async move {
+        signal.await;
+        tracing::info!("shutting down");
+        signalled.cancel();
+    });
     let (sandbox, skipped) = Sandbox::new(cli.allowed_dirs()).map_err(|e| {
         anyhow::anyhow!(
             "{e}. Give at least one existing directory, e.g. `fs-mcp-rs /path/to/project`."
@@ -95,21 +123,62 @@ async fn run(cli: ServeArgs) -> anyhow::Result<()> {
         query_memory_limit: cli.query_memory_mb.max(16).saturating_mul(1024 * 1024),
         read_only: cli.read_only,
         disabled_tools: cli.disable_tools.clone(),
+        shutdown: CancellationToken::new(),
+        read_limits: fs_mcp_rs::ReadLimits {
+            max_reply_bytes: cli.max_reply_bytes.max(fs_mcp_read::MIN_REPLY_BYTES),
+            max_line_bytes: cli.max_line_bytes.max(1),
+        },
     };
     let server = FsServer::new(sandbox, options)
         .map_err(|e| anyhow::anyhow!("cannot create the review session directory: {e}"))?;
     match cli.http {
-        Some(addr) => fs_mcp_rs::http::serve(server, addr, cli.http_token.clone()).await,
-        None => {
-            let running = server
-                .serve(rmcp::transport::stdio())
-                .await
-                .map_err(|e| anyhow::anyhow!("MCP handshake over stdio failed: {e}"))?;
-            tokio::select! {
-                result = running.waiting() => { result.map_err(|e| anyhow::anyhow!("stdio session ended with an error: {e}"))?; }
-                _ = fs_mcp_rs::http::wait_for_signal() => { tracing::info!("shutting down"); }
-            }
-            Ok(())
+        Some(addr) => {
+            let limits = cli.http_limits();
+            fs_mcp_rs::http::serve(server, addr, cli.http_token.clone(), limits, stop).await
         }
+        None => serve_stdio(server, stop).await,
     }
+}
+
+/// Serves one client over stdin/stdout until stdin ends or a signal arrives. Either way, pending
+/// reviews are answered (CANCELLED) and their files removed before returning.
+async fn serve_stdio(server: FsServer, stop: CancellationToken) -> anyhow::Result<()> {
+    let (transport, pending) = fs_mcp_rs::stdio::transport();
+    let running = tokio::select! {
+        running = server.clone().serve(transport) => running
+            .map_err(|e| anyhow::anyhow!("MCP handshake over stdio failed: {e}")),
+        () = stop.cancelled() => {
+            server.end_reviews(REPLY_GRACE).await;
+            return Ok(());
+        }
+    };
+    let running = match running {
+        Ok(running) => running,
+        Err(e) => {
+            server.end_reviews(REPLY_GRACE).await;
+            return Err(e);
+        }
+    };
+    let service = running.cancellation_token();
+    let waiting = running.waiting();
+    tokio::pin!(waiting);
+    let ended = tokio::select! {
+        ended = &mut waiting => Some(ended),
+        () = stop.cancelled() => None,
+        () = pending.input_ended() => None,
+    };
+    let started = Instant::now();
+    server.end_reviews(REPLY_GRACE).await;
+    if let Some(ended) = ended {
+        ended.map_err(|e| anyhow::anyhow!("stdio session ended with an error: {e}"))?;
+        return Ok(());
+    }
+    // Signalled, or stdin ended with calls still running: let the replies of cancelled reviews
+    // (and any other answer under way) out first, then stop the calls that are left.
+    pending
+        .wait_all_answered(REPLY_GRACE.saturating_sub(started.elapsed()))
+        .await;
+    service.cancel();
+    let _ = tokio::time::timeout(SHUTDOWN_LEFTOVERS, waiting).await;
+    Ok(())
 }

@@ -88,7 +88,7 @@ pub struct ReadFilesParams {
     /// The files to read, each an object with at least "path", e.g. [{"path": "src/main.rs"}, {"path": "README.md", "head": 40}].
     #[serde(deserialize_with = "file_list")]
     pub files: Vec<FileReadRequest>,
-    /// Read a whole JSON/YAML or other large file even though it is big. Prefer query_json/query_yaml or a partial read.
+    /// Read a whole JSON/YAML or other large file even though it is big, and show long lines whole (the reply cap still holds). Prefer query_json/query_yaml or a partial read.
     #[serde(default, deserialize_with = "lenient::bool_or_default")]
     pub large_file_passthrough: bool,
 }

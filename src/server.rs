@@ -8,12 +8,16 @@ use fs_mcp_sandbox::Sandbox;
 use rmcp::handler::server::tool::{ToolCallContext, ToolRouter};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ServerCapabilities, ServerConfig,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, tool_handler};
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tracing::Instrument;
 
+use crate::client_log::{SESSION_SPAN, SessionLog};
 use crate::roots::SessionSandbox;
 use crate::schemas::{self, ToolSchemaReport};
 
@@ -40,6 +44,26 @@ pub struct ServerOptions {
     pub read_only: bool,
     /// Tools left out of the list (names checked with [`check_tool_names`]).
     pub disabled_tools: Vec<String>,
+    /// Cancelled when the process shuts down: waiting reviews answer CANCELLED at once.
+    pub shutdown: CancellationToken,
+    /// Caps on one read_files reply and on one line of a partial read, in bytes.
+    pub read_limits: ReadLimits,
+}
+
+/// Caps on what one read_files call returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadLimits {
+    pub max_reply_bytes: usize,
+    pub max_line_bytes: usize,
+}
+
+impl Default for ReadLimits {
+    fn default() -> Self {
+        ReadLimits {
+            max_reply_bytes: fs_mcp_read::DEFAULT_MAX_REPLY_BYTES,
+            max_line_bytes: fs_mcp_read::DEFAULT_MAX_LINE_BYTES,
+        }
+    }
 }
 
 impl Default for ServerOptions {
@@ -51,6 +75,8 @@ impl Default for ServerOptions {
             query_memory_limit: fs_mcp_query::DEFAULT_MEMORY_LIMIT_BYTES,
             read_only: false,
             disabled_tools: Vec::new(),
+            shutdown: CancellationToken::new(),
+            read_limits: ReadLimits::default(),
         }
     }
 }
@@ -71,6 +97,8 @@ Query large JSON/YAML with query_json/query_yaml instead of reading them.";
 pub struct FsServer {
     inner: Arc<Inner>,
     session: Arc<SessionSandbox>,
+    /// The client's `logging/setLevel` subscription.
+    log: Arc<SessionLog>,
 }
 
 /// State shared by every session of the process.
@@ -83,10 +111,14 @@ struct Inner {
     /// Review sessions of every client, in one private directory this process owns.
     reviews: Arc<fs_mcp_edit::ReviewManager>,
     query_memory_limit: u64,
+    read_limits: ReadLimits,
     /// Untransformed input schemas by tool name: what the typed parameters really expect.
     raw_input_schemas: HashMap<String, Value>,
     /// Input schemas as listed to clients, by tool name: what argument names a call may use.
     served_input_schemas: HashMap<String, Value>,
+    shutdown: CancellationToken,
+    /// `propose_and_review` calls in progress, so a shutdown can wait for their answers.
+    reviews_in_progress: TaskTracker,
 }
 
 impl FsServer {
@@ -111,9 +143,13 @@ impl FsServer {
                 tool_router,
                 reviews,
                 query_memory_limit: options.query_memory_limit,
+                read_limits: options.read_limits,
                 raw_input_schemas,
                 served_input_schemas,
+                shutdown: options.shutdown,
+                reviews_in_progress: TaskTracker::new(),
             }),
+            log: SessionLog::register(),
         })
     }
 
@@ -125,6 +161,7 @@ impl FsServer {
                 Arc::clone(&self.inner.base_sandbox),
                 self.inner.dirs_from_cli,
             )),
+            log: SessionLog::register(),
         }
     }
 
@@ -138,9 +175,42 @@ impl FsServer {
         Arc::clone(&self.inner.reviews)
     }
 
+    /// Cancelled when the process shuts down.
+    pub fn shutdown_token(&self) -> &CancellationToken {
+        &self.inner.shutdown
+    }
+
+    /// Reviews in progress: hold a token of it for as long as a review waits.
+    pub fn reviews_in_progress(&self) -> &TaskTracker {
+        &self.inner.reviews_in_progress
+    }
+
+    /// Answers waiting reviews with CANCELLED, waits (at most `limit`) for those answers, and
+    /// removes every review file. The first step of a shutdown.
+    pub async fn end_reviews(&self, limit: std::time::Duration) {
+        self.inner.shutdown.cancel();
+        let tracker = &self.inner.reviews_in_progress;
+        tracker.close();
+        let _ = tokio::time::timeout(limit, tracker.wait()).await;
+        let dir = self.inner.reviews.sessions_dir();
+        if let Err(e) = std::fs::remove_dir_all(dir)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::warn!(
+                "could not remove the review files in {}: {e}",
+                dir.display()
+            );
+        }
+    }
+
     /// Memory cap of one query evaluation, in bytes.
     pub fn query_memory_limit(&self) -> u64 {
         self.inner.query_memory_limit
+    }
+
+    /// Caps on one read_files reply.
+    pub fn read_limits(&self) -> ReadLimits {
+        self.inner.read_limits
     }
 
     fn router(&self) -> &ToolRouter<FsServer> {
@@ -239,10 +309,16 @@ fn prepared_router(options: &ServerOptions) -> (ToolRouter<FsServer>, Vec<ToolSc
 
 #[tool_handler(router = self.router())]
 impl ServerHandler for FsServer {
+    #[allow(deprecated)] // logging: deprecated by SEP-2577, still what clients use.
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION")))
-            .with_instructions(INSTRUCTIONS)
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_logging()
+                .enable_tools()
+                .build(),
+        )
+        .with_server_info(Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION")))
+        .with_instructions(INSTRUCTIONS)
     }
 
     /// Maps arguments written for the transformed schema back to what the typed parameters
@@ -252,36 +328,79 @@ impl ServerHandler for FsServer {
         mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.session.refresh_from_roots(&context.peer).await;
-        if let (Some(arguments), Some(served)) = (
-            request.arguments.as_ref(),
-            self.inner.served_input_schemas.get(request.name.as_ref()),
-        ) {
-            let unknown =
-                gemini_compat::unknown_arguments(served, &Value::Object(arguments.clone()));
-            if !unknown.is_empty() {
-                let lines: Vec<String> = unknown.iter().map(ToString::to_string).collect();
-                return Ok(CallToolResponse::from(CallToolResult::error(vec![
-                    ContentBlock::text(format!(
-                        "{}\nNothing was done; call {} again without it.",
-                        lines.join("\n"),
-                        request.name
-                    )),
-                ])));
+        // Everything the call logs belongs to this client (see client_log).
+        let span = tracing::info_span!(SESSION_SPAN, session = self.log.id());
+        async move {
+            self.session.refresh_from_roots(&context.peer).await;
+            if let (Some(arguments), Some(served)) = (
+                request.arguments.as_ref(),
+                self.inner.served_input_schemas.get(request.name.as_ref()),
+            ) {
+                let unknown =
+                    gemini_compat::unknown_arguments(served, &Value::Object(arguments.clone()));
+                if !unknown.is_empty() {
+                    let lines: Vec<String> = unknown.iter().map(ToString::to_string).collect();
+                    return Ok(CallToolResponse::from(CallToolResult::error(vec![
+                        ContentBlock::text(format!(
+                            "{}\nNothing was done; call {} again without it.",
+                            lines.join("\n"),
+                            request.name
+                        )),
+                    ])));
+                }
             }
+            if let (Some(arguments), Some(raw)) = (
+                request.arguments.take(),
+                self.inner.raw_input_schemas.get(request.name.as_ref()),
+            ) {
+                let coerced = gemini_compat::coerce_arguments(raw, Value::Object(arguments));
+                request.arguments = match coerced {
+                    Value::Object(map) => Some(map),
+                    _ => None,
+                };
+            }
+            let call = ToolCallContext::new(self, request, context);
+            self.router().call(call).await
         }
-        if let (Some(arguments), Some(raw)) = (
-            request.arguments.take(),
-            self.inner.raw_input_schemas.get(request.name.as_ref()),
-        ) {
-            let coerced = gemini_compat::coerce_arguments(raw, Value::Object(arguments));
-            request.arguments = match coerced {
-                Value::Object(map) => Some(map),
-                _ => None,
-            };
+        .instrument(span)
+        .await
+    }
+
+    /// Every tool fits one page, so any cursor is one this server never gave out.
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        if let Some(cursor) = request.and_then(|r| r.cursor) {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "Invalid cursor {cursor:?}: tools/list returns every tool on one page and gives out no cursors; call it without a cursor."
+                ),
+                None,
+            ));
         }
-        let call = ToolCallContext::new(self, request, context);
-        self.router().call(call).await
+        let mut result = ListToolsResult::with_all_items(self.router().list_all());
+        // As rmcp's generated handler does: cache hints only for clients that know them.
+        if context
+            .protocol_version()
+            .is_some_and(|v| v >= rmcp::model::ProtocolVersion::V_2026_07_28)
+        {
+            result = result
+                .with_ttl_ms(0)
+                .with_cache_scope(rmcp::model::CacheScope::Public);
+        }
+        Ok(result)
+    }
+
+    #[allow(deprecated)] // logging: deprecated by SEP-2577, still what clients use.
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.log.set_level(request.level, &context.peer);
+        Ok(())
     }
 
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {

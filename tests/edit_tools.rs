@@ -201,8 +201,8 @@ fn two_reviews_wait_at_once_while_read_files_answers() {
     }
     assert_eq!(futures.len(), 2, "two review windows opened");
     assert_eq!(
-        c.call_text("read_files", json!({"files": ["one.txt"]})),
-        "File: one.txt\nfirst\n"
+        common::untag(&c.call_text("read_files", json!({"files": ["one.txt"]}))),
+        "[TAG] File: one.txt\nfirst\n"
     );
     // The human approves one (saves it unchanged) and edits the other.
     let (one, two) = if futures[0].ends_with("one.txt") {
@@ -299,14 +299,14 @@ fn cancelling_a_waiting_review_leaves_the_file_untouched_and_the_server_serving(
     );
     // The server keeps serving, and the human saving later does not write the file.
     assert_eq!(
-        c.call_text("read_files", json!({"files": ["c.txt"]})),
-        "File: c.txt\nkeep me\n"
+        common::untag(&c.call_text("read_files", json!({"files": ["c.txt"]}))),
+        "[TAG] File: c.txt\nkeep me\n"
     );
     let future = std::fs::read_to_string(&record).unwrap().trim().to_string();
     std::fs::write(&future, "changed\n").unwrap();
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(
-        c.call_text("read_files", json!({"files": ["c.txt"]})),
-        "File: c.txt\nkeep me\n"
+        common::untag(&c.call_text("read_files", json!({"files": ["c.txt"]}))),
+        "[TAG] File: c.txt\nkeep me\n"
     );
 }

@@ -127,7 +127,7 @@ async fn tools_list_and_call_over_http() {
     let out = session
         .call_text("read_files", json!({"files": ["hello.txt"]}))
         .await;
-    assert_eq!(out, "File: hello.txt\nhi over http\n");
+    assert_eq!(common::untag(&out), "[TAG] File: hello.txt\nhi over http\n");
 }
 
 #[tokio::test]
@@ -188,7 +188,10 @@ async fn many_clients_at_once() {
                 let out = s
                     .call_text("read_files", json!({"files": [format!("f{i}.txt")]}))
                     .await;
-                assert_eq!(out, format!("File: f{i}.txt\nfile {i}\n"));
+                assert_eq!(
+                    common::untag(&out),
+                    format!("[TAG] File: f{i}.txt\nfile {i}\n")
+                );
             }
         }));
     }
@@ -216,10 +219,12 @@ async fn a_bearer_token_is_required_on_every_request_when_set() {
         .await
         .expect("right token");
     assert_eq!(
-        session
-            .call_text("read_files", json!({"files": ["t.txt"]}))
-            .await,
-        "File: t.txt\ntoken ok\n"
+        common::untag(
+            &session
+                .call_text("read_files", json!({"files": ["t.txt"]}))
+                .await
+        ),
+        "[TAG] File: t.txt\ntoken ok\n"
     );
     // A request in the middle of the session without the token is refused too.
     session.token = None;
@@ -229,4 +234,379 @@ async fn a_bearer_token_is_required_on_every_request_when_set() {
         .await
         .unwrap();
     assert_eq!(response.status(), reqwest::StatusCode::UNAUTHORIZED);
+}
+
+/// The raw SSE text of a POST in a session, read to its end.
+async fn post_raw(session: &Session, body: &Value) -> (reqwest::StatusCode, String) {
+    let response = session.post(body).send().await.expect("send");
+    let status = response.status();
+    (status, response.text().await.expect("body"))
+}
+
+/// Every `data:` line of an SSE text must be a JSON-RPC message (Gemini CLI parses each one).
+fn assert_every_event_is_json_rpc(sse: &str) {
+    let mut events = 0;
+    for line in sse.lines() {
+        if let Some(data) = line.strip_prefix("data:") {
+            let message: Value = serde_json::from_str(data.trim())
+                .unwrap_or_else(|e| panic!("SSE data is not JSON ({e}): {line:?} in\n{sse}"));
+            assert_eq!(message["jsonrpc"], "2.0", "{line}");
+            events += 1;
+        }
+    }
+    assert!(events > 0 || sse.is_empty(), "no events in {sse:?}");
+}
+
+#[tokio::test]
+async fn every_sse_event_of_post_and_get_streams_is_a_json_rpc_message() {
+    let ws = Workspace::new();
+    ws.write("a.txt", "a\n");
+    let server = HttpServer::start(&ws, &[]);
+    // The initialize response stream.
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "sse-test", "version": "1"}}});
+    let response = reqwest::Client::new()
+        .post(&server.url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .body(init.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        response.headers()["content-type"].to_str().unwrap(),
+        "text/event-stream"
+    );
+    assert_every_event_is_json_rpc(&response.text().await.unwrap());
+
+    let session = Session::open(&server.url, None).await.expect("open");
+    for request in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "read_files", "arguments": {"files": ["a.txt"]}}}),
+    ] {
+        let (status, sse) = post_raw(&session, &request).await;
+        assert!(status.is_success(), "{status}");
+        assert_every_event_is_json_rpc(&sse);
+        assert!(sse.contains("data:"), "{sse}");
+    }
+
+    // The standalone GET stream: whatever it sends first must be JSON-RPC too (it used to send an
+    // empty priming event at once).
+    let mut get = session
+        .http
+        .get(&server.url)
+        .header("Accept", "text/event-stream")
+        .header("MCP-Protocol-Version", "2025-06-18")
+        .header("mcp-session-id", session.session_id.clone().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert!(get.status().is_success(), "{}", get.status());
+    let mut seen = String::new();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_millis(1500);
+    while let Ok(Ok(Some(chunk))) = tokio::time::timeout_at(deadline, get.chunk()).await {
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert_every_event_is_json_rpc(&seen);
+}
+
+#[tokio::test]
+async fn malformed_bodies_and_batches_get_json_rpc_errors() {
+    let ws = Workspace::new();
+    let server = HttpServer::start(&ws, &[]);
+    let mut session = Session::open(&server.url, None).await.expect("open");
+    let cases = [
+        ("{not json", -32700),
+        ("", -32700),
+        (r#"[{"jsonrpc":"2.0","id":5,"method":"ping"}]"#, -32600),
+        (
+            r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":"x"}"#,
+            -32600,
+        ),
+    ];
+    for (body, code) in cases {
+        let mut request = session
+            .http
+            .post(&session.url)
+            .header("Accept", "application/json, text/event-stream")
+            .header("Content-Type", "application/json")
+            .body(body);
+        if let Some(id) = &session.session_id {
+            request = request.header("mcp-session-id", id);
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(
+            response.status(),
+            reqwest::StatusCode::BAD_REQUEST,
+            "{body}"
+        );
+        let reply: Value = response.json().await.expect("a JSON-RPC error body");
+        assert_eq!(reply["jsonrpc"], "2.0", "{reply}");
+        assert_eq!(reply["error"]["code"], code, "{body}: {reply}");
+        assert!(reply.as_object().unwrap().contains_key("id"), "{reply}");
+    }
+    let batch: Value = session
+        .http
+        .post(&session.url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .body("[]")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        batch["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("batches are not supported"),
+        "{batch}"
+    );
+    // The session still works.
+    assert!(
+        session
+            .request("ping", json!({}))
+            .await
+            .get("result")
+            .is_some()
+    );
+}
+
+/// Sends raw bytes on a fresh connection and reports whether the server closed it within `limit`
+/// (and what it answered).
+fn closed_within(addr: &str, bytes: &[u8], limit: std::time::Duration) -> Option<String> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).expect("connect");
+    stream.write_all(bytes).expect("write");
+    stream.set_read_timeout(Some(limit)).unwrap();
+    let started = std::time::Instant::now();
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) => return Some(String::from_utf8_lossy(&answer).into_owned()),
+            Ok(n) => answer.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {
+                return Some(String::from_utf8_lossy(&answer).into_owned());
+            }
+            Err(_) => return None,
+        }
+        if started.elapsed() > limit {
+            return None;
+        }
+    }
+}
+
+#[test]
+fn idle_and_half_sent_requests_are_closed_after_the_timeout() {
+    let ws = Workspace::new();
+    let server = HttpServer::start(&ws, &["--http-header-timeout-ms", "300"]);
+    let addr = server.authority();
+    let limit = std::time::Duration::from_secs(5);
+    assert!(
+        closed_within(&addr, b"", limit).is_some(),
+        "an idle connection stays open"
+    );
+    let half_headers = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: appl");
+    assert!(
+        closed_within(&addr, half_headers.as_bytes(), limit).is_some(),
+        "half-sent headers keep the connection"
+    );
+    let half_body = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: 200\r\n\r\n{{\"jsonrpc\""
+    );
+    let answer = closed_within(&addr, half_body.as_bytes(), limit)
+        .expect("a half-sent body keeps the connection");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    // A keep-alive connection that went quiet after a request is closed too.
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: 1\r\n\r\n{{"
+    );
+    let answer = closed_within(&addr, request.as_bytes(), limit)
+        .expect("an idle keep-alive connection stays open");
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+}
+
+#[tokio::test]
+async fn a_flood_of_idle_connections_does_not_lock_out_a_real_client() {
+    let ws = Workspace::new();
+    ws.write("a.txt", "still served\n");
+    // Few descriptors, a long header timeout: only making room at the cap can let the client in.
+    let server =
+        HttpServer::start_with(&ws, &["--http-header-timeout-ms", "60000"], &[], Some(100));
+    let addr = server.authority();
+    let mut flood = Vec::new();
+    for _ in 0..200 {
+        flood.push(std::net::TcpStream::connect(&addr).expect("connect"));
+    }
+    let open = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        let mut s = Session::open(&server.url, None).await.expect("open");
+        s.call_text("read_files", json!({"files": ["a.txt"]})).await
+    })
+    .await
+    .expect("the real client got in while 200 idle sockets were open");
+    assert_eq!(common::untag(&open), "[TAG] File: a.txt\nstill served\n");
+    drop(flood);
+}
+
+#[tokio::test]
+async fn the_session_cap_refuses_clearly_and_delete_frees_a_slot() {
+    let ws = Workspace::new();
+    let server = HttpServer::start(&ws, &["--http-max-sessions", "2"]);
+    let first = Session::open(&server.url, None).await.expect("first");
+    let mut second = Session::open(&server.url, None).await.expect("second");
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "third", "version": "1"}}});
+    let refused = reqwest::Client::new()
+        .post(&server.url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .body(init.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), reqwest::StatusCode::SERVICE_UNAVAILABLE);
+    let reply: Value = refused.json().await.unwrap();
+    let message = reply["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("Too many open MCP sessions") && message.contains("--http-max-sessions"),
+        "{reply}"
+    );
+    assert_eq!(reply["id"], 0);
+
+    // DELETE ends the session: its id is unknown afterwards, and the slot is free again.
+    let deleted = first
+        .http
+        .delete(&first.url)
+        .header("mcp-session-id", first.session_id.clone().unwrap())
+        .header("MCP-Protocol-Version", "2025-06-18")
+        .send()
+        .await
+        .unwrap();
+    assert!(deleted.status().is_success(), "{}", deleted.status());
+    let gone = first
+        .post(&json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(gone.status(), reqwest::StatusCode::NOT_FOUND);
+    let mut third = Session::open(&server.url, None)
+        .await
+        .expect("a freed slot");
+    assert!(
+        third
+            .request("ping", json!({}))
+            .await
+            .get("result")
+            .is_some()
+    );
+    assert!(
+        second
+            .request("ping", json!({}))
+            .await
+            .get("result")
+            .is_some()
+    );
+}
+
+#[tokio::test]
+async fn an_idle_session_expires() {
+    let ws = Workspace::new();
+    let server = HttpServer::start(&ws, &["--http-session-timeout", "1"]);
+    let session = Session::open(&server.url, None).await.expect("open");
+    let mut status = reqwest::StatusCode::OK;
+    // Bounded: the session must be gone well within 10 s of idling for 1 s.
+    for _ in 0..50 {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        status = session
+            .post(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+            .send()
+            .await
+            .unwrap()
+            .status();
+        if status == reqwest::StatusCode::NOT_FOUND {
+            break;
+        }
+        // A ping is activity: wait longer than the timeout before the next one.
+        tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    }
+    assert_eq!(status, reqwest::StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn host_and_origin_must_name_this_server_exactly() {
+    let ws = Workspace::new();
+    let server = HttpServer::start(&ws, &[]);
+    let port = server.authority().rsplit(':').next().unwrap().to_string();
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "x", "version": "1"}}})
+    .to_string();
+    let status = |host: String, origin: Option<String>| {
+        let init = init.clone();
+        let url = server.url.clone();
+        async move {
+            let mut r = reqwest::Client::new()
+                .post(&url)
+                .header("Host", host)
+                .header("Accept", "application/json, text/event-stream")
+                .header("Content-Type", "application/json")
+                .body(init);
+            if let Some(origin) = origin {
+                r = r.header("Origin", origin);
+            }
+            r.send().await.unwrap().status()
+        }
+    };
+    let other_port = if port == "8124" { "8125" } else { "8124" };
+    for host in [
+        "localhost.evil.com".to_string(),
+        format!("localhost.evil.com:{port}"),
+        format!("127.0.0.1.nip.io:{port}"),
+        format!("localhost:{other_port}"),
+        format!("evil@localhost:{port}"),
+        format!("localhost:{port}x"),
+    ] {
+        assert_eq!(
+            status(host.clone(), None).await,
+            reqwest::StatusCode::FORBIDDEN,
+            "Host: {host}"
+        );
+    }
+    for host in [
+        format!("localhost:{port}"),
+        format!("127.0.0.1:{port}"),
+        format!("[::1]:{port}"),
+        "localhost".to_string(),
+    ] {
+        assert!(
+            status(host.clone(), None).await.is_success(),
+            "Host: {host}"
+        );
+    }
+    let host = format!("127.0.0.1:{port}");
+    for origin in [
+        "http://127.0.0.1.nip.io",
+        "http://localhost.evil.com:3000",
+        "null",
+    ] {
+        assert_eq!(
+            status(host.clone(), Some(origin.to_string())).await,
+            reqwest::StatusCode::FORBIDDEN,
+            "Origin: {origin}"
+        );
+    }
+    assert!(
+        status(host.clone(), Some(format!("http://localhost:{port}")))
+            .await
+            .is_success()
+    );
 }

@@ -31,7 +31,7 @@ fn json_queries_keep_key_order_and_print_compact_lines() {
             "query_json",
             json!({"file_path": "data.json", "jq_expression": "keys_unsorted"})
         ),
-        r#"["zeta","alpha","items"]"#
+        "[\"zeta\",\"alpha\",\"items\"]\n(1 result)"
     );
     assert_eq!(
         c.call_text(
@@ -46,7 +46,7 @@ fn json_queries_keep_key_order_and_print_compact_lines() {
             "query_json",
             json!({"file_path": "data.json", "jq_expression": multi})
         ),
-        "2"
+        "2\n(1 result)"
     );
     assert_eq!(
         c.call_text(
@@ -60,7 +60,7 @@ fn json_queries_keep_key_order_and_print_compact_lines() {
             "query_json",
             json!({"file_path": "data.json", "jq_expression": ".a.b = 1 | .a"})
         ),
-        r#"{"b":1}"#
+        "{\"b\":1}\n(1 result)"
     );
     let capped = c.call_text(
         "query_json",
@@ -70,6 +70,55 @@ fn json_queries_keep_key_order_and_print_compact_lines() {
     assert!(
         capped.contains(".items[100:200]") || capped.contains("[100:200]"),
         "{capped}"
+    );
+}
+
+/// Gemini CLI takes a text result that parses as JSON for structured content and refuses it
+/// unless it is an object: no query output may be a bare number, string, array or null.
+#[test]
+fn no_query_output_is_a_bare_json_value_other_than_an_object() {
+    let ws = workspace();
+    let mut c = ws.start(&[]);
+    let queries = [
+        ("query_json", "data.json", ".items | length"),
+        ("query_json", "data.json", "keys"),
+        ("query_json", "data.json", ".items[0].tag"),
+        ("query_json", "data.json", ".items[0]"),
+        ("query_json", "data.json", "[.items[].id]"),
+        ("query_json", "data.json", ".zeta > 0"),
+        ("query_json", "data.json", ".items[] | .id"),
+        ("query_json", "data.json", ".missing"),
+        ("query_yaml", "conf.yaml", "select(.web) | .web.host"),
+        ("query_yaml", "conf.yaml", "select(.web) | .web | keys"),
+    ];
+    for (tool, file, query) in queries {
+        let key = if tool == "query_json" {
+            "jq_expression"
+        } else {
+            "yq_expression"
+        };
+        let text = c.call_text(tool, json!({"file_path": file, key: query}));
+        if let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) {
+            assert!(
+                value.is_object(),
+                "{tool} {query:?} gave a bare JSON value: {text:?}"
+            );
+        }
+    }
+    // The count line says what it is.
+    assert_eq!(
+        c.call_text(
+            "query_json",
+            json!({"file_path": "data.json", "jq_expression": ".items | length"})
+        ),
+        "2\n(1 result)"
+    );
+    assert_eq!(
+        c.call_text(
+            "query_json",
+            json!({"file_path": "data.json", "jq_expression": ".items[0].tag"})
+        ),
+        "\"x\"\n(1 result)"
     );
 }
 
@@ -90,14 +139,14 @@ fn yaml_is_yaml_1_2_with_merge_keys_and_documents() {
             "query_yaml",
             json!({"file_path": "conf.yaml", "yq_expression": "select(.web) | .web.port"})
         ),
-        "80"
+        "80\n(1 result)"
     );
     assert_eq!(
         c.call_text(
             "query_yaml",
             json!({"file_path": "conf.yaml", "yq_expression": ".second // empty"})
         ),
-        "\"doc\""
+        "\"doc\"\n(1 result)"
     );
 }
 
@@ -152,7 +201,7 @@ fn runaway_queries_cost_only_their_own_call() {
             "query_json",
             json!({"file_path": "data.json", "jq_expression": ".zeta"})
         ),
-        "1"
+        "1\n(1 result)"
     );
 
     let hang = c.call(
@@ -169,7 +218,7 @@ fn runaway_queries_cost_only_their_own_call() {
             "query_json",
             json!({"file_path": "data.json", "jq_expression": ".zeta"})
         ),
-        "1"
+        "1\n(1 result)"
     );
 
     let hog = c.call("query_json", json!({"file_path": "data.json", "jq_expression": "[range(1e10)] | length", "timeout": 120}));
@@ -180,7 +229,7 @@ fn runaway_queries_cost_only_their_own_call() {
             "query_json",
             json!({"file_path": "data.json", "jq_expression": ".zeta"})
         ),
-        "1"
+        "1\n(1 result)"
     );
 }
 
@@ -258,6 +307,6 @@ fn cancelling_a_query_kills_its_worker() {
             "query_json",
             json!({"file_path": "data.json", "jq_expression": ".zeta"})
         ),
-        "1"
+        "1\n(1 result)"
     );
 }

@@ -20,8 +20,9 @@ fn setup() -> (Workspace, common::StdioClient) {
     (ws, client)
 }
 
+/// One item's reply, with its random tag replaced by `[TAG]`.
 fn read(client: &mut common::StdioClient, item: serde_json::Value) -> String {
-    client.call_text("read_files", json!({"files": [item]}))
+    common::untag(&client.call_text("read_files", json!({"files": [item]})))
 }
 
 #[test]
@@ -29,38 +30,38 @@ fn every_mode() {
     let (_ws, mut c) = setup();
     assert_eq!(
         read(&mut c, json!({"path": "lines.txt"})),
-        "File: lines.txt\nl1\nl2\nl3\nl4\nl5\n"
+        "[TAG] File: lines.txt\nl1\nl2\nl3\nl4\nl5\n"
     );
     assert_eq!(
         read(&mut c, json!({"path": "lines.txt", "head": 2})),
-        "File: lines.txt\nl1\nl2\n"
+        "[TAG] File: lines.txt\nl1\nl2\n"
     );
     assert_eq!(
         read(&mut c, json!({"path": "lines.txt", "tail": 2})),
-        "File: lines.txt\nl4\nl5\n"
+        "[TAG] File: lines.txt\nl4\nl5\n"
     );
     assert_eq!(
         read(
             &mut c,
             json!({"path": "lines.txt", "start_line": 2, "end_line": 3})
         ),
-        "File: lines.txt\nl2\nl3\n"
+        "[TAG] File: lines.txt\nl2\nl3\n"
     );
     assert_eq!(
         read(
             &mut c,
             json!({"path": "mod.py", "start_line": 4, "read_to_next_pattern": "^\\s*def "})
         ),
-        "File: mod.py\n    def f(self):\n        return 1\n\n"
+        "[TAG] File: mod.py\n    def f(self):\n        return 1\n\n"
     );
     // Fixed bugs of the original: head past the end, tail=0.
     assert_eq!(
         read(&mut c, json!({"path": "lines.txt", "head": 99})),
-        "File: lines.txt\nl1\nl2\nl3\nl4\nl5\n"
+        "[TAG] File: lines.txt\nl1\nl2\nl3\nl4\nl5\n"
     );
     assert_eq!(
         read(&mut c, json!({"path": "lines.txt", "tail": 0})),
-        "File: lines.txt\n"
+        "[TAG] File: lines.txt\n"
     );
 }
 
@@ -69,26 +70,26 @@ fn final_newline_and_crlf() {
     let (_ws, mut c) = setup();
     assert_eq!(
         read(&mut c, json!({"path": "no-final-newline.txt"})),
-        "File: no-final-newline.txt\nx\ny"
+        "[TAG] File: no-final-newline.txt\nx\ny"
     );
     assert_eq!(
         read(&mut c, json!({"path": "no-final-newline.txt", "tail": 1})),
-        "File: no-final-newline.txt\ny"
+        "[TAG] File: no-final-newline.txt\ny"
     );
     assert_eq!(
         read(&mut c, json!({"path": "crlf.txt"})),
-        "File: crlf.txt\nc1\nc2\nc3\n"
+        "[TAG] File: crlf.txt\nc1\nc2\nc3\n"
     );
     assert_eq!(
         read(&mut c, json!({"path": "crlf.txt", "tail": 2})),
-        "File: crlf.txt\nc2\nc3\n"
+        "[TAG] File: crlf.txt\nc2\nc3\n"
     );
     assert_eq!(
         read(
             &mut c,
             json!({"path": "crlf.txt", "start_line": 2, "end_line": 2})
         ),
-        "File: crlf.txt\nc2\n"
+        "[TAG] File: crlf.txt\nc2\n"
     );
 }
 
@@ -98,50 +99,53 @@ fn every_error_case() {
     let cases = [
         (
             json!({"path": "lines.txt", "end_line": 3, "start_line": 1, "read_to_next_pattern": "x"}),
-            "Error: Mutually exclusive parameters provided.",
+            "[TAG] Error: Mutually exclusive parameters provided.",
         ),
         (
             json!({"path": "lines.txt", "read_to_next_pattern": "x"}),
-            "Error: Missing required parameter.",
+            "[TAG] Error: Missing required parameter.",
         ),
         (
             json!({"path": "lines.txt", "head": 1, "start_line": 2}),
-            "Error: Cannot mix",
+            "[TAG] Error: Cannot mix",
         ),
         (
             json!({"path": "lines.txt", "head": 1, "tail": 1}),
-            "Error: Cannot use head and tail together.",
+            "[TAG] Error: Cannot use head and tail together.",
         ),
         (
             json!({"path": "lines.txt", "start_line": 9}),
-            "Error: Invalid start_line.",
+            "[TAG] Error: Invalid start_line.",
         ),
         (
             json!({"path": "lines.txt", "start_line": 4, "end_line": 2}),
-            "Error: end_line (2) is before start_line (4).",
+            "[TAG] Error: end_line (2) is before start_line (4).",
         ),
         (
             json!({"path": "lines.txt", "head": -1}),
-            "Error: head=-1 is negative.",
+            "[TAG] Error: head=-1 is negative.",
         ),
         (
             json!({"path": "lines.txt", "start_line": 1, "read_to_next_pattern": "("}),
-            "Error: Invalid read_to_next_pattern",
+            "[TAG] Error: Invalid read_to_next_pattern",
         ),
-        (json!({"path": "folder"}), "Error: folder is a directory"),
+        (
+            json!({"path": "folder"}),
+            "[TAG] Error: folder is a directory",
+        ),
         (
             json!({"path": "image.png"}),
-            "Error: image.png is a binary file",
+            "[TAG] Error: image.png is a binary file",
         ),
         (
             json!({"path": "nope.txt"}),
-            "Error: File not found: nope.txt",
+            "[TAG] Error: File not found: nope.txt",
         ),
     ];
     for (item, expected) in cases {
         let out = read(&mut c, item.clone());
         let path = item["path"].as_str().unwrap();
-        let prefix = format!("File: {path}\n{expected}");
+        let prefix = format!("[TAG] File: {path}\n{expected}");
         assert!(
             out.starts_with(&prefix),
             "{item}: expected {expected:?}, got:\n{out}"
@@ -157,13 +161,13 @@ fn one_failing_file_never_fails_the_batch() {
         json!({"files": [{"path": "lines.txt", "head": 1}, {"path": "nope.txt"}, {"path": "/etc/passwd"}, {"path": "crlf.txt", "tail": 1}]}),
     );
     assert_eq!(result["isError"], false);
-    let text = common::text_of(&result);
-    let blocks: Vec<&str> = text.split("\n\n---\n\n").collect();
+    let text = common::untag(&common::text_of(&result));
+    let blocks: Vec<&str> = text.split("[TAG] File: ").skip(1).collect();
     assert_eq!(blocks.len(), 4, "{text}");
-    assert_eq!(blocks[0], "File: lines.txt\nl1\n");
-    assert!(blocks[1].starts_with("File: nope.txt\nError: File not found"));
-    assert!(blocks[2].starts_with("File: /etc/passwd\nError: Access denied"));
-    assert_eq!(blocks[3], "File: crlf.txt\nc3\n");
+    assert_eq!(blocks[0], "lines.txt\nl1\n\n");
+    assert!(blocks[1].starts_with("nope.txt\n[TAG] Error: File not found"));
+    assert!(blocks[2].starts_with("/etc/passwd\n[TAG] Error: Access denied"));
+    assert_eq!(blocks[3], "crlf.txt\nc3\n");
 }
 
 #[test]
@@ -171,13 +175,13 @@ fn lenient_integers_and_flags() {
     let (_ws, mut c) = setup();
     assert_eq!(
         read(&mut c, json!({"path": "lines.txt", "head": "1"})),
-        "File: lines.txt\nl1\n"
+        "[TAG] File: lines.txt\nl1\n"
     );
     let out = c.call_text(
         "read_files",
         json!({"files": "[{\"path\": \"lines.txt\", \"tail\": 1}]", "large_file_passthrough": "false"}),
     );
-    assert_eq!(out, "File: lines.txt\nl5\n");
+    assert_eq!(common::untag(&out), "[TAG] File: lines.txt\nl5\n");
 }
 
 #[test]
@@ -197,11 +201,16 @@ fn large_json_is_steered_to_query_json_but_partial_reads_work() {
     );
     assert_eq!(
         read(&mut c, json!({"path": "data.json", "head": 2})),
-        "File: data.json\n{\"items\": [\n  {\"id\": 0, \"name\": \"item 0\"},\n"
+        "[TAG] File: data.json\n{\"items\": [\n  {\"id\": 0, \"name\": \"item 0\"},\n"
     );
-    let whole = c.call_text(
+    // Passthrough reads it whole when the reply cap allows.
+    let mut roomy = ws.start(&["--max-reply-bytes", "1000000"]);
+    let whole = roomy.call_text(
         "read_files",
         json!({"files": ["data.json"], "large_file_passthrough": true}),
     );
-    assert_eq!(whole, format!("File: data.json\n{json_text}"));
+    assert_eq!(
+        common::untag(&whole),
+        format!("[TAG] File: data.json\n{json_text}")
+    );
 }

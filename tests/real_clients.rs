@@ -94,8 +94,8 @@ fn check_python_report(report: &Value, ws: &Workspace) {
     let calls = report["calls"].as_array().expect("calls");
     assert_eq!(calls[0]["is_error"], false);
     assert_eq!(
-        calls[0]["text"],
-        "File: hello.txt\nhello from a real client\n"
+        common::untag(calls[0]["text"].as_str().unwrap_or_default()),
+        "[TAG] File: hello.txt\nhello from a real client\n"
     );
     assert_eq!(calls[1]["text"], ws.root.display().to_string());
 }
@@ -177,7 +177,10 @@ fn python_sdk_roots_become_the_allowed_directories_and_follow_changes() {
     );
     let calls = report["calls"].as_array().unwrap();
     assert_eq!(calls[0]["text"], ws.root.display().to_string());
-    assert_eq!(calls[1]["text"], "File: in-root.txt\nroot file\n");
+    assert_eq!(
+        common::untag(calls[1]["text"].as_str().unwrap_or_default()),
+        "[TAG] File: in-root.txt\nroot file\n"
+    );
     assert_eq!(
         calls[2]["text"],
         second.display().to_string(),
@@ -283,8 +286,8 @@ fn inspector_calls_tools_over_stdio_and_http() {
     );
     let result: Value = serde_json::from_slice(&stdio.stdout).expect("result JSON");
     assert_eq!(
-        result["content"][0]["text"],
-        "File: hello.txt\nhello from a real client\n"
+        common::untag(result["content"][0]["text"].as_str().unwrap_or_default()),
+        "[TAG] File: hello.txt\nhello from a real client\n"
     );
 
     let server = HttpServer::start(&ws, &[]);

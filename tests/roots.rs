@@ -23,8 +23,8 @@ fn client_roots_replace_the_current_directory_and_follow_list_changed() {
         ws.root.display().to_string()
     );
     assert_eq!(
-        client.call_text("read_files", json!({"files": ["in-root.txt"]})),
-        "File: in-root.txt\nfrom the root\n"
+        common::untag(&client.call_text("read_files", json!({"files": ["in-root.txt"]}))),
+        "[TAG] File: in-root.txt\nfrom the root\n"
     );
 
     client.roots = Some(vec![uri(&second), uri(&ws.root)]);
@@ -41,8 +41,8 @@ fn client_roots_replace_the_current_directory_and_follow_list_changed() {
     }
     assert_eq!(dirs, expected);
     assert_eq!(
-        client.call_text("read_files", json!({"files": ["two.txt"]})),
-        "File: two.txt\nsecond\n"
+        common::untag(&client.call_text("read_files", json!({"files": ["two.txt"]}))),
+        "[TAG] File: two.txt\nsecond\n"
     );
 }
 

@@ -8,8 +8,9 @@ use common::Workspace;
 use serde_json::json;
 
 fn assert_denied(body: &str, path: &str) {
-    let denied = format!("File: {path}\nError: Access denied");
-    let unresolvable = format!("File: {path}\nError: Cannot resolve path");
+    let body = &common::untag(body);
+    let denied = format!("[TAG] File: {path}\n[TAG] Error: Access denied");
+    let unresolvable = format!("[TAG] File: {path}\n[TAG] Error: Cannot resolve path");
     assert!(
         body.starts_with(&denied) || body.starts_with(&unresolvable),
         "{path} must be refused, got:\n{body}"
@@ -48,7 +49,7 @@ fn escapes_are_refused_and_nothing_is_read() {
         assert!(!out.contains("SECRET"), "{out}");
     }
     let out = client.call_text("read_files", json!({"files": ["inside.txt"]}));
-    assert_eq!(out, "File: inside.txt\ninside\n");
+    assert_eq!(common::untag(&out), "[TAG] File: inside.txt\ninside\n");
     // Nothing was created through the links.
     assert!(!ws.base.join("outside/new-file.txt").exists());
     assert!(!ws.base.join("outside/newdir").exists());
@@ -71,7 +72,7 @@ fn symlinks_inside_the_workspace_work() {
     symlink(ws.root.join("real"), ws.root.join("alias")).unwrap();
     let mut client = ws.start(&[]);
     let out = client.call_text("read_files", json!({"files": ["alias/data.txt"]}));
-    assert_eq!(out, "File: alias/data.txt\ndata\n");
+    assert_eq!(common::untag(&out), "[TAG] File: alias/data.txt\ndata\n");
 }
 
 #[test]
@@ -82,5 +83,5 @@ fn relative_paths_resolve_against_the_first_allowed_directory_not_the_cwd() {
     // The client starts the server with the cwd set to base (outside ws).
     let mut client = ws.start(&[]);
     let out = client.call_text("read_files", json!({"files": ["where.txt"]}));
-    assert_eq!(out, "File: where.txt\nin ws\n");
+    assert_eq!(common::untag(&out), "[TAG] File: where.txt\nin ws\n");
 }

@@ -91,8 +91,8 @@ fn files_as_plain_strings_are_read() {
     let mut client = ws.start(&[]);
     let out = client.call_text("read_files", json!({"files": ["x.txt", "docs/y.md"]}));
     assert_eq!(
-        out,
-        "File: x.txt\ncontent of x\n\n\n---\n\nFile: docs/y.md\n# y\n"
+        common::untag(&out),
+        "[TAG] File: x.txt\ncontent of x\n\n[TAG] File: docs/y.md\n# y\n"
     );
 }
 
@@ -154,8 +154,8 @@ fn bad_arguments_get_a_clear_error_and_the_server_keeps_serving() {
     assert!(unknown.get("error").is_some() || unknown["result"]["isError"] == true);
     // Still serving.
     assert_eq!(
-        client.call_text("read_files", json!({"files": [{"path": "a.txt"}]})),
-        "File: a.txt\na\n"
+        common::untag(&client.call_text("read_files", json!({"files": [{"path": "a.txt"}]}))),
+        "[TAG] File: a.txt\na\n"
     );
 }
 
@@ -210,4 +210,115 @@ fn version_flag_prints_the_version() {
         String::from_utf8_lossy(&output.stdout).trim(),
         format!("fs-mcp-rs {}", env!("CARGO_PKG_VERSION"))
     );
+}
+
+/// The next stdout line that is not a notification.
+fn next_reply(client: &mut StdioClient) -> Value {
+    client
+        .try_wait_for_any(std::time::Duration::from_secs(30))
+        .expect("a reply")
+}
+
+#[test]
+fn a_malformed_line_gets_a_parse_error_and_the_server_keeps_serving() {
+    let ws = Workspace::new();
+    ws.write("a.txt", "a\n");
+    let mut client = ws.start(&[]);
+    for (line, code) in [
+        ("{not json", -32700),
+        ("{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\"", -32700),
+        (r#"[{"jsonrpc":"2.0","id":2,"method":"ping"}]"#, -32600),
+    ] {
+        client.send_raw(line);
+        let reply = next_reply(&mut client);
+        assert_eq!(reply["error"]["code"], code, "{line}: {reply}");
+        assert_eq!(reply["id"], Value::Null, "{reply}");
+        assert!(reply.as_object().unwrap().contains_key("id"), "{reply}");
+    }
+    // A well-formed request of the wrong shape is answered with its id.
+    client.send_raw(r#"{"jsonrpc":"2.0","id":77,"method":"tools/call","params":"x"}"#);
+    let reply = next_reply(&mut client);
+    assert_eq!(
+        (reply["id"].clone(), reply["error"]["code"].clone()),
+        (json!(77), json!(-32600))
+    );
+    assert_eq!(
+        common::untag(&client.call_text("read_files", json!({"files": ["a.txt"]}))),
+        "[TAG] File: a.txt\na\n"
+    );
+}
+
+#[test]
+fn a_bogus_pagination_cursor_is_invalid_params() {
+    let ws = Workspace::new();
+    let mut client = ws.start(&[]);
+    let reply = client.request("tools/list", json!({"cursor": "bogus"}));
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("cursor"),
+        "{reply}"
+    );
+    let listed = client.request("tools/list", json!({}));
+    assert!(listed["result"]["nextCursor"].is_null(), "{listed}");
+}
+
+#[test]
+fn a_normal_start_prints_nothing_on_stderr_unless_asked() {
+    let ws = Workspace::new();
+    ws.write("a.txt", "a\n");
+    let mut quiet = ws.start(&[]);
+    quiet.call_text("read_files", json!({"files": ["a.txt"]}));
+    let stderr = quiet.stderr.clone();
+    assert!(quiet.finish().success());
+    assert_eq!(stderr.lock().unwrap().as_str(), "");
+
+    let mut verbose = ws.start(&["--log-level", "info"]);
+    verbose.list_tools();
+    let stderr = verbose.stderr.clone();
+    assert!(verbose.finish().success());
+    let stderr = stderr.lock().unwrap().clone();
+    assert!(
+        stderr.contains("INFO") && stderr.contains("allowed directories"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn logging_set_level_sends_log_messages_at_or_above_the_level() {
+    let ws = Workspace::new();
+    ws.write("notes.txt", "old\n");
+    let mut client = ws.start(&["--review-command", "none", "--review-timeout", "1"]);
+    assert!(client.initialize_result["capabilities"]["logging"].is_object());
+    // Warnings only: the review's "waiting" messages (info) are not sent.
+    let set = client.request("logging/setLevel", json!({"level": "warning"}));
+    assert_eq!(set["result"], json!({}), "{set}");
+    let propose = json!({"path": "notes.txt", "match_text": "old", "new_string": "new"});
+    client.call_text("propose_and_review", propose.clone());
+    let logs = |client: &StdioClient| -> Vec<Value> {
+        client
+            .notifications
+            .iter()
+            .filter(|n| n["method"] == "notifications/message")
+            .cloned()
+            .collect()
+    };
+    assert_eq!(logs(&client), Vec::<Value>::new());
+    // Info: now they are, as notifications/message with the level and the text.
+    client.request("logging/setLevel", json!({"level": "info"}));
+    let out = client.call_text("propose_and_review", propose);
+    assert!(out.contains("TIMEOUT"), "{out}");
+    let infos = logs(&client);
+    assert!(
+        infos.iter().any(|n| n["params"]["level"] == "info"
+            && n["params"]["data"]
+                .as_str()
+                .is_some_and(|d| d.contains("notes.txt"))),
+        "{infos:?}"
+    );
+    assert!(infos.iter().all(|n| n["params"]["logger"].is_string()));
+    let bad = client.request("logging/setLevel", json!({"level": "loud"}));
+    assert!(bad.get("error").is_some(), "{bad}");
 }

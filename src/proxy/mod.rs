@@ -172,17 +172,27 @@ async fn run(
     let describe = shared.upstream.describe();
     match http {
         Some(addr) => {
-            let factory = {
-                let shared = Arc::clone(&shared);
-                move || ProxySession::new(Arc::clone(&shared))
-            };
-            tokio::select! {
-                result = crate::http::serve_sessions(factory, addr, token) => result,
-                _ = died.cancelled() => {
-                    linger_for_error_replies().await;
-                    Err(anyhow::anyhow!("the upstream MCP server ({describe}) exited; the proxy stops"))
+            // The HTTP server stops on a signal or when an upstream dies.
+            let stop = CancellationToken::new();
+            let signal = crate::http::signal();
+            let stopper = stop.clone();
+            let died_watch = died.clone();
+            tokio::spawn(async move {
+                tokio::select! {
+                    () = signal => tracing::info!("shutting down"),
+                    () = died_watch.cancelled() => linger_for_error_replies().await,
                 }
+                stopper.cancel();
+            });
+            let sessions = ProxySessions(Arc::clone(&shared));
+            let limits = crate::http::HttpLimits::default();
+            crate::http::serve(sessions, addr, token, limits, stop).await?;
+            if died.is_cancelled() {
+                return Err(anyhow::anyhow!(
+                    "the upstream MCP server ({describe}) exited; the proxy stops"
+                ));
             }
+            Ok(())
         }
         None => {
             let running = ProxySession::new(Arc::clone(&shared))
@@ -202,12 +212,25 @@ async fn run(
                     }
                     Ok(())
                 }
-                _ = crate::http::wait_for_signal() => {
+                () = crate::http::signal() => {
                     tracing::info!("shutting down");
                     Ok(())
                 }
             }
         }
+    }
+}
+
+/// `fs-mcp-rs proxy --http`: one [`ProxySession`] (and upstream connection) per client session.
+struct ProxySessions(Arc<Shared>);
+
+impl crate::http::HttpSessions for ProxySessions {
+    type Session = ProxySession;
+    fn new_session(&self) -> ProxySession {
+        ProxySession::new(Arc::clone(&self.0))
+    }
+    async fn end(&self, _grace: Duration) {
+        // Nothing of the proxy's own is pending: upstream calls end with their sessions.
     }
 }
 

@@ -1,7 +1,7 @@
 //! Editing: propose_and_review / commit_review (human-reviewed), and the `--all` tier's direct
 //! writes write_file / append_text / move_file.
 
-use fs_mcp_edit::{EditError, EditSpec, ProposeRequest};
+use fs_mcp_edit::{EditError, EditSpec, ProposeRequest, UserAction};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
 use rmcp::service::RequestContext;
@@ -87,6 +87,16 @@ pub struct MoveParams {
     pub destination: String,
 }
 
+const SHUTTING_DOWN: &str = "The server is shutting down; no new review is started. Call propose_and_review again once it runs again.";
+
+impl FsServer {
+    /// A token held while a review runs, or `None` once the server is shutting down.
+    fn review_slot(&self) -> Option<tokio_util::task::task_tracker::TaskTrackerToken> {
+        let tracker = self.reviews_in_progress();
+        (!tracker.is_closed() && !self.shutdown_token().is_cancelled()).then(|| tracker.token())
+    }
+}
+
 fn edit_answer(result: Result<String, EditError>) -> CallToolResult {
     match result {
         Ok(body) => text(body),
@@ -137,16 +147,33 @@ The file keeps its line endings, final newline, BOM and permissions.",
     ) -> Result<CallToolResult, ErrorData> {
         let sandbox = self.sandbox();
         let reviews = self.reviews();
+        let Some(_in_progress) = self.review_slot() else {
+            return Ok(failure(SHUTTING_DOWN));
+        };
         let cancelled = context.ct.clone();
+        let shutdown = self.shutdown_token().clone();
+        let path = p.path.clone();
         let result = reviews
-            .propose_and_review(
-                &sandbox,
-                p.into(),
-                async move { cancelled.cancelled().await },
-            )
+            .propose_and_review(&sandbox, p.into(), async move {
+                tokio::select! {
+                    () = cancelled.cancelled() => {}
+                    () = shutdown.cancelled() => {}
+                }
+            })
             .await;
         Ok(match result {
-            Ok(response) => text(response.to_json()),
+            Ok(mut response) => {
+                if self.shutdown_token().is_cancelled()
+                    && response.user_action == UserAction::Cancelled
+                {
+                    // The session's files go with the process: nothing to resume.
+                    response.session_path = None;
+                    response.message = format!(
+                        "The server is shutting down, so the review was cancelled: '{path}' was not changed and the review files are removed. Propose the edit again once the server runs again."
+                    );
+                }
+                text(response.to_json())
+            }
             Err(e) => failure(e.to_string()),
         })
     }

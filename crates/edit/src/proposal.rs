@@ -1,4 +1,5 @@
-//! Phase C of the reference (§2.4): applying validated edits to a model-view text.
+//! Building a proposal: applying validated edits to a model-view text (the step after
+//! validation in docs/tools.md, `propose_and_review`).
 //!
 //! Differences from the original, on purpose:
 //! * `match_text` is LF-normalised in every mode (the original skipped it when continuing).

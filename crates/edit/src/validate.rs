@@ -1,4 +1,4 @@
-//! Phases A and B of the reference (§2.2–2.3): normalising the edits and validating every
+//! The first steps of a proposal: normalising the edits and validating every
 //! `match_text` before any session is touched.
 
 use crate::error::EditError;

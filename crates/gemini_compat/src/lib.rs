@@ -9,7 +9,7 @@
 //! break, [`coerce_arguments`] undoes the wire changes on the way back in, and
 //! [`escape_output_refs`] protects tool *results* (R14).
 //!
-//! The rules are those of `gemini-schema-contract.md` §6:
+//! The rules are those of `docs/GEMINI_SCHEMA_CONTRACT.md` §6:
 //!
 //! | rule | what [`transform`] does |
 //! |---|---|

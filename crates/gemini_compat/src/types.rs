@@ -4,7 +4,7 @@ use serde::Serialize;
 use serde_json::Value;
 use std::fmt;
 
-/// A rule of the output contract (`gemini-schema-contract.md` §6).
+/// A rule of the output contract (`docs/GEMINI_SCHEMA_CONTRACT.md` §6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum Rule {
     /// Inline every local `$ref`; no `$defs`/`definitions`; recursion unrolled.

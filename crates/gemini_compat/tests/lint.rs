@@ -5,7 +5,7 @@ mod common;
 use gemini_compat::{Issue, Rule, Severity, lint, lint_tool_name, transform};
 use serde_json::{Value, json};
 
-/// Verbatim `tools/list` inputSchema from rmcp 3.9.0 + schemars 1.2.3 (stack-notes §2.4).
+/// Verbatim `tools/list` inputSchema from rmcp 3.9.0 + schemars 1.2.3 (captured from the real server).
 const SCHEMARS: &str = r##"{"$defs":{"Edit":{"description":"One edit to apply.","properties":{"count":{"description":"Count, usize.","format":"uint","minimum":0,"type":["integer","null"]},"line":{"description":"1-based line hint.","format":"uint32","minimum":0,"type":["integer","null"]},"new_text":{"description":"Replacement text.","type":"string"},"old_text":{"description":"Text to find.","type":"string"},"replace_all":{"description":"Replace all occurrences.","type":["boolean","null"]}},"required":["old_text","new_text"],"type":"object"}},"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"dry_run":{"default":false,"description":"Dry run.","type":"boolean"},"edits":{"description":"Edits to apply in order.","items":{"$ref":"#/$defs/Edit"},"type":"array"},"offset":{"description":"Signed offset.","format":"int64","type":["integer","null"]},"path":{"description":"Path of the file.","type":"string"}},"required":["path","edits"],"type":"object"}"##;
 
 fn found(issues: &[Issue]) -> Vec<(&str, Rule, Severity)> {

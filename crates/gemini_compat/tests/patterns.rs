@@ -1,4 +1,4 @@
-//! The 32 tricky real-world patterns of `gemini-schema-contract.md` §5, each with its
+//! The 32 tricky real-world patterns of `docs/GEMINI_SCHEMA_CONTRACT.md` §5, each with its
 //! input and the expected output. Every output is also checked by `common::check`:
 //! lint-clean, idempotent, valid JSON Schema 2020-12.
 

@@ -66,8 +66,10 @@
 //! [`evaluate`] is the same evaluation in-process (for tests and trusted
 //! callers); it has no such protection.
 //!
-//! The worker reads one JSON request on stdin and writes one JSON response on
-//! stdout:
+//! The worker gets the file as its stdin (a descriptor the server opened
+//! through its sandbox; the worker never opens a path), one JSON request in
+//! the `FS_MCP_QUERY_REQUEST` environment variable, and writes one JSON
+//! response on stdout:
 //!
 //! ```text
 //! → {"file_path": "/abs/data.json", "expression": ".items | length",
@@ -97,6 +99,7 @@
 //! //     std::process::exit(fs_mcp_query::worker_main());
 //! // }
 //! let exe = std::env::current_exe().unwrap();
+//! let file = std::fs::File::open("/data/big.json").unwrap();
 //! let request = QueryRequest {
 //!     file_path: "/data/big.json".into(),
 //!     expression: ".items | length".into(),
@@ -107,6 +110,7 @@
 //!     &exe,
 //!     &["__query-worker"],
 //!     request,
+//!     file,
 //!     Duration::from_secs(30),
 //!     fs_mcp_query::DEFAULT_MEMORY_LIMIT_BYTES,
 //!     std::future::pending(),
@@ -190,7 +194,8 @@ impl Default for Limits {
 /// One query, as sent to the worker process.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QueryRequest {
-    /// Absolute path of the file, already resolved by the sandbox.
+    /// The file's path as shown in messages (and by its extension). The
+    /// worker never opens it: it reads the descriptor it is given.
     pub file_path: PathBuf,
     /// The jq expression (may span lines and contain `#` comments).
     pub expression: String,

@@ -1,6 +1,11 @@
 //! Isolation: each query runs in a short-lived child process (a hidden
 //! subcommand of the same binary) with a memory limit, a big stack, and a
 //! wall-clock timeout enforced by the parent.
+//!
+//! The child never opens the file: the parent hands it the descriptor it
+//! opened (through the sandbox) as the child's stdin, and the request in an
+//! environment variable, so no path is resolved again between the sandbox's
+//! check and the read.
 
 use crate::QueryRequest;
 use crate::errors::QueryError;
@@ -10,10 +15,13 @@ use std::io::{Read, Write};
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt};
 
-/// Largest request the worker accepts on stdin.
-const MAX_REQUEST_BYTES: u64 = 16 * 1024 * 1024;
+/// The environment variable that carries the request to the worker.
+const REQUEST_ENV: &str = "FS_MCP_QUERY_REQUEST";
+/// Largest request sent to the worker: well under the kernel's limit on one
+/// environment string (128 KiB on Linux).
+const MAX_REQUEST_BYTES: usize = 100 * 1024;
 /// Largest response the parent accepts on stdout.
 const MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
 /// How much of the worker's stderr the parent keeps (its end).
@@ -21,7 +29,7 @@ const MAX_STDERR_BYTES: usize = 64 * 1024;
 /// Stack of the evaluation thread (capped to a quarter of the memory limit).
 const EVAL_STACK_BYTES: u64 = 256 * 1024 * 1024;
 
-/// What the parent writes to the worker's stdin.
+/// What the parent passes to the worker (in [`REQUEST_ENV`]).
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct WireRequest {
     #[serde(flatten)]
@@ -52,11 +60,12 @@ impl From<Result<String, QueryError>> for WireResponse {
 
 /// Body of the hidden worker subcommand (`fs-mcp-rs __query-worker`).
 ///
-/// Reads one JSON request from stdin, limits its own address space
-/// (`RLIMIT_AS`) and core dumps before touching the file, evaluates the
-/// query on a thread with a big stack, writes one JSON response to stdout and
-/// returns the exit code (0 unless stdout cannot be written). Call it before
-/// starting any async runtime or other threads.
+/// Reads one JSON request from the `FS_MCP_QUERY_REQUEST` environment
+/// variable, limits its own address space (`RLIMIT_AS`) and core dumps before
+/// touching the file, reads the file from stdin (a descriptor the parent
+/// opened), evaluates the query on a thread with a big stack, writes one JSON
+/// response to stdout and returns the exit code (0 unless stdout cannot be
+/// written). Call it before starting any async runtime or other threads.
 ///
 /// A query that recurses without end, exhausts memory or loops forever kills
 /// or stalls only this process; [`run_isolated`](crate::run_isolated) turns
@@ -80,13 +89,16 @@ pub fn worker_main() -> i32 {
 }
 
 fn read_request() -> Result<WireRequest, QueryError> {
-    let mut buf = Vec::new();
-    std::io::stdin()
-        .lock()
-        .take(MAX_REQUEST_BYTES)
-        .read_to_end(&mut buf)
-        .map_err(|e| QueryError::Worker(format!("cannot read the request: {e}")))?;
-    serde_json::from_slice(&buf).map_err(|e| QueryError::Worker(format!("invalid request: {e}")))
+    let text = std::env::var(REQUEST_ENV)
+        .map_err(|e| QueryError::Worker(format!("no request in {REQUEST_ENV}: {e}")))?;
+    serde_json::from_str(&text).map_err(|e| QueryError::Worker(format!("invalid request: {e}")))
+}
+
+/// The file to query: the worker's stdin, a descriptor the parent opened.
+fn input_file() -> std::io::Result<std::fs::File> {
+    use std::os::fd::AsFd;
+    let owned = std::io::stdin().as_fd().try_clone_to_owned()?;
+    Ok(std::fs::File::from(owned))
 }
 
 #[cfg(unix)]
@@ -138,13 +150,16 @@ fn evaluate_on_big_stack(req: WireRequest) -> Result<String, QueryError> {
     }
 }
 
-/// Compile first (so a bad query fails fast), then read and query the file.
+/// Compile first (so a bad query fails fast), then read and query the file
+/// from the descriptor on stdin.
 fn run_request(req: &QueryRequest, memory_limit: u64) -> Result<String, QueryError> {
+    use std::io::{Seek, SeekFrom};
     let program = crate::engine::compile(&req.expression)?;
-    let meta = std::fs::metadata(&req.file_path).map_err(|e| io_error(&req.file_path, &e))?;
-    if meta.is_dir() {
+    let mut file = input_file().map_err(|e| io_error(&req.file_path, &e))?;
+    let meta = file.metadata().map_err(|e| io_error(&req.file_path, &e))?;
+    if !meta.is_file() {
         return Err(QueryError::Io(format!(
-            "{} is a directory, not a file.",
+            "{} is not a regular file.",
             req.file_path.display()
         )));
     }
@@ -155,7 +170,10 @@ fn run_request(req: &QueryRequest, memory_limit: u64) -> Result<String, QueryErr
             memory_limit / (1024 * 1024)
         )));
     }
-    let bytes = std::fs::read(&req.file_path).map_err(|e| io_error(&req.file_path, &e))?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.seek(SeekFrom::Start(0))
+        .and_then(|_| file.read_to_end(&mut bytes))
+        .map_err(|e| io_error(&req.file_path, &e))?;
     let result = crate::run_program(&program, &bytes, req.format, &req.limits, true);
     // the process exits right away: skip freeing the file
     std::mem::forget(bytes);
@@ -170,6 +188,10 @@ fn io_error(path: &Path, e: &std::io::Error) -> QueryError {
 /// `std::env::current_exe()`) started with `args` (e.g. `["__query-worker"]`)
 /// must call [`worker_main`].
 ///
+/// `file` is the file to query, already opened (by the sandbox): it becomes
+/// the child's stdin, so the child reads exactly what was checked and never
+/// resolves `request.file_path`, which only names the file in messages.
+///
 /// The child gets `memory_limit_bytes` of address space (0: unlimited) and
 /// is killed when `timeout` passes or `cancel` completes; it is also killed if
 /// this future is dropped. Crashes become [`QueryError::Crashed`] (stack
@@ -179,39 +201,40 @@ pub async fn run_isolated(
     worker: &Path,
     args: &[&str],
     request: QueryRequest,
+    file: std::fs::File,
     timeout: Duration,
     memory_limit_bytes: u64,
     cancel: impl Future<Output = ()>,
 ) -> Result<String, QueryError> {
-    let payload = serde_json::to_vec(&WireRequest {
+    let payload = serde_json::to_string(&WireRequest {
         query: request,
         memory_limit_bytes,
     })
     .map_err(|e| QueryError::Worker(format!("cannot encode the request: {e}")))?;
+    if payload.len() > MAX_REQUEST_BYTES {
+        return Err(QueryError::Input(format!(
+            "The expression is too long ({} bytes); at most {} KiB can be run. Shorten it.",
+            payload.len(),
+            MAX_REQUEST_BYTES / 1024
+        )));
+    }
 
     let mut child = tokio::process::Command::new(worker)
         .args(args)
         // one malloc arena: the address-space limit is not eaten by
         // per-thread arena reservations
         .env("MALLOC_ARENA_MAX", "1")
+        .env(REQUEST_ENV, payload)
         .env_remove("RUST_BACKTRACE")
-        .stdin(Stdio::piped())
+        .stdin(Stdio::from(file))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
         .map_err(|e| QueryError::Worker(format!("cannot start {}: {e}", worker.display())))?;
 
-    let mut stdin = child.stdin.take();
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
-    let write = async move {
-        if let Some(mut w) = stdin.take() {
-            // the child may die before reading: ignore broken pipes
-            let _ = w.write_all(&payload).await;
-            let _ = w.shutdown().await;
-        }
-    };
     let read_out = read_capped(stdout, MAX_RESPONSE_BYTES, false);
     let read_err = read_capped(stderr, MAX_STDERR_BYTES, true);
 
@@ -222,7 +245,7 @@ pub async fn run_isolated(
     }
     let outcome = {
         let run = async {
-            let ((), out, err, status) = tokio::join!(write, read_out, read_err, child.wait());
+            let (out, err, status) = tokio::join!(read_out, read_err, child.wait());
             Outcome::Exited(status, out, err)
         };
         tokio::pin!(run);

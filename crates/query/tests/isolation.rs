@@ -125,10 +125,12 @@ impl Ctx {
         timeout: Duration,
         cancel: impl Future<Output = ()>,
     ) -> Result<String, QueryError> {
+        let file = std::fs::File::open(&req.file_path).expect("open the queried file");
         self.rt.block_on(run_isolated(
             &self.exe,
             &[WORKER_ARG],
             req,
+            file,
             timeout,
             MEMORY_LIMIT,
             cancel,
@@ -222,9 +224,11 @@ fn query_errors_come_back_typed(ctx: &Ctx) {
         Err(QueryError::Input(m)) => assert!(m.contains("use query_yaml"), "{m}"),
         other => panic!("{other:?}"),
     }
-    let req = ctx.request(Path::new("/nonexistent/x.json"), InputFormat::Json, ".");
+    // The worker reads the descriptor it is given and checks it is a regular file itself.
+    let dir = ctx.json.parent().expect("temp dir");
+    let req = ctx.request(dir, InputFormat::Json, ".");
     match ctx.run_with(req, NORMAL_TIMEOUT, std::future::pending()) {
-        Err(QueryError::Io(m)) => assert!(m.contains("/nonexistent/x.json"), "{m}"),
+        Err(QueryError::Io(m)) => assert!(m.contains("is not a regular file"), "{m}"),
         other => panic!("{other:?}"),
     }
 }
@@ -304,10 +308,12 @@ fn halt_error_does_not_kill_the_worker(ctx: &Ctx) {
 
 fn missing_worker_binary_is_reported(ctx: &Ctx) {
     let req = ctx.request(&ctx.json, InputFormat::Json, ".");
+    let file = std::fs::File::open(&ctx.json).expect("open the queried file");
     let r = ctx.rt.block_on(run_isolated(
         Path::new("/nonexistent/fs-mcp-rs"),
         &[WORKER_ARG],
         req,
+        file,
         NORMAL_TIMEOUT,
         MEMORY_LIMIT,
         std::future::pending(),

@@ -6,20 +6,52 @@
 //! file backwards from its end. Whole-file reads are guarded by size, so a model is steered to a
 //! partial read or a query instead of flooding its context.
 //!
+//! Every file is opened once, through the sandbox's handle walk ([`Sandbox::open_file`]): regular
+//! files only, never reopened by path. Every reply is bounded: [`ReadOptions::max_reply_bytes`] in
+//! all, [`ReadOptions::max_line_bytes`] per line of a partial read; what is cut is said, with the
+//! call that reads on. The framing (see the `frame` module) carries a random tag per reply, so
+//! file content cannot imitate it.
+//!
 //! Line endings: `\n` ends a line; a `\r` before it is dropped from the output, so CRLF files read
 //! like LF files and their lines are counted correctly. Output keeps every other byte as is.
 
+mod frame;
 mod lines;
 mod messages;
 
+use std::borrow::Cow;
+use std::ffi::OsStr;
 use std::fs::File;
-use std::io::{self, BufReader, Read};
+use std::io::{self, BufReader, Seek, SeekFrom};
 use std::path::Path;
 
-use fs_mcp_sandbox::Sandbox;
-use regex::Regex;
+use fs_mcp_sandbox::{AccessError, EntryKind, Sandbox, escape_os};
+use regex::bytes::Regex;
 
+use frame::Reply;
+use lines::{Copied, CutLine, Sink, Stop, TailStart, Whole};
 pub use messages::{format_size, group_thousands};
+
+/// Default cap on one reply: Claude Code keeps MCP results up to 50,000 characters inline (a
+/// larger one is saved to a file and replaced by a 2 KB preview) and refuses results over 25,000
+/// tokens; 50,000 bytes are at most 50,000 characters and about 12,500 tokens.
+pub const DEFAULT_MAX_REPLY_BYTES: usize = 50_000;
+/// Default cap on one line of a partial read: far above hand-written code and prose, while a
+/// minified bundle's line cannot take a third of a reply.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 16 * 1024;
+/// The smallest reply cap honoured: room for a block with its notes.
+pub const MIN_REPLY_BYTES: usize = 4096;
+
+/// Room kept for the note on items not read.
+const FINAL_NOTE_ROOM: usize = 600;
+/// Room kept for a block's own notes (cut, pattern not found).
+const BLOCK_NOTE_ROOM: usize = 700;
+/// Room kept for the marker of a cut line.
+const MARKER_ROOM: usize = 300;
+/// Another block is started only with this much of the reply left for its body.
+const MIN_BLOCK_ROOM: usize = 512;
+/// Bytes of a structured file's start that example queries are built from.
+const EXAMPLE_HEAD_BYTES: usize = 64 * 1024;
 
 /// One file to read, with at most one mode. Integers come straight from the client, so they are
 /// signed and validated here.
@@ -40,20 +72,26 @@ pub enum StructuredKind {
     Yaml,
 }
 
-/// Produces ready-to-use example queries for a large structured file (shown by the guard).
-pub type ExampleQueries = fn(&Path, StructuredKind) -> Vec<String>;
+/// Produces ready-to-use example queries for a large structured file (shown by the guard), from
+/// its path (for the extension) and its first bytes, read from the open handle.
+pub type ExampleQueries = fn(&Path, StructuredKind, &[u8]) -> Vec<String>;
 
 /// Settings of a `read_files` call.
 #[derive(Debug, Clone)]
 pub struct ReadOptions {
-    /// Skip the whole-file size guards.
+    /// Skip the whole-file size guards and the per-line cap (the reply cap still holds).
     pub large_file_passthrough: bool,
-    /// Whole JSON/YAML files above this size are refused in favour of `query_json`/`query_yaml`.
+    /// Whole JSON/YAML files above this size (or above the reply cap) are refused in favour of
+    /// `query_json`/`query_yaml`.
     pub structured_guard_bytes: u64,
     /// Any other whole file above this size is refused in favour of a partial read.
     pub text_guard_bytes: u64,
     /// Example queries for the structured guard; `None` shows generic ones.
     pub example_queries: Option<ExampleQueries>,
+    /// Cap on the whole reply, frames and notes included (at least [`MIN_REPLY_BYTES`]).
+    pub max_reply_bytes: usize,
+    /// Cap on one line in `head`, `tail`, ranges and `read_to_next_pattern`.
+    pub max_line_bytes: usize,
 }
 
 impl Default for ReadOptions {
@@ -65,27 +103,107 @@ impl Default for ReadOptions {
             // About 64,000 tokens.
             text_guard_bytes: 256 * 1024,
             example_queries: None,
+            max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
         }
     }
 }
 
-/// Separator between the blocks of a multi-file answer.
-pub const BLOCK_SEPARATOR: &str = "\n\n---\n\n";
-
-/// Reads every request and renders the answer: one `File: {path}` block per request, in order.
-/// A failing request yields an `Error: …` body in its block and never fails the others.
+/// Reads every request and renders the answer: one block per request, in order, framed with a
+/// fresh random tag (see [`read_files_tagged`]).
 pub fn read_files(sandbox: &Sandbox, requests: &[ReadRequest], options: &ReadOptions) -> String {
-    requests
+    read_files_tagged(sandbox, requests, options, &frame::new_tag())
+}
+
+/// [`read_files`] with a given tag (tests use a fixed one; a server must use a fresh random tag
+/// per reply, or file content could imitate the framing).
+///
+/// Each block starts with `[TAG] File: {name}`; a failing request has `[TAG] Error: …` instead of
+/// text and never fails the others. When the reply cap is reached, a block ends with a
+/// `[TAG] Note:` saying how to read on, and the requests not reached are named in a last note.
+pub fn read_files_tagged(
+    sandbox: &Sandbox,
+    requests: &[ReadRequest],
+    options: &ReadOptions,
+    tag: &str,
+) -> String {
+    let cap = options.max_reply_bytes.max(MIN_REPLY_BYTES);
+    let mut reply = Reply::new(tag);
+    for (index, request) in requests.iter().enumerate() {
+        let shown = shown_name(&request.path);
+        let header = reply.tag().len() + " File: \n\n".len() + shown.len();
+        let body_limit = cap.saturating_sub(FINAL_NOTE_ROOM + BLOCK_NOTE_ROOM);
+        if reply.len() + header + MIN_BLOCK_ROOM > body_limit {
+            not_read(&mut reply, requests, index, cap);
+            break;
+        }
+        reply.frame("File", &shown);
+        if let Err(message) = read_block(sandbox, request, options, &shown, &mut reply, body_limit)
+        {
+            let body_start = reply.body_start();
+            reply.buf.truncate(body_start);
+            let room = cap.saturating_sub(reply.len() + FINAL_NOTE_ROOM + header);
+            reply.frame_message("Error", &shorten(&message, room));
+        }
+    }
+    reply.into_string()
+}
+
+/// Reads one request; `Ok(body)` is the text with its notes as the reply shows them (with the tag
+/// `TAG`), `Err` the message of an `Error` frame. For tests and tools that read one file.
+pub fn read_one(
+    sandbox: &Sandbox,
+    request: &ReadRequest,
+    options: &ReadOptions,
+) -> Result<String, String> {
+    let reply = read_files_tagged(sandbox, std::slice::from_ref(request), options, "TAG");
+    let body = reply.split_once('\n').map_or("", |(_, body)| body);
+    match body.strip_prefix("[TAG] Error: ") {
+        Some(message) => Err(message.to_string()),
+        None => Ok(body.to_string()),
+    }
+}
+
+/// How a requested path is shown: as given, unless it holds characters that are shown escaped
+/// (control characters, bidi controls); then it is escaped in full, so that passing the shown
+/// text back names the same file. Backslashes alone keep it as given: it may be an escaped name
+/// this server showed before.
+fn shown_name(requested: &str) -> Cow<'_, str> {
+    let escaped = escape_os(OsStr::new(requested));
+    if matches!(escaped, Cow::Borrowed(_)) {
+        return escaped;
+    }
+    let without_backslashes = requested.replace('\\', "");
+    if matches!(
+        escape_os(OsStr::new(&without_backslashes)),
+        Cow::Borrowed(_)
+    ) {
+        return Cow::Borrowed(requested);
+    }
+    escaped
+}
+
+/// The last note of a reply cut before `first` of `requests`.
+fn not_read(reply: &mut Reply, requests: &[ReadRequest], first: usize, cap: usize) {
+    let names = requests[first..]
         .iter()
-        .map(|request| {
-            let body = match read_one(sandbox, request, options) {
-                Ok(text) => text,
-                Err(message) => format!("Error: {message}"),
-            };
-            format!("File: {}\n{}", request.path, body)
-        })
-        .collect::<Vec<_>>()
-        .join(BLOCK_SEPARATOR)
+        .take(3)
+        .map(|r| shorten(&shown_name(&r.path), 80).to_string())
+        .collect::<Vec<_>>();
+    let note = messages::not_read(cap, first, requests.len(), &names);
+    reply.frame("Note", &note);
+}
+
+/// `text` cut to at most `max` bytes (at a character boundary), with `…` when cut.
+fn shorten(text: &str, max: usize) -> Cow<'_, str> {
+    if text.len() <= max {
+        return Cow::Borrowed(text);
+    }
+    let mut end = max.saturating_sub(3);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Cow::Owned(format!("{}…", &text[..end]))
 }
 
 /// The mode a request asks for, after validation.
@@ -98,84 +216,227 @@ enum Mode {
     ToPattern { start: u64, pattern: Regex },
 }
 
-/// Reads one request; `Err` carries the message that follows `Error: `.
-pub fn read_one(
+/// The message for a path the sandbox would not open for reading.
+fn open_error(shown: &str, error: AccessError) -> String {
+    match error {
+        AccessError::NotFound { .. } => messages::not_found(shown),
+        AccessError::NotRegular {
+            kind: EntryKind::Dir,
+            ..
+        } => messages::is_directory(shown),
+        AccessError::NotRegular { kind, .. } => messages::not_regular(shown, kind),
+        other => other.to_string(),
+    }
+}
+
+/// Reads one request into the reply after its `File` frame, never past `limit` (the body) or the
+/// notes' room. `Err` carries the message of the `Error` frame that replaces the body.
+fn read_block(
     sandbox: &Sandbox,
     request: &ReadRequest,
     options: &ReadOptions,
-) -> Result<String, String> {
-    let resolved = sandbox.resolve(&request.path).map_err(|e| e.to_string())?;
+    shown: &str,
+    reply: &mut Reply,
+    limit: usize,
+) -> Result<(), String> {
+    let opened = sandbox
+        .open_file(&request.path)
+        .map_err(|e| open_error(shown, e))?;
     let mode = choose_mode(request)?;
-    let meta = match std::fs::metadata(&resolved) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Err(messages::not_found(&request.path));
-        }
-        Err(e) => return Err(format!("Cannot read {}: {e}", request.path)),
-    };
-    if meta.is_dir() {
-        return Err(messages::is_directory(&request.path));
-    }
+    let file = opened.file;
+    let io_error = |e: io::Error| messages::io_error(shown, &e);
     if matches!(mode, Mode::Full) && !options.large_file_passthrough {
-        messages::check_size_guards(&request.path, &resolved, meta.len(), options)?;
+        messages::check_size_guards(shown, &opened.path, opened.meta.len, options, || {
+            lines::read_head(&file, EXAMPLE_HEAD_BYTES).unwrap_or_default()
+        })?;
     }
-    let file = File::open(&resolved).map_err(|e| format!("Cannot open {}: {e}", request.path))?;
-    let io_error = |e: io::Error| format!("Cannot read {}: {e}", request.path);
-    let mut reader = BufReader::with_capacity(64 * 1024, file);
+    let mut reader = BufReader::with_capacity(64 * 1024, &file);
     if lines::starts_binary(&mut reader).map_err(io_error)? {
-        return Err(messages::binary(&request.path));
+        return Err(messages::binary(shown));
     }
-    let not_text = |line: u64| messages::not_utf8(&request.path, line);
-    match mode {
+    let line_cap = if options.large_file_passthrough {
+        usize::MAX
+    } else {
+        options.max_line_bytes.max(1)
+    };
+    let cap = options.max_reply_bytes.max(MIN_REPLY_BYTES);
+    let tag = reply.tag().to_string();
+    let body_start = reply.len();
+    let first_line = match &mode {
+        Mode::Full | Mode::Head(_) => Some(1),
+        Mode::Range { start, .. } | Mode::ToPattern { start, .. } => Some(*start),
+        Mode::Tail(_) => None,
+    };
+    let mut mark = |out: &mut Vec<u8>, cut: CutLine| {
+        let line = first_line.map(|n| n + cut.index);
+        let marker = messages::cut_marker(&tag, line, cut, line_cap, cap);
+        out.extend_from_slice(marker.as_bytes());
+    };
+    let mut sink = Sink {
+        out: &mut reply.buf,
+        limit,
+        marker_room: MARKER_ROOM,
+    };
+    let notes: Vec<String> = match &mode {
         Mode::Full => {
-            let mut bytes = Vec::with_capacity(meta.len() as usize);
-            reader.read_to_end(&mut bytes).map_err(io_error)?;
-            let text = String::from_utf8(bytes).map_err(|_| messages::binary(&request.path))?;
-            Ok(lines::strip_cr(&text))
+            let whole = lines::copy_all(&mut reader, &mut sink, &mut mark).map_err(io_error)?;
+            match whole {
+                Whole::Complete => Vec::new(),
+                Whole::Budget { lines } => vec![messages::reply_cut(
+                    cap,
+                    &format!("lines 1–{} are shown", group_thousands(lines)),
+                    &messages::read_on(shown, lines + 1, None, None),
+                )],
+                Whole::FirstLineCut { .. } => vec![messages::reply_cut(
+                    cap,
+                    "line 1 does not fit and is cut",
+                    &messages::read_on(shown, 2, None, None),
+                )],
+            }
         }
         Mode::Head(count) => {
-            let mut out = String::new();
-            lines::take_lines(&mut reader, count, &mut out, 1)
-                .map_err(|e| lines::describe(e, &not_text, &io_error))?;
-            Ok(out)
+            let copied =
+                lines::copy_lines(&mut reader, &mut sink, *count, line_cap, None, &mut mark)
+                    .map_err(io_error)?;
+            range_notes(shown, cap, 1, Some(*count), None, copied)
+        }
+        Mode::Range { start, end } => {
+            skip_to(&mut reader, shown, *start, &io_error)?;
+            let count = end.map_or(u64::MAX, |end| end - start + 1);
+            let copied =
+                lines::copy_lines(&mut reader, &mut sink, count, line_cap, None, &mut mark)
+                    .map_err(io_error)?;
+            range_notes(shown, cap, *start, *end, None, copied)
+        }
+        Mode::ToPattern { start, pattern } => {
+            skip_to(&mut reader, shown, *start, &io_error)?;
+            let copied = lines::copy_lines(
+                &mut reader,
+                &mut sink,
+                u64::MAX,
+                line_cap,
+                Some(pattern),
+                &mut mark,
+            )
+            .map_err(io_error)?;
+            if copied.stop == Stop::EndOfFile {
+                vec![messages::pattern_not_found(pattern.as_str(), *start)]
+            } else {
+                range_notes(shown, cap, *start, None, Some(pattern.as_str()), copied)
+            }
         }
         Mode::Tail(count) => {
             drop(reader);
-            let mut file =
-                File::open(&resolved).map_err(|e| format!("Cannot open {}: {e}", request.path))?;
-            lines::tail(&mut file, count).map_err(|e| lines::describe(e, &not_text, &io_error))
+            read_tail(&file, *count, line_cap, shown, cap, &mut sink, &mut mark)
+                .map_err(io_error)?
         }
-        Mode::Range { start, end } => {
-            let available = lines::skip_lines(&mut reader, start - 1).map_err(io_error)?;
-            if available < start - 1 || lines::at_eof(&mut reader).map_err(io_error)? {
-                let total = available;
-                return Err(messages::invalid_start(&request.path, start, total));
-            }
-            let count = end.map_or(u64::MAX, |end| end - start + 1);
-            let mut out = String::new();
-            lines::take_lines(&mut reader, count, &mut out, start)
-                .map_err(|e| lines::describe(e, &not_text, &io_error))?;
-            Ok(out)
+    };
+    if let Err(e) = std::str::from_utf8(&reply.buf[body_start..]) {
+        let valid = &reply.buf[body_start..body_start + e.valid_up_to()];
+        let line = first_line
+            .filter(|_| !matches!(mode, Mode::Full))
+            .map_or(0, |n| n + memchr::memchr_iter(b'\n', valid).count() as u64);
+        return Err(messages::not_utf8(shown, line));
+    }
+    lines::strip_cr(&mut reply.buf, body_start);
+    for note in notes {
+        reply.frame("Note", &note);
+    }
+    Ok(())
+}
+
+/// Skips to line `start`, which must exist.
+fn skip_to(
+    reader: &mut BufReader<&File>,
+    shown: &str,
+    start: u64,
+    io_error: &dyn Fn(io::Error) -> String,
+) -> Result<(), String> {
+    let available = lines::skip_lines(reader, start - 1).map_err(io_error)?;
+    if available < start - 1 || lines::at_eof(reader).map_err(io_error)? {
+        return Err(messages::invalid_start(shown, start, available));
+    }
+    Ok(())
+}
+
+/// The notes after a forward read of lines `start..=end` (or to the end, or to the pattern).
+fn range_notes(
+    shown: &str,
+    cap: usize,
+    start: u64,
+    end: Option<u64>,
+    pattern: Option<&str>,
+    copied: Copied,
+) -> Vec<String> {
+    let next = start + copied.lines;
+    if end.is_some_and(|end| next > end) {
+        return Vec::new();
+    }
+    let shown_lines = if copied.lines == 0 {
+        "no line is shown".to_string()
+    } else {
+        format!(
+            "lines {}–{} are shown",
+            group_thousands(start),
+            group_thousands(next - 1)
+        )
+    };
+    let read_on = messages::read_on(shown, next, end, pattern);
+    match copied.stop {
+        Stop::Budget => vec![messages::reply_cut(cap, &shown_lines, &read_on)],
+        Stop::LineUnended => vec![messages::line_unended(next - 1, &read_on)],
+        Stop::Done | Stop::EndOfFile | Stop::Pattern => Vec::new(),
+    }
+}
+
+/// `tail`: finds where the last `count` lines start by reading backwards (at most
+/// [`lines::TAIL_SCAN`] bytes), then copies them forward from the same handle.
+fn read_tail(
+    file: &File,
+    count: u64,
+    line_cap: usize,
+    shown: &str,
+    cap: usize,
+    sink: &mut Sink<'_>,
+    mark: &mut dyn FnMut(&mut Vec<u8>, CutLine),
+) -> io::Result<Vec<String>> {
+    let len = file.metadata()?.len();
+    if count == 0 || len == 0 {
+        return Ok(Vec::new());
+    }
+    let (offset, lines, partial) = match lines::tail_start(file, len, count, lines::TAIL_SCAN)? {
+        TailStart::At { offset, lines } => (offset, lines, false),
+        TailStart::Partial { offset, lines } => (offset, lines, true),
+        TailStart::LongLastLine => {
+            let room = sink.limit.saturating_sub(sink.out.len());
+            let want = line_cap.min(room);
+            lines::copy_end(file, len, want, sink.out)?;
+            return Ok(vec![messages::long_last_line(lines::TAIL_SCAN, want)]);
         }
-        Mode::ToPattern { start, pattern } => {
-            let available = lines::skip_lines(&mut reader, start - 1).map_err(io_error)?;
-            if available < start - 1 || lines::at_eof(&mut reader).map_err(io_error)? {
-                return Err(messages::invalid_start(&request.path, start, available));
-            }
-            let mut out = String::new();
-            let found = lines::take_until(&mut reader, &pattern, &mut out, start)
-                .map_err(|e| lines::describe(e, &not_text, &io_error))?;
-            if found {
-                Ok(out)
-            } else {
-                Ok(format!(
-                    "{}\nNote: Pattern '{}' not found after line {start}. Read to end of file.\n",
-                    out.trim_end(),
-                    pattern.as_str()
-                ))
-            }
+    };
+    let mut handle = file;
+    handle.seek(SeekFrom::Start(offset))?;
+    let mut reader = BufReader::with_capacity(64 * 1024, handle);
+    let copied = lines::copy_lines(&mut reader, sink, lines, line_cap, None, mark)?;
+    let mut notes = Vec::new();
+    if partial {
+        notes.push(messages::tail_partial(lines, lines::TAIL_SCAN));
+    }
+    let rest = lines.saturating_sub(copied.lines);
+    if rest > 0 {
+        let read_on = messages::read_on_tail(shown, rest);
+        let what = format!(
+            "the first {} of the last {} lines are shown",
+            group_thousands(copied.lines),
+            group_thousands(lines)
+        );
+        match copied.stop {
+            Stop::Budget => notes.push(messages::reply_cut(cap, &what, &read_on)),
+            Stop::LineUnended => notes.push(messages::line_unended_tail(&read_on)),
+            _ => {}
         }
     }
+    Ok(notes)
 }
 
 /// Validates the combination of mode parameters. `0` for `start_line`/`end_line` means "not given"

@@ -2,7 +2,10 @@
 
 use std::path::Path;
 
-use crate::{ReadOptions, StructuredKind};
+use fs_mcp_sandbox::EntryKind;
+
+use crate::lines::{CutLine, LineLen};
+use crate::{MIN_REPLY_BYTES, ReadOptions, StructuredKind};
 
 pub const MIXED_MODES: &str = "Cannot mix start_line/end_line/read_to_next_pattern with head/tail.\n\nFix: Use head or tail alone, or start_line with end_line or read_to_next_pattern.";
 pub const HEAD_AND_TAIL: &str = "Cannot use head and tail together.\n\nFix: Make two requests for the same path, one with head and one with tail.";
@@ -62,6 +65,17 @@ pub fn is_directory(path: &str) -> String {
     )
 }
 
+pub fn not_regular(path: &str, kind: EntryKind) -> String {
+    format!(
+        "{path} is {}, not a regular file; read_files reads only regular files (a pipe, socket or device could block or never end).\n\nFix: Read the regular file that holds the data instead; get_file_info shows what a path is.",
+        kind.described()
+    )
+}
+
+pub fn io_error(path: &str, error: &std::io::Error) -> String {
+    format!("Cannot read {path}: {error}")
+}
+
 pub fn binary(path: &str) -> String {
     format!(
         "{path} is a binary file (not UTF-8 text).\n\nFix: Use read_media_file for images and audio, or get_file_info to see its type and size."
@@ -78,13 +92,19 @@ pub fn not_utf8(path: &str, line: u64) -> String {
     }
 }
 
-/// Refuses a whole-file read that would flood the model's context.
+/// Refuses a whole-file read that would flood the model's context. A structured file is steered
+/// to a query above its guard or above the reply cap (a cut JSON document is of little use);
+/// `head` gives the file's first bytes for example queries, read only when they are shown.
 pub fn check_size_guards(
     path: &str,
     resolved: &Path,
     size: u64,
     options: &ReadOptions,
+    head: impl FnOnce() -> Vec<u8>,
 ) -> Result<(), String> {
+    let structured_limit = options
+        .structured_guard_bytes
+        .min(options.max_reply_bytes.max(MIN_REPLY_BYTES) as u64);
     let extension = resolved
         .extension()
         .and_then(|e| e.to_str())
@@ -95,9 +115,12 @@ pub fn check_size_guards(
         _ => None,
     };
     match kind {
-        Some(kind) if size > options.structured_guard_bytes => {
-            Err(structured_guard(path, resolved, size, kind, options))
-        }
+        Some(kind) if size > structured_limit => Err(structured_guard(
+            path,
+            size,
+            kind,
+            options.example_queries.map(|f| f(resolved, kind, &head())),
+        )),
         _ if size > options.text_guard_bytes => Err(text_guard(path, size)),
         _ => Ok(()),
     }
@@ -105,18 +128,15 @@ pub fn check_size_guards(
 
 fn structured_guard(
     path: &str,
-    resolved: &Path,
     size: u64,
     kind: StructuredKind,
-    options: &ReadOptions,
+    examples: Option<Vec<String>>,
 ) -> String {
     let (type_name, tool) = match kind {
         StructuredKind::Json => ("JSON", "query_json"),
         StructuredKind::Yaml => ("YAML", "query_yaml"),
     };
-    let examples = options
-        .example_queries
-        .map(|f| f(resolved, kind))
+    let examples = examples
         .filter(|q| !q.is_empty())
         .unwrap_or_else(|| vec!["keys".into(), ".[0:5]".into(), "length".into()]);
     let mut text = format!(
@@ -125,7 +145,11 @@ fn structured_guard(
         group_thousands(size / 4)
     );
     for query in examples {
-        text.push_str(&format!("- {tool}(\"{path}\", {})\n", serde_quote(&query)));
+        text.push_str(&format!(
+            "- {tool}({}, {})\n",
+            json_quote(path),
+            json_quote(&query)
+        ));
     }
     text.push_str(
         "\nOr read part of it with head, tail or start_line/end_line, or find lines with grep_content.\nAs a last resort, set large_file_passthrough=true to read it whole.",
@@ -141,20 +165,140 @@ fn text_guard(path: &str, size: u64) -> String {
     )
 }
 
-/// A query as a double-quoted string literal, escaped like JSON.
-fn serde_quote(query: &str) -> String {
-    let mut out = String::with_capacity(query.len() + 2);
+/// A JSON string literal.
+fn json_quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
-    for c in query.chars() {
+    for c in text.chars() {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
             c => out.push(c),
         }
     }
     out.push('"');
     out
+}
+
+/// The arguments of the item that reads on from line `next`.
+pub fn read_on(path: &str, next: u64, end: Option<u64>, pattern: Option<&str>) -> String {
+    let mut text = format!("{{\"path\": {}, \"start_line\": {next}", json_quote(path));
+    if let Some(end) = end {
+        text.push_str(&format!(", \"end_line\": {end}"));
+    }
+    if let Some(pattern) = pattern {
+        text.push_str(&format!(
+            ", \"read_to_next_pattern\": {}",
+            json_quote(pattern)
+        ));
+    }
+    text.push('}');
+    text
+}
+
+/// The arguments of the item that reads the last `lines` lines.
+pub fn read_on_tail(path: &str, lines: u64) -> String {
+    format!("{{\"path\": {}, \"tail\": {lines}}}", json_quote(path))
+}
+
+/// The note of a block cut at the reply cap.
+pub fn reply_cut(cap: usize, what: &str, read_on: &str) -> String {
+    format!(
+        "Reply limit ({} bytes) reached: {what}. Read on with {read_on}.",
+        group_thousands(cap as u64)
+    )
+}
+
+/// The marker that ends the shown part of a cut line (inside the text, after it).
+pub fn cut_marker(
+    tag: &str,
+    line: Option<u64>,
+    cut: CutLine,
+    line_cap: usize,
+    cap: usize,
+) -> String {
+    let subject = match line {
+        Some(n) => format!("line {}", group_thousands(n)),
+        None => "this line".to_string(),
+    };
+    let length = match cut.len {
+        LineLen::Exact(n) => format!("has {} bytes", group_thousands(n)),
+        LineLen::AtLeast(n) => format!("has more than {} bytes", group_thousands(n)),
+    };
+    let hint = if cut.by_budget {
+        "the rest does not fit in this reply; grep_content finds text in it.".to_string()
+    } else {
+        format!(
+            "large_file_passthrough=true lifts the {}-byte line limit (the {}-byte reply limit stays); grep_content finds text in it.",
+            group_thousands(line_cap as u64),
+            group_thousands(cap as u64)
+        )
+    };
+    format!(
+        " {tag} Cut: {subject} {length}; the first {} are shown; {hint}",
+        group_thousands(cut.shown as u64)
+    )
+}
+
+pub fn pattern_not_found(pattern: &str, start: u64) -> String {
+    format!("Pattern '{pattern}' not found after line {start}; read to the end of the file.")
+}
+
+/// A cut line whose end was not found: the lines after it were not reached.
+pub fn line_unended(line: u64, read_on: &str) -> String {
+    format!(
+        "Line {} has no line break within {} after its shown part, so the lines after it were not read. Read on with {read_on}.",
+        group_thousands(line),
+        format_size(crate::lines::LONG_LINE_SCAN)
+    )
+}
+
+pub fn line_unended_tail(read_on: &str) -> String {
+    format!(
+        "A line has no line break within {} after its shown part, so the lines after it were not read. Read them with {read_on}.",
+        format_size(crate::lines::LONG_LINE_SCAN)
+    )
+}
+
+pub fn tail_partial(lines: u64, scan: u64) -> String {
+    format!(
+        "Only the last {} lines are shown: the line before them is longer than the {} that tail searches back from the end.",
+        group_thousands(lines),
+        format_size(scan)
+    )
+}
+
+pub fn long_last_line(scan: u64, shown: usize) -> String {
+    format!(
+        "The last line has no line break in the last {} of the file, so only its last {} bytes are shown.",
+        format_size(scan),
+        group_thousands(shown as u64)
+    )
+}
+
+/// The last note of a reply whose cap was reached before item `first` (0-based) of `total`.
+pub fn not_read(cap: usize, first: usize, total: usize, names: &[String]) -> String {
+    let total_text = group_thousands(total as u64);
+    let items = if first + 1 == total {
+        format!("item {total_text} of {total_text} was not read")
+    } else {
+        format!(
+            "items {}–{total_text} of {total_text} were not read",
+            group_thousands(first as u64 + 1)
+        )
+    };
+    let mut list = names.join(", ");
+    if total - first > names.len() {
+        list.push_str(", …");
+    }
+    format!(
+        "Reply limit ({} bytes) reached: {items} ({list}). Ask for them in another call.",
+        group_thousands(cap as u64)
+    )
 }
 
 /// `1234567` → `1,234,567`.

@@ -147,7 +147,11 @@ fn tail_across_chunk_boundaries() {
         tail: Some(2500),
         ..req("big.txt")
     };
-    let out = read(&f, r).unwrap();
+    let roomy = ReadOptions {
+        max_reply_bytes: 1 << 20,
+        ..Default::default()
+    };
+    let out = read_one(&f.sandbox, &r, &roomy).unwrap();
     assert_eq!(out.lines().count(), 2500);
     assert!(out.starts_with("line number 37501 "));
     let r = ReadRequest {
@@ -258,7 +262,7 @@ fn read_to_next_pattern() {
     let out = read(&f, r).unwrap();
     assert_eq!(
         out,
-        "def b():\n    return 2\nNote: Pattern '^class ' not found after line 6. Read to end of file.\n"
+        "def b():\n    return 2\n\n[TAG] Note: Pattern '^class ' not found after line 6; read to the end of the file.\n"
     );
     // An empty pattern is "not given": a plain range read.
     let r = ReadRequest {
@@ -375,7 +379,7 @@ fn directories_binaries_missing_and_bad_utf8() {
 #[test]
 fn sandbox_refusals_are_per_file() {
     let f = fixture();
-    let out = read_files(
+    let out = read_files_tagged(
         &f.sandbox,
         &[
             req("five.txt"),
@@ -384,14 +388,18 @@ fn sandbox_refusals_are_per_file() {
             req("nonl.txt"),
         ],
         &ReadOptions::default(),
+        "TAG",
     );
-    let blocks: Vec<&str> = out.split(BLOCK_SEPARATOR).collect();
-    assert_eq!(blocks.len(), 4);
-    assert_eq!(blocks[0], "File: five.txt\none\ntwo\nthree\nfour\nfive\n");
-    assert!(blocks[1].starts_with("File: /etc/passwd\nError: Access denied"));
-    assert!(blocks[2].starts_with("File: ../x\nError: Access denied"));
-    assert_eq!(blocks[3], "File: nonl.txt\na\nb\nc");
-    assert_eq!(read_files(&f.sandbox, &[], &ReadOptions::default()), "");
+    let blocks: Vec<&str> = out.split("[TAG] File: ").skip(1).collect();
+    assert_eq!(blocks.len(), 4, "{out}");
+    assert_eq!(blocks[0], "five.txt\none\ntwo\nthree\nfour\nfive\n\n");
+    assert!(blocks[1].starts_with("/etc/passwd\n[TAG] Error: Access denied"));
+    assert!(blocks[2].starts_with("../x\n[TAG] Error: Access denied"));
+    assert_eq!(blocks[3], "nonl.txt\na\nb\nc");
+    assert_eq!(
+        read_files_tagged(&f.sandbox, &[], &ReadOptions::default(), "TAG"),
+        ""
+    );
 }
 
 #[test]
@@ -415,6 +423,7 @@ fn large_structured_guard_points_to_queries_only_for_whole_reads() {
     assert!(read(&f, r).unwrap().starts_with("{\"items\""));
     let options = ReadOptions {
         large_file_passthrough: true,
+        max_reply_bytes: 1 << 20,
         ..Default::default()
     };
     assert_eq!(
@@ -429,7 +438,7 @@ fn large_structured_guard_points_to_queries_only_for_whole_reads() {
         "{e}"
     );
 
-    fn examples(_: &Path, _: StructuredKind) -> Vec<String> {
+    fn examples(_: &Path, _: StructuredKind, _: &[u8]) -> Vec<String> {
         vec![".items[0:3]".into()]
     }
     let options = ReadOptions {
@@ -457,4 +466,72 @@ fn sizes_format_like_the_original() {
     assert_eq!(format_size(1843), "1.80 KB");
     assert_eq!(messages::group_thousands(1234567), "1,234,567");
     assert_eq!(messages::group_thousands(12), "12");
+}
+
+#[test]
+fn long_lines_are_cut_at_a_character_boundary_with_a_marker() {
+    let f = fixture();
+    fs::write(
+        f.root.join("wide.txt"),
+        format!("{}\nnext\n", "é".repeat(10)),
+    )
+    .unwrap();
+    let options = ReadOptions {
+        max_line_bytes: 5,
+        ..Default::default()
+    };
+    let r = ReadRequest {
+        head: Some(2),
+        ..req("wide.txt")
+    };
+    assert_eq!(
+        read_one(&f.sandbox, &r, &options).unwrap(),
+        "éé [TAG] Cut: line 1 has 20 bytes; the first 4 are shown; large_file_passthrough=true lifts the 5-byte line limit (the 50,000-byte reply limit stays); grep_content finds text in it.\nnext\n"
+    );
+    // Passthrough lifts the line cap; a whole read never had one.
+    let passthrough = ReadOptions {
+        large_file_passthrough: true,
+        ..options.clone()
+    };
+    assert_eq!(
+        read_one(&f.sandbox, &r, &passthrough).unwrap(),
+        format!("{}\nnext\n", "é".repeat(10))
+    );
+    assert_eq!(
+        read_one(&f.sandbox, &req("wide.txt"), &options).unwrap(),
+        format!("{}\nnext\n", "é".repeat(10))
+    );
+}
+
+#[test]
+fn the_reply_cap_cuts_at_a_line_and_names_the_items_not_read() {
+    let f = fixture();
+    let text: String = (0..200)
+        .map(|i| format!("line {i:03} of a file read in parts\n"))
+        .collect();
+    fs::write(f.root.join("parts.txt"), &text).unwrap();
+    let options = ReadOptions {
+        max_reply_bytes: MIN_REPLY_BYTES,
+        ..Default::default()
+    };
+    let out = read_files_tagged(
+        &f.sandbox,
+        &[req("parts.txt"), req("five.txt"), req("nonl.txt")],
+        &options,
+        "TAG",
+    );
+    assert!(out.len() <= MIN_REPLY_BYTES, "{}", out.len());
+    let (body, notes) = out
+        .strip_prefix("[TAG] File: parts.txt\n")
+        .and_then(|rest| rest.split_once("\n[TAG] Note: "))
+        .unwrap_or_else(|| panic!("{out}"));
+    let shown = body.lines().count();
+    assert!(shown > 10 && text.starts_with(body) && body.ends_with('\n'));
+    assert_eq!(
+        notes,
+        format!(
+            "Reply limit (4,096 bytes) reached: lines 1–{shown} are shown. Read on with {{\"path\": \"parts.txt\", \"start_line\": {}}}.\n[TAG] Note: Reply limit (4,096 bytes) reached: items 2–3 of 3 were not read (five.txt, nonl.txt). Ask for them in another call.\n",
+            shown + 1
+        )
+    );
 }

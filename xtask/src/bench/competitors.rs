@@ -169,7 +169,14 @@ pub fn rust_server(binary: &Path) -> anyhow::Result<Server> {
         kind: Kind::Rust,
         version,
         program: binary.to_path_buf(),
-        args: vec!["--review-command".into(), "none".into()],
+        // The competitors return whole replies (100 small files are ~250 KB): lift the reply cap
+        // so every server does the same work.
+        args: vec![
+            "--review-command".into(),
+            "none".into(),
+            "--max-reply-bytes".into(),
+            "100000000".into(),
+        ],
     })
 }
 
