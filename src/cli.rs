@@ -36,6 +36,9 @@ pub enum Command {
     Schema(SchemaCommand),
     /// Open a local web playground: try every tool, review proposals, see what Gemini is served.
     Ui(crate::ui::UiArgs),
+    /// Serve another MCP server's tools with Gemini-safe schemas (arguments mapped back on every
+    /// call); everything else passes through. `fs-mcp-rs proxy -- CMD [ARGS...]` or `--url URL`.
+    Proxy(crate::proxy::ProxyArgs),
 }
 
 /// Serving options (the default command).

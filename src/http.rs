@@ -626,11 +626,31 @@ impl http_body::Body for TrackedBody {
     }
 }
 
+/// What [`serve`] needs of a server: a handler for each client session, and a last word before
+/// the sessions end at shutdown. `FsServer` and `fs-mcp-rs proxy` both serve through it.
+pub trait HttpSessions: Send + Sync + 'static {
+    type Session: rmcp::ServerHandler + Send + 'static;
+    /// A handler for a new client session.
+    fn new_session(&self) -> Self::Session;
+    /// At shutdown, answers what is still pending within `grace` (fs-mcp-rs: reviews, CANCELLED).
+    fn end(&self, grace: Duration) -> impl Future<Output = ()> + Send;
+}
+
+impl HttpSessions for FsServer {
+    type Session = FsServer;
+    fn new_session(&self) -> FsServer {
+        FsServer::new_session(self)
+    }
+    async fn end(&self, grace: Duration) {
+        self.end_reviews(grace).await;
+    }
+}
+
 /// Serves until `stop` is cancelled (then answers pending reviews with CANCELLED, ends the sessions
 /// and connections, all within about a second). With a `token`, every request must carry
 /// `Authorization: Bearer {token}`.
-pub async fn serve(
-    server: FsServer,
+pub async fn serve<S: HttpSessions>(
+    server: S,
     addr: SocketAddr,
     token: Option<String>,
     limits: HttpLimits,
@@ -645,7 +665,8 @@ pub async fn serve(
         limits.max_sessions,
         limits.session_idle,
     ));
-    let factory_server = server.clone();
+    let server = Arc::new(server);
+    let factory_server = Arc::clone(&server);
     let service = StreamableHttpService::new(
         move || Ok(factory_server.new_session()),
         Arc::clone(&sessions),
@@ -751,7 +772,7 @@ pub async fn serve(
     // Pending reviews answer CANCELLED; give those answers (and other replies already under way)
     // a moment to reach their clients, then end the sessions and the connections.
     let started = Instant::now();
-    server.end_reviews(ANSWER_GRACE).await;
+    server.end(ANSWER_GRACE).await;
     answers.close();
     let _ = tokio::time::timeout(
         ANSWER_GRACE.saturating_sub(started.elapsed()),

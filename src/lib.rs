@@ -11,6 +11,7 @@ pub mod client_log;
 pub mod http;
 pub mod lenient;
 pub mod params;
+pub mod proxy;
 pub mod roots;
 pub mod schema_cli;
 pub mod schemas;

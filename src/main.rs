@@ -26,6 +26,10 @@ fn main() -> ExitCode {
                 init_logging(ui.serve.log_level.as_deref(), false);
                 fs_mcp_rs::ui::run(ui)
             }
+            Command::Proxy(proxy) => {
+                init_logging(proxy.log_level.as_deref(), proxy.http.is_some());
+                fs_mcp_rs::proxy::main(proxy)
+            }
         };
     }
     let cli = cli.serve;

@@ -64,6 +64,33 @@ impl Server {
         command.args(&self.args).arg(dir).stderr(stderr);
         Ok(command)
     }
+
+    /// `fs-mcp-rs proxy -- SERVER… DIR`: this server behind the proxy of `proxy_binary`.
+    pub fn proxied_command(
+        &self,
+        proxy_binary: &Path,
+        dir: &Path,
+        log: &Path,
+    ) -> anyhow::Result<Command> {
+        let inner = self.command(dir, log)?;
+        let stderr = File::options()
+            .create(true)
+            .append(true)
+            .open(log)
+            .with_context(|| format!("cannot open {}", log.display()))?;
+        let mut command = Command::new(proxy_binary);
+        command
+            .args(["proxy", "--"])
+            .arg(inner.get_program())
+            .args(inner.get_args())
+            .stderr(stderr);
+        Ok(command)
+    }
+
+    /// The binary this server runs.
+    pub fn program(&self) -> &Path {
+        &self.program
+    }
 }
 
 /// An external command-line tool (`rg`, `jq`, `yq`).

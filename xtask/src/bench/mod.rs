@@ -3,7 +3,7 @@
 //! server driven over stdio as an MCP client drives it.
 //!
 //! ```text
-//! cargo xtask bench [all|startup|read|grep|query|tree]... [--quick] [--runs N] [--out PATH]
+//! cargo xtask bench [all|startup|read|grep|query|tree|proxy]... [--quick] [--runs N] [--out PATH]
 //!                   [--install | --no-install] [--server-bin PATH]
 //! ```
 //!
@@ -32,7 +32,7 @@ use anyhow::{Context, bail};
 
 use workloads::{Outcome, Plan, Workload};
 
-const USAGE: &str = "usage: cargo xtask bench [all|startup|read|grep|query|tree]... [--quick] [--runs N] [--out PATH] [--install|--no-install] [--server-bin PATH]
+const USAGE: &str = "usage: cargo xtask bench [all|startup|read|grep|query|tree|proxy]... [--quick] [--runs N] [--out PATH] [--install|--no-install] [--server-bin PATH]
 
   all (default)   every workload
   --quick         one run of each workload on small inputs; competitors only if already installed

@@ -22,15 +22,17 @@ pub enum Workload {
     Grep,
     Query,
     Tree,
+    Proxy,
 }
 
 impl Workload {
-    pub const ALL: [Workload; 5] = [
+    pub const ALL: [Workload; 6] = [
         Workload::Startup,
         Workload::Read,
         Workload::Grep,
         Workload::Query,
         Workload::Tree,
+        Workload::Proxy,
     ];
 
     pub fn name(self) -> &'static str {
@@ -40,6 +42,7 @@ impl Workload {
             Workload::Grep => "grep",
             Workload::Query => "query",
             Workload::Tree => "tree",
+            Workload::Proxy => "proxy",
         }
     }
 
@@ -137,7 +140,123 @@ pub fn run(plan: &Plan, workload: Workload) -> Vec<Row> {
         Workload::Grep => grep(plan),
         Workload::Query => query(plan),
         Workload::Tree => tree(plan),
+        Workload::Proxy => proxy(plan),
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// proxy
+
+/// Cases of the proxy workload: fs-mcp-rs served directly, and behind `fs-mcp-rs proxy`.
+pub const CASE_PROXY_INIT: &str = "spawn → initialize reply (upstream: fs-mcp-rs)";
+pub const CASE_PROXY_CALL: &str = "tools/call list_allowed_directories";
+pub const SUBJECT_PROXY: &str = "fs-mcp-rs proxy -- fs-mcp-rs";
+/// Calls per session: per-call overhead is a sub-millisecond difference, so many samples.
+const PROXY_CALLS_PER_RUN: usize = 200;
+
+/// What the proxy adds: fs-mcp-rs (a trivial upstream for this purpose: its cheapest tool
+/// answers in microseconds) timed directly and behind the proxy, sessions alternating so both
+/// see the same machine load.
+fn proxy(plan: &Plan) -> Vec<Row> {
+    let Some(server) = plan.setup.servers.iter().find(|s| s.kind == Kind::Rust) else {
+        return Vec::new();
+    };
+    let row = |case: &str, subject: &str, outcome| Row {
+        workload: Workload::Proxy,
+        case: case.to_string(),
+        subject: subject.to_string(),
+        outcome,
+    };
+    match proxy_runs(plan, server) {
+        Ok([direct, proxied]) => {
+            let added = |a: &[Duration], b: &[Duration]| match (Stats::of(a), Stats::of(b)) {
+                (Some(a), Some(b)) => {
+                    let (a, b) = (a.median.as_secs_f64(), b.median.as_secs_f64());
+                    format!("{:+.3} ms median vs direct", (b - a) * 1e3)
+                }
+                _ => String::new(),
+            };
+            let init_added = added(&direct.init, &proxied.init);
+            let call_added = added(&direct.calls, &proxied.calls);
+            vec![
+                row(
+                    CASE_PROXY_INIT,
+                    competitors::Kind::Rust.label(),
+                    timed(&direct.init, None, "direct".into()),
+                ),
+                row(
+                    CASE_PROXY_INIT,
+                    SUBJECT_PROXY,
+                    timed(&proxied.init, None, init_added),
+                ),
+                row(
+                    CASE_PROXY_CALL,
+                    competitors::Kind::Rust.label(),
+                    timed(&direct.calls, None, "direct".into()),
+                ),
+                row(
+                    CASE_PROXY_CALL,
+                    SUBJECT_PROXY,
+                    timed(&proxied.calls, None, call_added),
+                ),
+            ]
+        }
+        Err(e) => {
+            let failed = Outcome::Failed(format!("{e:#}"));
+            vec![
+                row(CASE_PROXY_INIT, SUBJECT_PROXY, failed.clone()),
+                row(CASE_PROXY_CALL, SUBJECT_PROXY, failed),
+            ]
+        }
+    }
+}
+
+#[derive(Default)]
+struct ProxySamples {
+    init: Vec<Duration>,
+    calls: Vec<Duration>,
+}
+
+fn proxy_runs(plan: &Plan, server: &Server) -> anyhow::Result<[ProxySamples; 2]> {
+    let mut samples = [ProxySamples::default(), ProxySamples::default()];
+    let dir = &plan.data.dir;
+    for i in 0..plan.warmup + plan.runs {
+        for (which, m) in samples.iter_mut().enumerate() {
+            let (subject, command) = if which == 0 {
+                ("fs-mcp-rs", server.command(dir, &plan.log("proxy-direct"))?)
+            } else {
+                (
+                    SUBJECT_PROXY,
+                    server.proxied_command(server.program(), dir, &plan.log("proxy"))?,
+                )
+            };
+            let start = Instant::now();
+            let mut client = McpClient::spawn(subject, command)?;
+            client.initialize(plan.timeout)?;
+            let init = start.elapsed();
+            // The proxy lists the upstream's tools once; a client does the same before calling.
+            client.list_tools(plan.timeout)?;
+            let mut calls = Vec::with_capacity(PROXY_CALLS_PER_RUN);
+            for _ in 0..PROXY_CALLS_PER_RUN {
+                let start = Instant::now();
+                let output =
+                    client.call_tool("list_allowed_directories", json!({}), plan.timeout)?;
+                calls.push(start.elapsed());
+                if output.is_error || !output.text.contains(&*dir.to_string_lossy()) {
+                    bail!(
+                        "{subject}: list_allowed_directories answered {:?}",
+                        output.text
+                    );
+                }
+            }
+            client.shutdown(Duration::from_secs(10))?;
+            if i >= plan.warmup {
+                m.init.push(init);
+                m.calls.extend(calls);
+            }
+        }
+    }
+    Ok(samples)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,241 @@
+//! `fs-mcp-rs proxy`: serve another MCP server (the upstream) with every tool schema made
+//! Gemini-safe, arguments mapped back to the upstream's raw schema on every call, and everything
+//! else passed through.
+//!
+//! One upstream connection per client session: the upstream sees the client's own capabilities
+//! (roots, sampling, elicitation) and its requests reach the one client that can answer them.
+
+mod profile;
+mod session;
+mod tools;
+mod upstream;
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+use rmcp::ServiceExt;
+use tokio_util::sync::CancellationToken;
+
+pub use profile::SchemaProfile;
+pub use session::ProxySession;
+
+/// Options of `fs-mcp-rs proxy`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  fs-mcp-rs proxy -- npx -y @notionhq/notion-mcp-server\n  fs-mcp-rs proxy --http 127.0.0.1:8125 -- uvx mcp-server-git\n  fs-mcp-rs proxy --url http://127.0.0.1:9000/mcp\n\nThe upstream's stderr goes to the proxy's stderr. If the upstream exits or its connection \
+drops, pending calls fail with an error saying so and the proxy exits with status 1 (it does not restart it)."
+)]
+pub struct ProxyArgs {
+    /// Serve streamable HTTP at http://ADDR/mcp instead of stdio (default address 127.0.0.1:8124).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = crate::cli::DEFAULT_HTTP_ADDR)]
+    pub http: Option<SocketAddr>,
+
+    /// Require `Authorization: Bearer TOKEN` on every HTTP request (with --http).
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "FS_MCP_HTTP_TOKEN",
+        hide_env_values = true
+    )]
+    pub http_token: Option<String>,
+
+    /// The upstream is a streamable-HTTP MCP server at this URL (http:// only) instead of a command.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    pub url: Option<String>,
+
+    /// Log level for stderr (error, warn, info, debug, trace); RUST_LOG takes precedence.
+    #[arg(long, value_name = "LEVEL")]
+    pub log_level: Option<String>,
+
+    /// Schemas served: gemini (Gemini-safe, for every client), openai-strict (also OpenAI strict
+    /// mode: all properties required, optional ones nullable, additionalProperties false,
+    /// descriptions ≤ 1024 characters), or auto (openai-strict when the client's name says Codex
+    /// or OpenAI, else gemini).
+    #[arg(long, value_enum, value_name = "PROFILE", default_value = "gemini")]
+    pub schema_profile: SchemaProfile,
+
+    /// The upstream MCP server to start (stdio), after `--`: `fs-mcp-rs proxy -- CMD [ARGS...]`.
+    #[arg(
+        last = true,
+        value_name = "CMD",
+        required_unless_present = "url",
+        num_args = 1..
+    )]
+    pub command: Vec<String>,
+}
+
+/// Where the upstream is.
+#[derive(Debug, Clone)]
+pub enum UpstreamSpec {
+    /// A command speaking MCP over its stdin/stdout.
+    Command { program: String, args: Vec<String> },
+    /// A streamable-HTTP endpoint.
+    Url(String),
+}
+
+impl UpstreamSpec {
+    fn from_args(args: &ProxyArgs) -> Result<UpstreamSpec, String> {
+        if let Some(url) = &args.url {
+            if !url.starts_with("http://") {
+                return Err(format!(
+                    "--url {url}: only http:// upstreams are supported; for https, run the proxy next to a local relay or wrap the server's stdio command instead"
+                ));
+            }
+            return Ok(UpstreamSpec::Url(url.clone()));
+        }
+        let mut parts = args.command.iter().cloned();
+        match parts.next() {
+            Some(program) if !program.is_empty() => Ok(UpstreamSpec::Command {
+                program,
+                args: parts.collect(),
+            }),
+            _ => Err("no upstream: give `-- CMD [ARGS...]` or `--url URL`".into()),
+        }
+    }
+
+    /// How log lines and errors name the upstream.
+    pub fn describe(&self) -> String {
+        match self {
+            UpstreamSpec::Command { program, args } => {
+                let mut s = program.clone();
+                for a in args {
+                    s.push(' ');
+                    s.push_str(a);
+                }
+                s
+            }
+            UpstreamSpec::Url(url) => url.clone(),
+        }
+    }
+}
+
+/// What every session of one proxy process shares.
+pub struct Shared {
+    pub upstream: UpstreamSpec,
+    /// `--schema-profile` (`auto` is resolved per session from the client's name).
+    pub profile: SchemaProfile,
+    /// Cancelled when an upstream dies: the proxy then exits.
+    pub upstream_died: CancellationToken,
+}
+
+/// Runs the proxy until the client leaves, a signal arrives or the upstream dies.
+pub fn main(args: ProxyArgs) -> ExitCode {
+    let spec = match UpstreamSpec::from_args(&args) {
+        Ok(spec) => spec,
+        Err(e) => {
+            tracing::error!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            tracing::error!("cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(run(spec, args.schema_profile, args.http, args.http_token));
+    // The upstream child (if any) is killed when its transport drops; do not wait for stragglers.
+    runtime.shutdown_timeout(Duration::from_millis(500));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("{e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(
+    spec: UpstreamSpec,
+    profile: SchemaProfile,
+    http: Option<SocketAddr>,
+    token: Option<String>,
+) -> anyhow::Result<()> {
+    tracing::info!(
+        "fs-mcp-rs {} proxy for {}",
+        env!("CARGO_PKG_VERSION"),
+        spec.describe()
+    );
+    let shared = Arc::new(Shared {
+        upstream: spec,
+        profile,
+        upstream_died: CancellationToken::new(),
+    });
+    let died = shared.upstream_died.clone();
+    let describe = shared.upstream.describe();
+    match http {
+        Some(addr) => {
+            // The HTTP server stops on a signal or when an upstream dies.
+            let stop = CancellationToken::new();
+            let signal = crate::http::signal();
+            let stopper = stop.clone();
+            let died_watch = died.clone();
+            tokio::spawn(async move {
+                tokio::select! {
+                    () = signal => tracing::info!("shutting down"),
+                    () = died_watch.cancelled() => linger_for_error_replies().await,
+                }
+                stopper.cancel();
+            });
+            let sessions = ProxySessions(Arc::clone(&shared));
+            let limits = crate::http::HttpLimits::default();
+            crate::http::serve(sessions, addr, token, limits, stop).await?;
+            if died.is_cancelled() {
+                return Err(anyhow::anyhow!(
+                    "the upstream MCP server ({describe}) exited; the proxy stops"
+                ));
+            }
+            Ok(())
+        }
+        None => {
+            let running = ProxySession::new(Arc::clone(&shared))
+                .serve(rmcp::transport::stdio())
+                .await
+                .map_err(|e| anyhow::anyhow!("MCP handshake over stdio failed: {e}"))?;
+            tokio::select! {
+                biased;
+                _ = died.cancelled() => {
+                    linger_for_error_replies().await;
+                    Err(anyhow::anyhow!("the upstream MCP server ({describe}) exited; the proxy stops"))
+                }
+                result = running.waiting() => {
+                    result.map_err(|e| anyhow::anyhow!("stdio session ended with an error: {e}"))?;
+                    if died.is_cancelled() {
+                        return Err(anyhow::anyhow!("the upstream MCP server ({describe}) exited; the proxy stops"));
+                    }
+                    Ok(())
+                }
+                () = crate::http::signal() => {
+                    tracing::info!("shutting down");
+                    Ok(())
+                }
+            }
+        }
+    }
+}
+
+/// `fs-mcp-rs proxy --http`: one [`ProxySession`] (and upstream connection) per client session.
+struct ProxySessions(Arc<Shared>);
+
+impl crate::http::HttpSessions for ProxySessions {
+    type Session = ProxySession;
+    fn new_session(&self) -> ProxySession {
+        ProxySession::new(Arc::clone(&self.0))
+    }
+    async fn end(&self, _grace: Duration) {
+        // Nothing of the proxy's own is pending: upstream calls end with their sessions.
+    }
+}
+
+/// The calls pending when the upstream died are answered with an error by their own tasks; give
+/// those replies a moment to reach the client before the process ends.
+async fn linger_for_error_replies() {
+    tokio::time::sleep(Duration::from_millis(200)).await;
+}

@@ -1,0 +1,448 @@
+//! The client side of the proxy: one connection to the upstream server, and the handler that
+//! passes the upstream's own requests and notifications on to the proxy's client.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{
+    CancelledNotification, CancelledNotificationParam, ClientConfig, ClientNotification,
+    ClientRequest, ClientResult, GetMeta, JsonRpcMessage, ProgressNotificationParam, ProgressToken,
+    RequestId, ServerNotification, ServerRequest,
+};
+use rmcp::service::{
+    NotificationContext, Peer, PeerRequestOptions, RequestContext, RunningService, ServiceError,
+};
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::{IntoTransport, Transport};
+use rmcp::{ErrorData, RoleClient, RoleServer, Service, ServiceExt};
+use tokio_util::sync::CancellationToken;
+
+use super::tools::ToolCache;
+use super::{Shared, UpstreamSpec};
+
+/// Progress tokens of forwarded requests: the token the proxy sent on → the one the sender gave.
+#[derive(Default)]
+pub struct ProgressMap(Mutex<HashMap<ProgressToken, ProgressToken>>);
+
+impl ProgressMap {
+    pub fn insert(&self, ours: ProgressToken, theirs: ProgressToken) {
+        if let Ok(mut map) = self.0.lock() {
+            map.insert(ours, theirs);
+        }
+    }
+    pub fn remove(&self, ours: &ProgressToken) {
+        if let Ok(mut map) = self.0.lock() {
+            map.remove(ours);
+        }
+    }
+    pub fn get(&self, ours: &ProgressToken) -> Option<ProgressToken> {
+        self.0.lock().ok().and_then(|map| map.get(ours).cloned())
+    }
+}
+
+/// Arrival number of an upstream progress notification, stamped by [`Sequenced`]: rmcp handles
+/// each notification in a task of its own, so without it two progress updates can reach the
+/// client swapped.
+#[derive(Debug, Clone, Copy)]
+struct ProgressSeq(u64);
+
+/// The upstream transport, stamping each incoming progress notification with its arrival order.
+struct Sequenced<T> {
+    inner: T,
+    next: u64,
+}
+
+impl<T: Transport<RoleClient>> Transport<RoleClient> for Sequenced<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        let mut message = self.inner.receive().await?;
+        if let JsonRpcMessage::Notification(n) = &mut message
+            && let ServerNotification::ProgressNotification(progress) = &mut n.notification
+        {
+            progress.extensions.insert(ProgressSeq(self.next));
+            self.next += 1;
+        }
+        Some(message)
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
+
+fn sequenced<T, E, A>(transport: T) -> Sequenced<impl Transport<RoleClient, Error = E>>
+where
+    T: IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    Sequenced {
+        inner: transport.into_transport(),
+        next: 0,
+    }
+}
+
+/// Progress notifications waiting for an earlier one, so the client gets them in arrival order.
+#[derive(Default)]
+struct ProgressOrder {
+    next: u64,
+    /// By arrival number; None: nothing to send (no client token), but the number is used up.
+    waiting: BTreeMap<u64, Option<ServerNotification>>,
+}
+
+/// More out-of-order progress than this means a number went missing: send what is held.
+const MAX_HELD_PROGRESS: usize = 64;
+
+/// What the session and the upstream handler both reach.
+pub struct Links {
+    /// The proxy's client.
+    pub downstream: Peer<RoleServer>,
+    /// The upstream's tools; None until listed, and again after `tools/list_changed`.
+    pub tools: tokio::sync::RwLock<Option<Arc<ToolCache>>>,
+    /// Bumped by every `tools/list_changed`, so a listing that raced one is not cached.
+    pub tools_generation: AtomicU64,
+    /// Client → upstream requests: the upstream reports progress with our token.
+    pub progress_to_client: ProgressMap,
+    /// Upstream → client requests (sampling, elicitation): the client reports with our token.
+    pub progress_to_upstream: ProgressMap,
+    /// The upstream peer, set once connected (for progress the client sends back).
+    pub upstream: std::sync::OnceLock<Peer<RoleClient>>,
+    progress_order: tokio::sync::Mutex<ProgressOrder>,
+}
+
+/// A live upstream connection of one session.
+pub struct Upstream {
+    pub peer: Peer<RoleClient>,
+    pub links: Arc<Links>,
+    /// Set when the session ends, so the connection closing is not taken for a crash.
+    closing: Arc<AtomicBool>,
+    stop: CancellationToken,
+}
+
+impl Drop for Upstream {
+    fn drop(&mut self) {
+        self.closing.store(true, Ordering::SeqCst);
+        self.stop.cancel();
+    }
+}
+
+impl Upstream {
+    /// Starts (or connects to) the upstream and runs the MCP handshake as `config` (the client's
+    /// own capabilities and identity).
+    pub async fn connect(
+        shared: &Arc<Shared>,
+        config: ClientConfig,
+        downstream: Peer<RoleServer>,
+    ) -> Result<Upstream, ErrorData> {
+        let links = Arc::new(Links {
+            downstream,
+            tools: tokio::sync::RwLock::new(None),
+            tools_generation: AtomicU64::new(0),
+            progress_to_client: ProgressMap::default(),
+            progress_to_upstream: ProgressMap::default(),
+            upstream: std::sync::OnceLock::new(),
+            progress_order: tokio::sync::Mutex::new(ProgressOrder::default()),
+        });
+        let handler = UpstreamHandler {
+            links: Arc::clone(&links),
+            config,
+        };
+        let describe = shared.upstream.describe();
+        let running: RunningService<RoleClient, UpstreamHandler> = match &shared.upstream {
+            UpstreamSpec::Command { program, args } => {
+                let mut command = tokio::process::Command::new(program);
+                command.args(args);
+                // stderr is inherited: the upstream's logs land in ours.
+                let transport =
+                    rmcp::transport::TokioChildProcess::new(command).map_err(|e| {
+                        ErrorData::internal_error(
+                            format!(
+                                "cannot start the upstream MCP server `{describe}`: {e}. Check the command after `--` (is it installed and on PATH?)."
+                            ),
+                            None,
+                        )
+                    })?;
+                handler.serve(sequenced(transport)).await.map_err(|e| {
+                    ErrorData::internal_error(
+                        format!(
+                            "the upstream MCP server `{describe}` failed the MCP handshake: {e}"
+                        ),
+                        None,
+                    )
+                })?
+            }
+            UpstreamSpec::Url(url) => {
+                let transport =
+                    rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
+                handler.serve(sequenced(transport)).await.map_err(|e| {
+                    ErrorData::internal_error(
+                        format!("cannot connect to the upstream MCP server at {describe}: {e}"),
+                        None,
+                    )
+                })?
+            }
+        };
+        let peer = running.peer().clone();
+        let _ = links.upstream.set(peer.clone());
+        let closing = Arc::new(AtomicBool::new(false));
+        let stop = CancellationToken::new();
+        tokio::spawn(watch(
+            running,
+            Arc::clone(shared),
+            Arc::clone(&closing),
+            stop.clone(),
+        ));
+        Ok(Upstream {
+            peer,
+            links,
+            closing,
+            stop,
+        })
+    }
+}
+
+/// Waits for the upstream connection to end: asked to (session over) or not (a crash).
+async fn watch(
+    running: RunningService<RoleClient, UpstreamHandler>,
+    shared: Arc<Shared>,
+    closing: Arc<AtomicBool>,
+    stop: CancellationToken,
+) {
+    let token = running.cancellation_token();
+    let stopper = tokio::spawn(async move {
+        stop.cancelled().await;
+        token.cancel();
+    });
+    let reason = running.waiting().await;
+    stopper.abort();
+    if !closing.load(Ordering::SeqCst) {
+        tracing::error!(
+            "the upstream MCP server ({}) closed the connection ({reason:?}); it exited or crashed, see its stderr above",
+            shared.upstream.describe()
+        );
+        shared.upstream_died.cancel();
+    }
+}
+
+/// The error a client gets for a request the upstream can no longer answer, or any other
+/// failure to reach it.
+pub fn upstream_error(shared: &Shared, error: ServiceError) -> ErrorData {
+    match error {
+        ServiceError::McpError(e) => e,
+        ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+            // A session's upstream lives as long as its requests: a closed transport while one
+            // is pending is a death, even if the watcher has not seen it yet.
+            shared.upstream_died.cancel();
+            ErrorData::internal_error(
+                format!(
+                    "the upstream MCP server ({}) exited or closed the connection before answering; the proxy stops too. Check the upstream's stderr, then restart the proxy.",
+                    shared.upstream.describe()
+                ),
+                None,
+            )
+        }
+        other => ErrorData::internal_error(
+            format!(
+                "upstream MCP server ({}): {other}",
+                shared.upstream.describe()
+            ),
+            None,
+        ),
+    }
+}
+
+/// Cancels request `id` on `peer` (a request the proxy forwarded whose sender gave up).
+pub async fn send_cancel<R: rmcp::service::ServiceRole>(peer: &Peer<R>, id: RequestId)
+where
+    R::Not: From<CancelledNotification>,
+{
+    let notification = CancelledNotification::new(CancelledNotificationParam::new(
+        Some(id),
+        Some("cancelled by the client of fs-mcp-rs proxy".into()),
+    ));
+    let _ = peer.send_notification(notification.into()).await;
+}
+
+/// Handles what the upstream sends the proxy as its client.
+pub struct UpstreamHandler {
+    links: Arc<Links>,
+    config: ClientConfig,
+}
+
+impl Service<RoleClient> for UpstreamHandler {
+    async fn handle_request(
+        &self,
+        request: ServerRequest,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ClientResult, ErrorData> {
+        if matches!(request, ServerRequest::PingRequest(_)) {
+            return Ok(ClientResult::empty(()));
+        }
+        // Sampling, roots, elicitation and custom requests: the client answers.
+        let mut options = PeerRequestOptions::no_options();
+        let theirs = context.meta.get_progress_token();
+        options.meta = Some(context.meta.clone());
+        let handle = self
+            .links
+            .downstream
+            .send_request_with_option(request, options)
+            .await
+            .map_err(|e| {
+                ErrorData::internal_error(format!("cannot reach the client: {e}"), None)
+            })?;
+        let ours = handle.progress_token.clone();
+        if let Some(theirs) = theirs {
+            self.links.progress_to_upstream.insert(ours.clone(), theirs);
+        }
+        let id = handle.id.clone();
+        let result = tokio::select! {
+            result = handle.await_response() => result.map_err(|e| match e {
+                ServiceError::McpError(e) => e,
+                other => ErrorData::internal_error(format!("the client did not answer: {other}"), None),
+            }),
+            _ = context.ct.cancelled() => {
+                send_cancel(&self.links.downstream, id).await;
+                Err(ErrorData::internal_error("cancelled by the upstream", None))
+            }
+        };
+        self.links.progress_to_upstream.remove(&ours);
+        result
+    }
+
+    async fn handle_notification(
+        &self,
+        notification: ServerNotification,
+        context: NotificationContext<RoleClient>,
+    ) -> Result<(), ErrorData> {
+        if let ServerNotification::ProgressNotification(mut progress) = notification {
+            let seq = context.extensions.get::<ProgressSeq>().copied();
+            // None: the client asked for no progress on this request (or it is over).
+            let to_send = self
+                .links
+                .progress_to_client
+                .get(&progress.params.progress_token)
+                .map(|theirs| {
+                    progress.params.progress_token = theirs;
+                    let mut n = ServerNotification::ProgressNotification(progress);
+                    *n.get_meta_mut() = context.meta;
+                    n
+                });
+            match seq {
+                Some(ProgressSeq(seq)) => self.send_progress_in_order(seq, to_send).await,
+                None => {
+                    if let Some(n) = to_send {
+                        let _ = self.links.downstream.send_notification(n).await;
+                    }
+                }
+            }
+            return Ok(());
+        }
+        let mut notification = notification;
+        match &mut notification {
+            // rmcp already cancelled the matching request handler.
+            ServerNotification::CancelledNotification(_) => return Ok(()),
+            ServerNotification::ToolListChangedNotification(_) => {
+                self.links.tools_generation.fetch_add(1, Ordering::SeqCst);
+                *self.links.tools.write().await = None;
+            }
+            _ => {}
+        }
+        *notification.get_meta_mut() = context.meta;
+        if let Err(e) = self.links.downstream.send_notification(notification).await {
+            tracing::debug!("cannot pass an upstream notification on: {e}");
+        }
+        Ok(())
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        self.config.clone()
+    }
+}
+
+impl UpstreamHandler {
+    /// Sends progress notification number `seq` once every earlier one is out (or dropped).
+    async fn send_progress_in_order(&self, seq: u64, notification: Option<ServerNotification>) {
+        let mut order = self.links.progress_order.lock().await;
+        order.waiting.insert(seq, notification);
+        loop {
+            let next = order.next;
+            let ready = match order.waiting.remove(&next) {
+                Some(ready) => Some(ready),
+                None if order.waiting.len() > MAX_HELD_PROGRESS => {
+                    order.waiting.pop_first().map(|(seq, n)| {
+                        order.next = seq;
+                        n
+                    })
+                }
+                None => None,
+            };
+            let Some(ready) = ready else { break };
+            order.next += 1;
+            if let Some(n) = ready {
+                // Sent while holding the lock: the channel to the client keeps this order.
+                let _ = self.links.downstream.send_notification(n).await;
+            }
+        }
+    }
+}
+
+/// Passes a progress notification the client sent (for an upstream → client request) back to
+/// the upstream with the upstream's own token.
+pub async fn progress_to_upstream(links: &Links, mut params: ProgressNotificationParam) {
+    let (Some(theirs), Some(peer)) = (
+        links.progress_to_upstream.get(&params.progress_token),
+        links.upstream.get(),
+    ) else {
+        return;
+    };
+    params.progress_token = theirs;
+    let _ = peer
+        .send_notification(ClientNotification::ProgressNotification(
+            rmcp::model::ProgressNotification::new(params),
+        ))
+        .await;
+}
+
+/// Forwards one client request to the upstream with its `_meta`, maps progress back, and cancels
+/// the upstream request if the client cancels.
+pub async fn forward(
+    shared: &Shared,
+    upstream: &Upstream,
+    request: ClientRequest,
+    context: RequestContext<RoleServer>,
+) -> Result<rmcp::model::ServerResult, ErrorData> {
+    let theirs = context.meta.get_progress_token();
+    let mut options = PeerRequestOptions::no_options();
+    options.meta = Some(context.meta.clone());
+    let handle = upstream
+        .peer
+        .send_request_with_option(request, options)
+        .await
+        .map_err(|e| upstream_error(shared, e))?;
+    let ours = handle.progress_token.clone();
+    if let Some(theirs) = theirs {
+        upstream
+            .links
+            .progress_to_client
+            .insert(ours.clone(), theirs);
+    }
+    let id = handle.id.clone();
+    let result = tokio::select! {
+        result = handle.await_response() => result.map_err(|e| upstream_error(shared, e)),
+        _ = context.ct.cancelled() => {
+            send_cancel(&upstream.peer, id).await;
+            Err(ErrorData::internal_error("cancelled by the client", None))
+        }
+        _ = shared.upstream_died.cancelled() => Err(upstream_error(shared, ServiceError::TransportClosed)),
+    };
+    upstream.links.progress_to_client.remove(&ours);
+    result
+}
