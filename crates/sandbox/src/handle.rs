@@ -145,6 +145,14 @@ impl DirHandle {
         })
     }
 
+    /// A handle from a directory descriptor opened beneath an allowed directory.
+    pub(crate) fn from_fd(fd: OwnedFd, path: PathBuf) -> DirHandle {
+        DirHandle {
+            fd: Arc::new(fd),
+            path,
+        }
+    }
+
     /// The canonical path this directory was reached by (for display).
     pub fn path(&self) -> &Path {
         &self.path

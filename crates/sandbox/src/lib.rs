@@ -459,16 +459,11 @@ impl Sandbox {
                 roots: self.roots(),
             });
         };
-        let mut dir = self.roots[root].clone();
-        for component in &rest {
-            dir = dir
-                .open_subdir(component)
-                .map_err(|error| AccessError::Io {
-                    requested: requested(),
-                    error,
-                })?;
-        }
-        Ok(dir)
+        let rest: Vec<OsString> = rest.into_iter().collect();
+        walked::open_dir(&self.roots[root], &rest).map_err(|error| AccessError::Io {
+            requested: requested(),
+            error,
+        })
     }
 
     /// True when an already canonical path lies inside (or is) an allowed directory.
@@ -533,10 +528,55 @@ mod walked {
         dir.open_read(name)
     }
 
-    /// `None` when openat2 is not available here (old kernel, seccomp), so the walk runs instead.
+    /// A directory below `root` (or `root` itself for no components): one openat2 where the
+    /// kernel has it, else a walk of `open_subdir`, neither following any symlink. Tree walks
+    /// call this for every directory, so the single system call matters.
+    pub(crate) fn open_dir(root: &DirHandle, rest: &[OsString]) -> io::Result<DirHandle> {
+        if rest.is_empty() {
+            return Ok(root.clone());
+        }
+        #[cfg(target_os = "linux")]
+        if let Some(opened) = beneath_dir(root, rest) {
+            return opened;
+        }
+        let mut dir = root.clone();
+        for component in rest {
+            dir = dir.open_subdir(component)?;
+        }
+        Ok(dir)
+    }
+
     #[cfg(target_os = "linux")]
-    fn beneath(root: &DirHandle, rest: &[OsString]) -> Option<io::Result<(File, EntryMeta)>> {
+    fn beneath_dir(root: &DirHandle, rest: &[OsString]) -> Option<io::Result<DirHandle>> {
         use rustix::fs::{Mode, OFlags, ResolveFlags};
+        let flags = OFlags::RDONLY
+            | OFlags::DIRECTORY
+            | OFlags::NOFOLLOW
+            | OFlags::CLOEXEC
+            | OFlags::NOCTTY;
+        let resolve =
+            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+        match rustix::fs::openat2(
+            root.fd(),
+            joined(rest).as_slice(),
+            flags,
+            Mode::empty(),
+            resolve,
+        ) {
+            Ok(fd) => {
+                let mut path = root.path().to_path_buf();
+                path.extend(rest);
+                Some(Ok(DirHandle::from_fd(fd, path)))
+            }
+            Err(rustix::io::Errno::NOSYS)
+            | Err(rustix::io::Errno::PERM)
+            | Err(rustix::io::Errno::AGAIN) => None,
+            Err(e) => Some(Err(e.into())),
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    fn joined(rest: &[OsString]) -> Vec<u8> {
         use std::os::unix::ffi::OsStrExt;
         let mut relative: Vec<u8> = Vec::new();
         for (i, component) in rest.iter().enumerate() {
@@ -545,6 +585,14 @@ mod walked {
             }
             relative.extend_from_slice(component.as_bytes());
         }
+        relative
+    }
+
+    /// `None` when openat2 is not available here (old kernel, seccomp), so the walk runs instead.
+    #[cfg(target_os = "linux")]
+    fn beneath(root: &DirHandle, rest: &[OsString]) -> Option<io::Result<(File, EntryMeta)>> {
+        use rustix::fs::{Mode, OFlags, ResolveFlags};
+        let relative = joined(rest);
         let flags =
             OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
         let resolve =
