@@ -91,8 +91,8 @@ pub fn search_files(
     options: &FindOptions,
 ) -> Result<String, SearchError> {
     let target = compile(pattern)?;
-    let root = walk::resolve_existing(sandbox, path)?;
-    if !root.is_dir() {
+    let (root, meta) = walk::resolve_existing(sandbox, path)?;
+    if meta.kind != fs_mcp_sandbox::EntryKind::Dir {
         return Err(SearchError::NotADirectory {
             path: sandbox.display(&root),
         });
@@ -107,7 +107,9 @@ pub fn search_files(
     let best: Mutex<BinaryHeap<String>> = Mutex::new(BinaryHeap::with_capacity(cap + 1));
     let total = AtomicU64::new(0);
     builder.build_parallel().run(|| {
-        Box::new(|entry| {
+        let mut names = walk::NameCheck::new(sandbox);
+        let (best, total, target, root) = (&best, &total, &target, &root);
+        Box::new(move |entry| {
             let Ok(entry) = entry else {
                 return WalkState::Continue;
             };
@@ -121,7 +123,9 @@ pub fn search_files(
                     .strip_prefix(&root)
                     .is_ok_and(|rel| m.is_match(rel)),
             };
-            if hit {
+            // The walker lists directories by path; a name is shown only if the directory reached
+            // by handles (no symlink anywhere) holds it, so a swap cannot leak outside names.
+            if hit && names.exists(entry.path()) {
                 total.fetch_add(1, Ordering::Relaxed);
                 let shown = sandbox.display(entry.path());
                 let mut heap = best.lock().unwrap_or_else(|e| e.into_inner());
