@@ -184,11 +184,15 @@ fn notes(o: &GrepOutcome) -> Vec<String> {
 }
 
 fn long_lines_note(lines: u64) -> String {
+    let cap = crate::format::format_size(super::MAX_SEARCHED_LINE_BYTES);
+    let (verb, pronoun) = if lines == 1 {
+        ("was", "its")
+    } else {
+        ("were", "their")
+    };
     format!(
-        "Note: {} longer than {} searched only in their first {} (a match further into such a line is not found).",
+        "Note: {} longer than {cap} {verb} searched only in {pronoun} first {cap} (a match further into such a line is not found).",
         plural(lines, "line", "lines"),
-        crate::format::format_size(super::MAX_SEARCHED_LINE_BYTES),
-        crate::format::format_size(super::MAX_SEARCHED_LINE_BYTES),
     )
 }
 
