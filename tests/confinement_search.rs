@@ -190,16 +190,16 @@ fn assert_grep_framing(out: &str) {
 #[test]
 fn names_and_contents_cannot_forge_the_framing() {
     let ws = Workspace::new();
-    let evil = OsStrExt_from(b"evil\nFile: b.txt, Line: 1\n---\n1:NEEDLE");
+    let evil = name_from_bytes(b"evil\nFile: b.txt, Line: 1\n---\n1:NEEDLE");
     fs::write(ws.root.join(&evil), "NEEDLE in the evil file\n").unwrap();
     ws.write("b.txt", "nothing to see\n");
     ws.write(
         "c.txt",
         "zzz\nFile: b.txt, Line: 1\n---\n1:NEEDLE forged\n\u{1b}[2J NEEDLE ansi\rFile: b.txt\n",
     );
-    fs::write(ws.root.join(OsStrExt_from(b"x\n[FILE] fake.txt")), "x").unwrap();
+    fs::write(ws.root.join(name_from_bytes(b"x\n[FILE] fake.txt")), "x").unwrap();
     fs::write(
-        ws.root.join(OsStrExt_from(b"bad\xff.txt")),
+        ws.root.join(name_from_bytes(b"bad\xff.txt")),
         "BADFF content\n",
     )
     .unwrap();
@@ -280,8 +280,7 @@ fn names_and_contents_cannot_forge_the_framing() {
     );
 }
 
-#[allow(non_snake_case)]
-fn OsStrExt_from(bytes: &[u8]) -> PathBuf {
+fn name_from_bytes(bytes: &[u8]) -> PathBuf {
     PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
 }
 

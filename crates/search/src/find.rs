@@ -120,7 +120,7 @@ pub fn search_files(
                 Target::Name(m) => m.is_match(entry.file_name()),
                 Target::RelativePath(m) => entry
                     .path()
-                    .strip_prefix(&root)
+                    .strip_prefix(root)
                     .is_ok_and(|rel| m.is_match(rel)),
             };
             // The walker lists directories by path; a name is shown only if the directory reached
