@@ -304,11 +304,15 @@ fn fifos_and_sockets_are_described_never_opened() {
     assert!(text_of(&media).contains("named pipe"), "{media}");
     let out = c.call_text("grep_content", json!({"pattern": "needle"}));
     assert!(out.contains("File: a.txt, Line: 1"), "{out}");
-    let out = c.call_text(
+    let refused = c.call(
         "grep_content",
         json!({"pattern": "needle", "search_path": "pipe"}),
     );
-    assert!(out.starts_with("No matches found."), "{out}");
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert!(
+        text_of(&refused).contains("is a named pipe (FIFO)"),
+        "{refused}"
+    );
     let out = c.call_text("list_directory_with_sizes", json!({"path": "."}));
     assert!(
         out.contains("[FILE] pipe") && out.contains("[FILE] sock"),

@@ -101,7 +101,8 @@ pub fn search_files(
         include_hidden: options.include_hidden,
         include_ignored: options.include_ignored,
     };
-    let (builder, stats) = walk::walker(sandbox, &root, walk_options, walk::default_threads());
+    let (builder, stats) =
+        walk::walker(sandbox, &root, walk_options, walk::default_threads(), true);
     let cap = options.max_results.max(1);
     // The `cap` smallest displayed paths seen so far (a max-heap, so the largest is dropped).
     let best: Mutex<BinaryHeap<String>> = Mutex::new(BinaryHeap::with_capacity(cap + 1));

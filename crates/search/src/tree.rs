@@ -223,7 +223,7 @@ fn kind_of(kind: EntryKind) -> &'static str {
 /// Entries of a directory handle as (name, type without following symlinks), sorted by name.
 fn read_sorted(dir: &DirHandle) -> std::io::Result<Vec<(OsString, EntryKind)>> {
     let mut out: Vec<(OsString, EntryKind)> = dir
-        .entries()?
+        .entries_unshared()?
         .into_iter()
         .map(|e| (e.name, e.kind))
         .collect();

@@ -135,12 +135,16 @@ fn read_rules(sandbox: &Sandbox, path: &Path) -> Option<String> {
 }
 
 /// A configured walker over `root` (canonical, inside the sandbox) plus the counters its filter
-/// fills in.
+/// fills in. With `prune_swapped`, a directory is entered only while it is reachable without a
+/// symlink (one `openat2` per directory): for walks without a timeout, so that a directory
+/// swapped for a symlink to a large tree outside cannot make them walk it. (Confidentiality does
+/// not depend on it: files are opened, and names confirmed, by handle.)
 pub(crate) fn walker(
     sandbox: &Sandbox,
     root: &Path,
     options: WalkOptions,
     threads: usize,
+    prune_swapped: bool,
 ) -> (WalkBuilder, Arc<SkipStats>) {
     let stats = Arc::new(SkipStats::default());
     let rules = if options.include_ignored {
@@ -168,7 +172,8 @@ pub(crate) fn walker(
     let filter_stats = Arc::clone(&stats);
     let filter_sandbox = sandbox.clone();
     builder.filter_entry(move |entry| {
-        keep_entry(entry, options, &rules, &filter_stats) && !is_swapped_dir(&filter_sandbox, entry)
+        keep_entry(entry, options, &rules, &filter_stats)
+            && !(prune_swapped && is_swapped_dir(&filter_sandbox, entry))
     });
     (builder, stats)
 }

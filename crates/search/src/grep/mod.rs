@@ -48,7 +48,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use fs_mcp_sandbox::Sandbox;
+use fs_mcp_sandbox::{EntryKind, Sandbox};
 use grep_matcher::LineTerminator;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
@@ -223,7 +223,17 @@ pub fn search(
         (Some(_), None) => HintMode::Off,
         (None, _) => HintMode::Builtin,
     };
-    let (root, _) = walk::resolve_existing(sandbox, &options.search_path)?;
+    let (root, meta) = walk::resolve_existing(sandbox, &options.search_path)?;
+    if !matches!(meta.kind, EntryKind::File | EntryKind::Dir) {
+        // Never opened: a FIFO would block the search, a device could be endless.
+        return Err(SearchError::WrongType {
+            path: sandbox.display(&root),
+            message: format!(
+                "is {}; only regular files (and directories of them) are searched.",
+                meta.kind.described()
+            ),
+        });
+    }
     let walk_options = WalkOptions {
         include_hidden: options.include_hidden,
         include_ignored: options.include_ignored,
@@ -233,7 +243,9 @@ pub fn search(
     } else {
         options.threads
     };
-    let (builder, skip_stats) = walk::walker(sandbox, &root, walk_options, threads);
+    // The timeout bounds a walk that a swapped directory sends outside; every file is opened
+    // by handle below, so nothing outside is read.
+    let (builder, skip_stats) = walk::walker(sandbox, &root, walk_options, threads, false);
 
     let shared = Shared {
         sandbox,
