@@ -50,6 +50,12 @@ pub const MAX_LINE_CHARS: usize = 300;
 /// cannot move the cursor, recolour or reorder what a reader sees.
 pub fn display_line(bytes: &[u8]) -> String {
     let bytes = strip_terminator(bytes);
+    // Common case: a short UTF-8 line (at most MAX_LINE_CHARS bytes, so as many characters).
+    if bytes.len() <= MAX_LINE_CHARS
+        && let Ok(text) = std::str::from_utf8(bytes)
+    {
+        return escape_content(text);
+    }
     let mut shown = String::new();
     let (mut count, mut rest) = (0usize, 0usize);
     for chunk in bytes.utf8_chunks() {
