@@ -280,7 +280,8 @@ At most max_matches (default 100) matching lines are shown, with a note of the t
             MediaKind::Audio => ContentBlock::audio(data, media.mime_type),
             MediaKind::Other => {
                 return Ok(failure(format!(
-                    "{path} is {}, not an image or audio file. Use get_file_info to inspect it, or read_files if it is text.",
+                    "{} is {}, not an image or audio file. Use get_file_info to inspect it, or read_files if it is text.",
+                    fs_mcp_sandbox::escape_os(path.as_ref()),
                     media.mime_type
                 )));
             }

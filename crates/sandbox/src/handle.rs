@@ -145,6 +145,14 @@ impl DirHandle {
         })
     }
 
+    /// A handle from a directory descriptor opened beneath an allowed directory.
+    pub(crate) fn from_fd(fd: OwnedFd, path: PathBuf) -> DirHandle {
+        DirHandle {
+            fd: Arc::new(fd),
+            path,
+        }
+    }
+
     /// The canonical path this directory was reached by (for display).
     pub fn path(&self) -> &Path {
         &self.path
@@ -277,23 +285,44 @@ impl DirHandle {
 
     /// The names in this directory (without `.` and `..`), in the order the filesystem gives.
     pub fn entries(&self) -> io::Result<Vec<DirEntryInfo>> {
-        let dir = rustix::fs::Dir::read_from(self.fd())?;
-        let mut out = Vec::new();
-        for entry in dir {
-            let entry = entry?;
-            let bytes = entry.file_name().to_bytes();
-            if bytes == b"." || bytes == b".." {
-                continue;
-            }
-            let name = OsStr::from_bytes(bytes).to_os_string();
-            let kind = match EntryKind::of(entry.file_type()) {
-                EntryKind::Unknown => self.stat(&name).map_or(EntryKind::Unknown, |m| m.kind),
-                kind => kind,
-            };
-            out.push(DirEntryInfo { name, kind });
-        }
-        Ok(out)
+        collect_entries(rustix::fs::Dir::read_from(self.fd())?)
     }
+
+    /// Like [`DirHandle::entries`], cheaper for a handle nothing else shares (a tree walk's): the
+    /// listing reads a duplicate of this descriptor from the start instead of reopening `.`.
+    pub fn entries_unshared(&self) -> io::Result<Vec<DirEntryInfo>> {
+        if Arc::strong_count(&self.fd) != 1 {
+            return self.entries();
+        }
+        // A duplicate shares the file offset; no other clone exists to list concurrently, and
+        // `entries` on a later clone reopens `.`, so moving the offset here is harmless.
+        let dup = self.fd.try_clone()?;
+        rustix::fs::seek(&dup, rustix::fs::SeekFrom::Start(0))?;
+        collect_entries(rustix::fs::Dir::new(dup)?)
+    }
+}
+
+fn collect_entries(mut dir: rustix::fs::Dir) -> io::Result<Vec<DirEntryInfo>> {
+    let mut out = Vec::new();
+    for entry in dir.by_ref() {
+        let entry = entry?;
+        let bytes = entry.file_name().to_bytes();
+        if bytes == b"." || bytes == b".." {
+            continue;
+        }
+        let name = OsStr::from_bytes(bytes).to_os_string();
+        out.push(DirEntryInfo {
+            name,
+            kind: EntryKind::of(entry.file_type()),
+        });
+    }
+    // Filesystems that do not report the type in the entry: ask, without following symlinks.
+    for info in out.iter_mut().filter(|e| e.kind == EntryKind::Unknown) {
+        if let Ok(stat) = rustix::fs::statat(dir.fd()?, &info.name, AtFlags::SYMLINK_NOFOLLOW) {
+            info.kind = EntryMeta::from_stat(&stat).kind;
+        }
+    }
+    Ok(out)
 }
 
 /// Releases the directory lock on drop.

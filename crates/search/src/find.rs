@@ -91,8 +91,8 @@ pub fn search_files(
     options: &FindOptions,
 ) -> Result<String, SearchError> {
     let target = compile(pattern)?;
-    let root = walk::resolve_existing(sandbox, path)?;
-    if !root.is_dir() {
+    let (root, meta) = walk::resolve_existing(sandbox, path)?;
+    if meta.kind != fs_mcp_sandbox::EntryKind::Dir {
         return Err(SearchError::NotADirectory {
             path: sandbox.display(&root),
         });
@@ -101,13 +101,16 @@ pub fn search_files(
         include_hidden: options.include_hidden,
         include_ignored: options.include_ignored,
     };
-    let (builder, stats) = walk::walker(sandbox, &root, walk_options, walk::default_threads());
+    let (builder, stats) =
+        walk::walker(sandbox, &root, walk_options, walk::default_threads(), true);
     let cap = options.max_results.max(1);
     // The `cap` smallest displayed paths seen so far (a max-heap, so the largest is dropped).
     let best: Mutex<BinaryHeap<String>> = Mutex::new(BinaryHeap::with_capacity(cap + 1));
     let total = AtomicU64::new(0);
     builder.build_parallel().run(|| {
-        Box::new(|entry| {
+        let mut names = walk::NameCheck::new(sandbox);
+        let (best, total, target, root) = (&best, &total, &target, &root);
+        Box::new(move |entry| {
             let Ok(entry) = entry else {
                 return WalkState::Continue;
             };
@@ -118,10 +121,12 @@ pub fn search_files(
                 Target::Name(m) => m.is_match(entry.file_name()),
                 Target::RelativePath(m) => entry
                     .path()
-                    .strip_prefix(&root)
+                    .strip_prefix(root)
                     .is_ok_and(|rel| m.is_match(rel)),
             };
-            if hit {
+            // The walker lists directories by path; a name is shown only if the directory reached
+            // by handles (no symlink anywhere) holds it, so a swap cannot leak outside names.
+            if hit && names.exists(entry.path()) {
                 total.fetch_add(1, Ordering::Relaxed);
                 let shown = sandbox.display(entry.path());
                 let mut heap = best.lock().unwrap_or_else(|e| e.into_inner());

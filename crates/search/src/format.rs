@@ -45,10 +45,72 @@ pub const MAX_LINE_CHARS: usize = 300;
 
 /// Decodes one line for display: lossy UTF-8, line terminator removed, cut at [`MAX_LINE_CHARS`]
 /// characters with a note of how much was left out. Leading whitespace is kept.
+/// Control characters (except tab), line/paragraph separators and bidi controls are shown
+/// escaped (`\x1b`, `\r`, `\u{202e}`), so a line of content is always one line of output and
+/// cannot move the cursor, recolour or reorder what a reader sees.
 pub fn display_line(bytes: &[u8]) -> String {
     let bytes = strip_terminator(bytes);
-    let text = String::from_utf8_lossy(bytes);
-    truncate_chars(&text, MAX_LINE_CHARS)
+    // Common case: a short UTF-8 line (at most MAX_LINE_CHARS bytes, so as many characters).
+    if bytes.len() <= MAX_LINE_CHARS
+        && let Ok(text) = std::str::from_utf8(bytes)
+    {
+        return escape_content(text);
+    }
+    let mut shown = String::new();
+    let (mut count, mut rest) = (0usize, 0usize);
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if count < MAX_LINE_CHARS {
+                shown.push(c);
+                count += 1;
+            } else {
+                rest += 1;
+            }
+        }
+        if !chunk.invalid().is_empty() {
+            if count < MAX_LINE_CHARS {
+                shown.push(char::REPLACEMENT_CHARACTER);
+                count += 1;
+            } else {
+                rest += 1;
+            }
+        }
+    }
+    let mut out = escape_content(&shown);
+    if rest > 0 {
+        out.push_str(&format!(" … [+{rest} chars]"));
+    }
+    out
+}
+
+/// True for characters that a line of content shows escaped.
+fn is_unsafe_in_line(c: char) -> bool {
+    (c.is_control() && c != '\t')
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{200E}' | '\u{200F}' | '\u{061C}'
+        )
+        || ('\u{202A}'..='\u{202E}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
+}
+
+/// `text` with [`is_unsafe_in_line`] characters escaped; borrowed-cheap when there are none.
+pub fn escape_content(text: &str) -> String {
+    if !text.chars().any(is_unsafe_in_line) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\t' => out.push('\t'),
+            '\r' => out.push_str("\\r"),
+            '\n' => out.push_str("\\n"),
+            c if c.is_ascii_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if is_unsafe_in_line(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Cuts `text` after `max` characters, appending ` … [+N chars]`.
@@ -111,5 +173,20 @@ mod tests {
         let shown = display_line(long.as_bytes());
         assert!(shown.ends_with(" … [+5 chars]"), "{shown}");
         assert_eq!(display_line(b"a\xffb\n"), "a\u{fffd}b");
+        let huge = "x".repeat(5_000_000);
+        let shown = display_line(huge.as_bytes());
+        assert!(shown.ends_with(" … [+4999700 chars]"), "{}", &shown[290..]);
+    }
+
+    #[test]
+    fn control_characters_in_lines_are_escaped() {
+        assert_eq!(
+            display_line(b"a\x1b[31mred\rFile: b.txt\x0b\n"),
+            "a\\x1b[31mred\\rFile: b.txt\\x0b"
+        );
+        assert_eq!(
+            display_line("rtl\u{202e}x\tt".as_bytes()),
+            "rtl\\u{202e}x\tt"
+        );
     }
 }

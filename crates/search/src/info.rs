@@ -29,7 +29,7 @@ use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
-use fs_mcp_sandbox::Sandbox;
+use fs_mcp_sandbox::{DirHandle, EntryKind, Sandbox};
 use serde_json::Value;
 
 use crate::SearchError;
@@ -63,41 +63,47 @@ const PREVIEW_CHARS: usize = 100;
 const LIST_KEYS: usize = 10;
 const LIST_COLUMNS: usize = 20;
 
-/// Describes a file or directory.
+/// Files up to this size are counted line by line; larger ones are sampled (head and tail), so
+/// the answer costs the same on a 100 MB file and a 50 GB one.
+pub const FULL_SCAN_MAX_BYTES: u64 = 64 << 20;
+/// Bytes read from each end of a sampled file.
+const SAMPLE_BYTES: u64 = 1 << 20;
+
+/// Describes a file or directory. Only a regular file is opened (by handle); a FIFO, socket or
+/// device is described from its metadata, never opened or read.
 pub fn get_file_info(
     sandbox: &Sandbox,
     path: &str,
     options: &InfoOptions,
 ) -> Result<String, SearchError> {
-    let resolved = walk::resolve_existing(sandbox, path)?;
+    let (resolved, meta) = walk::resolve_existing(sandbox, path)?;
     let shown = sandbox.display(&resolved);
-    let meta = std::fs::metadata(&resolved).map_err(|e| SearchError::io(&shown, &e))?;
     let mut out = vec![format!("Path: {shown}")];
-    let modified = meta.modified().ok().map(format_utc);
-    if meta.is_dir() {
+    if meta.kind == EntryKind::Dir {
+        let dir = sandbox.open_dir(path)?;
         out.push("Type: Directory".into());
-        if let Some(m) = modified {
-            out.push(format!("Modified: {m}"));
-        }
-        out.push(directory_summary(&resolved));
+        out.push(format!("Modified: {}", format_utc(meta.modified)));
+        out.push(directory_summary(&dir));
         return Ok(out.join("\n"));
     }
-    if !meta.is_file() {
-        out.push("Type: Other (FIFO, socket or device)".into());
+    if meta.kind != EntryKind::File {
+        out.push(format!(
+            "Type: Other ({}; its content is not read)",
+            meta.kind.described()
+        ));
+        out.push(format!("Modified: {}", format_utc(meta.modified)));
         return Ok(out.join("\n"));
     }
-    let size = meta.len();
+    let opened = sandbox.open_file(path)?;
+    let size = opened.meta.len;
     out.push("Type: File".into());
     out.push(format!(
         "Size: {} ({} bytes)",
         format_size(size),
         thousands(size)
     ));
-    if let Some(m) = modified {
-        out.push(format!("Modified: {m}"));
-    }
-    let file = walk::open_regular_nofollow(&resolved).map_err(|e| SearchError::io(&shown, &e))?;
-    match analyze(file, &resolved, &shown, size, options) {
+    out.push(format!("Modified: {}", format_utc(opened.meta.modified)));
+    match analyze(opened.file, &resolved, &shown, size, options) {
         Ok(sections) => {
             for s in sections {
                 out.push(String::new());
@@ -112,18 +118,12 @@ pub fn get_file_info(
     Ok(out.join("\n"))
 }
 
-fn directory_summary(dir: &Path) -> String {
-    let Ok(read) = std::fs::read_dir(dir) else {
+fn directory_summary(dir: &DirHandle) -> String {
+    let Ok(entries) = dir.entries() else {
         return "Entries: unreadable (permission denied?)".into();
     };
-    let (mut dirs, mut files) = (0u64, 0u64);
-    for entry in read.flatten() {
-        if entry.path().is_dir() {
-            dirs += 1;
-        } else {
-            files += 1;
-        }
-    }
+    let dirs = entries.iter().filter(|e| e.kind == EntryKind::Dir).count() as u64;
+    let files = entries.len() as u64 - dirs;
     format!(
         "Entries: {} ({}, {})",
         thousands(dirs + files),
@@ -132,23 +132,35 @@ fn directory_summary(dir: &Path) -> String {
     )
 }
 
-/// What one streaming pass learns about a file.
+/// What one streaming pass (or, for a huge file, a sample of both ends) learns about a file.
 struct Scan {
     newlines: u64,
     last_byte: Option<u8>,
     /// The first bytes (up to one chunk).
     head: Vec<u8>,
+    /// Bytes the newlines were counted in: the whole file, or the two samples.
+    counted_bytes: u64,
+    /// Only samples were read: line counts are estimates.
+    sampled: bool,
 }
 
-fn scan(file: &mut File) -> std::io::Result<Scan> {
+impl Scan {
+    /// Lines in the file: counted, or extrapolated from the samples' newline density.
+    fn lines(&self, size: u64) -> u64 {
+        if self.sampled {
+            let per_byte = self.newlines as f64 / self.counted_bytes.max(1) as f64;
+            return ((size as f64 * per_byte).round() as u64).max(1);
+        }
+        self.newlines + u64::from(self.last_byte.is_some_and(|b| b != b'\n'))
+    }
+}
+
+fn count_chunks(file: &mut File, limit: u64, scan: &mut Scan) -> std::io::Result<()> {
     let mut buf = vec![0u8; CHUNK];
-    let mut scan = Scan {
-        newlines: 0,
-        last_byte: None,
-        head: Vec::new(),
-    };
-    loop {
-        let n = match file.read(&mut buf) {
+    let mut left = limit;
+    while left > 0 {
+        let want = (left as usize).min(CHUNK);
+        let n = match file.read(&mut buf[..want]) {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -161,7 +173,27 @@ fn scan(file: &mut File) -> std::io::Result<Scan> {
         }
         scan.newlines += memchr::memchr_iter(b'\n', chunk).count() as u64;
         scan.last_byte = chunk.last().copied();
+        scan.counted_bytes += n as u64;
+        left -= n as u64;
     }
+    Ok(())
+}
+
+fn scan(file: &mut File, size: u64) -> std::io::Result<Scan> {
+    let mut scan = Scan {
+        newlines: 0,
+        last_byte: None,
+        head: Vec::new(),
+        counted_bytes: 0,
+        sampled: size > FULL_SCAN_MAX_BYTES,
+    };
+    if !scan.sampled {
+        count_chunks(file, u64::MAX, &mut scan)?;
+        return Ok(scan);
+    }
+    count_chunks(file, SAMPLE_BYTES, &mut scan)?;
+    file.seek(SeekFrom::Start(size - SAMPLE_BYTES))?;
+    count_chunks(file, SAMPLE_BYTES, &mut scan)?;
     Ok(scan)
 }
 
@@ -186,7 +218,7 @@ fn analyze(
     size: u64,
     options: &InfoOptions,
 ) -> std::io::Result<Vec<String>> {
-    let scan = scan(&mut file)?;
+    let scan = scan(&mut file, size)?;
     if looks_binary(&scan.head) {
         let name = path
             .file_name()
@@ -199,11 +231,19 @@ fn analyze(
             "--- Binary File ---\nMIME Type: {mime}\nNote: use read_media_file for images and audio; this is not a text file."
         )]);
     }
-    let lines = scan.newlines + u64::from(scan.last_byte.is_some_and(|b| b != b'\n'));
+    let lines = scan.lines(size);
     let tokens = size / 4;
+    let lines_shown = if scan.sampled {
+        format!(
+            "~{} (estimated from the first and last {}; the file is too large to count every line quickly)",
+            thousands(lines),
+            format_size(SAMPLE_BYTES)
+        )
+    } else {
+        thousands(lines)
+    };
     let mut sections = vec![format!(
-        "--- Text File Analysis ---\nLines: {}\nEstimated tokens: ~{} (bytes ÷ 4)",
-        thousands(lines),
+        "--- Text File Analysis ---\nLines: {lines_shown}\nEstimated tokens: ~{} (bytes ÷ 4)",
         thousands(tokens)
     )];
     let ext = path

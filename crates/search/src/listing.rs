@@ -20,9 +20,10 @@
 //! Directories come first, each group sorted by name. Hidden entries are listed. A symlink is
 //! classified by its target (a broken one counts as a file) but never read through.
 
-use std::path::Path;
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
 
-use fs_mcp_sandbox::Sandbox;
+use fs_mcp_sandbox::{DirHandle, EntryKind, EntryMeta, FinalLink, Sandbox, escape_os, escape_path};
 
 use crate::SearchError;
 use crate::format::{format_size, plural, thousands};
@@ -32,35 +33,68 @@ use crate::walk;
 pub const MAX_LIST_ENTRIES: usize = 2_000;
 
 struct Entry {
-    name: String,
+    name: OsString,
     is_dir: bool,
     size: u64,
 }
 
-fn read_entries(sandbox: &Sandbox, path: &str) -> Result<(Vec<Entry>, String), SearchError> {
-    let dir = walk::resolve_existing(sandbox, path)?;
-    let shown = sandbox.display(&dir);
-    if !dir.is_dir() {
+/// The entries of a directory, read through its handle: directories first, then by name. Only
+/// the first [`MAX_LIST_ENTRIES`] are classified (a symlink by its target, when that is inside)
+/// and shown; the total counts all.
+fn read_entries(sandbox: &Sandbox, path: &str) -> Result<(Vec<Entry>, usize, String), SearchError> {
+    let (resolved, meta) = walk::resolve_existing(sandbox, path)?;
+    let shown = sandbox.display(&resolved);
+    if meta.kind != EntryKind::Dir {
         return Err(SearchError::NotADirectory { path: shown });
     }
-    let read = std::fs::read_dir(&dir).map_err(|e| SearchError::io(&shown, &e))?;
-    let mut entries = Vec::new();
-    for entry in read {
-        let Ok(entry) = entry else { continue };
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let full = entry.path();
-        let (is_dir, size) = classify(&full);
-        entries.push(Entry { name, is_dir, size });
+    let dir = sandbox.open_dir(path)?;
+    let listed = dir.entries().map_err(|e| SearchError::io(&shown, &e))?;
+    let total = listed.len();
+    let mut entries: Vec<Entry> = listed
+        .into_iter()
+        .map(|e| Entry {
+            is_dir: e.kind == EntryKind::Dir
+                || (e.kind == EntryKind::Symlink && link_is_dir(sandbox, &dir, &e.name)),
+            name: e.name,
+            size: 0,
+        })
+        .collect();
+    entries.sort_by(|a, b| {
+        b.is_dir
+            .cmp(&a.is_dir)
+            .then_with(|| a.name.as_bytes().cmp(b.name.as_bytes()))
+    });
+    entries.truncate(MAX_LIST_ENTRIES);
+    for entry in &mut entries {
+        if !entry.is_dir {
+            entry.size = size_of(sandbox, &dir, &entry.name);
+        }
     }
-    entries.sort_by(|a, b| b.is_dir.cmp(&a.is_dir).then_with(|| a.name.cmp(&b.name)));
-    Ok((entries, shown))
+    Ok((entries, total, shown))
 }
 
-/// (is a directory, size) following a symlink; a broken link is a zero-size file.
-fn classify(path: &Path) -> (bool, u64) {
-    match std::fs::metadata(path) {
-        Ok(m) => (m.is_dir(), if m.is_dir() { 0 } else { m.len() }),
-        Err(_) => (false, 0),
+/// Where a symlink in `dir` leads, judged by the sandbox: `None` when it leads outside, is broken
+/// or loops (such a link is listed as a file of size 0, never looked through).
+fn link_target(sandbox: &Sandbox, dir: &DirHandle, name: &OsStr) -> Option<EntryMeta> {
+    let path = dir.path().join(name);
+    let located = sandbox
+        .locate(&escape_path(&path), FinalLink::Follow)
+        .ok()?;
+    located.meta
+}
+
+fn link_is_dir(sandbox: &Sandbox, dir: &DirHandle, name: &OsStr) -> bool {
+    link_target(sandbox, dir, name).is_some_and(|m| m.kind == EntryKind::Dir)
+}
+
+/// A file's size by handle (`fstatat`, no follow); a symlink's is its target's, when inside.
+fn size_of(sandbox: &Sandbox, dir: &DirHandle, name: &OsStr) -> u64 {
+    match dir.stat(name) {
+        Ok(meta) if meta.kind == EntryKind::Symlink => {
+            link_target(sandbox, dir, name).map_or(0, |m| m.len)
+        }
+        Ok(meta) if meta.kind == EntryKind::File => meta.len,
+        _ => 0,
     }
 }
 
@@ -76,17 +110,22 @@ fn overflow_note(total: usize) -> Option<String> {
 
 /// `[DIR] name` / `[FILE] name` lines, directories first.
 pub fn list_directory(sandbox: &Sandbox, path: &str) -> Result<String, SearchError> {
-    let (entries, shown) = read_entries(sandbox, path)?;
+    let (entries, total, shown) = read_entries(sandbox, path)?;
     if entries.is_empty() {
         return Ok(format!("Directory {shown} is empty."));
     }
     let mut out = entries
         .iter()
-        .take(MAX_LIST_ENTRIES)
-        .map(|e| format!("{} {}", if e.is_dir { "[DIR]" } else { "[FILE]" }, e.name))
+        .map(|e| {
+            format!(
+                "{} {}",
+                if e.is_dir { "[DIR]" } else { "[FILE]" },
+                escape_os(&e.name)
+            )
+        })
         .collect::<Vec<_>>()
         .join("\n");
-    if let Some(note) = overflow_note(entries.len()) {
+    if let Some(note) = overflow_note(total) {
         out.push_str(&note);
     }
     Ok(out)
@@ -94,28 +133,34 @@ pub fn list_directory(sandbox: &Sandbox, path: &str) -> Result<String, SearchErr
 
 /// Like [`list_directory`] with file sizes and a total line.
 pub fn list_directory_with_sizes(sandbox: &Sandbox, path: &str) -> Result<String, SearchError> {
-    let (entries, shown) = read_entries(sandbox, path)?;
+    let (entries, total, shown) = read_entries(sandbox, path)?;
     if entries.is_empty() {
         return Ok(format!("Directory {shown} is empty."));
     }
     let mut out = String::new();
-    for e in entries.iter().take(MAX_LIST_ENTRIES) {
+    for e in &entries {
+        let name = escape_os(&e.name);
         if e.is_dir {
-            out.push_str(&format!("[DIR] {}\n", e.name));
+            out.push_str(&format!("[DIR] {name}\n"));
         } else {
-            out.push_str(&format!("[FILE] {:<30} {}\n", e.name, format_size(e.size)));
+            out.push_str(&format!("[FILE] {name:<30} {}\n", format_size(e.size)));
         }
     }
     let files = entries.iter().filter(|e| !e.is_dir).count() as u64;
     let dirs = entries.len() as u64 - files;
     let bytes: u64 = entries.iter().map(|e| e.size).sum();
+    let listed = if total > entries.len() {
+        " (of the entries listed)"
+    } else {
+        ""
+    };
     out.push_str(&format!(
-        "\nTotal: {} ({}), {}",
+        "\nTotal{listed}: {} ({}), {}",
         plural(files, "file", "files"),
         format_size(bytes),
         plural(dirs, "directory", "directories")
     ));
-    if let Some(note) = overflow_note(entries.len()) {
+    if let Some(note) = overflow_note(total) {
         out.push_str(&note);
     }
     Ok(out)

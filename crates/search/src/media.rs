@@ -9,6 +9,8 @@ use std::io::Read;
 
 use fs_mcp_sandbox::Sandbox;
 
+use fs_mcp_sandbox::EntryKind;
+
 use crate::SearchError;
 use crate::walk;
 
@@ -138,24 +140,25 @@ pub fn read_media(
     max_bytes: Option<u64>,
 ) -> Result<MediaFile, SearchError> {
     let limit = max_bytes.unwrap_or(DEFAULT_MAX_MEDIA_BYTES);
-    let resolved = walk::resolve_existing(sandbox, path)?;
+    let (resolved, meta) = walk::resolve_existing(sandbox, path)?;
     let shown = sandbox.display(&resolved);
-    let meta = std::fs::metadata(&resolved).map_err(|e| SearchError::io(&shown, &e))?;
-    if !meta.is_file() {
+    if meta.kind != EntryKind::File {
         return Err(SearchError::WrongType {
             path: shown,
-            message: "is not a regular file.".into(),
+            message: format!("is {}, not a regular file.", meta.kind.described()),
         });
     }
-    if meta.len() > limit {
+    // Opened by handle; the kind and size that count are the open handle's.
+    let opened = sandbox.open_file(path)?;
+    let (file, meta) = (opened.file, opened.meta);
+    if meta.len > limit {
         return Err(SearchError::TooLarge {
             path: shown,
-            size: meta.len(),
+            size: meta.len,
             limit,
         });
     }
-    let file = walk::open_regular_nofollow(&resolved).map_err(|e| SearchError::io(&shown, &e))?;
-    let mut data = Vec::with_capacity(meta.len() as usize);
+    let mut data = Vec::with_capacity(meta.len as usize);
     // `take` guards against a file that grows between the size check and the read.
     file.take(limit + 1)
         .read_to_end(&mut data)

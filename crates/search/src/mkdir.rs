@@ -1,18 +1,21 @@
 //! `create_directory`: `mkdir -p` inside the sandbox.
 
-use fs_mcp_sandbox::Sandbox;
+use fs_mcp_sandbox::{AccessError, EntryKind, FinalLink, Sandbox};
 
 use crate::SearchError;
 use crate::error::describe_io;
 
-/// Creates the directory and any missing parents. An existing directory is fine; a file in the
-/// way is an error.
+/// Creates the directory and any missing parents, each by handle beneath the allowed directory
+/// (a directory on the way swapped for a symlink is never followed outside). An existing
+/// directory is fine; a file in the way is an error.
 pub fn create_directory(sandbox: &Sandbox, path: &str) -> Result<String, SearchError> {
-    let target = sandbox.resolve(path)?;
-    let shown = sandbox.display(&target);
-    match std::fs::symlink_metadata(&target) {
-        Ok(m) if m.is_dir() => return Ok(format!("Directory {shown} already exists.")),
-        Ok(_) => {
+    let located = sandbox.locate(path, FinalLink::Follow)?;
+    let shown = sandbox.display(&located.path);
+    match located.meta {
+        Some(m) if m.kind == EntryKind::Dir => {
+            return Ok(format!("Directory {shown} already exists."));
+        }
+        Some(_) => {
             return Err(SearchError::WrongType {
                 path: shown,
                 message:
@@ -20,25 +23,17 @@ pub fn create_directory(sandbox: &Sandbox, path: &str) -> Result<String, SearchE
                         .into(),
             });
         }
-        Err(_) => {}
+        None => {}
     }
-    // Find the deepest existing ancestor to name a file in the way precisely.
-    if let Some(blocker) = target
-        .ancestors()
-        .skip(1)
-        .find(|a| std::fs::symlink_metadata(a).is_ok())
-        .filter(|a| !a.is_dir())
-    {
-        return Err(SearchError::WrongType {
-            path: sandbox.display(blocker),
-            message: format!("is a file, so the directory {shown} cannot be created under it."),
-        });
+    match sandbox.create_dir_all(path) {
+        Ok((_, true)) => Ok(format!("Successfully created directory {shown}")),
+        Ok((_, false)) => Ok(format!("Directory {shown} already exists.")),
+        Err(AccessError::Io { error, .. }) => Err(SearchError::Io {
+            path: shown,
+            message: format!("cannot create directory: {}", describe_io(&error)),
+        }),
+        Err(e) => Err(e.into()),
     }
-    std::fs::create_dir_all(&target).map_err(|e| SearchError::Io {
-        path: shown.clone(),
-        message: format!("cannot create directory: {}", describe_io(&e)),
-    })?;
-    Ok(format!("Successfully created directory {shown}"))
 }
 
 #[cfg(test)]

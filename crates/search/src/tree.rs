@@ -19,9 +19,10 @@
 //! * An unreadable directory gets `"error":"…"`; the root also carries its displayed `path`.
 
 use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
 
-use fs_mcp_sandbox::Sandbox;
+use fs_mcp_sandbox::{DirHandle, EntryKind, Sandbox, escape_os, escape_path};
 use serde::Serialize;
 
 use crate::SearchError;
@@ -119,21 +120,23 @@ pub fn directory_tree(
     path: &str,
     options: &TreeOptions,
 ) -> Result<String, SearchError> {
-    let root = walk::resolve_existing(sandbox, path)?;
+    let (root, meta) = walk::resolve_existing(sandbox, path)?;
     let excludes: Vec<String> = match &options.exclude_dirs {
         Some(list) => list.clone(),
         None => DEFAULT_EXCLUDES.iter().map(|s| s.to_string()).collect(),
     };
     let root_name = root.file_name().map_or_else(
-        || root.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
+        || escape_path(&root).into_owned(),
+        |n| escape_os(n).into_owned(),
     );
-    let meta = std::fs::symlink_metadata(&root)
-        .map_err(|e| SearchError::io(&sandbox.display(&root), &e))?;
-    let mut slots = vec![Slot::new(root_name, kind_of(&meta.file_type()))];
-    let mut queue: VecDeque<(usize, PathBuf, usize)> = VecDeque::new();
-    if meta.is_dir() {
-        queue.push_back((0, root.clone(), 0));
+    let mut slots = vec![Slot::new(root_name, kind_of(meta.kind))];
+    // The walk goes by directory handles: each directory is opened relative to its parent's
+    // handle without following a symlink, so a directory swapped for a symlink mid-walk is
+    // reported as an error entry, never listed through.
+    let mut queue: VecDeque<(usize, DirHandle, usize)> = VecDeque::new();
+    if meta.kind == EntryKind::Dir {
+        let dir = sandbox.open_dir(path)?;
+        queue.push_back((0, dir, 0));
     }
     let mut listed = 0usize;
     let mut capped = false;
@@ -160,20 +163,24 @@ pub fn directory_tree(
             continue;
         }
         let mut children = Vec::with_capacity(entries.len());
-        for (name, file_type) in entries {
+        for (name, kind) in entries {
             if listed >= options.max_entries {
                 capped = true;
                 slots[idx].truncated = true;
                 break;
             }
             listed += 1;
-            let mut slot = Slot::new(name.clone(), kind_of(&file_type));
+            let shown = escape_os(&name).into_owned();
             let child = slots.len();
-            if file_type.is_dir() {
-                if excludes.contains(&name) {
+            let mut slot = Slot::new(shown, kind_of(kind));
+            if kind == EntryKind::Dir {
+                if excludes.iter().any(|e| OsStr::new(e) == name) {
                     slot.excluded = true;
                 } else {
-                    queue.push_back((child, dir.join(&name), depth + 1));
+                    match dir.open_subdir(&name) {
+                        Ok(sub) => queue.push_back((child, sub, depth + 1)),
+                        Err(e) => slot.error = Some(describe_io(&e)),
+                    }
                 }
             }
             slots.push(slot);
@@ -204,29 +211,23 @@ pub fn directory_tree(
     })
 }
 
-fn kind_of(t: &std::fs::FileType) -> &'static str {
-    if t.is_symlink() {
-        "symlink"
-    } else if t.is_dir() {
-        "directory"
-    } else if t.is_file() {
-        "file"
-    } else {
-        "other"
+fn kind_of(kind: EntryKind) -> &'static str {
+    match kind {
+        EntryKind::Symlink => "symlink",
+        EntryKind::Dir => "directory",
+        EntryKind::File => "file",
+        _ => "other",
     }
 }
 
-/// Entries of a directory as (name, type without following symlinks), sorted by name.
-fn read_sorted(dir: &Path) -> std::io::Result<Vec<(String, std::fs::FileType)>> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let Ok(file_type) = entry.file_type() else {
-            continue;
-        };
-        out.push((entry.file_name().to_string_lossy().into_owned(), file_type));
-    }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
+/// Entries of a directory handle as (name, type without following symlinks), sorted by name.
+fn read_sorted(dir: &DirHandle) -> std::io::Result<Vec<(OsString, EntryKind)>> {
+    let mut out: Vec<(OsString, EntryKind)> = dir
+        .entries_unshared()?
+        .into_iter()
+        .map(|e| (e.name, e.kind))
+        .collect();
+    out.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
     Ok(out)
 }
 

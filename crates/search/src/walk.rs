@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use fs_mcp_sandbox::Sandbox;
+use fs_mcp_sandbox::{DirHandle, EntryMeta, FinalLink, Sandbox};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::{DirEntry, WalkBuilder};
 
@@ -86,13 +86,14 @@ impl AncestorRules {
                 break;
             }
             for name in [".ignore", ".gitignore"] {
-                let file = dir.join(name);
-                if !file.is_file() {
+                let Some(text) = read_rules(sandbox, &dir.join(name)) else {
                     continue;
-                }
+                };
                 let mut builder = GitignoreBuilder::new(dir);
                 // A partly invalid file still yields its valid globs, as ripgrep does.
-                let _ = builder.add(&file);
+                for line in text.lines() {
+                    let _ = builder.add_line(None, line);
+                }
                 if let Ok(matcher) = builder.build()
                     && !matcher.is_empty()
                 {
@@ -117,13 +118,33 @@ impl AncestorRules {
     }
 }
 
+/// Largest ignore file read (a rules file is small; a huge one is not read whole).
+const MAX_RULES_BYTES: u64 = 1 << 20;
+
+/// An ignore file's text, opened by handle without following symlinks; `None` if absent.
+fn read_rules(sandbox: &Sandbox, path: &Path) -> Option<String> {
+    use std::io::Read;
+    let opened = sandbox.open_walked(path).ok()?;
+    let mut bytes = Vec::new();
+    opened
+        .file
+        .take(MAX_RULES_BYTES)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
 /// A configured walker over `root` (canonical, inside the sandbox) plus the counters its filter
-/// fills in.
+/// fills in. With `prune_swapped`, a directory is entered only while it is reachable without a
+/// symlink (one `openat2` per directory): for walks without a timeout, so that a directory
+/// swapped for a symlink to a large tree outside cannot make them walk it. (Confidentiality does
+/// not depend on it: files are opened, and names confirmed, by handle.)
 pub(crate) fn walker(
     sandbox: &Sandbox,
     root: &Path,
     options: WalkOptions,
     threads: usize,
+    prune_swapped: bool,
 ) -> (WalkBuilder, Arc<SkipStats>) {
     let stats = Arc::new(SkipStats::default());
     let rules = if options.include_ignored {
@@ -149,7 +170,11 @@ pub(crate) fn walker(
         .ignore(respect)
         .threads(threads);
     let filter_stats = Arc::clone(&stats);
-    builder.filter_entry(move |entry| keep_entry(entry, options, &rules, &filter_stats));
+    let filter_sandbox = sandbox.clone();
+    builder.filter_entry(move |entry| {
+        keep_entry(entry, options, &rules, &filter_stats)
+            && !(prune_swapped && is_swapped_dir(&filter_sandbox, entry))
+    });
     (builder, stats)
 }
 
@@ -181,6 +206,15 @@ fn keep_entry(
     true
 }
 
+/// True for a directory the walk is about to enter that is not reachable from its allowed
+/// directory without a symlink (it was swapped for one after it was listed): the walk does not
+/// enter it, so it cannot wander outside. Names and files are checked again by handle when used.
+fn is_swapped_dir(sandbox: &Sandbox, entry: &DirEntry) -> bool {
+    entry.depth() > 0
+        && entry.file_type().is_some_and(|t| t.is_dir())
+        && sandbox.open_walked_dir(entry.path()).is_err()
+}
+
 fn is_hidden(name: &OsStr) -> bool {
     name.as_encoded_bytes().first() == Some(&b'.')
 }
@@ -198,34 +232,54 @@ pub(crate) fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get().min(8))
 }
 
-/// Opens a regular file for reading without following a final symlink, and checks it is still a
-/// regular file (the walk saw one, but the entry may have been swapped since).
-pub(crate) fn open_regular_nofollow(path: &Path) -> std::io::Result<std::fs::File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
-    }
-    let file = options.open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(std::io::Error::other("not a regular file"));
-    }
-    Ok(file)
-}
-
-/// The canonical path of `requested` if it exists, else a not-found error naming the displayed path.
+/// The canonical path of `requested` if it exists (located by handles), else a not-found error
+/// naming the displayed path. The path is where a walk starts; every file and directory the walk
+/// then uses is opened again by handle ([`Sandbox::open_walked`],
+/// [`Sandbox::open_walked_dir`]), never through a symlink.
 pub(crate) fn resolve_existing(
     sandbox: &Sandbox,
     requested: &str,
-) -> Result<PathBuf, crate::SearchError> {
-    let path = sandbox.resolve(requested)?;
-    match std::fs::symlink_metadata(&path) {
-        Ok(_) => Ok(path),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(crate::SearchError::NotFound {
-            path: sandbox.display(&path),
+) -> Result<(PathBuf, EntryMeta), crate::SearchError> {
+    let located = sandbox.locate(requested, FinalLink::Follow)?;
+    match located.meta {
+        Some(meta) => Ok((located.path, meta)),
+        None => Err(crate::SearchError::NotFound {
+            path: sandbox.display(&located.path),
         }),
-        Err(e) => Err(crate::SearchError::io(&sandbox.display(&path), &e)),
+    }
+}
+
+/// Confirms that names a path walk reported exist in the directory they were reported in, as
+/// reached now by handles without following any symlink. The `ignore` walker lists directories
+/// by path, so a directory swapped for a symlink between two of its steps could make it list a
+/// directory outside; a name is shown only if it is (also) in the real directory inside.
+pub(crate) struct NameCheck<'s> {
+    sandbox: &'s Sandbox,
+    last: Option<(PathBuf, Option<DirHandle>)>,
+}
+
+impl<'s> NameCheck<'s> {
+    pub fn new(sandbox: &'s Sandbox) -> NameCheck<'s> {
+        NameCheck {
+            sandbox,
+            last: None,
+        }
+    }
+
+    /// True when `path` (built by the walk) names an entry of its directory inside the sandbox.
+    pub fn exists(&mut self, path: &Path) -> bool {
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return false;
+        };
+        // Entries arrive grouped by directory, so one cached handle saves most opens.
+        let cached = self.last.as_ref().is_some_and(|(p, _)| p == parent);
+        if !cached {
+            let handle = self.sandbox.open_walked_dir(parent).ok();
+            self.last = Some((parent.to_path_buf(), handle));
+        }
+        match &self.last {
+            Some((_, Some(dir))) => dir.stat(name).is_ok(),
+            _ => false,
+        }
     }
 }

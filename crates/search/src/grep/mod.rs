@@ -48,7 +48,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use fs_mcp_sandbox::Sandbox;
+use fs_mcp_sandbox::{EntryKind, Sandbox};
 use grep_matcher::LineTerminator;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
@@ -162,6 +162,8 @@ pub struct GrepOutcome {
     pub binary_files: u64,
     /// Files that could not be read.
     pub unreadable_files: u64,
+    /// Lines longer than [`MAX_SEARCHED_LINE_BYTES`], searched only up to that length.
+    pub long_lines: u64,
     pub stopped: Option<StopReason>,
     pub elapsed: Duration,
     /// What the walk skipped (hidden entries, ignore rules), as a phrase for the notes.
@@ -221,7 +223,17 @@ pub fn search(
         (Some(_), None) => HintMode::Off,
         (None, _) => HintMode::Builtin,
     };
-    let root = walk::resolve_existing(sandbox, &options.search_path)?;
+    let (root, meta) = walk::resolve_existing(sandbox, &options.search_path)?;
+    if !matches!(meta.kind, EntryKind::File | EntryKind::Dir) {
+        // Never opened: a FIFO would block the search, a device could be endless.
+        return Err(SearchError::WrongType {
+            path: sandbox.display(&root),
+            message: format!(
+                "is {}; only regular files (and directories of them) are searched.",
+                meta.kind.described()
+            ),
+        });
+    }
     let walk_options = WalkOptions {
         include_hidden: options.include_hidden,
         include_ignored: options.include_ignored,
@@ -231,7 +243,9 @@ pub fn search(
     } else {
         options.threads
     };
-    let (builder, skip_stats) = walk::walker(sandbox, &root, walk_options, threads);
+    // The timeout bounds a walk that a swapped directory sends outside; every file is opened
+    // by handle below, so nothing outside is read.
+    let (builder, skip_stats) = walk::walker(sandbox, &root, walk_options, threads, false);
 
     let shared = Shared {
         sandbox,
@@ -253,6 +267,7 @@ pub fn search(
         files_with_matches: AtomicU64::new(0),
         binary_files: AtomicU64::new(0),
         unreadable: AtomicU64::new(0),
+        long_lines: AtomicU64::new(0),
         last_progress_ms: AtomicU64::new(0),
         kept: Mutex::new(Kept::default()),
     };
@@ -288,6 +303,7 @@ pub fn search(
         files_searched,
         binary_files: shared.binary_files.load(Ordering::Relaxed),
         unreadable_files: shared.unreadable.load(Ordering::Relaxed),
+        long_lines: shared.long_lines.load(Ordering::Relaxed),
         stopped,
         elapsed: started.elapsed(),
         skipped: describe_skips(&skip_stats, walk_options),
@@ -300,18 +316,40 @@ fn describe_skips(stats: &SkipStats, options: WalkOptions) -> Option<String> {
     stats.describe(options)
 }
 
+/// Longest stretch of one line that is searched; the rest of a longer line (a minified bundle,
+/// a data dump) is skipped while reading, so memory per search thread stays bounded and the
+/// timeout is checked between reads even inside one huge line.
+pub const MAX_SEARCHED_LINE_BYTES: u64 = 8 << 20;
+
+/// Compiled regex size limit (the `regex` crate's default; grep-regex's own is 100 MiB): a
+/// pattern such as `a{1000}{1000}` is refused up front instead of costing a gigabyte.
+const REGEX_SIZE_LIMIT: usize = 10 << 20;
+/// Lazy DFA cache per search thread (grep-regex's default is 1,000 MiB).
+const DFA_SIZE_LIMIT: usize = 16 << 20;
+
 fn build_matcher(pattern: &str, case_insensitive: bool) -> Result<RegexMatcher, SearchError> {
     RegexMatcherBuilder::new()
         .case_insensitive(case_insensitive)
         .multi_line(true)
         .crlf(true)
         .ban_byte(Some(0))
+        .size_limit(REGEX_SIZE_LIMIT)
+        .dfa_size_limit(DFA_SIZE_LIMIT)
         .build(pattern)
-        .map_err(|e| SearchError::InvalidPattern {
-            message: format!(
-                "invalid regex '{pattern}': {}\nHint: the pattern is a Rust regex (ripgrep syntax) matched within one line (so no \\n); escape special characters like ( [ {{ . * + ? with a backslash, e.g. 'foo\\(' to find 'foo('.",
-                e.to_string().trim_end()
-            ),
+        .map_err(|e| {
+            let reason = e.to_string();
+            let reason = reason.trim_end();
+            let shown_pattern = crate::format::truncate_chars(pattern, 200);
+            let message = if reason.contains("size limit") {
+                format!(
+                    "regex '{shown_pattern}' is too large: {reason}.\nHint: large counted repetitions such as a{{1000}}{{1000}} compile to huge automata; use a smaller count or a shorter literal."
+                )
+            } else {
+                format!(
+                    "invalid regex '{shown_pattern}': {reason}\nHint: the pattern is a Rust regex (ripgrep syntax) matched within one line (so no \\n); escape special characters like ( [ {{ . * + ? with a backslash, e.g. 'foo\\(' to find 'foo('."
+                )
+            };
+            SearchError::InvalidPattern { message }
         })
 }
 
@@ -350,6 +388,7 @@ struct Shared<'a> {
     files_with_matches: AtomicU64,
     binary_files: AtomicU64,
     unreadable: AtomicU64,
+    long_lines: AtomicU64,
     last_progress_ms: AtomicU64,
     kept: Mutex<Kept>,
 }
@@ -438,7 +477,13 @@ impl<'a> Shared<'a> {
     /// Reads `file`, failing as soon as the search must stop, so that even a huge file without
     /// matches cannot outlive the timeout by more than one buffer.
     fn reader<'f>(&'f self, file: &'f std::fs::File) -> StopReader<'f, 'a> {
-        StopReader { file, shared: self }
+        StopReader {
+            file,
+            shared: self,
+            line_bytes: 0,
+            skipping: false,
+            cut_lines: 0,
+        }
     }
 
     fn lock_kept(&self) -> std::sync::MutexGuard<'_, Kept> {
@@ -482,17 +527,93 @@ impl<'a> Shared<'a> {
     }
 }
 
+/// Reads a file for the searcher: fails as soon as the search must stop, and passes on at most
+/// [`MAX_SEARCHED_LINE_BYTES`] of any one line (the rest of the line is read and dropped, its
+/// line terminator kept, so line numbers stay right).
 struct StopReader<'f, 'a> {
     file: &'f std::fs::File,
     shared: &'f Shared<'a>,
+    /// Bytes of the current line passed on so far.
+    line_bytes: u64,
+    /// Dropping the rest of an over-long line.
+    skipping: bool,
+    /// Lines that were cut.
+    cut_lines: u64,
+}
+
+impl StopReader<'_, '_> {
+    /// Compacts `buf[..n]` in place to what the searcher may see; returns the new length.
+    fn cut_long_lines(&mut self, buf: &mut [u8], n: usize) -> usize {
+        let (mut read, mut written) = (0, 0);
+        while read < n {
+            let newline = memchr::memchr(b'\n', &buf[read..n]).map(|p| read + p);
+            if self.skipping {
+                match newline {
+                    Some(at) => {
+                        self.skipping = false;
+                        self.line_bytes = 0;
+                        buf[written] = b'\n';
+                        written += 1;
+                        read = at + 1;
+                    }
+                    None => read = n,
+                }
+                continue;
+            }
+            let line_end = newline.unwrap_or(n);
+            let room = (MAX_SEARCHED_LINE_BYTES - self.line_bytes) as usize;
+            if line_end - read <= room {
+                let end = newline.map_or(n, |at| at + 1);
+                buf.copy_within(read..end, written);
+                written += end - read;
+                self.line_bytes = if newline.is_some() {
+                    0
+                } else {
+                    self.line_bytes + (end - read) as u64
+                };
+                read = end;
+            } else {
+                buf.copy_within(read..read + room, written);
+                written += room;
+                read += room;
+                self.skipping = true;
+                self.cut_lines += 1;
+            }
+        }
+        written
+    }
 }
 
 impl std::io::Read for StopReader<'_, '_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.shared.should_abort() {
-            return Err(std::io::Error::other("search stopped"));
+        loop {
+            if self.shared.should_abort() {
+                return Err(std::io::Error::other("search stopped"));
+            }
+            let n = self.file.read(buf)?;
+            if n == 0 {
+                return Ok(0);
+            }
+            // Common case: every line (part) in the chunk fits, checked with two memchr calls.
+            if !self.skipping && n as u64 <= MAX_SEARCHED_LINE_BYTES {
+                match memchr::memchr(b'\n', &buf[..n]) {
+                    None if self.line_bytes + n as u64 <= MAX_SEARCHED_LINE_BYTES => {
+                        self.line_bytes += n as u64;
+                        return Ok(n);
+                    }
+                    Some(first) if self.line_bytes + first as u64 <= MAX_SEARCHED_LINE_BYTES => {
+                        let last = memchr::memrchr(b'\n', &buf[..n]).unwrap_or(first);
+                        self.line_bytes = (n - last - 1) as u64;
+                        return Ok(n);
+                    }
+                    _ => {}
+                }
+            }
+            let kept = self.cut_long_lines(buf, n);
+            if kept > 0 {
+                return Ok(kept);
+            }
         }
-        self.file.read(buf)
     }
 }
 
@@ -543,8 +664,10 @@ impl<'s, 'a> Worker<'s, 'a> {
             return WalkState::Continue;
         }
         let path = entry.path();
-        let file = match walk::open_regular_nofollow(path) {
-            Ok(f) => f,
+        // Opened beneath the allowed directory with no symlink at any component: a directory
+        // swapped for a symlink since the walk listed it cannot redirect the read.
+        let file = match shared.sandbox.open_walked(path) {
+            Ok(opened) => opened.file,
             Err(_) => {
                 shared.unreadable.fetch_add(1, Ordering::Relaxed);
                 return WalkState::Continue;
@@ -577,9 +700,13 @@ impl<'s, 'a> Worker<'s, 'a> {
             .max(1);
         let mut sink =
             sink::CollectSink::new(shared.cap, budget, shared.context, || shared.should_abort());
+        let mut reader = shared.reader(file);
         let result = self
             .full
-            .search_reader(&shared.matcher, shared.reader(file), &mut sink);
+            .search_reader(&shared.matcher, &mut reader, &mut sink);
+        shared
+            .long_lines
+            .fetch_add(reader.cut_lines, Ordering::Relaxed);
         // A search interrupted by a stop keeps what it found so far.
         if result.is_err() && !shared.aborted() {
             shared.unreadable.fetch_add(1, Ordering::Relaxed);
@@ -626,9 +753,13 @@ impl<'s, 'a> Worker<'s, 'a> {
             return;
         }
         let mut sink = sink::CountSink::new(budget, || shared.should_abort());
+        let mut reader = shared.reader(file);
         let result = self
             .count
-            .search_reader(&shared.matcher, shared.reader(file), &mut sink);
+            .search_reader(&shared.matcher, &mut reader, &mut sink);
+        shared
+            .long_lines
+            .fetch_add(reader.cut_lines, Ordering::Relaxed);
         if result.is_err() && !shared.aborted() {
             shared.unreadable.fetch_add(1, Ordering::Relaxed);
             return;

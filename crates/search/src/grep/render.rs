@@ -167,6 +167,9 @@ fn notes(o: &GrepOutcome) -> Vec<String> {
             plural(o.files_searched, "file", "files"),
         ));
     }
+    if o.long_lines > 0 {
+        notes.push(long_lines_note(o.long_lines));
+    }
     if o.unreadable_files > 0 {
         notes.push(format!(
             "Note: {} could not be read.",
@@ -178,6 +181,19 @@ fn notes(o: &GrepOutcome) -> Vec<String> {
         ));
     }
     notes
+}
+
+fn long_lines_note(lines: u64) -> String {
+    let cap = crate::format::format_size(super::MAX_SEARCHED_LINE_BYTES);
+    let (verb, pronoun) = if lines == 1 {
+        ("was", "its")
+    } else {
+        ("were", "their")
+    };
+    format!(
+        "Note: {} longer than {cap} {verb} searched only in {pronoun} first {cap} (a match further into such a line is not found).",
+        plural(lines, "line", "lines"),
+    )
 }
 
 fn render_empty(o: &GrepOutcome, out: &mut String) {
@@ -214,6 +230,10 @@ fn render_empty(o: &GrepOutcome, out: &mut String) {
     }
     if !skipped.is_empty() {
         let _ = write!(out, "\nNot searched: {}.", skipped.join("; "));
+    }
+    if o.long_lines > 0 {
+        out.push('\n');
+        out.push_str(&long_lines_note(o.long_lines));
     }
 }
 

@@ -436,3 +436,107 @@ fn crlf_and_long_lines() {
     let out = grep(&fx, &o);
     assert!(out.contains(" … [+") && out.len() < 600, "{out}");
 }
+
+#[test]
+fn over_long_lines_are_searched_up_to_the_cap_and_line_numbers_stay_right() {
+    let fx = Fixture::new();
+    let cap = MAX_SEARCHED_LINE_BYTES as usize;
+    let mut text = b"first\n".to_vec();
+    // Line 2: an early match, then more than the cap, then a match past the cap.
+    text.extend_from_slice(b"EARLY");
+    text.extend(std::iter::repeat_n(b'x', cap + 100));
+    text.extend_from_slice(b"LATE\n");
+    // Line 3 and 4 follow the cut line: their numbers must not shift.
+    text.extend_from_slice(b"LATE on three\nEARLY on four\n");
+    fx.write("long.txt", &text);
+    let mut o = opts("EARLY|LATE");
+    o.context_lines = 0;
+    let outcome = search(&fx.sandbox, &o, &GrepControl::default()).unwrap();
+    assert_eq!(outcome.long_lines, 1);
+    let lines: Vec<(u64, &str)> = outcome.files[0]
+        .lines
+        .iter()
+        .map(|l| (l.number, &l.text[..l.text.len().min(13)]))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            (2, "EARLYxxxxxxxx"),
+            (3, "LATE on three"),
+            (4, "EARLY on four")
+        ]
+    );
+    let out = outcome.render();
+    assert!(
+        out.contains("Note: 1 line longer than 8.00 MB was searched only in its first 8.00 MB"),
+        "{}",
+        &out[out.len().saturating_sub(300)..]
+    );
+}
+
+#[test]
+fn the_line_cap_holds_across_reads_of_any_size() {
+    // A reader over a line made of many small reads still cuts at the cap, and keeps the newline.
+    let fx = Fixture::new();
+    let cap = MAX_SEARCHED_LINE_BYTES as usize;
+    let mut text = vec![b'y'; cap * 2];
+    text.extend_from_slice(b"\nnext\n");
+    let path = fx.write("l.txt", &text);
+    let file = std::fs::File::open(path).unwrap();
+    let o = opts("x");
+    let matcher = build_matcher(&o.pattern, false).unwrap();
+    let shared = Shared {
+        sandbox: &fx.sandbox,
+        matcher,
+        hint_mode: HintMode::Off,
+        cap: 1,
+        count_limit: 1,
+        context: 0,
+        deadline: None,
+        started: Instant::now(),
+        cancel: None,
+        progress: None,
+        stop: AtomicU8::new(0),
+        counted: AtomicU64::new(0),
+        cap_reached: AtomicBool::new(false),
+        cap_reached_at_ms: AtomicU64::new(0),
+        lower_bound: AtomicBool::new(false),
+        files_searched: AtomicU64::new(0),
+        files_with_matches: AtomicU64::new(0),
+        binary_files: AtomicU64::new(0),
+        unreadable: AtomicU64::new(0),
+        long_lines: AtomicU64::new(0),
+        last_progress_ms: AtomicU64::new(0),
+        kept: Mutex::new(Kept::default()),
+    };
+    for chunk in [1000usize, 64 * 1024, cap + 7] {
+        use std::io::{Read, Seek};
+        (&file).seek(std::io::SeekFrom::Start(0)).unwrap();
+        let mut reader = shared.reader(&file);
+        let mut out = Vec::new();
+        let mut buf = vec![0u8; chunk];
+        loop {
+            let n = reader.read(&mut buf).unwrap();
+            if n == 0 {
+                break;
+            }
+            out.extend_from_slice(&buf[..n]);
+        }
+        assert_eq!(out.len(), cap + "\nnext\n".len(), "chunk {chunk}");
+        assert!(out.ends_with(b"y\nnext\n"), "chunk {chunk}");
+        assert_eq!(reader.cut_lines, 1, "chunk {chunk}");
+    }
+}
+
+#[test]
+fn oversized_regexes_are_refused_with_a_hint() {
+    let fx = Fixture::new();
+    fx.write("a.txt", "aaaa\n");
+    let err = grep_content(&fx.sandbox, &opts("a{1000}{1000}"), &GrepControl::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("is too large") && err.contains("Hint:"),
+        "{err}"
+    );
+}
