@@ -677,11 +677,9 @@ mod walked {
         let resolve =
             ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
         match rustix::fs::openat2(root.fd(), relative, flags, Mode::empty(), resolve) {
+            // O_NONBLOCK stays on: reads of a regular file ignore it (see `DirHandle::open_read`).
             Ok(fd) => Some((|| {
                 let meta = EntryMeta::of_handle(&fd)?;
-                if meta.kind == crate::EntryKind::File {
-                    rustix::fs::fcntl_setfl(&fd, OFlags::empty())?;
-                }
                 Ok((File::from(fd), meta))
             })()),
             Err(rustix::io::Errno::NOSYS)
