@@ -34,26 +34,8 @@ fn main() -> ExitCode {
     }
     let cli = cli.serve;
     init_logging(cli.log_level.as_deref(), cli.http.is_some());
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            tracing::error!("cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let result = runtime.block_on(run(cli));
     // Work still running (a file read on a blocking thread) must not hold the exit back.
-    runtime.shutdown_timeout(SHUTDOWN_LEFTOVERS);
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            tracing::error!("{e:#}");
-            ExitCode::FAILURE
-        }
-    }
+    fs_mcp_rs::setup::run_to_exit(run(cli), SHUTDOWN_LEFTOVERS)
 }
 
 /// How long the runtime waits for leftover blocking work at exit.

@@ -1,5 +1,9 @@
 //! From serving arguments to a sandbox and server options: shared by the MCP transports and `ui`.
 
+use std::future::Future;
+use std::process::ExitCode;
+use std::time::Duration;
+
 use fs_mcp_sandbox::Sandbox;
 use tokio_util::sync::CancellationToken;
 
@@ -53,4 +57,29 @@ pub fn prepare(
         },
     };
     Ok((sandbox, options))
+}
+
+/// Runs `work` to its end on a multi-threaded runtime and turns its outcome into the exit code
+/// (an error is logged). Work still running afterwards (a file read on a blocking thread) gets
+/// `grace` and must not hold the exit back longer.
+pub fn run_to_exit(work: impl Future<Output = anyhow::Result<()>>, grace: Duration) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            tracing::error!("cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(work);
+    runtime.shutdown_timeout(grace);
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("{e:#}");
+            ExitCode::FAILURE
+        }
+    }
 }

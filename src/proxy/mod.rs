@@ -130,26 +130,11 @@ pub fn main(args: ProxyArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            tracing::error!("cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let result = runtime.block_on(run(spec, args.schema_profile, args.http, args.http_token));
     // The upstream child (if any) is killed when its transport drops; do not wait for stragglers.
-    runtime.shutdown_timeout(Duration::from_millis(500));
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            tracing::error!("{e:#}");
-            ExitCode::FAILURE
-        }
-    }
+    crate::setup::run_to_exit(
+        run(spec, args.schema_profile, args.http, args.http_token),
+        Duration::from_millis(500),
+    )
 }
 
 async fn run(

@@ -36,23 +36,8 @@ pub struct UiArgs {
 
 /// Runs the playground until Ctrl-C.
 pub fn run(args: UiArgs) -> std::process::ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            tracing::error!("cannot start the async runtime: {e}");
-            return std::process::ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(serve(args)) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            tracing::error!("{e:#}");
-            std::process::ExitCode::FAILURE
-        }
-    }
+    // No graceful drain: a propose_and_review call may be waiting minutes for a review.
+    crate::setup::run_to_exit(serve(args), std::time::Duration::from_millis(100))
 }
 
 async fn serve(args: UiArgs) -> anyhow::Result<()> {
