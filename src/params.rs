@@ -13,9 +13,9 @@ use crate::lenient;
 pub struct FileReadRequest {
     /// Path of the file, relative to the first allowed directory or absolute inside an allowed directory.
     pub path: String,
-    /// Read only the first N lines.
+    /// Read only the first N lines. 0 means not given.
     pub head: Option<i64>,
-    /// Read only the last N lines.
+    /// Read only the last N lines. 0 means not given.
     pub tail: Option<i64>,
     /// First line to read (1-based, inclusive). Use the line numbers grep_content reports.
     pub start_line: Option<i64>,

@@ -54,14 +54,14 @@ fn every_mode() {
         ),
         "[TAG] File: mod.py\n    def f(self):\n        return 1\n\n"
     );
-    // Fixed bugs of the original: head past the end, tail=0.
+    // Fixed bug of the original: head past the end. tail=0 means "not given" (the whole file).
     assert_eq!(
         read(&mut c, json!({"path": "lines.txt", "head": 99})),
         "[TAG] File: lines.txt\nl1\nl2\nl3\nl4\nl5\n"
     );
     assert_eq!(
         read(&mut c, json!({"path": "lines.txt", "tail": 0})),
-        "[TAG] File: lines.txt\n"
+        "[TAG] File: lines.txt\nl1\nl2\nl3\nl4\nl5\n"
     );
 }
 

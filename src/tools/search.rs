@@ -44,7 +44,7 @@ pub struct GrepContentParams {
     /// Lines of context shown before and after each match. Default 2.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub context_lines: Option<i64>,
-    /// Regexes of lines that start a section, for the section end hints. Leave out for the built-in ones per language (functions, classes, headings, top-level keys); [] turns hints off.
+    /// Regexes of lines that start a section, for the section end hints. Leave out for the built-in ones per language (functions, classes, headings, top-level keys); [] turns hints off. With custom patterns the hint L{m} is the last line of the block: the line before the next line matching one of them after the match (blank lines before that line not counted), or EOF; so read_files with end_line = m reads the block.
     #[serde(default)]
     pub section_patterns: Option<Vec<String>>,
     /// Most matching lines to show (all files together). Default 100.
@@ -66,7 +66,7 @@ pub struct SearchFilesParams {
     /// Directory to search in, relative to the first allowed directory. Default ".".
     #[serde(default = "dot")]
     pub path: String,
-    /// Glob. Without "/" it matches file names at any depth ("*.rs", "Cargo.toml"); with "/" or "**" it matches the path relative to `path` ("src/**/*.rs").
+    /// Glob. Without "/" it matches file names at any depth ("*.rs", "Cargo.toml"); with "/" or "**" it matches the path relative to `path` (path "web" with "src/*.ts" finds web/src/index.ts). Results are shown relative to the first allowed directory, like every other path.
     pub pattern: String,
     /// Also match hidden files. Default false.
     #[serde(default, deserialize_with = "lenient::bool_or_default")]
@@ -158,7 +158,7 @@ At most max_matches (default 100) matching lines are shown, with a note of the t
     }
 
     #[tool(
-        description = "Find files by name or path glob (\"*.rs\", \"Cargo.toml\", \"src/**/test_*.py\"). Respects .gitignore, skips hidden files. Returns sorted paths you can pass to read_files, capped with a note.",
+        description = "Find files by name or path glob (\"*.rs\", \"Cargo.toml\", \"src/**/test_*.py\"). A glob with \"/\" matches the path relative to `path`; the results are paths relative to the first allowed directory (as everywhere), sorted, ready for read_files, capped with a note. Respects .gitignore, skips hidden files and VCS directories; a last line after a blank line says how many were skipped and how to include them.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn search_files(
@@ -278,6 +278,14 @@ At most max_matches (default 100) matching lines are shown, with a note of the t
         let content = match media.kind {
             MediaKind::Image => ContentBlock::image(data, media.mime_type),
             MediaKind::Audio => ContentBlock::audio(data, media.mime_type),
+            MediaKind::Text => {
+                let shown = fs_mcp_sandbox::escape_os(path.as_ref());
+                return Ok(failure(format!(
+                    "{shown} is a text file ({}), not an image or audio file. Read it with read_files: {{\"files\": [{{\"path\": {}}}]}}.",
+                    media.mime_type,
+                    serde_json::Value::String(shown.to_string())
+                )));
+            }
             MediaKind::Other => {
                 return Ok(failure(format!(
                     "{} is {}, not an image or audio file. Use get_file_info to inspect it, or read_files if it is text.",

@@ -13,6 +13,9 @@ struct Shape {
     first_elem_keys: Vec<String>,
     /// The file holds a stream of top-level values (JSON Lines).
     stream: bool,
+    /// The top-level key whose array is largest as far as the head shows: one the head ends
+    /// inside counts as the largest (it is at least as long as the head allows).
+    largest_array: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,7 +73,12 @@ fn queries(shape: &Shape) -> Vec<String> {
         };
         return q(&["length".into(), ".[0:5]".into(), third]);
     }
-    if let Some((k, _)) = shape.keys.iter().find(|(_, kind)| *kind == Kind::Array) {
+    let first_array = shape
+        .keys
+        .iter()
+        .find(|(_, kind)| *kind == Kind::Array)
+        .map(|(k, _)| k);
+    if let Some(k) = shape.largest_array.as_ref().or(first_array) {
         let k = access(k);
         return q(&["keys".into(), format!("{k}[0:5]"), format!("{k} | length")]);
     }
@@ -115,6 +123,9 @@ fn access(key: &str) -> String {
 struct Scan<'a> {
     b: &'a [u8],
     i: usize,
+    /// Arrays met as object values by [`Scan::object_keys`]: key, items counted, and whether
+    /// the head ended inside the array.
+    arrays: Vec<(String, u64, bool)>,
 }
 
 impl Scan<'_> {
@@ -181,6 +192,36 @@ impl Scan<'_> {
         false
     }
 
+    /// Counts the items of the array starting at the current `[` and skips it; `false` if the
+    /// head ends inside it (the count is then a lower bound).
+    fn array_items(&mut self) -> (u64, bool) {
+        self.i += 1;
+        self.ws();
+        if self.peek() == Some(b']') {
+            self.i += 1;
+            return (0, true);
+        }
+        let mut items = 0;
+        loop {
+            self.ws();
+            if self.peek().is_none() || !self.skip_value() {
+                return (items, false);
+            }
+            items += 1;
+            self.ws();
+            match self.peek() {
+                Some(b',') => self.i += 1,
+                Some(b']') => {
+                    self.i += 1;
+                    return (items, true);
+                }
+                None => return (items, false),
+                // Not JSON: stop counting, as if the array ended here.
+                Some(_) => return (items, true),
+            }
+        }
+    }
+
     /// Keys of the object starting at the current `{`, with value kinds.
     fn object_keys(&mut self) -> Vec<(String, Kind)> {
         let mut keys = Vec::new();
@@ -206,9 +247,18 @@ impl Scan<'_> {
                 Some(_) => Kind::Scalar,
                 None => Kind::Unknown,
             };
-            keys.push((key, kind));
-            if !self.skip_value() {
-                return keys;
+            if kind == Kind::Array {
+                let (items, complete) = self.array_items();
+                self.arrays.push((key.clone(), items, !complete));
+                keys.push((key, kind));
+                if !complete {
+                    return keys;
+                }
+            } else {
+                keys.push((key, kind));
+                if !self.skip_value() {
+                    return keys;
+                }
             }
             self.ws();
             match self.peek() {
@@ -223,12 +273,20 @@ fn json_shape(head: &str) -> Shape {
     let mut s = Scan {
         b: head.as_bytes(),
         i: 0,
+        arrays: Vec::new(),
     };
     let mut shape = Shape::default();
     s.ws();
     match s.peek() {
         Some(b'{') => {
             shape.keys = s.object_keys();
+            // An array cut by the end of the head first, then the longest; the first of equals.
+            shape.largest_array = s
+                .arrays
+                .iter()
+                .enumerate()
+                .max_by_key(|(i, (_, items, cut))| (*cut, *items, std::cmp::Reverse(*i)))
+                .map(|(_, (key, _, _))| key.clone());
             // another value after the first one: a stream of records
             s.ws();
             if s.peek() == Some(b'}') {

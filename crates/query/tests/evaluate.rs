@@ -544,6 +544,17 @@ fn example_queries_use_the_files_keys() {
         example_queries(Path::new("/w/data.json"), false, head),
         ["keys", ".items[0:5]", ".items | length"]
     );
+    // The largest array, not the first met: one the head ends inside wins, else the longest.
+    let head = br#"{"users": [{"id": 1}, {"id": 2}], "items": [{"id": 1}, {"id": 2}, {"id"#;
+    assert_eq!(
+        example_queries(Path::new("/w/data.json"), false, head),
+        ["keys", ".items[0:5]", ".items | length"]
+    );
+    let head = br#"{"a": [1], "b": [1, 2, 3], "c": [], "d": {"e": [1, 2, 3, 4]}}"#;
+    assert_eq!(
+        example_queries(Path::new("/w/data.json"), false, head),
+        ["keys", ".b[0:5]", ".b | length"]
+    );
     let head = b"services:\n  web:\n    image: nginx\nports:\n  - 80\n";
     assert_eq!(
         example_queries(Path::new("/w/compose.yaml"), true, head),

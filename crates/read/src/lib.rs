@@ -439,8 +439,9 @@ fn read_tail(
     Ok(notes)
 }
 
-/// Validates the combination of mode parameters. `0` for `start_line`/`end_line` means "not given"
-/// (models often fill unused integers with 0); negative values are errors.
+/// Validates the combination of mode parameters. `0` for `head`, `tail`, `start_line` and
+/// `end_line` means "not given" (models often fill unused integers with 0); negative values are
+/// errors.
 fn choose_mode(request: &ReadRequest) -> Result<Mode, String> {
     let non_negative = |name: &str, value: Option<i64>| -> Result<Option<u64>, String> {
         match value {
@@ -449,8 +450,8 @@ fn choose_mode(request: &ReadRequest) -> Result<Mode, String> {
             None => Ok(None),
         }
     };
-    let head = non_negative("head", request.head)?;
-    let tail = non_negative("tail", request.tail)?;
+    let head = non_negative("head", request.head)?.filter(|&v| v > 0);
+    let tail = non_negative("tail", request.tail)?.filter(|&v| v > 0);
     let start = non_negative("start_line", request.start_line)?.filter(|&v| v > 0);
     let end = non_negative("end_line", request.end_line)?.filter(|&v| v > 0);
     let pattern = request

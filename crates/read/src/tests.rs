@@ -92,7 +92,8 @@ fn head_including_past_end() {
         head: Some(0),
         ..req("five.txt")
     };
-    assert_eq!(read(&f, r).unwrap(), "");
+    // 0 means "not given": the whole file.
+    assert_eq!(read(&f, r).unwrap(), "one\ntwo\nthree\nfour\nfive\n");
 }
 
 #[test]
@@ -112,7 +113,7 @@ fn tail_including_zero_and_past_start() {
         tail: Some(0),
         ..req("five.txt")
     };
-    assert_eq!(read(&f, r).unwrap(), "");
+    assert_eq!(read(&f, r).unwrap(), "one\ntwo\nthree\nfour\nfive\n");
     let r = ReadRequest {
         tail: Some(99),
         ..req("five.txt")

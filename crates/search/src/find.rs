@@ -9,11 +9,13 @@
 //!
 //! The walk honours `.gitignore`/hidden rules like `grep_content` (see [`crate::walk`]). Only
 //! files (and symlinks, shown but not followed) are listed, sorted, at most `max_results`, with a
-//! note giving the total.
+//! note giving the total, and a `Skipped:` line counting the matching files left out as hidden or
+//! ignored (a second walk that includes them, bounded to [`SKIPPED_COUNT_BUDGET`] entries).
 
 use std::collections::BinaryHeap;
+use std::path::Path;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use fs_mcp_sandbox::Sandbox;
 use globset::{GlobBuilder, GlobMatcher};
@@ -83,7 +85,24 @@ fn compile(pattern: &str) -> Result<Target, SearchError> {
     })
 }
 
-/// Lists the files under `path` matching `pattern`, sorted, as displayed paths.
+fn is_match(target: &Target, root: &Path, entry: &ignore::DirEntry) -> bool {
+    match target {
+        Target::Name(m) => m.is_match(entry.file_name()),
+        Target::RelativePath(m) => entry
+            .path()
+            .strip_prefix(root)
+            .is_ok_and(|rel| m.is_match(rel)),
+    }
+}
+
+/// Entries the second walk (the one that counts what the first left out) visits at most, so
+/// that a huge ignored tree (`node_modules/`, `target/`) costs a bounded time.
+const SKIPPED_COUNT_BUDGET: u64 = 20_000;
+
+/// Lists the files under `path` matching `pattern`, sorted, as displayed paths: relative to the
+/// first allowed directory like every other path, whatever `path` is (the pattern itself is
+/// matched against the path relative to `path`). A last line, after a blank line, says how many
+/// matching files were left out as hidden or ignored and which option lists them.
 pub fn search_files(
     sandbox: &Sandbox,
     path: &str,
@@ -117,16 +136,9 @@ pub fn search_files(
             if entry.depth() == 0 || entry.file_type().is_none_or(|t| t.is_dir()) {
                 return WalkState::Continue;
             }
-            let hit = match &target {
-                Target::Name(m) => m.is_match(entry.file_name()),
-                Target::RelativePath(m) => entry
-                    .path()
-                    .strip_prefix(root)
-                    .is_ok_and(|rel| m.is_match(rel)),
-            };
             // The walker lists directories by path; a name is shown only if the directory reached
             // by handles (no symlink anywhere) holds it, so a swap cannot leak outside names.
-            if hit && names.exists(entry.path()) {
+            if is_match(target, root, &entry) && names.exists(entry.path()) {
                 total.fetch_add(1, Ordering::Relaxed);
                 let shown = sandbox.display(entry.path());
                 let mut heap = best.lock().unwrap_or_else(|e| e.into_inner());
@@ -145,22 +157,147 @@ pub fn search_files(
         .unwrap_or_else(|e| e.into_inner())
         .into_sorted_vec();
     let total = total.load(Ordering::Relaxed);
-    if paths.is_empty() {
-        let mut out = String::from("No matches found.");
-        if let Some(skipped) = stats.describe(walk_options) {
-            out.push_str(&format!("\nNot searched: {skipped}."));
-        }
-        return Ok(out);
-    }
-    let mut out = paths.join("\n");
+    let skipped_something = stats.hidden.load(Ordering::Relaxed) > 0
+        || stats.vcs.load(Ordering::Relaxed) > 0
+        || (!options.include_ignored && stats.ignore_rules.load(Ordering::Relaxed));
+    let skipped = if skipped_something {
+        count_skipped(sandbox, &root, &target, options, total).describe()
+    } else {
+        None
+    };
+    let mut notes = Vec::new();
     if total > paths.len() as u64 {
-        out.push_str(&format!(
-            "\n\nNote: showing the first {} of {} matching files (sorted by path). Narrow with a sub-directory as path or a more specific pattern.",
+        notes.push(format!(
+            "Note: showing the first {} of {} matching files (sorted by path). Narrow with a sub-directory as path or a more specific pattern.",
             thousands(paths.len() as u64),
             thousands(total),
         ));
     }
+    notes.extend(skipped);
+    // A path is never an empty line, so the notes after the blank line cannot be a file's name.
+    let mut out = if paths.is_empty() {
+        String::from("No matches found.")
+    } else {
+        paths.join("\n")
+    };
+    if !notes.is_empty() {
+        out.push_str("\n\n");
+        out.push_str(&notes.join("\n"));
+    }
     Ok(out)
+}
+
+/// Matching files the listing left out.
+struct Skipped {
+    /// Under a hidden name (only counted without `include_hidden`).
+    hidden: u64,
+    /// Excluded by ignore rules or inside a VCS directory (only counted without `include_ignored`).
+    ignored: u64,
+    /// The count stopped at [`SKIPPED_COUNT_BUDGET`] entries: the numbers are lower bounds.
+    partial: bool,
+    include_hidden: bool,
+    include_ignored: bool,
+}
+
+impl Skipped {
+    /// `Skipped: 2 hidden matching files (include_hidden=true lists them); …`, or `None`.
+    fn describe(&self) -> Option<String> {
+        let at_least = if self.partial { "at least " } else { "" };
+        let mut parts = Vec::new();
+        if !self.include_hidden && self.hidden > 0 {
+            parts.push(format!(
+                "{at_least}{} under hidden names (include_hidden=true lists them)",
+                crate::format::plural(self.hidden, "matching file", "matching files")
+            ));
+        }
+        if !self.include_ignored && self.ignored > 0 {
+            parts.push(format!(
+                "{at_least}{} excluded by .gitignore/.ignore rules or inside VCS directories (include_ignored=true lists them)",
+                crate::format::plural(self.ignored, "matching file", "matching files")
+            ));
+        } else if !self.include_ignored && self.partial {
+            parts.push("files excluded by .gitignore/.ignore rules or inside VCS directories were not all counted (include_ignored=true lists them)".into());
+        }
+        if parts.is_empty() {
+            None
+        } else {
+            let mut line = format!("Skipped: {}", parts.join("; "));
+            if self.partial {
+                line.push_str(&format!(
+                    " (counting stopped after {} entries)",
+                    thousands(SKIPPED_COUNT_BUDGET)
+                ));
+            }
+            line.push('.');
+            Some(line)
+        }
+    }
+}
+
+/// Walks `root` again with hidden and ignored entries included and counts the matching files
+/// the first walk (which found `listed`) left out. Only names are matched; nothing is opened.
+fn count_skipped(
+    sandbox: &Sandbox,
+    root: &Path,
+    target: &Target,
+    options: &FindOptions,
+    listed: u64,
+) -> Skipped {
+    let everything = WalkOptions {
+        include_hidden: true,
+        include_ignored: true,
+    };
+    let (builder, _) = walk::walker(sandbox, root, everything, walk::default_threads(), true);
+    let visited = AtomicU64::new(0);
+    let hidden = AtomicU64::new(0);
+    let visible = AtomicU64::new(0);
+    let partial = AtomicBool::new(false);
+    builder.build_parallel().run(|| {
+        let (visited, hidden, visible, partial) = (&visited, &hidden, &visible, &partial);
+        Box::new(move |entry| {
+            if visited.fetch_add(1, Ordering::Relaxed) >= SKIPPED_COUNT_BUDGET {
+                partial.store(true, Ordering::Relaxed);
+                return WalkState::Quit;
+            }
+            let Ok(entry) = entry else {
+                return WalkState::Continue;
+            };
+            let is_dir = entry.file_type().is_none_or(|t| t.is_dir());
+            // Without include_hidden, `.git` would need both options to be listed: its files
+            // are not counted (nor walked), so the count names what one option would add.
+            if is_dir
+                && entry.depth() > 0
+                && !options.include_hidden
+                && walk::is_vcs_dir(entry.file_name())
+            {
+                return WalkState::Skip;
+            }
+            if entry.depth() == 0 || is_dir {
+                return WalkState::Continue;
+            }
+            if is_match(target, root, &entry) {
+                let under_hidden = entry.path().strip_prefix(root).is_ok_and(|rel| {
+                    rel.components()
+                        .any(|c| c.as_os_str().as_encoded_bytes().first() == Some(&b'.'))
+                });
+                if under_hidden && !options.include_hidden {
+                    hidden.fetch_add(1, Ordering::Relaxed);
+                } else {
+                    visible.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            WalkState::Continue
+        })
+    });
+    Skipped {
+        hidden: hidden.load(Ordering::Relaxed),
+        // Every listed file is among the visible ones (when the count is complete), so the rest
+        // were left out by ignore rules; a partial count gives a lower bound.
+        ignored: visible.load(Ordering::Relaxed).saturating_sub(listed),
+        partial: partial.load(Ordering::Relaxed),
+        include_hidden: options.include_hidden,
+        include_ignored: options.include_ignored,
+    }
 }
 
 #[cfg(test)]
@@ -168,8 +305,13 @@ mod tests {
     use super::*;
     use crate::testutil::Fixture;
 
+    /// The listed paths, without the notes after the blank line.
     fn find(fx: &Fixture, path: &str, pattern: &str) -> String {
-        search_files(&fx.sandbox, path, pattern, &FindOptions::default()).unwrap()
+        let out = search_files(&fx.sandbox, path, pattern, &FindOptions::default()).unwrap();
+        match out.split_once("\n\n") {
+            Some((paths, _notes)) => paths.to_string(),
+            None => out,
+        }
     }
 
     fn fixture() -> Fixture {
@@ -219,9 +361,48 @@ mod tests {
             out.contains(".hidden/x.rs") && out.contains("gen/out.rs"),
             "{out}"
         );
-        let out = find(&fx, ".", "out.rs");
-        assert!(out.starts_with("No matches found."), "{out}");
-        assert!(out.contains("include_ignored=true"), "{out}");
+        let out = search_files(&fx.sandbox, ".", "out.rs", &FindOptions::default()).unwrap();
+        assert_eq!(
+            out,
+            "No matches found.\n\nSkipped: 1 matching file excluded by .gitignore/.ignore rules or inside VCS directories (include_ignored=true lists them)."
+        );
+    }
+
+    #[test]
+    fn skipped_matches_are_counted_even_when_some_are_listed() {
+        let fx = fixture();
+        fx.write("gen/more.rs", "");
+        let out = search_files(&fx.sandbox, ".", "*.rs", &FindOptions::default()).unwrap();
+        assert_eq!(
+            out,
+            "main.rs\nsrc/deep/mod.rs\nsrc/lib.rs\n\nSkipped: 1 matching file under hidden names (include_hidden=true lists them); 2 matching files excluded by .gitignore/.ignore rules or inside VCS directories (include_ignored=true lists them)."
+        );
+        let hidden_too = FindOptions {
+            include_hidden: true,
+            ..FindOptions::default()
+        };
+        let out = search_files(&fx.sandbox, ".", "*.rs", &hidden_too).unwrap();
+        assert!(
+            out.ends_with(".hidden/x.rs\nmain.rs\nsrc/deep/mod.rs\nsrc/lib.rs\n\nSkipped: 2 matching files excluded by .gitignore/.ignore rules or inside VCS directories (include_ignored=true lists them)."),
+            "{out}"
+        );
+        // Files inside .git need both options: not counted without include_hidden, counted as
+        // ignored with it.
+        fx.write(".git/notes.rs", "");
+        let out = search_files(&fx.sandbox, ".", "*.rs", &FindOptions::default()).unwrap();
+        assert!(
+            out.ends_with("Skipped: 1 matching file under hidden names (include_hidden=true lists them); 2 matching files excluded by .gitignore/.ignore rules or inside VCS directories (include_ignored=true lists them)."),
+            "{out}"
+        );
+        let out = search_files(&fx.sandbox, ".", "*.rs", &hidden_too).unwrap();
+        assert!(
+            out.ends_with("Skipped: 3 matching files excluded by .gitignore/.ignore rules or inside VCS directories (include_ignored=true lists them)."),
+            "{out}"
+        );
+        // Nothing left out: no note.
+        assert_eq!(find(&fx, "docs", "*.md"), "docs/a.md\ndocs/sub/b.md");
+        let out = search_files(&fx.sandbox, "docs", "*.md", &FindOptions::default()).unwrap();
+        assert_eq!(out, "docs/a.md\ndocs/sub/b.md");
     }
 
     #[test]

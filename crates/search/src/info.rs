@@ -30,7 +30,7 @@ use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use fs_mcp_sandbox::{DirHandle, EntryKind, Sandbox};
-use serde_json::Value;
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use crate::SearchError;
 use crate::format::{format_size, format_utc, plural, thousands, truncate_chars};
@@ -305,12 +305,86 @@ fn chunking(shown: &str, lines: u64, tokens: u64, ext: &str, options: &InfoOptio
     s
 }
 
+/// A JSON value whose objects keep their keys in the file's order: serde_json's `Value` sorts
+/// them (its `preserve_order` feature would change the order for every crate of the build).
+enum Value {
+    Null,
+    Bool,
+    Number,
+    String,
+    Array(Vec<Value>),
+    Object(Vec<(String, Value)>),
+}
+
+impl Value {
+    fn keys(entries: &[(String, Value)]) -> impl Iterator<Item = &String> {
+        entries.iter().map(|(k, _)| k)
+    }
+}
+
+impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(ValueVisitor)
+    }
+}
+
+struct ValueVisitor;
+
+impl<'de> Visitor<'de> for ValueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Value, E> {
+        Ok(Value::Bool)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Value, E> {
+        Ok(Value::Number)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Value, E> {
+        Ok(Value::Number)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Value, E> {
+        Ok(Value::Number)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Value, E> {
+        Ok(Value::String)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut entries = Vec::new();
+        while let Some((key, value)) = map.next_entry::<String, Value>()? {
+            entries.push((key, value));
+        }
+        // serde_json's arbitrary-precision numbers arrive as this one-key map.
+        if let [(key, _)] = entries.as_slice()
+            && key == "$serde_json::private::Number"
+        {
+            return Ok(Value::Number);
+        }
+        Ok(Value::Object(entries))
+    }
+}
+
 fn type_name(v: &Value) -> String {
     match v {
         Value::Null => "null".into(),
-        Value::Bool(_) => "boolean".into(),
-        Value::Number(_) => "number".into(),
-        Value::String(_) => "string".into(),
+        Value::Bool => "boolean".into(),
+        Value::Number => "number".into(),
+        Value::String => "string".into(),
         Value::Array(a) => format!("array with {} items", thousands(a.len() as u64)),
         Value::Object(o) => format!("object with {} keys", thousands(o.len() as u64)),
     }
@@ -355,7 +429,7 @@ fn json_preview(file: &mut File, shown: &str, size: u64, options: &InfoOptions) 
             s.push_str(&format!(
                 "Type: JSON Object\nTop-level keys ({}): {}",
                 thousands(map.len() as u64),
-                key_list(map.keys(), map.len(), LIST_KEYS)
+                key_list(Value::keys(map), map.len(), LIST_KEYS)
             ));
             for (k, v) in map.iter().take(LIST_KEYS) {
                 s.push_str(&format!("\n  - {}: {}", quoted(k), type_name(v)));
@@ -370,7 +444,7 @@ fn json_preview(file: &mut File, shown: &str, size: u64, options: &InfoOptions) 
                 Some(Value::Object(first)) => s.push_str(&format!(
                     "\nFirst item keys ({}): {}",
                     first.len(),
-                    key_list(first.keys(), first.len(), LIST_KEYS)
+                    key_list(Value::keys(first), first.len(), LIST_KEYS)
                 )),
                 Some(other) => s.push_str(&format!("\nFirst item: {}", type_name(other))),
                 None => {}
@@ -399,7 +473,7 @@ fn jsonl_preview(head: &[u8], lines: u64) -> String {
             Ok(Value::Object(map)) => s.push_str(&format!(
                 "\nFirst record keys ({}): {}",
                 map.len(),
-                key_list(map.keys(), map.len(), LIST_KEYS)
+                key_list(Value::keys(&map), map.len(), LIST_KEYS)
             )),
             Ok(other) => s.push_str(&format!("\nFirst record: {}", type_name(&other))),
             Err(_) => s.push_str("\nFirst record: not valid JSON (or longer than 64 KiB)"),
@@ -546,8 +620,7 @@ mod tests {
         );
         let out = info(&fx, "o.json");
         assert!(
-            out.contains("Type: JSON Object\nTop-level keys (4): name, items, meta, n")
-                || out.contains("Top-level keys (4): items, meta, n, name"),
+            out.contains("Type: JSON Object\nTop-level keys (4): name, items, meta, n\n  - \"name\": string\n  - \"items\""),
             "{out}"
         );
         assert!(out.contains("  - \"items\": array with 2 items"), "{out}");

@@ -22,6 +22,8 @@ pub const DEFAULT_MAX_MEDIA_BYTES: u64 = 10 * 1024 * 1024;
 pub enum MediaKind {
     Image,
     Audio,
+    /// Text (by its extension, or UTF-8 without NUL bytes): for `read_files`, not media.
+    Text,
     /// Anything else (PDF, video, unknown): an embedded resource/blob.
     Other,
 }
@@ -65,6 +67,48 @@ const BY_EXTENSION: &[(&str, &str)] = &[
     ("zip", "application/zip"),
     ("gz", "application/gzip"),
     ("wasm", "application/wasm"),
+    // Text, named so that a text file sent here is refused with its real type.
+    ("txt", "text/plain"),
+    ("log", "text/plain"),
+    ("md", "text/markdown"),
+    ("markdown", "text/markdown"),
+    ("rst", "text/x-rst"),
+    ("csv", "text/csv"),
+    ("tsv", "text/tab-separated-values"),
+    ("html", "text/html"),
+    ("htm", "text/html"),
+    ("css", "text/css"),
+    ("xml", "application/xml"),
+    ("json", "application/json"),
+    ("jsonl", "application/jsonl"),
+    ("ndjson", "application/x-ndjson"),
+    ("yaml", "application/yaml"),
+    ("yml", "application/yaml"),
+    ("toml", "application/toml"),
+    ("js", "text/javascript"),
+    ("mjs", "text/javascript"),
+    ("ts", "text/x-typescript"),
+    ("py", "text/x-python"),
+    ("rs", "text/x-rust"),
+    ("go", "text/x-go"),
+    ("java", "text/x-java"),
+    ("c", "text/x-c"),
+    ("h", "text/x-c"),
+    ("cpp", "text/x-c++"),
+    ("sh", "application/x-sh"),
+    ("sql", "application/sql"),
+];
+
+/// MIME types of text formats that are not `text/*`.
+const TEXT_APPLICATION_TYPES: &[&str] = &[
+    "application/xml",
+    "application/json",
+    "application/jsonl",
+    "application/x-ndjson",
+    "application/yaml",
+    "application/toml",
+    "application/x-sh",
+    "application/sql",
 ];
 
 /// The MIME type for a file name's extension, if known.
@@ -123,11 +167,23 @@ fn looks_like_svg(head: &[u8]) -> bool {
     (text.starts_with("<svg") || text.starts_with("<?xml")) && text.contains("<svg")
 }
 
+/// UTF-8 without control bytes other than tab, line breaks, form feed and escape (and not
+/// empty): text `read_files` reads well.
+fn looks_like_text(data: &[u8]) -> bool {
+    !data.is_empty()
+        && data
+            .iter()
+            .all(|&b| b >= 0x20 || matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1b))
+        && std::str::from_utf8(data).is_ok()
+}
+
 fn kind_of(mime: &str) -> MediaKind {
     if mime.starts_with("image/") {
         MediaKind::Image
     } else if mime.starts_with("audio/") {
         MediaKind::Audio
+    } else if mime.starts_with("text/") || TEXT_APPLICATION_TYPES.contains(&mime) {
+        MediaKind::Text
     } else {
         MediaKind::Other
     }
@@ -176,6 +232,7 @@ pub fn read_media(
         .unwrap_or_default();
     let mime = mime_from_extension(&name)
         .or_else(|| sniff_mime(&data))
+        .or_else(|| looks_like_text(&data).then_some("text/plain"))
         .unwrap_or("application/octet-stream");
     Ok(MediaFile {
         mime_type: mime.to_string(),
@@ -231,6 +288,18 @@ mod tests {
         assert_eq!(mime("sound.dat"), "audio/wav");
         assert_eq!(mime("vec"), "image/svg+xml");
         assert_eq!(mime("blob"), "application/octet-stream");
+        fx.write("README", "plain words\n");
+        fx.write("notes.md", "# Title\n");
+        fx.write("data.json", "{}");
+        assert_eq!(mime("README"), "text/plain");
+        assert_eq!(mime("notes.md"), "text/markdown");
+        assert_eq!(mime("data.json"), "application/json");
+        for p in ["README", "notes.md", "data.json"] {
+            assert_eq!(
+                read_media(&fx.sandbox, p, None).unwrap().kind,
+                MediaKind::Text
+            );
+        }
         assert_eq!(
             read_media(&fx.sandbox, "sound.dat", None).unwrap().kind,
             MediaKind::Audio

@@ -219,7 +219,7 @@ fn is_hidden(name: &OsStr) -> bool {
     name.as_encoded_bytes().first() == Some(&b'.')
 }
 
-fn is_vcs_dir(name: &OsStr) -> bool {
+pub(crate) fn is_vcs_dir(name: &OsStr) -> bool {
     VCS_DIRS.iter().any(|v| OsStr::new(v) == name)
 }
 
