@@ -97,7 +97,7 @@ fn is_match(target: &Target, root: &Path, entry: &ignore::DirEntry) -> bool {
 
 /// Entries the second walk (the one that counts what the first left out) visits at most, so
 /// that a huge ignored tree (`node_modules/`, `target/`) costs a bounded time.
-const SKIPPED_COUNT_BUDGET: u64 = 20_000;
+const SKIPPED_COUNT_BUDGET: u64 = 5_000;
 
 /// Lists the files under `path` matching `pattern`, sorted, as displayed paths: relative to the
 /// first allowed directory like every other path, whatever `path` is (the pattern itself is
