@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::swapper;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::symlink;
@@ -231,25 +233,6 @@ fn two_server_processes_on_one_workspace_lose_no_proposal() {
     }
     assert_eq!(committed.len(), 40, "{text}");
     assert_eq!(text.lines().count(), 42, "{text}");
-}
-
-/// Swaps `a` and `b` atomically until told to stop (bounded by `max` swaps).
-fn swapper(a: PathBuf, b: PathBuf, stop: Arc<AtomicBool>, max: usize) -> thread::JoinHandle<usize> {
-    thread::spawn(move || {
-        let mut swaps = 0;
-        while !stop.load(Ordering::Relaxed) && swaps < max {
-            rustix::fs::renameat_with(
-                rustix::fs::CWD,
-                &a,
-                rustix::fs::CWD,
-                &b,
-                rustix::fs::RenameFlags::EXCHANGE,
-            )
-            .unwrap();
-            swaps += 1;
-        }
-        swaps
-    })
 }
 
 #[test]

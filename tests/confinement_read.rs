@@ -11,7 +11,6 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileExt, symlink};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
 
 use common::{StdioClient, Workspace, text_of, untag};
 use serde_json::{Value, json};
@@ -455,23 +454,10 @@ fn swapper(
     stop: Arc<AtomicBool>,
     swaps: Arc<AtomicU64>,
 ) -> std::thread::JoinHandle<()> {
-    let race = ws.root.join("race");
-    let swap = ws.root.join("swap");
+    let racer = common::swapper(ws.root.join("race"), ws.root.join("swap"), stop, 50_000_000);
     std::thread::spawn(move || {
-        let deadline = Instant::now() + Duration::from_secs(120);
-        let mut n = 0u64;
-        while !stop.load(Ordering::Relaxed) && n < 50_000_000 && Instant::now() < deadline {
-            rustix::fs::renameat_with(
-                rustix::fs::CWD,
-                &race,
-                rustix::fs::CWD,
-                &swap,
-                rustix::fs::RenameFlags::EXCHANGE,
-            )
-            .expect("renameat2(RENAME_EXCHANGE)");
-            n += 1;
-        }
-        swaps.store(n, Ordering::Relaxed);
+        let n = racer.join().unwrap_or(0);
+        swaps.store(n as u64, Ordering::Relaxed);
     })
 }
 

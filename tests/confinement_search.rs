@@ -5,13 +5,14 @@
 
 mod common;
 
+use common::swapper;
+
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread;
 use std::time::{Duration, Instant};
 
 use base64::Engine;
@@ -40,29 +41,6 @@ fn race_workspace() -> Workspace {
     fs::write(outside.join("pic.png"), OUTSIDE_PNG).unwrap();
     symlink(&outside, ws.root.join("swap")).unwrap();
     ws
-}
-
-/// Swaps `a` and `b` with `renameat2(RENAME_EXCHANGE)` until told to stop (at most `max` times).
-fn swapper(a: PathBuf, b: PathBuf, stop: Arc<AtomicBool>, max: usize) -> thread::JoinHandle<usize> {
-    thread::spawn(move || {
-        let mut swaps = 0;
-        while !stop.load(Ordering::Relaxed) && swaps < max {
-            rustix::fs::renameat_with(
-                rustix::fs::CWD,
-                &a,
-                rustix::fs::CWD,
-                &b,
-                rustix::fs::RenameFlags::EXCHANGE,
-            )
-            .expect("renameat2(RENAME_EXCHANGE)");
-            swaps += 1;
-            // Let the server's walk run between swaps now and then.
-            if swaps % 64 == 0 {
-                thread::yield_now();
-            }
-        }
-        swaps
-    })
 }
 
 /// Every text block of a result, joined.

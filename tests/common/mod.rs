@@ -559,3 +559,36 @@ pub fn untag(reply: &str) -> String {
     );
     reply.replace(tag, "[TAG]")
 }
+
+/// Swaps `a` and `b` with `renameat2(RENAME_EXCHANGE)` until told to stop (at most `max` times,
+/// and at most two minutes): the race the confinement tests run a tool against.
+pub fn swapper(
+    a: std::path::PathBuf,
+    b: std::path::PathBuf,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    max: usize,
+) -> std::thread::JoinHandle<usize> {
+    std::thread::spawn(move || {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let mut swaps = 0;
+        while !stop.load(std::sync::atomic::Ordering::Relaxed)
+            && swaps < max
+            && Instant::now() < deadline
+        {
+            rustix::fs::renameat_with(
+                rustix::fs::CWD,
+                &a,
+                rustix::fs::CWD,
+                &b,
+                rustix::fs::RenameFlags::EXCHANGE,
+            )
+            .expect("renameat2(RENAME_EXCHANGE)");
+            swaps += 1;
+            // Let the server's walk run between swaps now and then.
+            if swaps % 64 == 0 {
+                std::thread::yield_now();
+            }
+        }
+        swaps
+    })
+}
