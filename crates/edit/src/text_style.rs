@@ -14,9 +14,6 @@ use std::borrow::Cow;
 /// The UTF-8 byte order mark as a character.
 pub const BOM: char = '\u{FEFF}';
 
-/// How many leading bytes are scanned for a NUL byte to tell binary files from text.
-const BINARY_SNIFF_BYTES: usize = 8192;
-
 /// The line terminator a file uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineEnding {
@@ -170,39 +167,12 @@ pub fn normalize_newlines(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// Why a file's bytes are not editable text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum NotText {
-    /// A NUL byte in the first 8 KiB.
-    Binary,
-    /// Not valid UTF-8; the offset of the first invalid byte.
-    InvalidUtf8 {
-        /// Byte offset of the first invalid byte.
-        valid_up_to: usize,
-    },
-}
-
-impl std::fmt::Display for NotText {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            NotText::Binary => write!(f, "it looks like a binary file (it contains a NUL byte)"),
-            NotText::InvalidUtf8 { valid_up_to } => write!(
-                f,
-                "it is not valid UTF-8 text (first invalid byte at offset {valid_up_to})"
-            ),
-        }
-    }
-}
+/// Why a file's bytes are not editable text (the shared rule, [`fs_mcp_sniff`]).
+pub use fs_mcp_sniff::NotText;
 
 /// Decodes a file's bytes as UTF-8 text, refusing binary files.
 pub fn decode_text(bytes: Vec<u8>) -> Result<String, NotText> {
-    let sniff = &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)];
-    if sniff.contains(&0) {
-        return Err(NotText::Binary);
-    }
-    String::from_utf8(bytes).map_err(|e| NotText::InvalidUtf8 {
-        valid_up_to: e.utf8_error().valid_up_to(),
-    })
+    fs_mcp_sniff::into_text(bytes)
 }
 
 #[cfg(test)]

@@ -42,17 +42,7 @@ fn dirs_note(sandbox: &Sandbox, report: &WriteReport) -> String {
 /// The start of an existing file as text, for style detection: `None` if it is binary or not
 /// UTF-8 (a character cut at the end of an incomplete sniff does not count).
 fn sniffed_text(current: &Current) -> Option<&str> {
-    let bytes = &current.bytes;
-    if bytes[..bytes.len().min(8192)].contains(&0) {
-        return None;
-    }
-    match std::str::from_utf8(bytes) {
-        Ok(text) => Some(text),
-        Err(e) if !current.complete && e.error_len().is_none() => {
-            std::str::from_utf8(&bytes[..e.valid_up_to()]).ok()
-        }
-        Err(_) => None,
-    }
+    fs_mcp_sniff::as_text(&current.bytes, current.complete).ok()
 }
 
 /// The message for a write that did not happen.

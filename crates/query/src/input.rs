@@ -5,8 +5,8 @@ use crate::errors::{QueryError, line_col, shorten};
 use jaq_json::{Map, Val};
 use serde_saphyr::{Budget, DuplicateKeyPolicy, NonFiniteFloatPolicy, Options};
 
-/// How much of the file start is checked for NUL bytes.
-const SNIFF_BYTES: usize = 8192;
+/// How much of the file start is looked at to tell JSON from YAML (the binary sniff's window).
+const SNIFF_BYTES: usize = fs_mcp_sniff::SNIFF_BYTES;
 
 fn strip_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
@@ -19,8 +19,7 @@ fn check_text(bytes: &[u8], what: &str) -> Result<(), QueryError> {
             "The file is UTF-16 encoded; only UTF-8 {what} can be queried."
         )));
     }
-    let head = &bytes[..bytes.len().min(SNIFF_BYTES)];
-    if head.contains(&0) {
+    if fs_mcp_sniff::is_binary(bytes) {
         return Err(QueryError::Input(format!(
             "The file is binary (it contains NUL bytes), not {what}."
         )));

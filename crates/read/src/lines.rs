@@ -7,8 +7,6 @@ use std::os::unix::fs::FileExt;
 
 use regex::bytes::Regex;
 
-/// How many leading bytes decide whether a file is binary (a NUL byte there), as git and ripgrep do.
-const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 /// Chunk size for reading a file backwards in `tail`.
 const TAIL_CHUNK: usize = 64 * 1024;
 /// How far past the shown part of a cut line its end is searched for (to say how long it is and
@@ -17,11 +15,10 @@ pub const LONG_LINE_SCAN: u64 = 8 << 20;
 /// How far back from the end `tail` searches for line breaks.
 pub const TAIL_SCAN: u64 = 8 << 20;
 
-/// True when the first bytes contain a NUL. Leaves the reader where it was.
+/// True when the file is binary by the shared rule ([`fs_mcp_sniff::is_binary`]), judged on what
+/// the reader has buffered. Leaves the reader where it was.
 pub fn starts_binary<R: BufRead>(reader: &mut R) -> io::Result<bool> {
-    let buffer = reader.fill_buf()?;
-    let sniff = &buffer[..buffer.len().min(BINARY_SNIFF_BYTES)];
-    Ok(memchr::memchr(0, sniff).is_some())
+    Ok(fs_mcp_sniff::is_binary(reader.fill_buf()?))
 }
 
 /// True when nothing is left to read.

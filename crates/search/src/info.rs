@@ -58,7 +58,6 @@ impl Default for InfoOptions {
 }
 
 const CHUNK: usize = 64 * 1024;
-const SNIFF: usize = 8 * 1024;
 const PREVIEW_CHARS: usize = 100;
 const LIST_KEYS: usize = 10;
 const LIST_COLUMNS: usize = 20;
@@ -197,17 +196,17 @@ fn scan(file: &mut File, size: u64) -> std::io::Result<Scan> {
     Ok(scan)
 }
 
-/// True when the start of the file looks binary: a NUL byte, or invalid UTF-8 (a character cut
-/// at the end of the sample is fine).
-fn looks_binary(head: &[u8]) -> bool {
-    let sample = &head[..head.len().min(SNIFF)];
-    if memchr::memchr(0, sample).is_some() {
-        return true;
-    }
-    match std::str::from_utf8(sample) {
-        Ok(_) => false,
-        // `error_len() == None`: a character cut by the end of the sample, not bad data.
-        Err(e) => e.error_len().is_some(),
+/// A note when the start of a (non-binary) file is not UTF-8, so the model knows before it reads
+/// that `read_files` and the edit tools will refuse it. Only the sniff window is checked, as
+/// before, to keep this call fast on large files.
+fn encoding_note(head: &[u8], size: u64) -> Option<String> {
+    let sample = &head[..head.len().min(fs_mcp_sniff::SNIFF_BYTES)];
+    let complete = sample.len() as u64 >= size;
+    match fs_mcp_sniff::as_text(sample, complete) {
+        Err(fs_mcp_sniff::NotText::InvalidUtf8 { valid_up_to }) => Some(format!(
+            "\nEncoding: not UTF-8 text (first invalid byte at offset {valid_up_to}); read_files and the edit tools need UTF-8."
+        )),
+        _ => None,
     }
 }
 
@@ -219,7 +218,7 @@ fn analyze(
     options: &InfoOptions,
 ) -> std::io::Result<Vec<String>> {
     let scan = scan(&mut file, size)?;
-    if looks_binary(&scan.head) {
+    if fs_mcp_sniff::is_binary(&scan.head) {
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -243,8 +242,9 @@ fn analyze(
         thousands(lines)
     };
     let mut sections = vec![format!(
-        "--- Text File Analysis ---\nLines: {lines_shown}\nEstimated tokens: ~{} (bytes ÷ 4)",
-        thousands(tokens)
+        "--- Text File Analysis ---\nLines: {lines_shown}\nEstimated tokens: ~{} (bytes ÷ 4){}",
+        thousands(tokens),
+        encoding_note(&scan.head, size).unwrap_or_default()
     )];
     let ext = path
         .extension()
@@ -688,10 +688,28 @@ mod tests {
     #[test]
     fn utf8_cut_at_sample_end_is_still_text() {
         let fx = Fixture::new();
-        let mut s = "a".repeat(SNIFF - 1);
+        let mut s = "a".repeat(fs_mcp_sniff::SNIFF_BYTES - 1);
         s.push('é'); // two bytes straddling the 8 KiB sample boundary
         s.push_str("\nend\n");
         fx.write("u.txt", s);
-        assert!(info(&fx, "u.txt").contains("--- Text File Analysis ---"));
+        let out = info(&fx, "u.txt");
+        assert!(out.contains("--- Text File Analysis ---"), "{out}");
+        assert!(!out.contains("Encoding:"), "{out}");
+    }
+
+    #[test]
+    fn invalid_utf8_without_nul_is_text_with_an_encoding_note() {
+        let fx = Fixture::new();
+        fx.write("latin1.txt", b"caf\xe9\nna\xefve\n");
+        let out = info(&fx, "latin1.txt");
+        assert!(
+            out.contains("--- Text File Analysis ---\nLines: 2\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("Encoding: not UTF-8 text (first invalid byte at offset 3)"),
+            "{out}"
+        );
+        assert!(!out.contains("Binary File"), "{out}");
     }
 }
