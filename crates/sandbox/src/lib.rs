@@ -502,19 +502,14 @@ impl Sandbox {
     /// part is only plain names (no `..`), else `None` (the general walk handles it).
     #[cfg(target_os = "linux")]
     fn walked_relative<'p>(&self, path: &'p Path) -> Option<(usize, &'p [u8])> {
-        use std::os::unix::ffi::OsStrExt;
-        let (root, _) = self
-            .root_paths
+        // Compared as bytes: a grep calls this for every file, and `Path::starts_with` /
+        // `strip_prefix` / `components` parse both paths component by component.
+        self.root_paths
             .iter()
             .enumerate()
-            .filter(|(_, r)| path.starts_with(r))
-            .max_by_key(|(_, r)| r.as_os_str().len())?;
-        let relative = path.strip_prefix(&self.root_paths[root]).ok()?;
-        let plain = relative
-            .components()
-            .all(|c| matches!(c, std::path::Component::Normal(_)));
-        let bytes = relative.as_os_str().as_bytes();
-        (plain && !bytes.is_empty()).then_some((root, bytes))
+            .filter_map(|(i, root)| plain_relative(path, root).map(|rel| (i, root, rel)))
+            .max_by_key(|(_, root, _)| root.as_os_str().len())
+            .map(|(i, _, rel)| (i, rel))
     }
 
     /// Opens a directory that a tree walk found, following no symlink at any component.
@@ -555,12 +550,38 @@ impl Sandbox {
     /// the first allowed directory when inside it (relative paths resolve there), absolute
     /// otherwise; control characters and invalid UTF-8 escaped (see [`escape_os`]).
     pub fn display(&self, canonical: &Path) -> String {
+        // Fast path for the common case (a grep shows every file's path): plain names below
+        // the first allowed directory, where the byte remainder is what `strip_prefix` gives.
+        if let Some(relative) = plain_relative(canonical, &self.root_paths[0]) {
+            use std::os::unix::ffi::OsStrExt;
+            return escape_os(std::ffi::OsStr::from_bytes(relative)).into_owned();
+        }
         match canonical.strip_prefix(&self.root_paths[0]) {
             Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
             Ok(rel) => escape_path(rel).into_owned(),
             Err(_) => escape_path(canonical).into_owned(),
         }
     }
+}
+
+/// The bytes of `path` below `root` when `path` is `root` followed by one or more plain names
+/// (no empty, `.` or `..` component, no trailing `/`), else `None`. For such paths this equals
+/// `path.strip_prefix(root)`, without parsing components.
+fn plain_relative<'p>(path: &'p Path, root: &Path) -> Option<&'p [u8]> {
+    use std::os::unix::ffi::OsStrExt;
+    let (path, root) = (path.as_os_str().as_bytes(), root.as_os_str().as_bytes());
+    let rest = path.strip_prefix(root)?;
+    // `root` is canonical: "/" itself ends with the separator, every other root does not.
+    let relative = if root.ends_with(b"/") {
+        rest
+    } else {
+        rest.strip_prefix(b"/")?
+    };
+    let plain = !relative.is_empty()
+        && relative
+            .split(|&b| b == b'/')
+            .all(|name| !name.is_empty() && name != b"." && name != b"..");
+    plain.then_some(relative)
 }
 
 /// Opens `name` in `dir` as a directory, creating it first if missing.
@@ -816,5 +837,37 @@ mod tests {
         let (_t, base, sb) = setup();
         assert_eq!(sb.display(&base.join("ws/sub/x.rs")), "sub/x.rs");
         assert_eq!(sb.display(&base.join("ws")), ".");
+    }
+}
+
+#[cfg(test)]
+mod plain_relative_tests {
+    use super::plain_relative;
+    use std::path::Path;
+
+    #[test]
+    fn plain_names_below_the_root_only() {
+        fn rel<'p>(path: &'p str, root: &str) -> Option<&'p [u8]> {
+            plain_relative(Path::new(path), Path::new(root))
+        }
+        assert_eq!(rel("/ws/a/b.rs", "/ws"), Some(&b"a/b.rs"[..]));
+        assert_eq!(rel("/a/b", "/"), Some(&b"a/b"[..]));
+        // Not below the root, or not plain names: the component-wise code decides.
+        for (path, root) in [
+            ("/ws", "/ws"),
+            ("/wsx/secret", "/ws"),
+            ("/ws/../x", "/ws"),
+            ("/ws/./a", "/ws"),
+            ("/ws//a", "/ws"),
+            ("/ws/a/", "/ws"),
+            ("/other/a", "/ws"),
+        ] {
+            assert_eq!(rel(path, root), None, "{path} below {root}");
+        }
+        // Where it answers, it agrees with strip_prefix.
+        assert_eq!(
+            Path::new("/ws/a/b.rs").strip_prefix("/ws").unwrap(),
+            Path::new("a/b.rs")
+        );
     }
 }

@@ -96,6 +96,13 @@ fn is_unsafe_in_line(c: char) -> bool {
 
 /// `text` with [`is_unsafe_in_line`] characters escaped; borrowed-cheap when there are none.
 pub fn escape_content(text: &str) -> String {
+    // Common case, checked by bytes: ASCII with no control character but tab.
+    if text
+        .bytes()
+        .all(|b| (b' '..0x7f).contains(&b) || b == b'\t')
+    {
+        return text.to_string();
+    }
     if !text.chars().any(is_unsafe_in_line) {
         return text.to_string();
     }

@@ -227,9 +227,11 @@ fn is_ignore_file(name: &OsStr) -> bool {
     name == ".gitignore" || name == ".ignore"
 }
 
-/// Worker threads for a parallel walk: the machine's parallelism, at most 8.
+/// Worker threads for a parallel walk: the machine's parallelism, at most 8. Asked once per
+/// process: `available_parallelism` reads the cgroup files on every call (a dozen system calls).
 pub(crate) fn default_threads() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get().min(8))
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(2, |n| n.get().min(8)))
 }
 
 /// The canonical path of `requested` if it exists (located by handles), else a not-found error
