@@ -4,6 +4,8 @@
 mod remote;
 mod report;
 
+pub(crate) use report::{change_json, issue_json};
+
 use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;

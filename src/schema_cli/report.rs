@@ -48,7 +48,8 @@ impl ToolVerdict {
     }
 }
 
-fn issue_json(issue: &gemini_compat::Issue) -> Value {
+/// One lint finding as JSON (the `--json` report and the ui show the same shape).
+pub(crate) fn issue_json(issue: &gemini_compat::Issue) -> Value {
     json!({
         "path": issue.path,
         "rule": issue.rule.to_string(),
@@ -57,7 +58,8 @@ fn issue_json(issue: &gemini_compat::Issue) -> Value {
     })
 }
 
-fn change_json(change: &gemini_compat::Change) -> Value {
+/// One change of the transform as JSON.
+pub(crate) fn change_json(change: &gemini_compat::Change) -> Value {
     json!({"path": change.path, "rule": change.rule.to_string(), "message": change.message})
 }
 

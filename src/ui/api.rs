@@ -3,6 +3,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::schema_cli::{change_json, issue_json};
+
 use axum::extract::{Request, State as AxumState};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
@@ -247,19 +249,6 @@ fn schema_report(label: &str, schema: &Value) -> Value {
         "issues": gemini_compat::lint(schema).iter().map(issue_json).collect::<Vec<_>>(),
         "issues_after": after.iter().map(issue_json).collect::<Vec<_>>(),
     })
-}
-
-fn issue_json(issue: &gemini_compat::Issue) -> Value {
-    json!({
-        "path": issue.path,
-        "rule": issue.rule.to_string(),
-        "severity": issue.severity.to_string(),
-        "message": issue.message,
-    })
-}
-
-fn change_json(change: &gemini_compat::Change) -> Value {
-    json!({"path": change.path, "rule": change.rule.to_string(), "message": change.message})
 }
 
 /// Allowed directories and a short tree of the first one, to paste into an agent's prompt.
