@@ -28,6 +28,27 @@ pub use locate::{FinalLink, Located};
 /// How often an open that lost a race with a rename or symlink swap is tried again.
 const MAX_OPEN_RETRIES: usize = 8;
 
+/// Why one open attempt did not return a handle.
+enum Attempt {
+    /// The entry changed under the attempt: look it up again.
+    Again,
+    Fail(AccessError),
+}
+
+impl Attempt {
+    /// The outcome of an I/O error from opening what was just located.
+    fn after(requested: &str, error: io::Error) -> Attempt {
+        if locate::retriable(&error) {
+            Attempt::Again
+        } else {
+            Attempt::Fail(AccessError::Io {
+                requested: requested.to_string(),
+                error,
+            })
+        }
+    }
+}
+
 /// The allowed directories and the checks against them.
 #[derive(Debug, Clone)]
 pub struct Sandbox {
@@ -316,18 +337,13 @@ impl Sandbox {
     /// Opens a regular file for reading. Anything else (a directory, FIFO, socket, device) is
     /// refused without blocking, and the type is checked again on the open handle.
     pub fn open_file(&self, requested: &str) -> Result<OpenedFile, AccessError> {
-        for _ in 0..MAX_OPEN_RETRIES {
-            let located = self.locate(requested, FinalLink::Follow)?;
-            let Some(meta) = located.meta else {
-                return Err(AccessError::NotFound {
+        self.open_existing(requested, |located, meta| {
+            let not_regular = |kind| {
+                Attempt::Fail(AccessError::NotRegular {
                     requested: requested.to_string(),
-                    path: located.path,
-                });
-            };
-            let not_regular = |kind| AccessError::NotRegular {
-                requested: requested.to_string(),
-                path: located.path.clone(),
-                kind,
+                    path: located.path.clone(),
+                    kind,
+                })
             };
             let Some(name) = located.name() else {
                 return Err(not_regular(EntryKind::Dir));
@@ -336,30 +352,44 @@ impl Sandbox {
                 return Err(not_regular(meta.kind));
             }
             match located.dir.open_read(name) {
-                Ok((file, meta)) if meta.kind == EntryKind::File => {
-                    return Ok(OpenedFile {
-                        file,
-                        meta,
-                        path: located.path,
-                    });
-                }
-                Ok((_, meta)) => return Err(not_regular(meta.kind)),
-                Err(e) if locate::retriable(&e) => continue,
-                Err(e) => {
-                    return Err(AccessError::Io {
-                        requested: requested.to_string(),
-                        error: e,
-                    });
-                }
+                Ok((file, meta)) if meta.kind == EntryKind::File => Ok(OpenedFile {
+                    file,
+                    meta,
+                    path: located.path.clone(),
+                }),
+                Ok((_, meta)) => Err(not_regular(meta.kind)),
+                Err(e) => Err(Attempt::after(requested, e)),
             }
-        }
-        Err(AccessError::Changed {
-            requested: requested.to_string(),
         })
     }
 
     /// Opens a directory (following symlinks that stay inside).
     pub fn open_dir(&self, requested: &str) -> Result<DirHandle, AccessError> {
+        self.open_existing(requested, |located, meta| {
+            let Some(name) = located.name() else {
+                return Ok(located.dir.clone());
+            };
+            if meta.kind != EntryKind::Dir {
+                return Err(Attempt::Fail(AccessError::Unresolvable {
+                    requested: requested.to_string(),
+                    reason: format!("it is {}, not a directory", meta.kind.described()),
+                }));
+            }
+            located
+                .dir
+                .open_subdir(name)
+                .map_err(|e| Attempt::after(requested, e))
+        })
+    }
+
+    /// Locates an existing `requested` and opens it with `open`; when the entry changed between
+    /// the lookup and the open (renamed, swapped for a symlink), it is looked up again, a bounded
+    /// number of times.
+    fn open_existing<T>(
+        &self,
+        requested: &str,
+        open: impl Fn(&Located, EntryMeta) -> Result<T, Attempt>,
+    ) -> Result<T, AccessError> {
         for _ in 0..MAX_OPEN_RETRIES {
             let located = self.locate(requested, FinalLink::Follow)?;
             let Some(meta) = located.meta else {
@@ -368,24 +398,10 @@ impl Sandbox {
                     path: located.path,
                 });
             };
-            let Some(name) = located.name() else {
-                return Ok(located.dir);
-            };
-            if meta.kind != EntryKind::Dir {
-                return Err(AccessError::Unresolvable {
-                    requested: requested.to_string(),
-                    reason: format!("it is {}, not a directory", meta.kind.described()),
-                });
-            }
-            match located.dir.open_subdir(name) {
-                Ok(dir) => return Ok(dir),
-                Err(e) if locate::retriable(&e) => continue,
-                Err(e) => {
-                    return Err(AccessError::Io {
-                        requested: requested.to_string(),
-                        error: e,
-                    });
-                }
+            match open(&located, meta) {
+                Ok(opened) => return Ok(opened),
+                Err(Attempt::Again) => continue,
+                Err(Attempt::Fail(e)) => return Err(e),
             }
         }
         Err(AccessError::Changed {
