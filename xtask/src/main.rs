@@ -15,6 +15,7 @@ mod clients;
 mod e2e;
 mod schemas;
 mod test;
+mod util;
 
 use std::process::ExitCode;
 

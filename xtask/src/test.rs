@@ -8,14 +8,14 @@ use std::process::Command;
 
 use anyhow::bail;
 
-use crate::{bench, clients, e2e};
+use crate::{bench, clients, e2e, util};
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {
     clients::install()?;
     let status = Command::new("cargo")
         .args(["test", "--workspace"])
         .args(args)
-        .current_dir(clients::workspace_root())
+        .current_dir(util::workspace_root())
         .env("FS_MCP_REQUIRE_CLIENTS", "1")
         .env("FS_MCP_CLIENTS_DIR", clients::clients_dir())
         .status()?;
@@ -37,5 +37,5 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
 fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| clients::workspace_root().join("target"))
+        .unwrap_or_else(|| util::workspace_root().join("target"))
 }

@@ -75,6 +75,7 @@
 
 #![warn(missing_docs)]
 
+mod approval;
 pub mod atomic;
 mod commit;
 mod diff;
@@ -84,6 +85,7 @@ mod fuzzy;
 pub mod hints;
 mod manager;
 pub mod near_miss;
+mod prepare;
 mod proposal;
 mod request;
 mod response;
@@ -100,9 +102,10 @@ pub use editor::{
 };
 pub use error::{EditError, ErrorKind};
 pub use hints::Hints;
-pub use manager::{MAX_FILE_BYTES, ReviewConfig, ReviewManager, WaitingHook, WaitingInfo};
+pub use manager::{ReviewConfig, ReviewManager, WaitingHook, WaitingInfo};
 pub use request::{
     APPEND_TO_FILE, EditSpec, MATCH_TEXT_MAX_LENGTH, OVERWRITE_FILE, ProposeRequest,
 };
 pub use response::{ReviewResponse, UserAction};
+pub use session::MAX_FILE_BYTES;
 pub use tier_tools::{append_text, move_file, write_file};

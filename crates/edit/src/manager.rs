@@ -1,30 +1,28 @@
-//! [`ReviewManager`]: the propose → review → commit workflow.
+//! [`ReviewManager`]: the propose → review → commit workflow: it waits for the human and
+//! answers `commit_review`; preparing a proposal is in [`crate::prepare`], interpreting and
+//! committing a save in [`crate::approval`].
 
 use std::fmt;
-use std::fs;
 use std::future::Future;
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use fs_mcp_sandbox::{AccessError, EntryKind, Sandbox};
+use fs_mcp_sandbox::Sandbox;
 
-use crate::atomic::WriteReport;
-use crate::commit::{self, Change, CommitFail, Current, Options, ReadMode};
-use crate::diff::unified_diff;
+use crate::approval::{SaveResult, commit_session, process_save};
 use crate::editor::{self, LaunchOutcome};
 use crate::error::{EditError, ErrorKind};
-use crate::proposal::{self, Base};
+use crate::prepare::{Prepared, prepare};
 use crate::request::ProposeRequest;
-use crate::response::{ReviewResponse, UserAction};
-use crate::session::{BusyGuard, Fingerprint, Registry, Session};
-use crate::text_style::{LineEnding, TextStyle, decode_text, to_model};
-use crate::validate::{self, Plan, Target};
+use crate::response::{
+    ReviewResponse, UserAction, committed_response, created_dirs_note, join_message,
+    review_response,
+};
+use crate::session::{BusyGuard, Registry};
+use crate::text_style::{decode_text, to_model};
 use crate::watch::{FileStamp, SaveWatcher, read_with_stamp};
-
-/// Files larger than this are not reviewed (and proposals may not grow past it).
-pub const MAX_FILE_BYTES: u64 = 50 * 1024 * 1024;
 
 /// Called when a proposal starts waiting for the human (e.g. to send the MCP client a log
 /// message saying which files to compare).
@@ -92,9 +90,10 @@ impl fmt::Debug for ReviewConfig {
     }
 }
 
-pub(crate) struct Inner {
-    pub config: ReviewConfig,
-    pub registry: Registry,
+struct Inner {
+    config: ReviewConfig,
+    /// Shared with the busy guards, which mark a session free again when they drop.
+    registry: Arc<Registry>,
 }
 
 /// Runs `propose_and_review` and `commit_review`. Share it as `Arc<ReviewManager>` (or clone
@@ -114,25 +113,6 @@ impl fmt::Debug for ReviewManager {
             .field("sessions_dir", &self.inner.registry.root())
             .finish()
     }
-}
-
-/// How a proposal ended before waiting, or that it must wait.
-enum Prepared {
-    Done(ReviewResponse),
-    Wait { key: PathBuf, notes: Vec<String> },
-}
-
-/// What a save of the proposal file meant.
-enum SaveResult {
-    Committed(CommitInfo),
-    Review(String),
-    NoNews,
-}
-
-struct CommitInfo {
-    report: WriteReport,
-    cleanup_error: Option<String>,
-    session_path: String,
 }
 
 enum WaitEnd {
@@ -164,137 +144,10 @@ fn humanize(d: Duration) -> String {
     }
 }
 
-fn join_message(mut message: String, notes: &[String]) -> String {
-    for n in notes {
-        message.push(' ');
-        message.push_str(n);
-    }
-    message
-}
-
-fn created_dirs_note(
-    report: &WriteReport,
-    sandbox_display: impl Fn(&Path) -> String,
-) -> Option<String> {
-    if report.created_dirs.is_empty() {
-        return None;
-    }
-    let list = report
-        .created_dirs
-        .iter()
-        .map(|d| sandbox_display(d))
-        .collect::<Vec<_>>()
-        .join(", ");
-    Some(format!("Created missing parent directories: {list}."))
-}
-
-/// Reads the file under review through the sandbox (regular files only, by handle): `None` if
-/// it does not exist; its fingerprint and text otherwise.
-fn read_target(sandbox: &Sandbox, shown: &str) -> Result<Option<(Fingerprint, String)>, EditError> {
-    let mut opened = match sandbox.open_file(shown) {
-        Ok(opened) => opened,
-        Err(AccessError::NotFound { .. }) => return Ok(None),
-        Err(AccessError::NotRegular {
-            kind: EntryKind::Dir,
-            ..
-        }) => {
-            return Err(EditError::invalid(format!(
-                "'{shown}' is a directory, not a file."
-            )));
-        }
-        Err(AccessError::NotRegular { kind, .. }) => {
-            return Err(EditError::invalid(format!(
-                "'{shown}' is {}, not a regular file; only regular files are edited.",
-                kind.described()
-            )));
-        }
-        Err(e) => return Err(e.into()),
-    };
-    let too_large = |len: u64| {
-        EditError::invalid(format!(
-            "'{shown}' is too large to review ({} MiB; the limit is {} MiB).",
-            len / (1024 * 1024),
-            MAX_FILE_BYTES / (1024 * 1024)
-        ))
-    };
-    if opened.meta.len > MAX_FILE_BYTES {
-        return Err(too_large(opened.meta.len));
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(opened.meta.len).unwrap_or(0));
-    (&mut opened.file)
-        .take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| EditError::io(format!("Cannot read '{shown}': {e}")))?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(too_large(bytes.len() as u64));
-    }
-    let fp = Fingerprint::of(&bytes);
-    let text = decode_text(bytes)
-        .map_err(|e| EditError::invalid(format!("Cannot edit '{shown}': {e}.")))?;
-    Ok(Some((fp, text)))
-}
-
-/// The file as found at commit time, in model view ("" when it is gone or not text), for the
-/// diff of a conflict.
-fn model_of(current: &Current) -> String {
-    if !current.exists() {
-        return String::new();
-    }
-    to_model(&String::from_utf8_lossy(&current.bytes))
-}
-
-/// How a commit that wrote nothing is reported. `keep` ends the message (where the reviewed
-/// version is and what to do next).
-fn commit_failure(
-    fail: CommitFail<EditError>,
-    sandbox: &Sandbox,
-    shown: &str,
-    target: &Path,
-    keep: &str,
-) -> EditError {
-    match fail {
-        CommitFail::Decide(e) => e,
-        CommitFail::Access(e) => EditError::new(
-            ErrorKind::AccessDenied,
-            format!("Cannot commit to '{shown}' now: {e} Nothing was written. {keep}"),
-        ),
-        CommitFail::Moved { now } => EditError::new(
-            ErrorKind::Conflict,
-            format!(
-                "Conflict: '{shown}' now leads to '{}', not to '{}' where this edit was proposed (a directory on the way was moved, renamed or replaced), so nothing was written. {keep}",
-                sandbox.display(&now),
-                sandbox.display(target)
-            ),
-        ),
-        CommitFail::NotRegular(kind) => EditError::invalid(format!(
-            "Cannot commit to '{shown}': it is now {}, not a regular file. Nothing was written. {keep}",
-            kind.described()
-        )),
-        CommitFail::TooLarge(len) => EditError::invalid(format!(
-            "Cannot commit to '{shown}': it is now too large to edit ({} MiB; the limit is {} MiB). Nothing was written. {keep}",
-            len / (1024 * 1024),
-            MAX_FILE_BYTES / (1024 * 1024)
-        )),
-        CommitFail::Changed => EditError::io(format!(
-            "Cannot commit to '{shown}': it kept changing (renamed or replaced) while it was being written, so nothing was written. {keep}"
-        )),
-        CommitFail::Io(e) => EditError::io(format!(
-            "Failed to write final content to {shown}: {e}. The file was not changed. {keep}"
-        )),
-    }
-}
-
-fn eol_name(style: &TextStyle) -> &'static str {
-    match style.line_ending {
-        LineEnding::Lf => "LF",
-        LineEnding::Crlf => "CRLF",
-    }
-}
-
 impl ReviewManager {
     /// Creates the manager and its private sessions directory.
     pub fn new(config: ReviewConfig) -> io::Result<ReviewManager> {
-        let registry = Registry::new(config.sessions_parent.as_deref())?;
+        let registry = Arc::new(Registry::new(config.sessions_parent.as_deref())?);
         Ok(ReviewManager {
             inner: Arc::new(Inner { config, registry }),
         })
@@ -339,7 +192,7 @@ impl ReviewManager {
         let mut guard = match request.session() {
             Some(sp) => {
                 let key = inner.registry.key_for(sp)?;
-                Some(BusyGuard::acquire(&inner, key)?)
+                Some(BusyGuard::acquire(&inner.registry, key)?)
             }
             None => None,
         };
@@ -347,15 +200,22 @@ impl ReviewManager {
         let prep_sandbox = sandbox.clone();
         let prep_inner = Arc::clone(&inner);
         let shown = request.path.clone();
-        let prepared =
-            blocking(move || prepare(&prep_inner, &prep_sandbox, &request, continued.as_deref()))
-                .await?;
+        let prepared = blocking(move || {
+            prepare(
+                &prep_inner.registry,
+                prep_inner.config.auto_approve,
+                &prep_sandbox,
+                &request,
+                continued.as_deref(),
+            )
+        })
+        .await?;
         let (key, notes) = match prepared {
             Prepared::Done(response) => return Ok(response),
             Prepared::Wait { key, notes } => (key, notes),
         };
         if guard.is_none() {
-            guard = Some(BusyGuard::acquire(&inner, key.clone())?);
+            guard = Some(BusyGuard::acquire(&inner.registry, key.clone())?);
         }
         let outcome = self.wait(sandbox, &key, &shown, &notes, cancel).await;
         drop(guard);
@@ -474,7 +334,7 @@ impl ReviewManager {
                 let save_key = key.to_path_buf();
                 let save_sandbox = sandbox.clone();
                 let result = blocking(move || {
-                    process_save(&save_inner, &save_sandbox, &save_key, bytes, stamp)
+                    process_save(&save_inner.registry, &save_sandbox, &save_key, bytes, stamp)
                 })
                 .await?;
                 match result {
@@ -523,7 +383,7 @@ impl ReviewManager {
     ) -> Result<String, EditError> {
         let inner = Arc::clone(&self.inner);
         let key = inner.registry.key_for(session_path)?;
-        let guard = BusyGuard::acquire(&inner, key.clone())?;
+        let guard = BusyGuard::acquire(&inner.registry, key.clone())?;
         let sandbox = sandbox.clone();
         let session_path = session_path.to_string();
         let original_path = original_path.to_string();
@@ -534,583 +394,6 @@ impl ReviewManager {
         drop(guard);
         result
     }
-}
-
-fn committed_response(
-    lead: String,
-    shown: &str,
-    info: &CommitInfo,
-    notes: &[String],
-    sandbox: &Sandbox,
-) -> ReviewResponse {
-    let mut all: Vec<String> = Vec::new();
-    all.extend(created_dirs_note(&info.report, |d| sandbox.display(d)));
-    all.extend(notes.iter().cloned());
-    match &info.cleanup_error {
-        None => ReviewResponse {
-            session_path: None,
-            user_action: UserAction::Committed,
-            message: join_message(lead, &all),
-            user_feedback_diff: None,
-            diff: None,
-        },
-        Some(e) => ReviewResponse {
-            session_path: Some(info.session_path.clone()),
-            user_action: UserAction::Committed,
-            message: join_message(
-                format!(
-                    "Successfully committed changes to '{shown}', but failed to clean up session dir: {e}"
-                ),
-                &all,
-            ),
-            user_feedback_diff: None,
-            diff: None,
-        },
-    }
-}
-
-fn review_response(
-    session_path: &str,
-    lead: &str,
-    shown: &str,
-    diff: String,
-    notes: &[String],
-) -> ReviewResponse {
-    let message = format!(
-        "{lead} To continue, call propose_and_review with session_path='{session_path}' and a match_text taken from the user's version; to accept the user's version as it is, call commit_review(session_path='{session_path}', original_path='{shown}')."
-    );
-    ReviewResponse {
-        session_path: Some(session_path.to_string()),
-        user_action: UserAction::Review,
-        message: join_message(message, notes),
-        user_feedback_diff: Some(diff),
-        diff: None,
-    }
-}
-
-fn conflict_error(session: &Session) -> EditError {
-    let sp = session.dir.display().to_string();
-    EditError::new(
-        ErrorKind::Conflict,
-        format!(
-            "Conflict: '{shown}' changed on disk after this proposal was made (edited, created, moved or deleted by someone else), so nothing was written: the file on disk is as they left it, and the reviewed version is kept in {future}. To continue, re-read '{shown}' and call propose_and_review again without session_path; or ask the user to merge the reviewed version by hand.",
-            shown = session.shown,
-            future = session.future.display()
-        ),
-    )
-    .with_session_path(sp)
-}
-
-/// Commits `bytes` for the session `key` and removes the session. The target is located again
-/// now, through the sandbox as it is now, and written under its directory's lock only if it
-/// still is what the proposal was made against (compare-and-swap); otherwise the session stays
-/// open and nothing is written.
-fn commit_session(
-    inner: &Inner,
-    sandbox: &Sandbox,
-    key: &Path,
-    bytes: &[u8],
-) -> Result<CommitInfo, EditError> {
-    let (target, base, base_model, shown, future) = {
-        let sessions = inner.registry.lock();
-        let s = sessions
-            .get(key)
-            .ok_or_else(|| EditError::session("The review session has ended."))?;
-        (
-            s.target.clone(),
-            s.base,
-            s.base_model.clone(),
-            s.shown.clone(),
-            s.future.clone(),
-        )
-    };
-    let options = Options {
-        // A file that existed needs no new directory: if its directory is gone, that is a
-        // conflict, and nothing is created for it.
-        create_parents: base.is_none(),
-        expect_path: Some(&target),
-        read: ReadMode::Whole {
-            limit: MAX_FILE_BYTES,
-        },
-    };
-    let result = commit::commit(sandbox, &shown, options, |current| {
-        let now = current.exists().then(|| Fingerprint::of(&current.bytes));
-        if now != base {
-            let diff = unified_diff(
-                &base_model,
-                &model_of(current),
-                &format!("a/{shown} (when proposed)"),
-                &format!("b/{shown} (on disk now)"),
-            );
-            let sessions = inner.registry.lock();
-            return Err(match sessions.get(key) {
-                Some(s) => conflict_error(s).with_diff(diff),
-                None => EditError::session("The review session has ended."),
-            });
-        }
-        Ok(Change::Replace(bytes.to_vec()))
-    });
-    match result {
-        Ok(committed) => {
-            let cleanup_error = inner.registry.remove(key);
-            Ok(CommitInfo {
-                report: committed.report,
-                cleanup_error,
-                session_path: key.display().to_string(),
-            })
-        }
-        Err(fail) => {
-            let session_path = key.display().to_string();
-            let keep = format!(
-                "The reviewed version is kept in {} and the session stays open (session_path='{session_path}'); re-read '{shown}' and call propose_and_review again without session_path.",
-                future.display()
-            );
-            let error = commit_failure(fail, sandbox, &shown, &target, &keep);
-            Err(match error.session_path() {
-                Some(_) => error,
-                None => error.with_session_path(session_path),
-            })
-        }
-    }
-}
-
-/// Interprets a save of the session's proposal file.
-fn process_save(
-    inner: &Inner,
-    sandbox: &Sandbox,
-    key: &Path,
-    bytes: Vec<u8>,
-    stamp: FileStamp,
-) -> Result<SaveResult, EditError> {
-    let (unreviewed, proposal, known_future, style, current, future) = {
-        let sessions = inner.registry.lock();
-        let s = sessions
-            .get(key)
-            .ok_or_else(|| EditError::session("The review session has ended."))?;
-        (
-            s.unreviewed,
-            s.proposal.clone(),
-            s.known_future.clone(),
-            s.style,
-            s.current.clone(),
-            s.future.clone(),
-        )
-    };
-    let text = decode_text(bytes.clone()).map_err(|e| {
-        EditError::invalid(format!(
-            "The reviewed file {} cannot be used: {e}. Ask the user to save it as UTF-8 text; the session stays open (session_path='{}').",
-            future.display(),
-            key.display()
-        ))
-    })?;
-    let model = to_model(&text);
-    let record = |unreviewed_now: bool| {
-        if let Some(s) = inner.registry.lock().get_mut(key) {
-            s.known_future = bytes.clone();
-            s.known_stamp = Some(stamp);
-            s.unreviewed = unreviewed_now;
-        }
-    };
-    if unreviewed && model == proposal {
-        // Approved. Remember it first, so a conflict leaves the approval on record.
-        record(false);
-        let info = commit_session(
-            inner,
-            sandbox,
-            key,
-            style.render_verbatim(&proposal).as_bytes(),
-        )?;
-        return Ok(SaveResult::Committed(info));
-    }
-    let known_model = to_model(&String::from_utf8_lossy(&known_future));
-    if !unreviewed && model == known_model {
-        record(false);
-        return Ok(SaveResult::NoNews);
-    }
-    let name = future
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let from = if unreviewed {
-        format!("a/{name} (agent proposal)")
-    } else {
-        format!("a/{name} (user's previous version)")
-    };
-    let diff = unified_diff(
-        &known_model,
-        &model,
-        &from,
-        &format!("b/{name} (user feedback)"),
-    );
-    fs::write(&current, &bytes).map_err(|e| {
-        EditError::io(format!(
-            "Cannot record the user's version in {}: {e}",
-            current.display()
-        ))
-    })?;
-    record(false);
-    Ok(SaveResult::Review(diff))
-}
-
-fn prepare(
-    inner: &Arc<Inner>,
-    sandbox: &Sandbox,
-    req: &ProposeRequest,
-    continued: Option<&Path>,
-) -> Result<Prepared, EditError> {
-    // The canonical path, to recognise the same file later (never opened by this path).
-    let target = sandbox.resolve(&req.path)?;
-    let disk = read_target(sandbox, &req.path)?;
-    let disk_model = disk.as_ref().map(|(_, text)| to_model(text));
-    let plan = validate::validate(req, disk_model.as_deref())?;
-    match continued {
-        Some(key) => continue_session(inner, sandbox, key, &target, req, &plan),
-        None => new_proposal(inner, sandbox, &target, req, &plan, disk),
-    }
-}
-
-fn too_large(shown: &str, len: usize) -> Option<EditError> {
-    (len as u64 > MAX_FILE_BYTES).then(|| {
-        EditError::invalid(format!(
-            "The proposed content for '{shown}' is too large ({} MiB; the limit is {} MiB).",
-            len / (1024 * 1024),
-            MAX_FILE_BYTES / (1024 * 1024)
-        ))
-    })
-}
-
-fn new_proposal(
-    inner: &Arc<Inner>,
-    sandbox: &Sandbox,
-    target: &Path,
-    req: &ProposeRequest,
-    plan: &Plan,
-    disk: Option<(Fingerprint, String)>,
-) -> Result<Prepared, EditError> {
-    let shown = req.path.as_str();
-    let (base_model, style, base_fp) = match &disk {
-        Some((fp, text)) => (to_model(text), TextStyle::detect(text), Some(*fp)),
-        None => {
-            let creates = !plan.batch
-                && plan
-                    .edits
-                    .first()
-                    .is_some_and(|e| e.target == Target::Overwrite);
-            if !creates {
-                return Err(EditError::new(
-                    ErrorKind::FileNotFound,
-                    format!("Edit preparation failed: File not found: {shown}"),
-                ));
-            }
-            (String::new(), TextStyle::PLAIN, None)
-        }
-    };
-    let built = proposal::build(
-        plan,
-        &base_model,
-        Base::File,
-        req.expected_replacements,
-        shown,
-    )?;
-    let proposal_text = style.apply_final_newline(&built.text).into_owned();
-    if disk.is_some() && proposal_text == base_model {
-        return Err(EditError::validation(
-            "Edit preparation failed: No changes to apply.",
-        ));
-    }
-    let mut notes = built.notes;
-    if style.mixed_line_endings {
-        notes.push(format!(
-            "Note: '{shown}' had mixed line endings; it is written with {} line endings throughout.",
-            eol_name(&style)
-        ));
-    }
-    let native = style.render_verbatim(&proposal_text);
-    if let Some(e) = too_large(shown, native.len()) {
-        return Err(e);
-    }
-
-    if inner.config.auto_approve {
-        return auto_commit(
-            sandbox,
-            target,
-            req,
-            plan,
-            AutoBase {
-                fingerprint: base_fp,
-                model: base_model,
-                proposal: proposal_text,
-                native,
-            },
-            notes,
-        );
-    }
-
-    let (dir, current, future) = inner
-        .registry
-        .new_session_dir(target)
-        .map_err(|e| EditError::io(format!("Cannot create a review session: {e}")))?;
-    let written = (|| -> io::Result<FileStamp> {
-        fs::write(&current, style.render_verbatim(&base_model))?;
-        fs::write(&future, native.as_bytes())?;
-        Ok(FileStamp::of(&fs::metadata(&future)?))
-    })();
-    let stamp = match written {
-        Ok(s) => s,
-        Err(e) => {
-            let _ = fs::remove_dir_all(&dir);
-            return Err(EditError::io(format!("Cannot write the review files: {e}")));
-        }
-    };
-    inner.registry.lock().insert(
-        dir.clone(),
-        Session {
-            dir: dir.clone(),
-            current,
-            future,
-            target: target.to_path_buf(),
-            shown: shown.to_string(),
-            base: base_fp,
-            base_model,
-            style: TextStyle {
-                final_newline: None,
-                ..style
-            },
-            proposal: proposal_text,
-            known_future: native.into_bytes(),
-            known_stamp: Some(stamp),
-            unreviewed: true,
-            busy: false,
-        },
-    );
-    Ok(Prepared::Wait { key: dir, notes })
-}
-
-/// What an auto-approved proposal was made against, and what it proposes.
-struct AutoBase {
-    fingerprint: Option<Fingerprint>,
-    model: String,
-    proposal: String,
-    native: String,
-}
-
-/// Headless mode: commits a proposal at once, as a compare-and-swap. If the file changed since
-/// it was read (another edit was committed first), the edit is applied again on top of the new
-/// content when every `match_text` still matches exactly (COMMITTED, with a note); otherwise
-/// the answer is a conflict with the diff of what changed. Nothing committed is overwritten.
-fn auto_commit(
-    sandbox: &Sandbox,
-    target: &Path,
-    req: &ProposeRequest,
-    plan: &Plan,
-    base: AutoBase,
-    notes: Vec<String>,
-) -> Result<Prepared, EditError> {
-    let shown = req.path.as_str();
-    let options = Options {
-        create_parents: base.fingerprint.is_none(),
-        expect_path: Some(target),
-        read: ReadMode::Whole {
-            limit: MAX_FILE_BYTES,
-        },
-    };
-    // (content it was applied to, result), both model view, when re-applied on newer content.
-    let mut reapplied: Option<(String, String)> = None;
-    let result = commit::commit(sandbox, shown, options, |current| {
-        reapplied = None;
-        let now = current.exists().then(|| Fingerprint::of(&current.bytes));
-        if now == base.fingerprint {
-            return Ok(Change::Replace(base.native.clone().into_bytes()));
-        }
-        let conflict = |now_model: &str| {
-            EditError::new(
-                ErrorKind::Conflict,
-                format!(
-                    "Conflict: '{shown}' changed on disk while this edit was being committed (another edit landed first), and the edit does not apply cleanly to the new content (a match_text no longer occurs exactly as expected, the file was deleted, or the edit replaces the whole file); nothing was written. 'diff' shows what changed; re-read '{shown}' and propose again."
-                ),
-            )
-            .with_diff(unified_diff(
-                &base.model,
-                now_model,
-                &format!("a/{shown} (when proposed)"),
-                &format!("b/{shown} (on disk now)"),
-            ))
-        };
-        let text = current
-            .exists()
-            .then(|| decode_text(current.bytes.clone()).ok())
-            .flatten();
-        let Some(text) = text else {
-            return Err(conflict(&model_of(current)));
-        };
-        let now_model = to_model(&text);
-        let style = TextStyle::detect(&text);
-        let Some(applied) = proposal::reapply(plan, &now_model, req.expected_replacements) else {
-            return Err(conflict(&now_model));
-        };
-        let applied = style.apply_final_newline(&applied).into_owned();
-        let native = style.render_verbatim(&applied);
-        if let Some(e) = too_large(shown, native.len()) {
-            return Err(e);
-        }
-        reapplied = Some((now_model, applied));
-        Ok(Change::Replace(native.into_bytes()))
-    });
-    let committed = result.map_err(|fail| {
-        commit_failure(
-            fail,
-            sandbox,
-            shown,
-            target,
-            &format!("Re-read '{shown}' and propose again."),
-        )
-    })?;
-    let mut all = Vec::new();
-    all.extend(created_dirs_note(&committed.report, |d| sandbox.display(d)));
-    let diff = match &reapplied {
-        Some((now_model, applied)) => {
-            all.push(format!(
-                "Note: '{shown}' changed on disk while this edit was being committed (another edit landed first); your edit was applied again on top of the new content (its match_text still matched exactly), so both changes are kept. 'diff' shows what your edit changed."
-            ));
-            unified_diff(
-                now_model,
-                applied,
-                &format!("a/{shown}"),
-                &format!("b/{shown}"),
-            )
-        }
-        None => unified_diff(
-            &base.model,
-            &base.proposal,
-            &format!("a/{shown}"),
-            &format!("b/{shown}"),
-        ),
-    };
-    all.extend(notes);
-    Ok(Prepared::Done(ReviewResponse {
-        session_path: None,
-        user_action: UserAction::Committed,
-        message: join_message(
-            "Auto-approve is on (headless mode): changes committed to '{shown}' without human review. 'diff' shows what changed."
-                .replace("{shown}", shown),
-            &all,
-        ),
-        user_feedback_diff: None,
-        diff: Some(diff),
-    }))
-}
-
-fn continue_session(
-    inner: &Arc<Inner>,
-    sandbox: &Sandbox,
-    key: &Path,
-    target: &Path,
-    req: &ProposeRequest,
-    plan: &Plan,
-) -> Result<Prepared, EditError> {
-    let shown = req.path.as_str();
-    let (current, future, known_stamp, known_future, style, session_shown) = {
-        let sessions = inner.registry.lock();
-        let s = sessions
-            .get(key)
-            .ok_or_else(|| EditError::session("The review session has ended."))?;
-        if s.target != target {
-            return Err(EditError::session(format!(
-                "Session {} reviews '{}', not '{shown}'. Pass the same path, or call propose_and_review without session_path to start a review of '{shown}'.",
-                key.display(),
-                s.shown
-            )));
-        }
-        (
-            s.current.clone(),
-            s.future.clone(),
-            s.known_stamp,
-            s.known_future.clone(),
-            s.style,
-            s.shown.clone(),
-        )
-    };
-    let session_path = key.display().to_string();
-
-    // A save the server has not seen yet (made after the last call ended) is reported first.
-    match read_with_stamp(&future) {
-        Ok((bytes, stamp)) if Some(stamp) != known_stamp || bytes != known_future => {
-            match process_save(inner, sandbox, key, bytes, stamp)? {
-                SaveResult::NoNews => {}
-                SaveResult::Committed(info) => {
-                    return Ok(Prepared::Done(committed_response(
-                        format!(
-                            "The user approved your previous proposal (saved it unchanged) after the last call ended, so it is now committed to '{session_shown}'. Your new edit was NOT applied: re-read the file and call propose_and_review again without session_path if it is still needed."
-                        ),
-                        &session_shown,
-                        &info,
-                        &[],
-                        sandbox,
-                    )));
-                }
-                SaveResult::Review(diff) => {
-                    return Ok(Prepared::Done(review_response(
-                        &session_path,
-                        "The user edited the proposal after the last call ended; the diff shows their changes. Your new edit was NOT applied. Propose it again against the user's version.",
-                        &session_shown,
-                        diff,
-                        &[],
-                    )));
-                }
-            }
-        }
-        Ok(_) => {}
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => {
-            return Err(EditError::io(format!(
-                "Cannot read {}: {e}",
-                future.display()
-            )));
-        }
-    }
-
-    let staged_raw = fs::read(&current)
-        .map_err(|e| EditError::io(format!("Cannot read {}: {e}", current.display())))?;
-    let staged = to_model(
-        &decode_text(staged_raw)
-            .map_err(|e| EditError::invalid(format!("Cannot use {}: {e}.", current.display())))?,
-    );
-    let style = style.with_final_newline_of(&staged);
-    let built = proposal::build(
-        plan,
-        &staged,
-        Base::Session,
-        req.expected_replacements,
-        shown,
-    )?;
-    let proposal_text = style.apply_final_newline(&built.text).into_owned();
-    if proposal_text == staged {
-        return Err(EditError::validation(format!(
-            "Edit preparation failed: No changes to apply. (To accept the user's version as it is, call commit_review(session_path='{session_path}', original_path='{shown}').)"
-        )));
-    }
-    let native = style.render_verbatim(&proposal_text);
-    if let Some(e) = too_large(shown, native.len()) {
-        return Err(e);
-    }
-    let on_disk = fs::read(&future).ok();
-    if on_disk.as_deref() != Some(native.as_bytes()) {
-        fs::write(&future, native.as_bytes())
-            .map_err(|e| EditError::io(format!("Cannot write {}: {e}", future.display())))?;
-    }
-    let stamp = fs::metadata(&future)
-        .map(|m| FileStamp::of(&m))
-        .map_err(|e| EditError::io(format!("Cannot read {}: {e}", future.display())))?;
-    if let Some(s) = inner.registry.lock().get_mut(key) {
-        s.proposal = proposal_text;
-        s.known_future = native.into_bytes();
-        s.known_stamp = Some(stamp);
-        s.unreviewed = true;
-    }
-    Ok(Prepared::Wait {
-        key: key.to_path_buf(),
-        notes: built.notes,
-    })
 }
 
 fn commit_review_blocking(
@@ -1191,7 +474,7 @@ fn commit_review_blocking(
         s.known_stamp = Some(stamp);
         s.unreviewed = false;
     }
-    let info = commit_session(inner, sandbox, key, commit_bytes.as_bytes())?;
+    let info = commit_session(&inner.registry, sandbox, key, commit_bytes.as_bytes())?;
     let mut notes = Vec::new();
     notes.extend(created_dirs_note(&info.report, |d| sandbox.display(d)));
     let message = match &info.cleanup_error {

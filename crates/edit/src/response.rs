@@ -1,6 +1,12 @@
-//! The result of `propose_and_review`.
+//! The result of `propose_and_review`, and how its messages are put together.
 
+use std::path::Path;
+
+use fs_mcp_sandbox::Sandbox;
 use serde::Serialize;
+
+use crate::approval::CommitInfo;
+use crate::atomic::WriteReport;
 
 /// What the human (or the wait) decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -45,5 +51,81 @@ impl ReviewResponse {
     /// The response as a JSON value (for structured content).
     pub fn to_json_value(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+}
+
+pub(crate) fn join_message(mut message: String, notes: &[String]) -> String {
+    for n in notes {
+        message.push(' ');
+        message.push_str(n);
+    }
+    message
+}
+
+pub(crate) fn created_dirs_note(
+    report: &WriteReport,
+    sandbox_display: impl Fn(&Path) -> String,
+) -> Option<String> {
+    if report.created_dirs.is_empty() {
+        return None;
+    }
+    let list = report
+        .created_dirs
+        .iter()
+        .map(|d| sandbox_display(d))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some(format!("Created missing parent directories: {list}."))
+}
+
+pub(crate) fn committed_response(
+    lead: String,
+    shown: &str,
+    info: &CommitInfo,
+    notes: &[String],
+    sandbox: &Sandbox,
+) -> ReviewResponse {
+    let mut all: Vec<String> = Vec::new();
+    all.extend(created_dirs_note(&info.report, |d| sandbox.display(d)));
+    all.extend(notes.iter().cloned());
+    match &info.cleanup_error {
+        None => ReviewResponse {
+            session_path: None,
+            user_action: UserAction::Committed,
+            message: join_message(lead, &all),
+            user_feedback_diff: None,
+            diff: None,
+        },
+        Some(e) => ReviewResponse {
+            session_path: Some(info.session_path.clone()),
+            user_action: UserAction::Committed,
+            message: join_message(
+                format!(
+                    "Successfully committed changes to '{shown}', but failed to clean up session dir: {e}"
+                ),
+                &all,
+            ),
+            user_feedback_diff: None,
+            diff: None,
+        },
+    }
+}
+
+pub(crate) fn review_response(
+    session_path: &str,
+    lead: &str,
+    shown: &str,
+    diff: String,
+    notes: &[String],
+) -> ReviewResponse {
+    let message = format!(
+        "{lead} To continue, call propose_and_review with session_path='{session_path}' and a match_text taken from the user's version; to accept the user's version as it is, call commit_review(session_path='{session_path}', original_path='{shown}')."
+    );
+    ReviewResponse {
+        session_path: Some(session_path.to_string()),
+        user_action: UserAction::Review,
+        message: join_message(message, notes),
+        user_feedback_diff: Some(diff),
+        diff: None,
     }
 }

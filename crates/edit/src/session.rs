@@ -19,6 +19,9 @@ use crate::error::EditError;
 use crate::text_style::TextStyle;
 use crate::watch::FileStamp;
 
+/// Files larger than this are not reviewed (and proposals may not grow past it).
+pub const MAX_FILE_BYTES: u64 = 50 * 1024 * 1024;
+
 /// Longest file-name part kept in `current_<name>` / `future_<name>`, in bytes.
 const MAX_NAME_BYTES: usize = 200;
 
@@ -173,17 +176,14 @@ impl Drop for Registry {
 
 /// Marks a session busy for as long as it lives (also when the future holding it is dropped).
 pub(crate) struct BusyGuard {
-    registry: Arc<crate::manager::Inner>,
+    registry: Arc<Registry>,
     key: PathBuf,
 }
 
 impl BusyGuard {
     /// Marks `key` busy, or says why it cannot be used now.
-    pub fn acquire(
-        inner: &Arc<crate::manager::Inner>,
-        key: PathBuf,
-    ) -> Result<BusyGuard, EditError> {
-        let mut sessions = inner.registry.lock();
+    pub fn acquire(registry: &Arc<Registry>, key: PathBuf) -> Result<BusyGuard, EditError> {
+        let mut sessions = registry.lock();
         let Some(session) = sessions.get_mut(&key) else {
             return Err(EditError::session(format!(
                 "Invalid session path: {}. The session has ended.",
@@ -199,7 +199,7 @@ impl BusyGuard {
         session.busy = true;
         drop(sessions);
         Ok(BusyGuard {
-            registry: Arc::clone(inner),
+            registry: Arc::clone(registry),
             key,
         })
     }
@@ -211,7 +211,7 @@ impl BusyGuard {
 
 impl Drop for BusyGuard {
     fn drop(&mut self) {
-        if let Some(s) = self.registry.registry.lock().get_mut(&self.key) {
+        if let Some(s) = self.registry.lock().get_mut(&self.key) {
             s.busy = false;
         }
     }

@@ -359,7 +359,7 @@ fn official(bench_dir: &Path, install: bool) -> anyhow::Result<Option<Server>> {
         );
         std::fs::create_dir_all(&prefix)
             .with_context(|| format!("cannot create {}", prefix.display()))?;
-        crate::clients::npm_install(
+        crate::util::npm_install(
             &prefix,
             &[&format!("{OFFICIAL_PACKAGE}@{OFFICIAL_VERSION}")],
         )?;

@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
 use super::readme;
-use crate::clients::{self, NODE22};
+use crate::util::{self, NODE22};
 
 /// Pinned versions, so a run is repeatable; the newest that pass `cargo xtask e2e`.
 pub const PACKAGES: &[&str] = &[
@@ -81,7 +81,7 @@ impl Transport {
 }
 
 pub fn agents_dir() -> PathBuf {
-    clients::workspace_root().join("target/agents")
+    util::workspace_root().join("target/agents")
 }
 
 pub fn bin_dir() -> PathBuf {
@@ -115,7 +115,7 @@ pub fn install() -> anyhow::Result<()> {
     );
     let mut packages = vec![NODE22];
     packages.extend_from_slice(PACKAGES);
-    clients::npm_install(&dir, &packages)?;
+    util::npm_install(&dir, &packages)?;
     std::fs::write(&marker, wanted)?;
     Ok(())
 }
@@ -254,7 +254,7 @@ impl Session {
                     }
                     let mut command = self.base_command("claude");
                     command.args(&words[1..]);
-                    let output = clients::output_within(&mut command, Duration::from_secs(60))?;
+                    let output = util::output_within(&mut command, Duration::from_secs(60))?;
                     if !output.status.success() {
                         bail!(
                             "`{}` failed: {}{}",

@@ -8,6 +8,7 @@
 //! the CLI's output, the HTTP server's log) stays in `target/e2e/<cli>-<transport>/`.
 
 pub mod agents;
+pub mod exchange;
 pub mod model;
 pub mod readme;
 pub mod script;
@@ -26,7 +27,7 @@ use agents::{Cli, Session, Transport};
 use model::StandIn;
 use script::{Outcome, RunEnd, Script};
 
-use crate::clients;
+use crate::util;
 
 const USAGE: &str = "usage: cargo xtask e2e [--cli gemini|claude|opencode]... \
 [--transport stdio|http] [--server-bin PATH] [--no-install] [--timeout SECONDS]";
@@ -119,13 +120,13 @@ pub fn run_for_tests(server: &Path) -> anyhow::Result<()> {
 fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| clients::workspace_root().join("target"))
+        .unwrap_or_else(|| util::workspace_root().join("target"))
 }
 
 fn build_server() -> anyhow::Result<PathBuf> {
     let status = Command::new("cargo")
         .args(["build", "--quiet", "-p", "fs-mcp-rs"])
-        .current_dir(clients::workspace_root())
+        .current_dir(util::workspace_root())
         .status()
         .context("cargo build")?;
     if !status.success() {
@@ -279,7 +280,7 @@ fn run_session(
     session.configure(snippets)?;
 
     let started = Instant::now();
-    let output = clients::output_within(&mut session.run_command(), limit)
+    let output = util::output_within(&mut session.run_command(), limit)
         .with_context(|| format!("run {}", cli.label()))?;
     let elapsed = started.elapsed();
     std::fs::write(dir.join("cli.stdout"), &output.stdout)?;
@@ -317,7 +318,7 @@ fn run_session(
             script::excerpt(&tail.join("\n"), 300)
         ));
     }
-    let log = model::read_log(&model::log_path(dir))?;
+    let log = exchange::read_log(&model::log_path(dir))?;
     let end = RunEnd {
         exited_ok: output.status.success(),
         summary,

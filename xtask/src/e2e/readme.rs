@@ -25,7 +25,7 @@ pub const REQUIRED: &[&str] = &[
 ];
 
 pub fn readme_text() -> anyhow::Result<String> {
-    let path = crate::clients::workspace_root().join("README.md");
+    let path = crate::util::workspace_root().join("README.md");
     std::fs::read_to_string(&path).with_context(|| format!("read {}", path.display()))
 }
 

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::model::{Exchange, Recorded};
+use super::exchange::{Exchange, Recorded};
 
 /// The model's last answer, once every step ran; the CLI prints it.
 pub const FINAL: &str = "E2E-DONE: every scripted step ran.";

@@ -5,7 +5,8 @@ use std::net::TcpStream;
 
 use serde_json::{Value, json};
 
-use super::model::{Dialect, Exchange, StandIn, instance_of, read_log};
+use super::exchange::{Dialect, Exchange, read_log};
+use super::model::{StandIn, instance_of};
 use super::script::{FINAL, GAVE_UP, Reply, RunEnd, Script, carries_value, evaluate};
 
 fn gemini_tools(names: &[&str]) -> Value {

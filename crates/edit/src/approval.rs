@@ -1,0 +1,244 @@
+//! What the human's save of a proposal means ([`process_save`]), and committing an approved
+//! session ([`commit_session`]): a compare-and-swap against the content the proposal was made
+//! against, through the sandbox as it is at commit time.
+
+use std::fs;
+use std::path::Path;
+
+use fs_mcp_sandbox::Sandbox;
+
+use crate::atomic::WriteReport;
+use crate::commit::{self, Change, CommitFail, Current, Options, ReadMode};
+use crate::diff::unified_diff;
+use crate::error::{EditError, ErrorKind};
+use crate::session::{Fingerprint, MAX_FILE_BYTES, Registry, Session};
+use crate::text_style::{decode_text, to_model};
+use crate::watch::FileStamp;
+
+/// What a save of the proposal file meant.
+pub(crate) enum SaveResult {
+    Committed(CommitInfo),
+    Review(String),
+    NoNews,
+}
+
+/// A committed session: what the write did, and why its directory is still there if it is.
+pub(crate) struct CommitInfo {
+    pub report: WriteReport,
+    pub cleanup_error: Option<String>,
+    pub session_path: String,
+}
+
+/// The file as found at commit time, in model view ("" when it is gone or not text), for the
+/// diff of a conflict.
+pub(crate) fn model_of(current: &Current) -> String {
+    if !current.exists() {
+        return String::new();
+    }
+    to_model(&String::from_utf8_lossy(&current.bytes))
+}
+
+/// How a commit that wrote nothing is reported. `keep` ends the message (where the reviewed
+/// version is and what to do next).
+pub(crate) fn commit_failure(
+    fail: CommitFail<EditError>,
+    sandbox: &Sandbox,
+    shown: &str,
+    target: &Path,
+    keep: &str,
+) -> EditError {
+    match fail {
+        CommitFail::Decide(e) => e,
+        CommitFail::Access(e) => EditError::new(
+            ErrorKind::AccessDenied,
+            format!("Cannot commit to '{shown}' now: {e} Nothing was written. {keep}"),
+        ),
+        CommitFail::Moved { now } => EditError::new(
+            ErrorKind::Conflict,
+            format!(
+                "Conflict: '{shown}' now leads to '{}', not to '{}' where this edit was proposed (a directory on the way was moved, renamed or replaced), so nothing was written. {keep}",
+                sandbox.display(&now),
+                sandbox.display(target)
+            ),
+        ),
+        CommitFail::NotRegular(kind) => EditError::invalid(format!(
+            "Cannot commit to '{shown}': it is now {}, not a regular file. Nothing was written. {keep}",
+            kind.described()
+        )),
+        CommitFail::TooLarge(len) => EditError::invalid(format!(
+            "Cannot commit to '{shown}': it is now too large to edit ({} MiB; the limit is {} MiB). Nothing was written. {keep}",
+            len / (1024 * 1024),
+            MAX_FILE_BYTES / (1024 * 1024)
+        )),
+        CommitFail::Changed => EditError::io(format!(
+            "Cannot commit to '{shown}': it kept changing (renamed or replaced) while it was being written, so nothing was written. {keep}"
+        )),
+        CommitFail::Io(e) => EditError::io(format!(
+            "Failed to write final content to {shown}: {e}. The file was not changed. {keep}"
+        )),
+    }
+}
+
+fn conflict_error(session: &Session) -> EditError {
+    let sp = session.dir.display().to_string();
+    EditError::new(
+        ErrorKind::Conflict,
+        format!(
+            "Conflict: '{shown}' changed on disk after this proposal was made (edited, created, moved or deleted by someone else), so nothing was written: the file on disk is as they left it, and the reviewed version is kept in {future}. To continue, re-read '{shown}' and call propose_and_review again without session_path; or ask the user to merge the reviewed version by hand.",
+            shown = session.shown,
+            future = session.future.display()
+        ),
+    )
+    .with_session_path(sp)
+}
+
+/// Commits `bytes` for the session `key` and removes the session. The target is located again
+/// now, through the sandbox as it is now, and written under its directory's lock only if it
+/// still is what the proposal was made against (compare-and-swap); otherwise the session stays
+/// open and nothing is written.
+pub(crate) fn commit_session(
+    registry: &Registry,
+    sandbox: &Sandbox,
+    key: &Path,
+    bytes: &[u8],
+) -> Result<CommitInfo, EditError> {
+    let (target, base, base_model, shown, future) = {
+        let sessions = registry.lock();
+        let s = sessions
+            .get(key)
+            .ok_or_else(|| EditError::session("The review session has ended."))?;
+        (
+            s.target.clone(),
+            s.base,
+            s.base_model.clone(),
+            s.shown.clone(),
+            s.future.clone(),
+        )
+    };
+    let options = Options {
+        // A file that existed needs no new directory: if its directory is gone, that is a
+        // conflict, and nothing is created for it.
+        create_parents: base.is_none(),
+        expect_path: Some(&target),
+        read: ReadMode::Whole {
+            limit: MAX_FILE_BYTES,
+        },
+    };
+    let result = commit::commit(sandbox, &shown, options, |current| {
+        let now = current.exists().then(|| Fingerprint::of(&current.bytes));
+        if now != base {
+            let diff = unified_diff(
+                &base_model,
+                &model_of(current),
+                &format!("a/{shown} (when proposed)"),
+                &format!("b/{shown} (on disk now)"),
+            );
+            let sessions = registry.lock();
+            return Err(match sessions.get(key) {
+                Some(s) => conflict_error(s).with_diff(diff),
+                None => EditError::session("The review session has ended."),
+            });
+        }
+        Ok(Change::Replace(bytes.to_vec()))
+    });
+    match result {
+        Ok(committed) => {
+            let cleanup_error = registry.remove(key);
+            Ok(CommitInfo {
+                report: committed.report,
+                cleanup_error,
+                session_path: key.display().to_string(),
+            })
+        }
+        Err(fail) => {
+            let session_path = key.display().to_string();
+            let keep = format!(
+                "The reviewed version is kept in {} and the session stays open (session_path='{session_path}'); re-read '{shown}' and call propose_and_review again without session_path.",
+                future.display()
+            );
+            let error = commit_failure(fail, sandbox, &shown, &target, &keep);
+            Err(match error.session_path() {
+                Some(_) => error,
+                None => error.with_session_path(session_path),
+            })
+        }
+    }
+}
+
+/// Interprets a save of the session's proposal file.
+pub(crate) fn process_save(
+    registry: &Registry,
+    sandbox: &Sandbox,
+    key: &Path,
+    bytes: Vec<u8>,
+    stamp: FileStamp,
+) -> Result<SaveResult, EditError> {
+    let (unreviewed, proposal, known_future, style, current, future) = {
+        let sessions = registry.lock();
+        let s = sessions
+            .get(key)
+            .ok_or_else(|| EditError::session("The review session has ended."))?;
+        (
+            s.unreviewed,
+            s.proposal.clone(),
+            s.known_future.clone(),
+            s.style,
+            s.current.clone(),
+            s.future.clone(),
+        )
+    };
+    let text = decode_text(bytes.clone()).map_err(|e| {
+        EditError::invalid(format!(
+            "The reviewed file {} cannot be used: {e}. Ask the user to save it as UTF-8 text; the session stays open (session_path='{}').",
+            future.display(),
+            key.display()
+        ))
+    })?;
+    let model = to_model(&text);
+    let record = |unreviewed_now: bool| {
+        if let Some(s) = registry.lock().get_mut(key) {
+            s.known_future = bytes.clone();
+            s.known_stamp = Some(stamp);
+            s.unreviewed = unreviewed_now;
+        }
+    };
+    if unreviewed && model == proposal {
+        // Approved. Remember it first, so a conflict leaves the approval on record.
+        record(false);
+        let info = commit_session(
+            registry,
+            sandbox,
+            key,
+            style.render_verbatim(&proposal).as_bytes(),
+        )?;
+        return Ok(SaveResult::Committed(info));
+    }
+    let known_model = to_model(&String::from_utf8_lossy(&known_future));
+    if !unreviewed && model == known_model {
+        record(false);
+        return Ok(SaveResult::NoNews);
+    }
+    let name = future
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let from = if unreviewed {
+        format!("a/{name} (agent proposal)")
+    } else {
+        format!("a/{name} (user's previous version)")
+    };
+    let diff = unified_diff(
+        &known_model,
+        &model,
+        &from,
+        &format!("b/{name} (user feedback)"),
+    );
+    fs::write(&current, &bytes).map_err(|e| {
+        EditError::io(format!(
+            "Cannot record the user's version in {}: {e}",
+            current.display()
+        ))
+    })?;
+    record(false);
+    Ok(SaveResult::Review(diff))
+}

@@ -1,0 +1,445 @@
+//! Preparing a proposal (`propose_and_review` up to the wait): read the file through the
+//! sandbox, validate, build the proposed text (see [`crate::proposal`]), then stage it in a new
+//! or continued review session, or commit it at once in headless mode.
+
+use std::fs;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use fs_mcp_sandbox::{AccessError, EntryKind, Sandbox};
+
+use crate::approval::{SaveResult, commit_failure, model_of, process_save};
+use crate::commit::{self, Change, Options, ReadMode};
+use crate::diff::unified_diff;
+use crate::error::{EditError, ErrorKind};
+use crate::proposal::{self, Base};
+use crate::request::ProposeRequest;
+use crate::response::{
+    ReviewResponse, UserAction, committed_response, created_dirs_note, join_message,
+    review_response,
+};
+use crate::session::{Fingerprint, MAX_FILE_BYTES, Registry, Session};
+use crate::text_style::{LineEnding, TextStyle, decode_text, to_model};
+use crate::validate::{self, Plan, Target};
+use crate::watch::{FileStamp, read_with_stamp};
+
+/// How a proposal ended before waiting, or that it must wait.
+pub(crate) enum Prepared {
+    Done(ReviewResponse),
+    Wait { key: PathBuf, notes: Vec<String> },
+}
+
+/// Reads the file under review through the sandbox (regular files only, by handle): `None` if
+/// it does not exist; its fingerprint and text otherwise.
+fn read_target(sandbox: &Sandbox, shown: &str) -> Result<Option<(Fingerprint, String)>, EditError> {
+    let mut opened = match sandbox.open_file(shown) {
+        Ok(opened) => opened,
+        Err(AccessError::NotFound { .. }) => return Ok(None),
+        Err(AccessError::NotRegular {
+            kind: EntryKind::Dir,
+            ..
+        }) => {
+            return Err(EditError::invalid(format!(
+                "'{shown}' is a directory, not a file."
+            )));
+        }
+        Err(AccessError::NotRegular { kind, .. }) => {
+            return Err(EditError::invalid(format!(
+                "'{shown}' is {}, not a regular file; only regular files are edited.",
+                kind.described()
+            )));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let too_large = |len: u64| {
+        EditError::invalid(format!(
+            "'{shown}' is too large to review ({} MiB; the limit is {} MiB).",
+            len / (1024 * 1024),
+            MAX_FILE_BYTES / (1024 * 1024)
+        ))
+    };
+    if opened.meta.len > MAX_FILE_BYTES {
+        return Err(too_large(opened.meta.len));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(opened.meta.len).unwrap_or(0));
+    (&mut opened.file)
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| EditError::io(format!("Cannot read '{shown}': {e}")))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    let fp = Fingerprint::of(&bytes);
+    let text = decode_text(bytes)
+        .map_err(|e| EditError::invalid(format!("Cannot edit '{shown}': {e}.")))?;
+    Ok(Some((fp, text)))
+}
+
+fn eol_name(style: &TextStyle) -> &'static str {
+    match style.line_ending {
+        LineEnding::Lf => "LF",
+        LineEnding::Crlf => "CRLF",
+    }
+}
+
+pub(crate) fn prepare(
+    registry: &Registry,
+    auto_approve: bool,
+    sandbox: &Sandbox,
+    req: &ProposeRequest,
+    continued: Option<&Path>,
+) -> Result<Prepared, EditError> {
+    // The canonical path, to recognise the same file later (never opened by this path).
+    let target = sandbox.resolve(&req.path)?;
+    let disk = read_target(sandbox, &req.path)?;
+    let disk_model = disk.as_ref().map(|(_, text)| to_model(text));
+    let plan = validate::validate(req, disk_model.as_deref())?;
+    match continued {
+        Some(key) => continue_session(registry, sandbox, key, &target, req, &plan),
+        None => new_proposal(registry, auto_approve, sandbox, &target, req, &plan, disk),
+    }
+}
+
+fn too_large(shown: &str, len: usize) -> Option<EditError> {
+    (len as u64 > MAX_FILE_BYTES).then(|| {
+        EditError::invalid(format!(
+            "The proposed content for '{shown}' is too large ({} MiB; the limit is {} MiB).",
+            len / (1024 * 1024),
+            MAX_FILE_BYTES / (1024 * 1024)
+        ))
+    })
+}
+
+fn new_proposal(
+    registry: &Registry,
+    auto_approve: bool,
+    sandbox: &Sandbox,
+    target: &Path,
+    req: &ProposeRequest,
+    plan: &Plan,
+    disk: Option<(Fingerprint, String)>,
+) -> Result<Prepared, EditError> {
+    let shown = req.path.as_str();
+    let (base_model, style, base_fp) = match &disk {
+        Some((fp, text)) => (to_model(text), TextStyle::detect(text), Some(*fp)),
+        None => {
+            let creates = !plan.batch
+                && plan
+                    .edits
+                    .first()
+                    .is_some_and(|e| e.target == Target::Overwrite);
+            if !creates {
+                return Err(EditError::new(
+                    ErrorKind::FileNotFound,
+                    format!("Edit preparation failed: File not found: {shown}"),
+                ));
+            }
+            (String::new(), TextStyle::PLAIN, None)
+        }
+    };
+    let built = proposal::build(
+        plan,
+        &base_model,
+        Base::File,
+        req.expected_replacements,
+        shown,
+    )?;
+    let proposal_text = style.apply_final_newline(&built.text).into_owned();
+    if disk.is_some() && proposal_text == base_model {
+        return Err(EditError::validation(
+            "Edit preparation failed: No changes to apply.",
+        ));
+    }
+    let mut notes = built.notes;
+    if style.mixed_line_endings {
+        notes.push(format!(
+            "Note: '{shown}' had mixed line endings; it is written with {} line endings throughout.",
+            eol_name(&style)
+        ));
+    }
+    let native = style.render_verbatim(&proposal_text);
+    if let Some(e) = too_large(shown, native.len()) {
+        return Err(e);
+    }
+
+    if auto_approve {
+        return auto_commit(
+            sandbox,
+            target,
+            req,
+            plan,
+            AutoBase {
+                fingerprint: base_fp,
+                model: base_model,
+                proposal: proposal_text,
+                native,
+            },
+            notes,
+        );
+    }
+
+    let (dir, current, future) = registry
+        .new_session_dir(target)
+        .map_err(|e| EditError::io(format!("Cannot create a review session: {e}")))?;
+    let written = (|| -> io::Result<FileStamp> {
+        fs::write(&current, style.render_verbatim(&base_model))?;
+        fs::write(&future, native.as_bytes())?;
+        Ok(FileStamp::of(&fs::metadata(&future)?))
+    })();
+    let stamp = match written {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = fs::remove_dir_all(&dir);
+            return Err(EditError::io(format!("Cannot write the review files: {e}")));
+        }
+    };
+    registry.lock().insert(
+        dir.clone(),
+        Session {
+            dir: dir.clone(),
+            current,
+            future,
+            target: target.to_path_buf(),
+            shown: shown.to_string(),
+            base: base_fp,
+            base_model,
+            style: TextStyle {
+                final_newline: None,
+                ..style
+            },
+            proposal: proposal_text,
+            known_future: native.into_bytes(),
+            known_stamp: Some(stamp),
+            unreviewed: true,
+            busy: false,
+        },
+    );
+    Ok(Prepared::Wait { key: dir, notes })
+}
+
+/// What an auto-approved proposal was made against, and what it proposes.
+struct AutoBase {
+    fingerprint: Option<Fingerprint>,
+    model: String,
+    proposal: String,
+    native: String,
+}
+
+/// Headless mode: commits a proposal at once, as a compare-and-swap. If the file changed since
+/// it was read (another edit was committed first), the edit is applied again on top of the new
+/// content when every `match_text` still matches exactly (COMMITTED, with a note); otherwise
+/// the answer is a conflict with the diff of what changed. Nothing committed is overwritten.
+fn auto_commit(
+    sandbox: &Sandbox,
+    target: &Path,
+    req: &ProposeRequest,
+    plan: &Plan,
+    base: AutoBase,
+    notes: Vec<String>,
+) -> Result<Prepared, EditError> {
+    let shown = req.path.as_str();
+    let options = Options {
+        create_parents: base.fingerprint.is_none(),
+        expect_path: Some(target),
+        read: ReadMode::Whole {
+            limit: MAX_FILE_BYTES,
+        },
+    };
+    // (content it was applied to, result), both model view, when re-applied on newer content.
+    let mut reapplied: Option<(String, String)> = None;
+    let result = commit::commit(sandbox, shown, options, |current| {
+        reapplied = None;
+        let now = current.exists().then(|| Fingerprint::of(&current.bytes));
+        if now == base.fingerprint {
+            return Ok(Change::Replace(base.native.clone().into_bytes()));
+        }
+        let conflict = |now_model: &str| {
+            EditError::new(
+                ErrorKind::Conflict,
+                format!(
+                    "Conflict: '{shown}' changed on disk while this edit was being committed (another edit landed first), and the edit does not apply cleanly to the new content (a match_text no longer occurs exactly as expected, the file was deleted, or the edit replaces the whole file); nothing was written. 'diff' shows what changed; re-read '{shown}' and propose again."
+                ),
+            )
+            .with_diff(unified_diff(
+                &base.model,
+                now_model,
+                &format!("a/{shown} (when proposed)"),
+                &format!("b/{shown} (on disk now)"),
+            ))
+        };
+        let text = current
+            .exists()
+            .then(|| decode_text(current.bytes.clone()).ok())
+            .flatten();
+        let Some(text) = text else {
+            return Err(conflict(&model_of(current)));
+        };
+        let now_model = to_model(&text);
+        let style = TextStyle::detect(&text);
+        let Some(applied) = proposal::reapply(plan, &now_model, req.expected_replacements) else {
+            return Err(conflict(&now_model));
+        };
+        let applied = style.apply_final_newline(&applied).into_owned();
+        let native = style.render_verbatim(&applied);
+        if let Some(e) = too_large(shown, native.len()) {
+            return Err(e);
+        }
+        reapplied = Some((now_model, applied));
+        Ok(Change::Replace(native.into_bytes()))
+    });
+    let committed = result.map_err(|fail| {
+        commit_failure(
+            fail,
+            sandbox,
+            shown,
+            target,
+            &format!("Re-read '{shown}' and propose again."),
+        )
+    })?;
+    let mut all = Vec::new();
+    all.extend(created_dirs_note(&committed.report, |d| sandbox.display(d)));
+    let diff = match &reapplied {
+        Some((now_model, applied)) => {
+            all.push(format!(
+                "Note: '{shown}' changed on disk while this edit was being committed (another edit landed first); your edit was applied again on top of the new content (its match_text still matched exactly), so both changes are kept. 'diff' shows what your edit changed."
+            ));
+            unified_diff(
+                now_model,
+                applied,
+                &format!("a/{shown}"),
+                &format!("b/{shown}"),
+            )
+        }
+        None => unified_diff(
+            &base.model,
+            &base.proposal,
+            &format!("a/{shown}"),
+            &format!("b/{shown}"),
+        ),
+    };
+    all.extend(notes);
+    Ok(Prepared::Done(ReviewResponse {
+        session_path: None,
+        user_action: UserAction::Committed,
+        message: join_message(
+            "Auto-approve is on (headless mode): changes committed to '{shown}' without human review. 'diff' shows what changed."
+                .replace("{shown}", shown),
+            &all,
+        ),
+        user_feedback_diff: None,
+        diff: Some(diff),
+    }))
+}
+
+fn continue_session(
+    registry: &Registry,
+    sandbox: &Sandbox,
+    key: &Path,
+    target: &Path,
+    req: &ProposeRequest,
+    plan: &Plan,
+) -> Result<Prepared, EditError> {
+    let shown = req.path.as_str();
+    let (current, future, known_stamp, known_future, style, session_shown) = {
+        let sessions = registry.lock();
+        let s = sessions
+            .get(key)
+            .ok_or_else(|| EditError::session("The review session has ended."))?;
+        if s.target != target {
+            return Err(EditError::session(format!(
+                "Session {} reviews '{}', not '{shown}'. Pass the same path, or call propose_and_review without session_path to start a review of '{shown}'.",
+                key.display(),
+                s.shown
+            )));
+        }
+        (
+            s.current.clone(),
+            s.future.clone(),
+            s.known_stamp,
+            s.known_future.clone(),
+            s.style,
+            s.shown.clone(),
+        )
+    };
+    let session_path = key.display().to_string();
+
+    // A save the server has not seen yet (made after the last call ended) is reported first.
+    match read_with_stamp(&future) {
+        Ok((bytes, stamp)) if Some(stamp) != known_stamp || bytes != known_future => {
+            match process_save(registry, sandbox, key, bytes, stamp)? {
+                SaveResult::NoNews => {}
+                SaveResult::Committed(info) => {
+                    return Ok(Prepared::Done(committed_response(
+                        format!(
+                            "The user approved your previous proposal (saved it unchanged) after the last call ended, so it is now committed to '{session_shown}'. Your new edit was NOT applied: re-read the file and call propose_and_review again without session_path if it is still needed."
+                        ),
+                        &session_shown,
+                        &info,
+                        &[],
+                        sandbox,
+                    )));
+                }
+                SaveResult::Review(diff) => {
+                    return Ok(Prepared::Done(review_response(
+                        &session_path,
+                        "The user edited the proposal after the last call ended; the diff shows their changes. Your new edit was NOT applied. Propose it again against the user's version.",
+                        &session_shown,
+                        diff,
+                        &[],
+                    )));
+                }
+            }
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => {
+            return Err(EditError::io(format!(
+                "Cannot read {}: {e}",
+                future.display()
+            )));
+        }
+    }
+
+    let staged_raw = fs::read(&current)
+        .map_err(|e| EditError::io(format!("Cannot read {}: {e}", current.display())))?;
+    let staged = to_model(
+        &decode_text(staged_raw)
+            .map_err(|e| EditError::invalid(format!("Cannot use {}: {e}.", current.display())))?,
+    );
+    let style = style.with_final_newline_of(&staged);
+    let built = proposal::build(
+        plan,
+        &staged,
+        Base::Session,
+        req.expected_replacements,
+        shown,
+    )?;
+    let proposal_text = style.apply_final_newline(&built.text).into_owned();
+    if proposal_text == staged {
+        return Err(EditError::validation(format!(
+            "Edit preparation failed: No changes to apply. (To accept the user's version as it is, call commit_review(session_path='{session_path}', original_path='{shown}').)"
+        )));
+    }
+    let native = style.render_verbatim(&proposal_text);
+    if let Some(e) = too_large(shown, native.len()) {
+        return Err(e);
+    }
+    let on_disk = fs::read(&future).ok();
+    if on_disk.as_deref() != Some(native.as_bytes()) {
+        fs::write(&future, native.as_bytes())
+            .map_err(|e| EditError::io(format!("Cannot write {}: {e}", future.display())))?;
+    }
+    let stamp = fs::metadata(&future)
+        .map(|m| FileStamp::of(&m))
+        .map_err(|e| EditError::io(format!("Cannot read {}: {e}", future.display())))?;
+    if let Some(s) = registry.lock().get_mut(key) {
+        s.proposal = proposal_text;
+        s.known_future = native.into_bytes();
+        s.known_stamp = Some(stamp);
+        s.unreviewed = true;
+    }
+    Ok(Prepared::Wait {
+        key: key.to_path_buf(),
+        notes: built.notes,
+    })
+}
