@@ -69,8 +69,10 @@
 
 mod canon;
 mod coerce;
+mod ctx;
 mod describe;
 pub mod escape;
+mod keywords;
 mod lint;
 mod merge;
 mod pointer;
@@ -86,17 +88,17 @@ pub use lint::{is_valid_property_name, lint, lint_tool_name};
 pub use types::{Change, Issue, Rule, Severity, Transformed};
 pub use unknown::{UnknownArgument, unknown_arguments};
 
-use rewrite::{Ctx, Obj, Pos};
+use ctx::{Ctx, Obj, Pos};
 use serde_json::Value;
 
 /// Levels a recursive `$ref` is unrolled before it is replaced by a described object.
 pub const RECURSION_UNROLL: usize = refs::UNROLL;
 /// Most levels of objects with `properties` on any path, root included.
-pub const MAX_OBJECT_DEPTH: usize = rewrite::MAX_OBJECT_DEPTH;
+pub const MAX_OBJECT_DEPTH: usize = ctx::MAX_OBJECT_DEPTH;
 /// Largest enum kept as a keyword.
-pub const MAX_ENUM_VALUES: usize = rewrite::MAX_ENUM;
+pub const MAX_ENUM_VALUES: usize = ctx::MAX_ENUM;
 /// Deepest schema nesting walked.
-pub const MAX_NESTING: usize = rewrite::HARD_DEPTH;
+pub const MAX_NESTING: usize = ctx::HARD_DEPTH;
 /// Inputs nested deeper than this many JSON levels are cut to this depth first.
 pub const MAX_JSON_DEPTH: usize = 160;
 
@@ -141,7 +143,7 @@ pub fn transform(schema: &Value) -> Transformed {
             Rule::R10,
             "root is not an object; replaced by an object",
         );
-        let mut fresh = rewrite::obj1("type", "object");
+        let mut fresh = ctx::obj1("type", "object");
         let own = root
             .get("description")
             .and_then(Value::as_str)

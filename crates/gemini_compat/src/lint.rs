@@ -5,9 +5,9 @@
 //! issue (only its name is checked against R12). Subschemas the transform drops
 //! wholesale (`not`, `if`, `additionalProperties`…) are reported once, not walked.
 
+use crate::ctx::{HARD_DEPTH, MAX_ENUM, MAX_OBJECT_DEPTH};
 use crate::merge::type_names;
 use crate::pointer;
-use crate::rewrite::{HARD_DEPTH, MAX_ENUM, MAX_OBJECT_DEPTH};
 use crate::types::{Issue, Rule, Severity};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap};
@@ -153,7 +153,6 @@ impl Linter<'_> {
             }
         };
         let types: Vec<&str> = map.get("type").map(type_names).unwrap_or_default();
-        let has_enum = map.contains_key("enum");
         const STRUCTURAL: [&str; 7] = ["type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const"];
         if !STRUCTURAL.iter().any(|k| map.contains_key(*k)) {
             self.push(path, Rule::R11, Severity::Medium, "no `type`: LangChain sends it as STRING, LiteLLM as OBJECT, and Gemini needs a type");
@@ -167,24 +166,23 @@ impl Linter<'_> {
         let mut keys: Vec<&String> = map.keys().collect();
         keys.sort();
         for key in keys {
-            let Some(val) = map.get(key) else { continue };
-            let kp = pointer::child(path, key);
-            self.keyword(map, key, val, path, &kp, &types, has_enum, depth);
+            self.keyword(map, key, path, &types, depth);
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Check one keyword `key` of the schema object `map` found at `path`.
     fn keyword(
         &mut self,
         map: &Map<String, Value>,
         key: &str,
-        val: &Value,
         path: &str,
-        kp: &str,
         types: &[&str],
-        has_enum: bool,
         depth: usize,
     ) {
+        let Some(val) = map.get(key) else { return };
+        let kp = pointer::child(path, key);
+        let kp = kp.as_str();
+        let has_enum = map.contains_key("enum");
         use Severity::{Critical, Low, Medium};
         let is_array = types.contains(&"array");
         let is_object = types.contains(&"object");
