@@ -3,6 +3,7 @@
 //! ([`Out`]), and the budgets of R13. It depends on nothing else in the crate but the
 //! public result types, so `rewrite` → `refs`/`unions`/`keywords` → `ctx` all point one way.
 
+use crate::pointer;
 use crate::types::{Change, Rule};
 use serde_json::{Map, Value};
 
@@ -10,8 +11,6 @@ pub(crate) type Obj = Map<String, Value>;
 
 /// Hard cap on schema nesting walked (cycle and stack safety).
 pub(crate) const HARD_DEPTH: usize = 64;
-/// At most this many levels of objects with `properties` on any path (root included).
-pub(crate) const MAX_OBJECT_DEPTH: usize = 6;
 /// Largest `enum` kept as a keyword; longer ones move into the description.
 pub(crate) const MAX_ENUM: usize = 64;
 /// Schema nodes expanded per transform before the rest is cut (exponential `$ref` fan-out).
@@ -50,8 +49,6 @@ impl<'a> Ctx<'a> {
 pub(crate) struct Pos<'p> {
     /// Schema nesting walked so far (bounded by [`HARD_DEPTH`]).
     pub hard: usize,
-    /// Objects with `properties` above this node.
-    pub objs: usize,
     /// The property name, when the node is a property's schema.
     pub prop: Option<&'p str>,
     /// The root schema (or a union branch standing for it).
@@ -64,7 +61,6 @@ impl<'p> Pos<'p> {
     pub(crate) fn top() -> Pos<'static> {
         Pos {
             hard: 0,
-            objs: 0,
             prop: None,
             root: true,
             split: false,
@@ -82,7 +78,6 @@ impl<'p> Pos<'p> {
     pub(crate) fn branch(self) -> Pos<'static> {
         Pos {
             hard: self.hard + 1,
-            objs: self.objs,
             prop: None,
             root: false,
             split: false,
@@ -96,7 +91,6 @@ impl<'p> Pos<'p> {
     pub(crate) fn property(self, name: &str) -> Pos<'_> {
         Pos {
             hard: self.hard + 1,
-            objs: self.objs + 1,
             prop: Some(name),
             root: false,
             split: false,
@@ -174,4 +168,82 @@ pub(crate) fn recurses(value: &Value) -> bool {
     value
         .as_object()
         .is_some_and(|m| KEYS.iter().any(|k| m.contains_key(*k)))
+}
+
+/// Most nesting steps from the root to the deepest schema (R13). Each step is one
+/// property, `items`/tuple position, `anyOf`/`oneOf`/`allOf` branch or map value schema;
+/// a `$ref` is followed without a step. Gemini publishes no number ("exceeds the maximum
+/// allowed nesting depth"): MongoDB's `explain` (12 steps) is rejected, a gateway measured
+/// 4 levels of OBJECT/ARRAY accepted and 6 rejected, and the contract's budget is about
+/// 5 levels root included, so 4 steps below the root.
+pub(crate) const MAX_DEPTH: usize = 4;
+
+/// The subschemas one nesting step below `map`, in a fixed order.
+pub(crate) fn children(map: &Obj) -> Vec<&Value> {
+    let mut out = Vec::new();
+    for key in ["properties", "patternProperties"] {
+        if let Some(Value::Object(props)) = map.get(key) {
+            out.extend(props.values());
+        }
+    }
+    for key in ["items", "prefixItems", "anyOf", "oneOf", "allOf"] {
+        match map.get(key) {
+            Some(Value::Array(xs)) => out.extend(xs.iter()),
+            Some(x @ Value::Object(_)) if key == "items" => out.push(x),
+            _ => {}
+        }
+    }
+    for key in ["additionalProperties", "additionalItems"] {
+        if let Some(x @ Value::Object(_)) = map.get(key) {
+            out.push(x);
+        }
+    }
+    out
+}
+
+/// Nesting steps below `value` on its deepest path (see [`MAX_DEPTH`]), following local
+/// `$ref`s into `root` (a recursive reference counts once). The transform cuts its output
+/// with this count and the linter reports raw schemas with it.
+pub(crate) fn nesting_depth(root: &Value, value: &Value) -> usize {
+    let mut memo = std::collections::HashMap::new();
+    let mut active = Vec::new();
+    height(root, value, &mut memo, &mut active, 0)
+}
+
+fn height(
+    root: &Value,
+    value: &Value,
+    memo: &mut std::collections::HashMap<String, usize>,
+    active: &mut Vec<String>,
+    walked: usize,
+) -> usize {
+    let Some(map) = value.as_object() else {
+        return 0;
+    };
+    if walked > HARD_DEPTH {
+        return 0;
+    }
+    let mut best = 0;
+    if let Some(Value::String(r)) = map.get("$ref")
+        && let Some(ptr) = pointer::local_pointer(r)
+        && !active.contains(&ptr)
+    {
+        best = match memo.get(&ptr) {
+            Some(h) => *h,
+            None => match pointer::resolve(root, &ptr) {
+                Some(target) => {
+                    active.push(ptr.clone());
+                    let h = height(root, target, memo, active, walked + 1);
+                    active.pop();
+                    memo.insert(ptr, h);
+                    h
+                }
+                None => 0,
+            },
+        };
+    }
+    for child in children(map) {
+        best = best.max(1 + height(root, child, memo, active, walked + 1));
+    }
+    best
 }

@@ -11,7 +11,7 @@
 //! [`crate::unions`]; all of them share the state in [`crate::ctx`].
 
 use crate::ctx::{
-    Ctx, HARD_DEPTH, MAX_ENUM, MAX_OBJECT_DEPTH, Node, Obj, Out, Pos, depth_stub, obj1, recurses,
+    self, Ctx, HARD_DEPTH, MAX_DEPTH, MAX_ENUM, Node, Obj, Out, Pos, depth_stub, obj1, recurses,
 };
 use crate::describe;
 use crate::keywords::{self, sorted_keys};
@@ -22,6 +22,11 @@ use crate::types::Rule;
 use crate::unions;
 use serde_json::Value;
 use std::collections::BTreeSet;
+
+/// Longest rendering of a map's value shape or description, in characters.
+const MAX_VALUE_SHAPE: usize = 300;
+/// Longest rendering of a shape cut by the depth budget, in characters.
+const MAX_CUT_SHAPE: usize = 400;
 
 /// A union branch: flattened and still to be rewritten, or already a finished stub.
 enum Alt {
@@ -272,25 +277,23 @@ impl Ctx<'_> {
             }
         }
         if strs.iter().any(String::is_empty) {
-            strs.retain(|s| !s.is_empty());
-            node.optional = true;
+            // Gemini rejects "" as an enum member; a distinct stand-in keeps the choice
+            // (leaving the field out may mean something else, such as its default).
+            let stand_in = describe::empty_stand_in(strs.iter().map(String::as_str));
+            for s in strs.iter_mut().filter(|s| s.is_empty()) {
+                *s = stand_in.clone();
+            }
+            if node.map.get("default").and_then(Value::as_str) == Some("") {
+                node.map.insert("default".into(), stand_in.clone().into());
+            }
+            node.notes.push(format!(
+                "\"{stand_in}\" stands for \"\" (the empty string)."
+            ));
             self.change(
                 &node.path,
                 Rule::R4,
-                "removed \"\" from an enum (the value is optional)",
+                format!("\"\" in an enum sent as \"{stand_in}\" (coerce_arguments turns it back)"),
             );
-            let default_empty = match node.map.get("default") {
-                None | Some(Value::Null) => true,
-                Some(Value::String(s)) => s.is_empty(),
-                Some(_) => false,
-            };
-            if strs.is_empty() {
-                node.notes.push("Must be \"\" (empty); omit it.".into());
-                return self.emit(node, "string", None);
-            }
-            if default_empty {
-                node.notes.push("Omit for \"\" (empty).".into());
-            }
         }
         if strs.len() > MAX_ENUM {
             node.notes
@@ -554,6 +557,55 @@ impl Ctx<'_> {
         }
     }
 
+    /// R13 on the finished output: a node [`MAX_DEPTH`] steps below the root may not have
+    /// subschemas. An object there keeps its type and gets its shape as prose; an array or
+    /// a union (whose `items`/branches would be one step too deep) is served as a string
+    /// holding JSON, which [`crate::coerce_arguments`] parses back. Paths are output paths.
+    pub(crate) fn limit_depth(&mut self, node: &mut Obj, path: &str, level: usize) {
+        if level >= MAX_DEPTH {
+            if !ctx::children(node).is_empty() {
+                self.change(
+                    path,
+                    Rule::R13,
+                    format!(
+                        "nested deeper than {MAX_DEPTH} levels: shape moved into the description"
+                    ),
+                );
+                *node = depth_cut(node);
+            }
+            return;
+        }
+        if let Some(Value::Object(props)) = node.get_mut("properties") {
+            let base = pointer::child(path, "properties");
+            for (name, child) in props.iter_mut() {
+                if let Value::Object(child) = child {
+                    self.limit_depth(child, &pointer::child(&base, name), level + 1);
+                }
+            }
+        }
+        if let Some(Value::Object(items)) = node.get_mut("items") {
+            self.limit_depth(items, &pointer::child(path, "items"), level + 1);
+        }
+        if let Some(Value::Array(branches)) = node.get_mut("anyOf") {
+            let mut cut = Vec::new();
+            for (i, b) in std::mem::take(branches).into_iter().enumerate() {
+                if let Value::Object(mut b) = b {
+                    self.limit_depth(&mut b, &pointer::child2(path, "anyOf", i), level + 1);
+                    cut.push(b);
+                }
+            }
+            // Branches that differed only below the cut are now the same (idempotence).
+            let mut list = unions::splice_dedupe(cut);
+            if list.len() == 1
+                && let Some(only) = list.pop()
+            {
+                *node = only;
+            } else {
+                *branches = list.into_iter().map(Value::Object).collect();
+            }
+        }
+    }
+
     fn array_keywords(
         &mut self,
         map: &mut Obj,
@@ -679,6 +731,19 @@ impl Ctx<'_> {
         }
     }
 
+    /// What a map's value schema (R7) becomes in prose: its compact shape, and its own
+    /// description as a sentence ("Values: …").
+    fn value_shape(&self, schema: &Value) -> (String, Option<String>) {
+        let shape = describe::shape(schema, self.root, MAX_VALUE_SHAPE);
+        let doc = schema
+            .get("description")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .map(|d| describe::sentence(format!("Values: {}", describe::cut(d, MAX_VALUE_SHAPE))));
+        (shape, doc)
+    }
+
     fn object_keywords(
         &mut self,
         map: &mut Obj,
@@ -689,33 +754,22 @@ impl Ctx<'_> {
     ) {
         let mut kept = Obj::new();
         let mut optional_names: BTreeSet<String> = BTreeSet::new();
-        let mut cut = false;
         match map.remove("properties") {
             Some(Value::Object(props)) if !props.is_empty() => {
-                if pos.objs >= MAX_OBJECT_DEPTH {
-                    cut = true;
-                    notes.push("Nested deeper; shape omitted.".into());
-                    self.change(
-                        path,
-                        Rule::R13,
-                        format!("object nested deeper than {MAX_OBJECT_DEPTH} levels: properties omitted"),
-                    );
-                } else {
-                    let props_path = pointer::child(path, "properties");
-                    for name in sorted_keys(&props) {
-                        let Some(schema) = props.get(&name) else {
-                            continue;
-                        };
-                        let child = pos.property(&name);
-                        let o = self.node(schema, &pointer::child(&props_path, &name), child);
-                        if o.absent {
-                            continue;
-                        }
-                        if o.optional {
-                            optional_names.insert(name.clone());
-                        }
-                        kept.insert(name, Value::Object(o.schema));
+                let props_path = pointer::child(path, "properties");
+                for name in sorted_keys(&props) {
+                    let Some(schema) = props.get(&name) else {
+                        continue;
+                    };
+                    let child = pos.property(&name);
+                    let o = self.node(schema, &pointer::child(&props_path, &name), child);
+                    if o.absent {
+                        continue;
                     }
+                    if o.optional {
+                        optional_names.insert(name.clone());
+                    }
+                    kept.insert(name, Value::Object(o.schema));
                 }
             }
             Some(Value::Object(_)) => self.change(path, Rule::R10, "removed empty `properties`"),
@@ -727,7 +781,7 @@ impl Ctx<'_> {
             None => {}
         }
         match map.remove("required") {
-            Some(Value::Array(names)) if !cut => {
+            Some(Value::Array(names)) => {
                 let mut required: Vec<Value> = Vec::new();
                 for n in names {
                     let Value::String(name) = n else {
@@ -764,17 +818,16 @@ impl Ctx<'_> {
                     out.insert("required".into(), Value::Array(required));
                 }
             }
-            Some(Value::Array(_)) => {}
             Some(_) => self.change(path, Rule::R6, "dropped a `required` that is not an array"),
             None => {}
         }
-        let is_map = kept.is_empty() && !cut;
+        let is_map = kept.is_empty();
         if !kept.is_empty() {
             out.insert("properties".into(), Value::Object(kept));
         }
         if let Some(extra) = map.remove("additionalProperties") {
             if extra.is_object() {
-                let phrase = describe::type_phrase(&extra, 0);
+                let (phrase, doc) = self.value_shape(&extra);
                 let has_patterns =
                     matches!(map.get("patternProperties"), Some(Value::Object(p)) if !p.is_empty());
                 if is_map && !has_patterns {
@@ -782,6 +835,7 @@ impl Ctx<'_> {
                 } else {
                     notes.push(format!("Other keys: {phrase} values."));
                 }
+                notes.extend(doc);
                 self.change(
                     path,
                     Rule::R7,
@@ -795,8 +849,9 @@ impl Ctx<'_> {
             if let Value::Object(patterns) = &patterns {
                 for re in sorted_keys(patterns) {
                     if let Some(s) = patterns.get(&re) {
-                        let phrase = describe::type_phrase(s, 0);
+                        let (phrase, doc) = self.value_shape(s);
                         notes.push(format!("Keys matching {re}: {phrase} values."));
+                        notes.extend(doc);
                     }
                 }
             }
@@ -821,4 +876,49 @@ impl Ctx<'_> {
             }
         }
     }
+}
+
+/// The leaf that replaces an output node nested too deep (see [`Ctx::limit_depth`]).
+fn depth_cut(node: &Obj) -> Obj {
+    let shape = describe::shape(&Value::Object(node.clone()), &Value::Null, MAX_CUT_SHAPE);
+    let own = match node.get("anyOf") {
+        // A union's description was pushed into every branch; keep it once when shared.
+        Some(Value::Array(branches)) => {
+            let docs: Vec<Option<&str>> = branches
+                .iter()
+                .map(|b| b.get("description").and_then(Value::as_str))
+                .collect();
+            match docs.first() {
+                Some(Some(d)) if docs.iter().all(|x| x == &Some(*d)) => d.to_string(),
+                _ => String::new(),
+            }
+        }
+        _ => node
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
+    };
+    let is_object = node.get("type").and_then(Value::as_str) == Some("object");
+    let (ty, note) = if is_object {
+        ("object", format!("Nested deeper; shape: {shape}."))
+    } else {
+        (
+            "string",
+            format!("Nested deeper; give it as JSON text: {shape}."),
+        )
+    };
+    // The items' own words (a recursion stub's "<Name> (nested further; same shape)").
+    let items_doc = node
+        .get("items")
+        .and_then(|i| i.get("description"))
+        .and_then(Value::as_str)
+        .map(|d| describe::sentence(format!("Items: {}", describe::cut(d, MAX_CUT_SHAPE))))
+        .unwrap_or_default();
+    let mut out = obj1("type", ty);
+    out.insert(
+        "description".into(),
+        describe::join([own.as_str(), note.as_str(), items_doc.as_str()]).into(),
+    );
+    out
 }
