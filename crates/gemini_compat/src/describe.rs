@@ -222,7 +222,9 @@ pub(crate) fn shape(schema: &Value, root: &Value, max: usize) -> String {
 }
 
 /// Levels rendered before `…`.
-const SHAPE_DEPTH: usize = 6;
+const SHAPE_DEPTH: usize = 8;
+/// Longest description shown beside a free-form object, in characters.
+const SHAPE_NOTE: usize = 160;
 /// Levels below which a `$ref` is shown by name instead of followed.
 const SHAPE_REF_DEPTH: usize = 3;
 
@@ -310,7 +312,19 @@ impl Renderer<'_> {
                     self.render(v, depth + 1);
                     self.out.push('}');
                 }
-                None => self.out.push_str("object"),
+                None => {
+                    self.out.push_str("object");
+                    // A free-form object says nothing by its type: its description (an
+                    // R7 map's value shape, an R11 "Arbitrary JSON object") does.
+                    if let Some(d) = map.get("description").and_then(Value::as_str) {
+                        let d = d.trim().trim_end_matches('.');
+                        if !d.is_empty() {
+                            self.out.push_str(" (");
+                            self.out.push_str(&cut(d, SHAPE_NOTE));
+                            self.out.push(')');
+                        }
+                    }
+                }
             }
             return;
         };
@@ -361,11 +375,16 @@ impl Renderer<'_> {
                 let start = self.out.len();
                 self.render(items, depth + 1);
                 let inner = &self.out[start..];
-                if inner.contains(" | ") || inner.contains(" & ") {
+                if inner.starts_with("object (") {
+                    // A described free-form object: `object[] (its description)`.
+                    self.out.insert_str(start + "object".len(), "[]");
+                } else if inner.contains(" | ") || inner.contains(" & ") || inner.contains(" (") {
                     self.out.insert(start, '(');
                     self.out.push(')');
+                    self.out.push_str("[]");
+                } else {
+                    self.out.push_str("[]");
                 }
-                self.out.push_str("[]");
             }
             _ => self.out.push_str("array"),
         }

@@ -908,17 +908,10 @@ fn depth_cut(node: &Obj) -> Obj {
             format!("Nested deeper; give it as JSON text: {shape}."),
         )
     };
-    // The items' own words (a recursion stub's "<Name> (nested further; same shape)").
-    let items_doc = node
-        .get("items")
-        .and_then(|i| i.get("description"))
-        .and_then(Value::as_str)
-        .map(|d| describe::sentence(format!("Items: {}", describe::cut(d, MAX_CUT_SHAPE))))
-        .unwrap_or_default();
     let mut out = obj1("type", ty);
     out.insert(
         "description".into(),
-        describe::join([own.as_str(), note.as_str(), items_doc.as_str()]).into(),
+        describe::join([own.as_str(), note.as_str()]).into(),
     );
     out
 }

@@ -139,7 +139,7 @@ fn p07_recursive_model() {
     // Unrolled twice, the second `children` sits MAX_DEPTH (4) steps below the root: its
     // items would be one step too deep, so it is served as JSON text (R13).
     let cut = json!({"type": "string", "description":
-        "Nested deeper; give it as JSON text: object[]. Items: TreeNode (nested further; same shape)."});
+        "Nested deeper; give it as JSON text: object[] (TreeNode (nested further; same shape))."});
     let level2 = json!({
         "type": "object",
         "properties": {"children": cut, "name": {"type": "string"}},

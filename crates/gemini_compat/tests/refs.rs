@@ -46,7 +46,7 @@ fn mutual_recursion_is_unrolled_and_cut() {
     let a2 = &out.schema["properties"]["a"]["properties"]["b"]["properties"]["a"];
     assert_eq!(
         a2["properties"]["b"],
-        json!({"type": "object", "description": "Nested deeper; shape: {a?: object}."})
+        json!({"type": "object", "description": "Nested deeper; shape: {a?: object (A (nested further; same shape))}."})
     );
     assert!(!serde_json::to_string(&out.schema).unwrap().contains("$ref"));
 }
