@@ -390,7 +390,7 @@ impl Linter<'_> {
     fn depth_check(&mut self) {
         let depth = nesting_depth(self.root, self.root);
         if depth > MAX_DEPTH {
-            self.push("", Rule::R13, Severity::Medium, format!("schemas nest {depth} levels deep (limit {MAX_DEPTH}; properties, items, anyOf/oneOf/allOf branches and map values count, $ref followed): Gemini answers 400 (exceeds the maximum allowed nesting depth)"));
+            self.push("", Rule::R13, Severity::Medium, format!("the schema nests {depth} levels deep (limit {MAX_DEPTH}; properties, items, anyOf/oneOf/allOf branches and map values count, $ref followed): Gemini answers 400 (exceeds the maximum allowed nesting depth)"));
         }
     }
 }

@@ -735,8 +735,15 @@ impl Ctx<'_> {
     /// description as a sentence ("Values: …").
     fn value_shape(&self, schema: &Value) -> (String, Option<String>) {
         let shape = describe::shape(schema, self.root, MAX_VALUE_SHAPE);
+        // The value's own words, or those of the definition it refers to.
+        let target = schema
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(pointer::local_pointer)
+            .and_then(|p| pointer::resolve(self.root, &p));
         let doc = schema
             .get("description")
+            .or_else(|| target.and_then(|t| t.get("description")))
             .and_then(Value::as_str)
             .map(str::trim)
             .filter(|d| !d.is_empty())

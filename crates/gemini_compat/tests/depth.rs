@@ -175,6 +175,16 @@ fn map_values_keep_their_shape_and_description() {
         json!({"type": "object", "description":
             "Map of name → 1 | -1 | \"asc\" | \"desc\" | {$meta: string} value. Values: Sort direction or a $meta expression."})
     );
+    // A value given by reference brings the definition's description.
+    let served = check(
+        &json!({"type": "object", "properties": {"env": {"type": "object",
+        "additionalProperties": {"$ref": "#/$defs/Var"}}},
+        "$defs": {"Var": {"type": "string", "description": "Value of the variable"}}}),
+    );
+    assert_eq!(
+        served["properties"]["env"]["description"],
+        "Map of name → string value. Values: Value of the variable."
+    );
     // Pattern keys carry their value shape too, and the rendering is bounded.
     let long: Vec<String> = (0..200).map(|i| format!("value{i}")).collect();
     let served = check(
