@@ -5,12 +5,12 @@
 //! issue (only its name is checked against R12). Subschemas the transform drops
 //! wholesale (`not`, `if`, `additionalProperties`…) are reported once, not walked.
 
+use crate::ctx::{HARD_DEPTH, MAX_DEPTH, MAX_ENUM, nesting_depth};
 use crate::merge::type_names;
 use crate::pointer;
-use crate::rewrite::{HARD_DEPTH, MAX_ENUM, MAX_OBJECT_DEPTH};
 use crate::types::{Issue, Rule, Severity};
 use serde_json::{Map, Value};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 const TYPE_NAMES: [&str; 7] = [
     "string", "number", "integer", "boolean", "object", "array", "null",
@@ -153,7 +153,6 @@ impl Linter<'_> {
             }
         };
         let types: Vec<&str> = map.get("type").map(type_names).unwrap_or_default();
-        let has_enum = map.contains_key("enum");
         const STRUCTURAL: [&str; 7] = ["type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const"];
         if !STRUCTURAL.iter().any(|k| map.contains_key(*k)) {
             self.push(path, Rule::R11, Severity::Medium, "no `type`: LangChain sends it as STRING, LiteLLM as OBJECT, and Gemini needs a type");
@@ -167,24 +166,23 @@ impl Linter<'_> {
         let mut keys: Vec<&String> = map.keys().collect();
         keys.sort();
         for key in keys {
-            let Some(val) = map.get(key) else { continue };
-            let kp = pointer::child(path, key);
-            self.keyword(map, key, val, path, &kp, &types, has_enum, depth);
+            self.keyword(map, key, path, &types, depth);
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Check one keyword `key` of the schema object `map` found at `path`.
     fn keyword(
         &mut self,
         map: &Map<String, Value>,
         key: &str,
-        val: &Value,
         path: &str,
-        kp: &str,
         types: &[&str],
-        has_enum: bool,
         depth: usize,
     ) {
+        let Some(val) = map.get(key) else { return };
+        let kp = pointer::child(path, key);
+        let kp = kp.as_str();
+        let has_enum = map.contains_key("enum");
         use Severity::{Critical, Low, Medium};
         let is_array = types.contains(&"array");
         let is_object = types.contains(&"object");
@@ -390,72 +388,9 @@ impl Linter<'_> {
     }
 
     fn depth_check(&mut self) {
-        let mut memo = HashMap::new();
-        let mut active = Vec::new();
-        let depth = object_depth(self.root, self.root, &mut memo, &mut active, 0);
-        if depth > MAX_OBJECT_DEPTH {
-            self.push("", Rule::R13, Severity::Medium, format!("objects nest {depth} levels deep (limit {MAX_OBJECT_DEPTH}): Gemini answers 400 (exceeds the maximum allowed nesting depth)"));
+        let depth = nesting_depth(self.root, self.root);
+        if depth > MAX_DEPTH {
+            self.push("", Rule::R13, Severity::Medium, format!("the schema nests {depth} levels deep (limit {MAX_DEPTH}; properties, items, anyOf/oneOf/allOf branches and map values count, $ref followed): Gemini answers 400 (exceeds the maximum allowed nesting depth)"));
         }
     }
-}
-
-/// Levels of objects with `properties` on the deepest path, following local `$ref`s
-/// (each recursion counted once).
-fn object_depth(
-    root: &Value,
-    value: &Value,
-    memo: &mut HashMap<String, usize>,
-    active: &mut Vec<String>,
-    hard: usize,
-) -> usize {
-    let Some(map) = value.as_object() else {
-        return 0;
-    };
-    if hard > HARD_DEPTH {
-        return 0;
-    }
-    let mut best = 0;
-    if let Some(Value::String(r)) = map.get("$ref")
-        && let Some(ptr) = pointer::local_pointer(r)
-        && !active.contains(&ptr)
-    {
-        let d = match memo.get(&ptr) {
-            Some(d) => *d,
-            None => match pointer::resolve(root, &ptr) {
-                Some(target) => {
-                    active.push(ptr.clone());
-                    let d = object_depth(root, target, memo, active, hard + 1);
-                    active.pop();
-                    memo.insert(ptr, d);
-                    d
-                }
-                None => 0,
-            },
-        };
-        best = best.max(d);
-    }
-    for key in ["anyOf", "oneOf", "allOf", "prefixItems", "items"] {
-        match map.get(key) {
-            Some(Value::Array(xs)) => {
-                for x in xs {
-                    best = best.max(object_depth(root, x, memo, active, hard + 1));
-                }
-            }
-            Some(x @ Value::Object(_)) => {
-                best = best.max(object_depth(root, x, memo, active, hard + 1))
-            }
-            _ => {}
-        }
-    }
-    if let Some(Value::Object(props)) = map.get("properties")
-        && !props.is_empty()
-    {
-        let inner = props
-            .values()
-            .map(|p| object_depth(root, p, memo, active, hard + 1))
-            .max()
-            .unwrap_or(0);
-        best = best.max(inner + 1);
-    }
-    best
 }
