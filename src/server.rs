@@ -418,8 +418,9 @@ impl ServerHandler for FsServer {
                 None,
             ));
         }
-        // `auto` is decided by the name the client gave in its own `initialize`: per session.
-        let client_name = context.peer.peer_info().map(|p| p.client_info.name.clone());
+        // `auto` is decided by the client's name: from its `initialize` (per session), or from
+        // the request's `_meta` for a 2026-07-28 client that skipped the handshake.
+        let client_name = context.client_info().map(|i| i.name);
         let profile = self.inner.schema_profile.resolve(client_name.as_deref());
         let mut result = ListToolsResult::with_all_items(self.served_tools(profile));
         // As rmcp's generated handler does: cache hints only for clients that know them.
@@ -427,9 +428,13 @@ impl ServerHandler for FsServer {
             .protocol_version()
             .is_some_and(|v| v >= rmcp::model::ProtocolVersion::V_2026_07_28)
         {
-            result = result
-                .with_ttl_ms(0)
-                .with_cache_scope(rmcp::model::CacheScope::Public);
+            // Under `auto` the listing depends on who asks: no shared cache may hand it on.
+            let scope = if self.inner.schema_profile == SchemaProfile::Auto {
+                rmcp::model::CacheScope::Private
+            } else {
+                rmcp::model::CacheScope::Public
+            };
+            result = result.with_ttl_ms(0).with_cache_scope(scope);
         }
         Ok(result)
     }

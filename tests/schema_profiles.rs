@@ -208,3 +208,39 @@ fn has_null(value: &Value) -> bool {
         _ => false,
     }
 }
+
+#[test]
+fn auto_reads_the_name_of_a_client_that_skips_initialize() {
+    let ws = Workspace::new();
+    let root = ws.root.to_str().expect("utf8 path");
+    let mut client = StdioClient::spawn(&ws.base, &["--schema-profile", "auto", root]);
+    let list_as = |client: &mut StdioClient, name: &str| {
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": name, "version": "1"}
+        });
+        let listed = client.request("tools/list", json!({"_meta": meta}));
+        assert_eq!(
+            listed["result"]["cacheScope"],
+            json!("private"),
+            "a listing that depends on the client must not be shared: {listed}"
+        );
+        listed["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("tools/list failed: {listed}"))
+            .clone()
+    };
+    let discover = client.request(
+        "server/discover",
+        json!({"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "codex", "version": "1"}
+        }}),
+    );
+    assert!(discover.get("result").is_some(), "{discover}");
+    assert!(is_strict_listing(&list_as(&mut client, "codex")));
+    // Each request names its client: the same connection, another name, the default schemas.
+    assert!(!is_strict_listing(&list_as(&mut client, "ai-sdk-app")));
+}
