@@ -51,7 +51,7 @@ pub enum SchemaProfileArg {
     /// null), `additionalProperties: false` on every object with properties, descriptions cut to
     /// 1024 characters.
     OpenaiStrict,
-    /// openai-strict for clients whose `clientInfo.name` names Codex or OpenAI, else gemini.
+    /// openai-strict for clients whose `clientInfo.name` contains codex or openai, else gemini.
     Auto,
 }
 
@@ -66,10 +66,9 @@ impl From<SchemaProfileArg> for gemini_compat::SchemaProfile {
 }
 
 /// Help text of `--schema-profile`, shared by the server and the proxy.
-pub const SCHEMA_PROFILE_HELP: &str = "Schemas served: gemini (Gemini-safe, for every client), \
-openai-strict (also OpenAI strict mode: all properties required, optional ones nullable, \
-additionalProperties false, descriptions <= 1024 characters; null arguments are read as absent), \
-or auto (openai-strict when the client's initialize clientInfo.name says Codex or OpenAI, else gemini).";
+pub const SCHEMA_PROFILE_HELP: &str = "Tool schemas served: gemini (the default, for every client), \
+openai-strict (for OpenAI strict mode; a null argument is read as left out) or auto (decided per \
+client session by its name)";
 
 /// Serving options (the default command).
 #[derive(Debug, Args)]
