@@ -3,7 +3,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::schema_cli::SchemaCommand;
 
@@ -40,6 +40,35 @@ pub enum Command {
     /// call); everything else passes through. `fs-mcp-rs proxy -- CMD [ARGS...]` or `--url URL`.
     Proxy(crate::proxy::ProxyArgs),
 }
+
+/// `--schema-profile`: which schemas clients are served (see `gemini_compat::profile`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum SchemaProfileArg {
+    /// The Gemini-safe schema (valid JSON Schema every converter passes): the default.
+    #[default]
+    Gemini,
+    /// Gemini-safe plus OpenAI strict mode: every property required (optional ones accept
+    /// null), `additionalProperties: false` on every object with properties, descriptions cut to
+    /// 1024 characters.
+    OpenaiStrict,
+    /// openai-strict for clients whose `clientInfo.name` contains codex or openai, else gemini.
+    Auto,
+}
+
+impl From<SchemaProfileArg> for gemini_compat::SchemaProfile {
+    fn from(arg: SchemaProfileArg) -> Self {
+        match arg {
+            SchemaProfileArg::Gemini => gemini_compat::SchemaProfile::Gemini,
+            SchemaProfileArg::OpenaiStrict => gemini_compat::SchemaProfile::OpenaiStrict,
+            SchemaProfileArg::Auto => gemini_compat::SchemaProfile::Auto,
+        }
+    }
+}
+
+/// Help text of `--schema-profile`, shared by the server and the proxy.
+pub const SCHEMA_PROFILE_HELP: &str = "Tool schemas served: gemini (the default, for every client), \
+openai-strict (for OpenAI strict mode; a null argument is read as left out) or auto (decided per \
+client session by its name)";
 
 /// Serving options (the default command).
 #[derive(Debug, Args)]
@@ -116,6 +145,9 @@ pub struct ServeArgs {
     /// connection stays open; a body gets three times as long (for tests; default 10 s).
     #[arg(long, value_name = "MS", default_value_t = 10_000, hide = true)]
     pub http_header_timeout_ms: u64,
+
+    #[arg(long, value_enum, value_name = "PROFILE", default_value = "gemini", help = SCHEMA_PROFILE_HELP)]
+    pub schema_profile: SchemaProfileArg,
 
     /// Log level for stderr (error, warn, info, debug, trace); RUST_LOG takes precedence.
     /// Default: warn, so a normal start prints nothing (clients show any stderr line as an error);

@@ -2,13 +2,14 @@
 //! can list it, and argument coercion back from the transformed schema on every call.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use fs_mcp_sandbox::Sandbox;
+use gemini_compat::SchemaProfile;
 use rmcp::handler::server::tool::{ToolCallContext, ToolRouter};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, tool_handler};
@@ -48,6 +49,8 @@ pub struct ServerOptions {
     pub shutdown: CancellationToken,
     /// Caps on one read_files reply and on one line of a partial read, in bytes.
     pub read_limits: ReadLimits,
+    /// Which schemas `tools/list` serves (`auto` is resolved per session from the client's name).
+    pub schema_profile: SchemaProfile,
 }
 
 /// Caps on what one read_files call returns.
@@ -77,6 +80,7 @@ impl Default for ServerOptions {
             disabled_tools: Vec::new(),
             shutdown: CancellationToken::new(),
             read_limits: ReadLimits::default(),
+            schema_profile: SchemaProfile::Gemini,
         }
     }
 }
@@ -117,6 +121,10 @@ struct Inner {
     /// Input schemas as listed to clients, by tool name: what argument names a call may use.
     served_input_schemas: HashMap<String, Value>,
     shutdown: CancellationToken,
+    /// `--schema-profile`, resolved per session in `tools/list`.
+    schema_profile: SchemaProfile,
+    /// The tools as an openai-strict client sees them, built on its first `tools/list`.
+    openai_strict_tools: OnceLock<Vec<Tool>>,
     /// `propose_and_review` calls in progress, so a shutdown can wait for their answers.
     reviews_in_progress: TaskTracker,
 }
@@ -147,6 +155,8 @@ impl FsServer {
                 raw_input_schemas,
                 served_input_schemas,
                 shutdown: options.shutdown,
+                schema_profile: options.schema_profile,
+                openai_strict_tools: OnceLock::new(),
                 reviews_in_progress: TaskTracker::new(),
             }),
             log: SessionLog::register(),
@@ -215,6 +225,34 @@ impl FsServer {
 
     fn router(&self) -> &ToolRouter<FsServer> {
         &self.inner.tool_router
+    }
+
+    /// The tools a client of `profile` (resolved) is served.
+    fn served_tools(&self, profile: SchemaProfile) -> Vec<Tool> {
+        if profile != SchemaProfile::OpenaiStrict {
+            return self.router().list_all();
+        }
+        self.inner
+            .openai_strict_tools
+            .get_or_init(|| {
+                self.router()
+                    .list_all()
+                    .into_iter()
+                    .map(|mut tool| {
+                        let mut input = Value::Object((*tool.input_schema).clone());
+                        let mut description = tool.description.as_ref().map(|d| d.to_string());
+                        gemini_compat::profile::apply_to_tool(
+                            profile,
+                            &mut input,
+                            description.as_mut(),
+                        );
+                        tool.input_schema = Arc::new(schemas::as_object(&input));
+                        tool.description = description.map(Into::into);
+                        tool
+                    })
+                    .collect()
+            })
+            .clone()
     }
 
     /// Every tool the router of this tier holds, raw and transformed (for `schema check` and xtask).
@@ -380,15 +418,23 @@ impl ServerHandler for FsServer {
                 None,
             ));
         }
-        let mut result = ListToolsResult::with_all_items(self.router().list_all());
+        // `auto` is decided by the client's name: from its `initialize` (per session), or from
+        // the request's `_meta` for a 2026-07-28 client that skipped the handshake.
+        let client_name = context.client_info().map(|i| i.name);
+        let profile = self.inner.schema_profile.resolve(client_name.as_deref());
+        let mut result = ListToolsResult::with_all_items(self.served_tools(profile));
         // As rmcp's generated handler does: cache hints only for clients that know them.
         if context
             .protocol_version()
             .is_some_and(|v| v >= rmcp::model::ProtocolVersion::V_2026_07_28)
         {
-            result = result
-                .with_ttl_ms(0)
-                .with_cache_scope(rmcp::model::CacheScope::Public);
+            // Under `auto` the listing depends on who asks: no shared cache may hand it on.
+            let scope = if self.inner.schema_profile == SchemaProfile::Auto {
+                rmcp::model::CacheScope::Private
+            } else {
+                rmcp::model::CacheScope::Public
+            };
+            result = result.with_ttl_ms(0).with_cache_scope(scope);
         }
         Ok(result)
     }

@@ -83,3 +83,11 @@ fn core_tier_tools_list_matches_golden() {
 fn all_tier_tools_list_matches_golden() {
     check("tools_list_all.json", &["--all"]);
 }
+
+#[test]
+fn openai_strict_tools_list_matches_golden() {
+    check(
+        "tools_list_all_openai_strict.json",
+        &["--all", "--schema-profile", "openai-strict"],
+    );
+}

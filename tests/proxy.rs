@@ -468,3 +468,49 @@ fn the_openai_strict_profile_serves_strict_schemas_and_maps_nulls_back() {
     let tools = gemini.list_tools();
     assert!(gemini_compat::lint(&tool(&tools, "echo_order")["inputSchema"]).is_empty());
 }
+
+/// A 2026-07-28 client (the AI SDK 7's MCP client) skips `initialize` and sends its protocol
+/// version, identity and capabilities in every request's `_meta`. The proxy's upstream connection
+/// is on the handshake era: the envelope must not reach it, and the upstream's results (which
+/// carry no `resultType`) must reach the client marked complete.
+#[test]
+fn a_client_without_initialize_gets_calls_through() {
+    let Some(python) = python() else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let python = python.to_str().expect("utf8 path");
+    let mut client = StdioClient::spawn(
+        tmp.path(),
+        &["proxy", "--schema-profile", "auto", "--", python, FIXTURE],
+    );
+    let meta = |name: &str| {
+        json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": name, "version": "1"}
+        })
+    };
+    let discover = client.request("server/discover", json!({"_meta": meta("ai-sdk-app")}));
+    assert!(discover.get("result").is_some(), "{discover}");
+    let listed = client.request("tools/list", json!({"_meta": meta("ai-sdk-app")}));
+    let tools = listed["result"]["tools"].as_array().expect("tools").clone();
+    // `auto` reads the name from `_meta`: not an OpenAI client, so Gemini-safe.
+    assert!(gemini_compat::lint(&tool(&tools, "echo_order")["inputSchema"]).is_empty());
+    let call = client.request(
+        "tools/call",
+        json!({
+            "name": "echo_order",
+            "arguments": {
+                "customer": {"name": "Di", "address": {"street": "4 Quay", "city": "Cork"}},
+                "items": [{"sku": "D-4", "quantity": 1}],
+                "priority": "3",
+                "location": [51.9, -8.5]
+            },
+            "_meta": meta("ai-sdk-app")
+        }),
+    );
+    let result = &call["result"];
+    assert_eq!(result["resultType"], json!("complete"), "{call}");
+    assert_ne!(result["isError"], json!(true), "{call}");
+    let echoed: Value = serde_json::from_str(&common::text_of(result)).expect("echo is JSON");
+    assert_eq!(echoed["raw"]["priority"], json!(3), "{echoed}");
+}

@@ -5,7 +5,6 @@
 //! One upstream connection per client session: the upstream sees the client's own capabilities
 //! (roots, sampling, elicitation) and its requests reach the one client that can answer them.
 
-mod profile;
 mod session;
 mod tools;
 mod upstream;
@@ -19,7 +18,7 @@ use clap::Args;
 use rmcp::ServiceExt;
 use tokio_util::sync::CancellationToken;
 
-pub use profile::SchemaProfile;
+pub use gemini_compat::SchemaProfile;
 pub use session::ProxySession;
 
 /// Options of `fs-mcp-rs proxy`.
@@ -50,12 +49,8 @@ pub struct ProxyArgs {
     #[arg(long, value_name = "LEVEL")]
     pub log_level: Option<String>,
 
-    /// Schemas served: gemini (Gemini-safe, for every client), openai-strict (also OpenAI strict
-    /// mode: all properties required, optional ones nullable, additionalProperties false,
-    /// descriptions ≤ 1024 characters), or auto (openai-strict when the client's name says Codex
-    /// or OpenAI, else gemini).
-    #[arg(long, value_enum, value_name = "PROFILE", default_value = "gemini")]
-    pub schema_profile: SchemaProfile,
+    #[arg(long, value_enum, value_name = "PROFILE", default_value = "gemini", help = crate::cli::SCHEMA_PROFILE_HELP)]
+    pub schema_profile: crate::cli::SchemaProfileArg,
 
     /// The upstream MCP server to start (stdio), after `--`: `fs-mcp-rs proxy -- CMD [ARGS...]`.
     #[arg(
@@ -132,7 +127,7 @@ pub fn main(args: ProxyArgs) -> ExitCode {
     };
     // The upstream child (if any) is killed when its transport drops; do not wait for stragglers.
     crate::setup::run_to_exit(
-        run(spec, args.schema_profile, args.http, args.http_token),
+        run(spec, args.schema_profile.into(), args.http, args.http_token),
         Duration::from_millis(500),
     )
 }

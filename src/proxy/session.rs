@@ -59,7 +59,11 @@ impl ProxySession {
                 let from_client = params
                     .cloned()
                     .or_else(|| context.peer.peer_info().map(|p| (*p).clone()));
-                let client_name = from_client.as_ref().map(|p| p.client_info.name.clone());
+                // A 2026-07-28 client names itself in each request's `_meta` instead.
+                let client_name = from_client
+                    .as_ref()
+                    .map(|p| p.client_info.name.clone())
+                    .or_else(|| context.client_info().map(|i| i.name));
                 let profile = self.shared.profile.resolve(client_name.as_deref());
                 let _ = self.state.profile.set(profile);
                 let config = upstream_client_config(from_client);

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use rmcp::model::Tool;
 use serde_json::Value;
 
-use super::profile::{self, SchemaProfile};
+use gemini_compat::SchemaProfile;
+
 use crate::schemas;
 
 /// One listing of the upstream's tools.
@@ -29,24 +30,15 @@ impl ToolCache {
                 // Renaming would need a second mapping on every call; say so instead.
                 tracing::warn!("upstream tool name {:?}: {issue:?}", tool.name);
             }
-            let strict = profile == SchemaProfile::OpenaiStrict;
-            let finish = |schema: &Value| {
-                if strict {
-                    schemas::as_object(&profile::openai_strict(schema))
-                } else {
-                    schemas::as_object(schema)
-                }
-            };
-            tool.input_schema = Arc::new(finish(&report.transformed_input));
+            let mut input = report.transformed_input;
+            let mut description = tool.description.as_ref().map(|d| d.to_string());
+            gemini_compat::profile::apply_to_tool(profile, &mut input, description.as_mut());
+            tool.input_schema = Arc::new(schemas::as_object(&input));
             tool.output_schema = report
                 .transformed_output
                 .as_ref()
-                .map(|s| Arc::new(finish(s)));
-            if strict && let Some(description) = tool.description.as_mut() {
-                let mut text = description.to_string();
-                profile::cut(&mut text);
-                *description = text.into();
-            }
+                .map(|s| Arc::new(schemas::as_object(s)));
+            tool.description = description.map(Into::into);
             raw_inputs.insert(report.name, report.raw_input);
             served.push(tool);
         }

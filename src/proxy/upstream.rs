@@ -413,6 +413,9 @@ pub async fn progress_to_upstream(links: &Links, mut params: ProgressNotificatio
 
 /// Forwards one client request to the upstream with its `_meta`, maps progress back, and cancels
 /// the upstream request if the client cancels.
+/// The `_meta` keys of the per-request client envelope (SEP-2575).
+const CLIENT_ENVELOPE_PREFIX: &str = "io.modelcontextprotocol/";
+
 pub async fn forward(
     shared: &Shared,
     upstream: &Upstream,
@@ -421,7 +424,13 @@ pub async fn forward(
 ) -> Result<rmcp::model::ServerResult, ErrorData> {
     let theirs = context.meta.get_progress_token();
     let mut options = PeerRequestOptions::no_options();
-    options.meta = Some(context.meta.clone());
+    let mut meta = context.meta.clone();
+    // A 2026-07-28 client sends its protocol version, identity and capabilities in every
+    // request's `_meta` (SEP-2575). The upstream connection is the proxy's own, opened with the
+    // `initialize` handshake, and an upstream refuses that envelope on it; the rest of `_meta`
+    // (progress token, trace context, extension keys) goes on.
+    meta.retain(|key, _| !key.starts_with(CLIENT_ENVELOPE_PREFIX));
+    options.meta = Some(meta);
     let handle = upstream
         .peer
         .send_request_with_option(request, options)
@@ -444,5 +453,27 @@ pub async fn forward(
         _ = shared.upstream_died.cancelled() => Err(upstream_error(shared, ServiceError::TransportClosed)),
     };
     upstream.links.progress_to_client.remove(&ours);
-    result
+    result.map(|mut result| {
+        mark_complete(&mut result);
+        result
+    })
+}
+
+/// A 2026-07-28 client needs `resultType` on every result (SEP-2322) and an upstream on the
+/// handshake era sends none: absent means "complete" there, so say so. rmcp strips it again for
+/// a client on an older protocol version.
+fn mark_complete(result: &mut rmcp::model::ServerResult) {
+    use rmcp::model::{ResultType, ServerResult};
+    let result_type = match result {
+        ServerResult::CompleteResult(r) => &mut r.result_type,
+        ServerResult::GetPromptResult(r) => &mut r.result_type,
+        ServerResult::ListPromptsResult(r) => &mut r.result_type,
+        ServerResult::ListResourcesResult(r) => &mut r.result_type,
+        ServerResult::ListResourceTemplatesResult(r) => &mut r.result_type,
+        ServerResult::ReadResourceResult(r) => &mut r.result_type,
+        ServerResult::ListToolsResult(r) => &mut r.result_type,
+        ServerResult::CallToolResult(r) => &mut r.result_type,
+        _ => return,
+    };
+    result_type.get_or_insert(ResultType::COMPLETE);
 }

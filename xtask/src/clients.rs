@@ -2,7 +2,7 @@
 //!
 //! - `cargo xtask clients install`: the clients the test suite drives (the official Python SDK,
 //!   the MCP Inspector CLI and the MCP conformance suite, with the Node 22 they need) into
-//!   `target/clients`; Playwright for Python into the same venv and Debian's Chromium (apt-get,
+//!   `target/clients`, with google-genai and the AI SDK; Playwright for Python into the same venv and Debian's Chromium (apt-get,
 //!   as root) for the `ui` browser test.
 //! - `cargo xtask clients verify`: installs OpenCode, Claude Code and Gemini CLI into
 //!   `target/agents` (the pinned versions `cargo xtask e2e` drives), configures each with
@@ -22,6 +22,11 @@ pub const PYTHON_MCP: &str = "mcp==2.3.0";
 pub const INSPECTOR: &str = "@modelcontextprotocol/inspector@2.12.0";
 /// The MCP conformance suite (`conformance server --url …`), run by tests/conformance.rs.
 pub const CONFORMANCE: &str = "@modelcontextprotocol/conformance@0.1.16";
+/// google-genai, whose own MCP conversion tests/google_genai.rs feeds every served schema to.
+pub const GOOGLE_GENAI: &str = "google-genai==3.3.0";
+/// The AI SDK with its Google provider and MCP client: the AI SDK harness of `cargo xtask e2e`
+/// (`fs-mcp-rs proxy` in front of a pydantic server, the model a stand-in).
+pub const AI_SDK: &[&str] = &["ai@7.0.173", "@ai-sdk/google@4.0.121", "@ai-sdk/mcp@2.0.99"];
 /// Drives Debian's Chromium (Playwright's own browser download is not used).
 pub const PLAYWRIGHT: &str = "playwright==1.65.2";
 /// Where Debian's `chromium` package puts the browser the `ui` test drives.
@@ -45,17 +50,23 @@ pub fn install() -> anyhow::Result<()> {
     std::fs::create_dir_all(&dir)?;
     install_chromium()?;
     let marker = dir.join("installed.txt");
-    let wanted = format!("{PYTHON_MCP}\n{PLAYWRIGHT}\n{NODE22}\n{INSPECTOR}\n{CONFORMANCE}\n");
+    let wanted = format!(
+        "{PYTHON_MCP}\n{GOOGLE_GENAI}\n{PLAYWRIGHT}\n{NODE22}\n{INSPECTOR}\n{CONFORMANCE}\n{}\n",
+        AI_SDK.join("\n")
+    );
     if std::fs::read_to_string(&marker).is_ok_and(|m| m == wanted)
         && dir.join("venv/bin/python").exists()
         && dir.join("npm/node_modules/.bin/mcp-inspector").exists()
         && dir.join("npm/node_modules/.bin/conformance").exists()
+        && dir
+            .join("npm/node_modules/@ai-sdk/mcp/package.json")
+            .exists()
     {
         eprintln!("xtask: test clients already installed in {}", dir.display());
         return Ok(());
     }
     eprintln!(
-        "xtask: installing the Python MCP SDK and Playwright into {}",
+        "xtask: installing the Python MCP SDK, google-genai and Playwright into {}",
         dir.join("venv").display()
     );
     let venv = dir.join("venv");
@@ -67,15 +78,18 @@ pub fn install() -> anyhow::Result<()> {
         "--quiet",
         "--disable-pip-version-check",
         PYTHON_MCP,
+        GOOGLE_GENAI,
         PLAYWRIGHT,
     ]))?;
     eprintln!(
-        "xtask: installing Node 22, the MCP Inspector and the MCP conformance suite into {}",
+        "xtask: installing Node 22, the MCP Inspector, the MCP conformance suite and the AI SDK into {}",
         dir.join("npm").display()
     );
     let npm_dir = dir.join("npm");
     std::fs::create_dir_all(&npm_dir)?;
-    npm_install(&npm_dir, &[NODE22, INSPECTOR, CONFORMANCE])?;
+    let mut packages = vec![NODE22, INSPECTOR, CONFORMANCE];
+    packages.extend_from_slice(AI_SDK);
+    npm_install(&npm_dir, &packages)?;
     std::fs::write(&marker, wanted)?;
     Ok(())
 }

@@ -76,6 +76,7 @@ mod keywords;
 mod lint;
 mod merge;
 mod pointer;
+pub mod profile;
 mod refs;
 mod rewrite;
 mod types;
@@ -85,6 +86,7 @@ mod unknown;
 pub use coerce::coerce_arguments;
 pub use escape::{escape_output_refs, has_output_refs, unescape_output_refs};
 pub use lint::{is_valid_property_name, lint, lint_tool_name};
+pub use profile::{SchemaProfile, openai_strict};
 pub use types::{Change, Issue, Rule, Severity, Transformed};
 pub use unknown::{UnknownArgument, unknown_arguments};
 

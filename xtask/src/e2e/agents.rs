@@ -21,6 +21,10 @@ pub const PACKAGES: &[&str] = &[
 /// The flags the harness adds to the README's server command: proposals commit without a human.
 pub const SERVER_FLAGS: &[&str] = &["--auto-approve"];
 
+/// The proxy run: the README's stdio command becomes `fs-mcp-rs proxy -- fs-mcp-rs
+/// --auto-approve ARGS`, so every call of the script goes through `fs-mcp-rs proxy` to the server.
+pub const PROXY_FLAGS: &[&str] = &["proxy", "--", "fs-mcp-rs", "--auto-approve"];
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cli {
     Gemini,
@@ -60,15 +64,34 @@ impl Cli {
 pub enum Transport {
     Stdio,
     Http,
+    /// stdio, with `fs-mcp-rs proxy` between the CLI and the server.
+    Proxy,
 }
 
 impl Transport {
-    pub const ALL: [Transport; 2] = [Transport::Stdio, Transport::Http];
+    pub const ALL: [Transport; 3] = [Transport::Stdio, Transport::Http, Transport::Proxy];
 
     pub fn key(self) -> &'static str {
         match self {
             Transport::Stdio => "stdio",
             Transport::Http => "http",
+            Transport::Proxy => "proxy",
+        }
+    }
+
+    /// The README snippet the run configures the CLI with (the proxy wraps the stdio one).
+    fn snippet_key(self) -> &'static str {
+        match self {
+            Transport::Http => "http",
+            Transport::Stdio | Transport::Proxy => "stdio",
+        }
+    }
+
+    /// What the harness inserts after the README's `fs-mcp-rs` (stdio runs).
+    fn server_flags(self) -> &'static [&'static str] {
+        match self {
+            Transport::Proxy => PROXY_FLAGS,
+            Transport::Stdio | Transport::Http => SERVER_FLAGS,
         }
     }
 
@@ -76,7 +99,7 @@ impl Transport {
         Transport::ALL
             .into_iter()
             .find(|t| t.key() == name.to_ascii_lowercase())
-            .with_context(|| format!("unknown transport `{name}` (stdio, http)"))
+            .with_context(|| format!("unknown transport `{name}` (stdio, http, proxy)"))
     }
 }
 
@@ -140,7 +163,7 @@ pub const PROMPT: &str = "Run the fs-mcp-rs end-to-end script.";
 
 impl Session {
     fn snippet_name(&self) -> String {
-        format!("{}-{}", self.cli.key(), self.transport.key())
+        format!("{}-{}", self.cli.key(), self.transport.snippet_key())
     }
 
     /// The README's snippet for this run with the placeholders filled in.
@@ -243,12 +266,12 @@ impl Session {
                             self.snippet_name()
                         );
                     }
-                    if self.transport == Transport::Stdio {
+                    if self.transport != Transport::Http {
                         let at = words
                             .iter()
                             .position(|w| w.ends_with("fs-mcp-rs"))
                             .context("README claude-stdio: no `fs-mcp-rs` in the command")?;
-                        for (i, flag) in SERVER_FLAGS.iter().enumerate() {
+                        for (i, flag) in self.transport.server_flags().iter().enumerate() {
                             words.insert(at + 1 + i, flag.to_string());
                         }
                     }
@@ -270,7 +293,8 @@ impl Session {
     }
 
     fn flag_stdio(&self, config: &mut Value) -> anyhow::Result<()> {
-        if self.transport == Transport::Stdio && readme::add_server_flags(config, SERVER_FLAGS) == 0
+        if self.transport != Transport::Http
+            && readme::add_server_flags(config, self.transport.server_flags()) == 0
         {
             bail!(
                 "README `{}`: no server entry starting `fs-mcp-rs`",

@@ -1,6 +1,8 @@
-//! `cargo xtask e2e [--cli NAME] [--transport stdio|http]`: the real agent CLIs (Gemini CLI,
+//! `cargo xtask e2e [--cli NAME] [--transport stdio|http|proxy]`: the real agent CLIs (Gemini CLI,
 //! Claude Code, OpenCode) drive fs-mcp-rs, configured as README.md shows, against a scripted
-//! stand-in model on 127.0.0.1, offline, over stdio and streamable HTTP.
+//! stand-in model on 127.0.0.1, offline, over stdio, streamable HTTP, and stdio through
+//! `fs-mcp-rs proxy` (`proxy`); and the AI SDK harness (`--cli ai-sdk`, see `ai_sdk.rs`) drives
+//! the proxy in front of a pydantic server.
 //!
 //! Each CLI × transport is one headless session in which the stand-in asks for every scenario in
 //! turn (see `script.rs`); a scenario passes when the tool's result, with the expected content,
@@ -8,6 +10,7 @@
 //! the CLI's output, the HTTP server's log) stays in `target/e2e/<cli>-<transport>/`.
 
 pub mod agents;
+pub mod ai_sdk;
 pub mod exchange;
 pub mod model;
 pub mod readme;
@@ -29,11 +32,13 @@ use script::{Outcome, RunEnd, Script};
 
 use crate::util;
 
-const USAGE: &str = "usage: cargo xtask e2e [--cli gemini|claude|opencode]... \
-[--transport stdio|http] [--server-bin PATH] [--no-install] [--timeout SECONDS]";
+const USAGE: &str = "usage: cargo xtask e2e [--cli gemini|claude|opencode|ai-sdk]... \
+[--transport stdio|http|proxy] [--server-bin PATH] [--no-install] [--timeout SECONDS]";
 
 struct Options {
     clis: Vec<Cli>,
+    /// Run the AI SDK harness (`--cli ai-sdk`, or no `--cli`).
+    ai_sdk: bool,
     transports: Vec<Transport>,
     server_bin: Option<PathBuf>,
     install: bool,
@@ -44,6 +49,7 @@ impl Options {
     fn parse(args: &[String]) -> anyhow::Result<Options> {
         let mut options = Options {
             clis: Vec::new(),
+            ai_sdk: false,
             transports: Vec::new(),
             server_bin: None,
             install: true,
@@ -58,7 +64,11 @@ impl Options {
             match arg.as_str() {
                 "--cli" => {
                     for name in value()?.split(',') {
-                        options.clis.push(Cli::parse(name)?);
+                        if name.eq_ignore_ascii_case(AI_SDK_KEY) {
+                            options.ai_sdk = true;
+                        } else {
+                            options.clis.push(Cli::parse(name)?);
+                        }
                     }
                 }
                 "--transport" => {
@@ -75,8 +85,9 @@ impl Options {
                 _ => bail!("unknown argument `{arg}`\n{USAGE}"),
             }
         }
-        if options.clis.is_empty() {
+        if options.clis.is_empty() && !options.ai_sdk {
             options.clis = Cli::ALL.to_vec();
+            options.ai_sdk = true;
         }
         if options.transports.is_empty() {
             options.transports = Transport::ALL.to_vec();
@@ -93,6 +104,9 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     };
     if options.install {
         agents::install()?;
+        if options.ai_sdk && !ai_sdk::installed() {
+            crate::clients::install()?;
+        }
     }
     run_sessions(&options, &server)
 }
@@ -116,6 +130,9 @@ pub fn run_for_tests(server: &Path) -> anyhow::Result<()> {
     let options = Options::parse(&[])?;
     run_sessions(&options, server)
 }
+
+/// `--cli ai-sdk`: the AI SDK harness (see ai_sdk.rs).
+const AI_SDK_KEY: &str = "ai-sdk";
 
 fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
@@ -149,7 +166,7 @@ fn run_sessions(options: &Options, server: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(&server_dir)?;
     std::os::unix::fs::symlink(&server, server_dir.join("fs-mcp-rs"))?;
 
-    let mut rows: Vec<(Cli, Transport, Vec<Outcome>)> = Vec::new();
+    let mut rows: Vec<(&str, &str, Vec<Outcome>)> = Vec::new();
     for &cli in &options.clis {
         for &transport in &options.transports {
             eprintln!("xtask e2e: {} over {} …", cli.label(), transport.key());
@@ -181,8 +198,27 @@ fn run_sessions(options: &Options, server: &Path) -> anyhow::Result<()> {
                 started.elapsed().as_secs_f64(),
                 dir.display()
             );
-            rows.push((cli, transport, outcomes));
+            rows.push((cli.label(), transport.key(), outcomes));
         }
+    }
+    if options.ai_sdk {
+        eprintln!("xtask e2e: AI SDK over fs-mcp-rs proxy …");
+        let dir = out.join(AI_SDK_KEY);
+        let outcomes = ai_sdk::run(&dir, &server, options.timeout).unwrap_or_else(|e| {
+            vec![Outcome {
+                scenario: "setup".into(),
+                pass: false,
+                detail: format!("{e:#}"),
+            }]
+        });
+        let failed = outcomes.iter().filter(|o| !o.pass).count();
+        eprintln!(
+            "xtask e2e: AI SDK: {} of {} passed (logs: {})",
+            outcomes.len() - failed,
+            outcomes.len(),
+            dir.display()
+        );
+        rows.push(("AI SDK", "proxy", outcomes));
     }
     print_table(&rows);
     let total: usize = rows.iter().map(|(_, _, o)| o.len()).sum();
@@ -200,7 +236,7 @@ fn run_sessions(options: &Options, server: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn print_table(rows: &[(Cli, Transport, Vec<Outcome>)]) {
+fn print_table(rows: &[(&str, &str, Vec<Outcome>)]) {
     let scenario_width = rows
         .iter()
         .flat_map(|(_, _, o)| o.iter().map(|o| o.scenario.chars().count()))
@@ -214,8 +250,8 @@ fn print_table(rows: &[(Cli, Transport, Vec<Outcome>)]) {
         for o in outcomes {
             println!(
                 "{:<12} {:<9} {:<scenario_width$} {:<6} {}",
-                cli.label(),
-                transport.key(),
+                cli,
+                transport,
                 o.scenario,
                 if o.pass { "pass" } else { "FAIL" },
                 o.detail

@@ -293,6 +293,30 @@ mod tests {
     }
 
     #[test]
+    fn the_proxy_run_wraps_the_stdio_command() {
+        let proxy = crate::e2e::agents::PROXY_FLAGS;
+        let mut gemini = json!({"mcpServers": {"fs": {"command": "fs-mcp-rs", "args": ["/p"]}}});
+        assert_eq!(add_server_flags(&mut gemini, proxy), 1);
+        assert_eq!(
+            gemini["mcpServers"]["fs"]["args"],
+            json!(["proxy", "--", "fs-mcp-rs", "--auto-approve", "/p"])
+        );
+        let mut opencode = json!({"mcp": {"fs": {"command": ["fs-mcp-rs", "/p"]}}});
+        assert_eq!(add_server_flags(&mut opencode, proxy), 1);
+        assert_eq!(
+            opencode["mcp"]["fs"]["command"],
+            json!([
+                "fs-mcp-rs",
+                "proxy",
+                "--",
+                "fs-mcp-rs",
+                "--auto-approve",
+                "/p"
+            ])
+        );
+    }
+
+    #[test]
     fn shell_words_follow_sh_quoting() {
         let env = |name: &str| (name == "TOKEN").then(|| "s3 cret".to_string());
         let commands = shell_commands(

@@ -1,11 +1,14 @@
 //! Schema profiles: the Gemini-safe schema is what every client gets; `openai-strict` adds what
 //! OpenAI Structured Outputs (`strict: true`) demands on top of it.
+//!
+//! Arguments written for a strict schema carry `null` for every optional property the model left
+//! out; [`crate::coerce_arguments`] removes a `null` the raw schema does not accept, so the same
+//! coercion serves every profile.
 
-use clap::ValueEnum;
 use serde_json::{Map, Value, json};
 
-/// Which schema a client is served (`--schema-profile`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+/// Which schema a client is served (`--schema-profile` of the server and the proxy).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SchemaProfile {
     /// The Gemini-safe schema (valid JSON Schema every converter passes): the default.
     #[default]
@@ -21,7 +24,30 @@ pub enum SchemaProfile {
 /// Codex truncates longer descriptions; OpenAI's limit for a function description.
 pub const MAX_DESCRIPTION_CHARS: usize = 1024;
 
+/// The `format` values strict mode knows (contract §3); it refuses a schema with another one, so
+/// the Gemini-safe `int32`/`int64`/`float`/`double`/`enum` annotations are dropped.
+const OPENAI_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
 impl SchemaProfile {
+    /// The name on the command line and in documentation.
+    pub fn name(self) -> &'static str {
+        match self {
+            SchemaProfile::Gemini => "gemini",
+            SchemaProfile::OpenaiStrict => "openai-strict",
+            SchemaProfile::Auto => "auto",
+        }
+    }
+
     /// The profile in force for a client that called itself `client_name`.
     pub fn resolve(self, client_name: Option<&str>) -> SchemaProfile {
         match self {
@@ -38,6 +64,20 @@ impl SchemaProfile {
     }
 }
 
+/// A tool as a client of a resolved `profile` sees it: `input` (a Gemini-safe input schema, the
+/// transform's output) and `description` rewritten in place. Output schemas are left alone: a
+/// client validates results against them, and the strict form would make every optional result
+/// field mandatory.
+pub fn apply_to_tool(profile: SchemaProfile, input: &mut Value, description: Option<&mut String>) {
+    if profile != SchemaProfile::OpenaiStrict {
+        return;
+    }
+    *input = openai_strict(input);
+    if let Some(text) = description {
+        cut(text);
+    }
+}
+
 /// Rewrites a Gemini-safe schema (the transform's output) for OpenAI strict mode. Optional
 /// properties become required and nullable; `coerce_arguments` removes the `null` a model then
 /// sends for them, so the upstream sees them absent as before.
@@ -51,6 +91,13 @@ pub fn openai_strict(schema: &Value) -> Value {
         match node {
             Value::Object(map) => {
                 cut_description(map);
+                if map
+                    .get("format")
+                    .and_then(Value::as_str)
+                    .is_some_and(|f| !OPENAI_FORMATS.contains(&f))
+                {
+                    map.remove("format");
+                }
                 if let Some(Value::Object(props)) = map.get("properties") {
                     let required: Vec<String> = match map.get("required") {
                         Some(Value::Array(names)) => names
@@ -188,12 +235,41 @@ mod tests {
     }
 
     #[test]
+    fn formats_strict_mode_does_not_know_are_dropped() {
+        let served = json!({"type": "object", "properties": {
+            "n": {"type": "integer", "format": "int64"},
+            "level": {"type": "string", "enum": ["1", "2"], "format": "enum"},
+            "at": {"type": "string", "format": "date-time"}}, "required": ["n", "level", "at"]});
+        let strict = openai_strict(&served);
+        assert!(strict["properties"]["n"].get("format").is_none());
+        assert!(strict["properties"]["level"].get("format").is_none());
+        assert_eq!(strict["properties"]["at"]["format"], json!("date-time"));
+    }
+
+    #[test]
     fn long_descriptions_are_cut() {
         let long = "x".repeat(3000);
         let strict = openai_strict(&json!({"type": "object", "description": long}));
         let d = strict["description"].as_str().unwrap_or_default();
         assert_eq!(d.chars().count(), MAX_DESCRIPTION_CHARS);
         assert!(d.ends_with('…'));
+    }
+
+    #[test]
+    fn apply_to_tool_changes_nothing_for_gemini() {
+        let served = json!({"type": "object", "properties": {"a": {"type": "string"}}});
+        let mut input = served.clone();
+        let mut description = "d".repeat(2000);
+        apply_to_tool(SchemaProfile::Gemini, &mut input, Some(&mut description));
+        assert_eq!(input, served);
+        assert_eq!(description.len(), 2000);
+        apply_to_tool(
+            SchemaProfile::OpenaiStrict,
+            &mut input,
+            Some(&mut description),
+        );
+        assert_eq!(input["required"], json!(["a"]));
+        assert_eq!(description.chars().count(), MAX_DESCRIPTION_CHARS);
     }
 
     #[test]
