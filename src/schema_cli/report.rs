@@ -267,7 +267,11 @@ fn summary(out: &mut String, verdicts: &[ToolVerdict], style: &Style, source: So
             names_line(&transformed_dirty)
         ))
     };
-    let _ = writeln!(out, "  {served}: {cleaned} ({changes} transform changes)");
+    let _ = writeln!(
+        out,
+        "  {served}: {cleaned} ({})",
+        plural(changes, "transform change")
+    );
 
     // What matters: what breaks clients as served; for our own tools (served clean), what the
     // transform protects against.
@@ -290,6 +294,11 @@ fn summary(out: &mut String, verdicts: &[ToolVerdict], style: &Style, source: So
     if groups.is_empty() {
         return;
     }
+    let title = if groups.iter().all(|g| g.severity == Severity::Low) {
+        "Only low findings (a hint is lost; no measured client fails)"
+    } else {
+        title
+    };
     let _ = writeln!(out, "\n{title}:");
     let shown = groups.len().min(WORST_SHOWN);
     let mut listed: Vec<&Group> = groups.iter().take(shown).collect();
@@ -312,6 +321,7 @@ fn summary(out: &mut String, verdicts: &[ToolVerdict], style: &Style, source: So
         let more = match (g.count - 1, g.tools.len()) {
             (0, _) => String::new(),
             (1, 1) => " and 1 more place".to_string(),
+            (1, t) => format!(" and 1 more place ({t} tools)"),
             (n, 1) => format!(" and {n} more places"),
             (n, t) => format!(" and {n} more places ({t} tools)"),
         };
@@ -323,7 +333,8 @@ fn summary(out: &mut String, verdicts: &[ToolVerdict], style: &Style, source: So
     }
     let hidden = groups.len() - listed.len();
     let more = if hidden > 0 {
-        format!("{hidden} more kinds of finding; ")
+        let kinds = if hidden == 1 { "kind" } else { "kinds" };
+        format!("{hidden} more {kinds} of finding; ")
     } else {
         String::new()
     };
@@ -383,6 +394,15 @@ fn worst<'a>(pool: &[(&'a str, &'a Issue)]) -> Vec<Group<'a>> {
     out
 }
 
+/// `1 change`, `2 changes`.
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 fn names_line(names: &[&str]) -> String {
     let mut line = names
         .iter()
@@ -421,16 +441,16 @@ fn details(out: &mut String, v: &ToolVerdict, style: &Style, source: Source) {
             out,
             "  {}",
             style.dim(&format!(
-                "{} unused definitions ignored",
-                v.unused_definitions.len()
+                "{} ignored",
+                plural(v.unused_definitions.len(), "unused definition")
             ))
         );
     }
     if !v.changes.is_empty() {
         let _ = writeln!(
             out,
-            "  transform: {} changes ({})",
-            v.changes.len(),
+            "  transform: {} ({})",
+            plural(v.changes.len(), "change"),
             rule_tally(&v.changes)
         );
         for change in &v.changes {

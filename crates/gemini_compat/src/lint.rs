@@ -546,7 +546,7 @@ impl Linter<'_> {
                 _ => self.flag(kp, Check::PropertiesNotObject, "`properties` is not an object"),
             },
             "additionalProperties" => match val {
-                Value::Bool(b) => self.flag(kp, Check::AdditionalPropertiesBoolean, format!("additionalProperties: {b} crashes google-genai's MCP conversion (AttributeError: 'bool' object has no attribute 'items'), failing the whole request; the Gemini Developer API rejects the keyword (Unknown name)")),
+                Value::Bool(_) => self.flag(kp, Check::AdditionalPropertiesBoolean, "boolean additionalProperties: google-genai's MCP conversion crashes (AttributeError: 'bool' object has no attribute 'items'), failing the whole request; the Gemini Developer API rejects the keyword (Unknown name)"),
                 _ => self.flag(kp, Check::AdditionalPropertiesSchema, "additionalProperties: the Gemini Developer API answers 400 (Unknown name) and every converter drops the map's value type"),
             },
             "patternProperties" | "propertyNames" | "unevaluatedProperties" => {
