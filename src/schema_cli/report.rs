@@ -269,8 +269,13 @@ fn summary(out: &mut String, verdicts: &[ToolVerdict], style: &Style, source: So
     };
     let _ = writeln!(
         out,
-        "  {served}: {cleaned} ({})",
-        plural(changes, "transform change")
+        "  {served}: {cleaned} ({}{})",
+        plural(changes, "transform change"),
+        if changes == 0 {
+            String::new()
+        } else {
+            format!(": {}", rule_tally(verdicts.iter().flat_map(|v| &v.changes)))
+        }
     );
 
     // What matters: what breaks clients as served; for our own tools (served clean), what the
@@ -486,7 +491,7 @@ fn details(out: &mut String, v: &ToolVerdict, style: &Style, source: Source) {
 }
 
 /// `R1 ×3, R9 ×2`, rules in order.
-fn rule_tally(changes: &[Change]) -> String {
+fn rule_tally<'a>(changes: impl IntoIterator<Item = &'a Change>) -> String {
     let mut tally: BTreeMap<Rule, usize> = BTreeMap::new();
     for change in changes {
         *tally.entry(change.rule).or_default() += 1;
