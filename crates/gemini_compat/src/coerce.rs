@@ -10,11 +10,14 @@
 //!   not `string`): Gemini's `format: "enum"` style sends numbers as strings;
 //! * removes an explicit `null` where the raw schema does not accept null, so serde's
 //!   defaults apply;
-//! * puts `""` back for a required property whose raw enum contains `""` (the
-//!   transform made such a property optional: "omit for empty");
+//! * turns the stand-in the transform sends for an enum's `""` (`"(empty)"`) back into `""`,
+//!   and puts `""` back for a required property whose raw enum contains `""` and that is
+//!   missing (what schemas served by earlier versions asked for: "omit for empty");
+//! * parses JSON text where the raw schema wants an array or object (nesting cut by the
+//!   depth budget, R13, is served as a string holding JSON);
 //! * passes everything else through unchanged (tuples are already arrays).
 
-use crate::describe::enum_string;
+use crate::describe::{empty_stand_in, enum_string};
 use crate::merge::type_names;
 use crate::pointer;
 use serde_json::{Map, Number, Value};
@@ -131,13 +134,32 @@ impl<'a> Coercer<'a> {
             {
                 return (*m).clone();
             }
+            if members.iter().any(|m| m.as_str() == Some("")) {
+                let sent: Vec<String> = members
+                    .iter()
+                    .filter(|m| !m.is_null())
+                    .map(|m| enum_string(m))
+                    .collect();
+                if s == empty_stand_in(sent.iter().map(String::as_str)) {
+                    return Value::String(String::new());
+                }
+            }
         }
         let types = Self::types(parts);
-        if !types.is_empty()
-            && !types.contains(&"string")
-            && let Some(v) = parse_scalar(&s, &types)
-        {
-            return v;
+        if !types.is_empty() && !types.contains(&"string") {
+            if let Some(v) = parse_scalar(&s, &types) {
+                return v;
+            }
+            // A value nested past the depth budget is served as JSON text.
+            match serde_json::from_str::<Value>(&s) {
+                Ok(Value::Array(items)) if types.contains(&"array") => {
+                    return self.array(parts.to_vec(), items, depth + 1);
+                }
+                Ok(Value::Object(map)) if types.contains(&"object") => {
+                    return self.object(parts.to_vec(), map, depth + 1);
+                }
+                _ => {}
+            }
         }
         let alternatives = Self::alternatives(parts);
         if alternatives.is_empty()

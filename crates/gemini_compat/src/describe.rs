@@ -27,6 +27,15 @@ pub(crate) fn join<'s>(parts: impl IntoIterator<Item = &'s str>) -> String {
     out
 }
 
+/// `text` as a sentence: a full stop added unless it already ends with punctuation.
+pub(crate) fn sentence(text: String) -> String {
+    if text.ends_with(['.', '!', '?', '…']) {
+        text
+    } else {
+        text + "."
+    }
+}
+
 /// Compact JSON, cut to `max` characters with an ellipsis.
 pub(crate) fn json_short(value: &Value, max: usize) -> String {
     let text = serde_json::to_string(value).unwrap_or_default();
@@ -185,4 +194,199 @@ pub(crate) fn states_default(description: &str) -> bool {
         .to_ascii_lowercase()
         .split(|c: char| !c.is_ascii_alphanumeric())
         .any(|word| word == "default" || word == "defaults")
+}
+
+/// The enum member sent in place of `""` (Gemini and LiteLLM reject empty enum strings):
+/// `(empty)`, or a variant of it that is not already a member. [`crate::coerce_arguments`]
+/// computes the same value from the raw enum and maps it back to `""`.
+pub(crate) fn empty_stand_in<'s>(members: impl IntoIterator<Item = &'s str> + Clone) -> String {
+    let mut candidate = "(empty)".to_string();
+    while members.clone().into_iter().any(|m| m == candidate) {
+        candidate.insert_str(candidate.len() - 1, " string");
+    }
+    candidate
+}
+
+/// A compact, TypeScript-like rendering of a raw schema, cut to `max` characters:
+/// `{name: string, order?: 1 | -1 | "asc"}`, `string[]`, `[integer, integer]`,
+/// `{[key]: number}`. Local `$ref`s into `root` are followed a few levels, then shown by
+/// name. What a description can carry of a shape the served schema cannot (map values).
+pub(crate) fn shape(schema: &Value, root: &Value, max: usize) -> String {
+    let mut r = Renderer {
+        root,
+        out: String::new(),
+        budget: max + 1,
+    };
+    r.render(schema, 0);
+    cut(&r.out, max)
+}
+
+/// Levels rendered before `…`.
+const SHAPE_DEPTH: usize = 8;
+/// Longest description shown beside a free-form object, in characters.
+const SHAPE_NOTE: usize = 160;
+/// Levels below which a `$ref` is shown by name instead of followed.
+const SHAPE_REF_DEPTH: usize = 3;
+
+struct Renderer<'a> {
+    root: &'a Value,
+    out: String,
+    budget: usize,
+}
+
+impl Renderer<'_> {
+    fn render(&mut self, schema: &Value, depth: usize) {
+        if self.out.len() > self.budget {
+            return;
+        }
+        let map = match schema {
+            Value::Bool(true) => return self.out.push_str("any"),
+            Value::Bool(false) => return self.out.push_str("never"),
+            Value::Object(map) => map,
+            _ => return self.out.push_str("any"),
+        };
+        if depth > SHAPE_DEPTH {
+            return self.out.push('…');
+        }
+        if let Some(Value::String(r)) = map.get("$ref") {
+            let ptr = pointer::local_pointer(r);
+            if depth < SHAPE_REF_DEPTH
+                && let Some(target) = ptr.as_deref().and_then(|p| pointer::resolve(self.root, p))
+            {
+                return self.render(target, depth + 1);
+            }
+            let name = ptr
+                .and_then(|p| pointer::last_token(&p))
+                .unwrap_or_else(|| r.clone());
+            return self.out.push_str(&name);
+        }
+        if let Some(c) = map.get("const") {
+            return self.out.push_str(&json_short(c, 40));
+        }
+        if let Some(Value::Array(values)) = map.get("enum") {
+            let shown: Vec<String> = values.iter().map(|v| json_short(v, 40)).collect();
+            return self.out.push_str(&shown.join(" | "));
+        }
+        for (key, sep) in [("anyOf", " | "), ("oneOf", " | "), ("allOf", " & ")] {
+            if let Some(Value::Array(branches)) = map.get(key) {
+                for (i, b) in branches.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(sep);
+                    }
+                    self.render(b, depth + 1);
+                }
+                return;
+            }
+        }
+        let types: Vec<&str> = match map.get("type") {
+            Some(Value::String(t)) => vec![t.as_str()],
+            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+            _ if map.contains_key("items") || map.contains_key("prefixItems") => vec!["array"],
+            _ if map.contains_key("properties") || map.contains_key("additionalProperties") => {
+                vec!["object"]
+            }
+            _ => vec!["any"],
+        };
+        for (i, ty) in types.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(" | ");
+            }
+            match *ty {
+                "object" => self.render_object(map, depth),
+                "array" => self.render_array(map, depth),
+                other => self.out.push_str(other),
+            }
+        }
+    }
+
+    fn render_object(&mut self, map: &Map<String, Value>, depth: usize) {
+        let props = match map.get("properties") {
+            Some(Value::Object(p)) if !p.is_empty() => Some(p),
+            _ => None,
+        };
+        let values = map.get("additionalProperties").filter(|v| v.is_object());
+        let Some(props) = props else {
+            match values {
+                Some(v) => {
+                    self.out.push_str("{[key]: ");
+                    self.render(v, depth + 1);
+                    self.out.push('}');
+                }
+                None => {
+                    self.out.push_str("object");
+                    // A free-form object says nothing by its type: its description (an
+                    // R7 map's value shape, an R11 "Arbitrary JSON object") does.
+                    if let Some(d) = map.get("description").and_then(Value::as_str) {
+                        let d = d.trim().trim_end_matches('.');
+                        if !d.is_empty() {
+                            self.out.push_str(" (");
+                            self.out.push_str(&cut(d, SHAPE_NOTE));
+                            self.out.push(')');
+                        }
+                    }
+                }
+            }
+            return;
+        };
+        let required: Vec<&str> = match map.get("required") {
+            Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        let mut names: Vec<&String> = props.keys().collect();
+        names.sort();
+        self.out.push('{');
+        for (i, name) in names.into_iter().enumerate() {
+            if self.out.len() > self.budget {
+                return;
+            }
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.out.push_str(name);
+            if !required.contains(&name.as_str()) {
+                self.out.push('?');
+            }
+            self.out.push_str(": ");
+            if let Some(s) = props.get(name) {
+                self.render(s, depth + 1);
+            }
+        }
+        self.out.push('}');
+    }
+
+    fn render_array(&mut self, map: &Map<String, Value>, depth: usize) {
+        let positions = match (map.get("prefixItems"), map.get("items")) {
+            (Some(Value::Array(p)), _) | (_, Some(Value::Array(p))) => Some(p),
+            _ => None,
+        };
+        if let Some(positions) = positions {
+            self.out.push('[');
+            for (i, p) in positions.iter().enumerate() {
+                if i > 0 {
+                    self.out.push_str(", ");
+                }
+                self.render(p, depth + 1);
+            }
+            self.out.push(']');
+            return;
+        }
+        match map.get("items") {
+            Some(items @ Value::Object(_)) => {
+                let start = self.out.len();
+                self.render(items, depth + 1);
+                let inner = &self.out[start..];
+                if inner.starts_with("object (") {
+                    // A described free-form object: `object[] (its description)`.
+                    self.out.insert_str(start + "object".len(), "[]");
+                } else if inner.contains(" | ") || inner.contains(" & ") || inner.contains(" (") {
+                    self.out.insert(start, '(');
+                    self.out.push(')');
+                    self.out.push_str("[]");
+                } else {
+                    self.out.push_str("[]");
+                }
+            }
+            _ => self.out.push_str("array"),
+        }
+    }
 }

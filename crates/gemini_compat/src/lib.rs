@@ -16,16 +16,16 @@
 //! | R1 | Inlines every local `$ref` (`#`, `#/$defs/*`, `#/definitions/*`, any `#/…` pointer, `~0`/`~1` and `%XX` decoded); the referring node's siblings win. Recursion is unrolled 2 levels, then `{"type":"object","description":"<Name> (nested further; same shape)"}` (an array target keeps a typed `items`). Missing or non-local targets are described ("Unresolved reference …"). `$defs`/`definitions` are removed everywhere. |
 //! | R2 | `null` disappears: from `type` arrays, `anyOf` branches, enums and OpenAPI `nullable`; such properties leave `required`. Several non-null types become an `anyOf` of single-type branches, each with only its own keywords. A property that only accepts `null` is removed. |
 //! | R3 | `anyOf` is the only key on its node: other keywords are merged into each branch, the description (and its notes) is pushed into each branch. `oneOf` becomes `anyOf`; branches that are plain string enums (a `oneOf` of `const`s) merge into one enum with per-variant docs (`"a: A doc; b: B doc"`). `allOf` is merged: properties merged, `required` unioned, `type`/`enum` intersected, bounds tightened, the outer annotations win. |
-//! | R4 | `const` → one-value `enum`. Enums are string-only: non-string members are sent as strings (`[1,2]` → `{"type":"string","enum":["1","2"]}`, contract §5 #12 option b; [`coerce_arguments`] converts them back); a boolean enum becomes a boolean ("Must be true."). `""` is removed (the property becomes optional, "Omit for \"\" (empty)."). |
+//! | R4 | `const` → one-value `enum`. Enums are string-only: non-string members are sent as strings (`[1,2]` → `{"type":"string","enum":["1","2"]}`, contract §5 #12 option b; [`coerce_arguments`] converts them back); a boolean enum becomes a boolean ("Must be true."). `""` (which Gemini and LiteLLM reject) is sent as the stand-in `"(empty)"` (`"(empty string)"`… when that is already a member), described ("\"(empty)\" stands for \"\" (the empty string).") and mapped back by [`coerce_arguments`]. |
 //! | R5 | Every array has one `items` schema. A missing `items` becomes `{"type":"string"}`; `true`/`{}` items follow R11. Tuples (`prefixItems`, draft-07 `items: [...]`) become one `items` (an `anyOf` of the position types when they differ) plus `minItems`/`maxItems`, and "Tuple: [start (integer), end (integer)]." in the description. Non-arrays lose `items`. |
 //! | R6 | `required` keeps only names present in `properties` (in input order, deduplicated); non-objects lose it. |
-//! | R7 | `additionalProperties`, `patternProperties`, `propertyNames` are dropped; maps are described ("Map of name → string value."). |
+//! | R7 | `additionalProperties`, `patternProperties`, `propertyNames` are dropped; maps are described with a compact rendering of the value schema and its own description, at most 300 characters each ("Map of name → 1 \| -1 \| \"asc\" \| {$meta: string} value. Values: Sort order."). |
 //! | R8 | `format` stays only for `date-time` (strings), `int32`/`int64` (integers), `float`/`double` (numbers), `enum` (string enums). Other formats move into the description ("Format: uri."); numeric ones (`uint32`, `int8`…) are dropped, an unsigned one adds `minimum: 0` when no minimum exists. |
 //! | R9 | Dropped: `$schema`, `$id`, `$comment`, `title` (folded into a missing property description unless it just repeats the name), `default` ("Default: false."), `examples` ("Example: …."), `exclusive*` (integers: the next inclusive bound; numbers: "Must be greater than x."), `multipleOf` ("Multiple of k."), `uniqueItems` ("Unique values."), `deprecated`, `readOnly`/`writeOnly`, `if`/`then`/`else`, `not`, and every other unknown keyword. zod's ±(2^53−1) integer bounds are dropped. |
 //! | R10 | The root is `{"type":"object"}`. A root union is collapsed into one object (properties merged, `required` = what every branch requires, the alternatives described: "Provide route or file."). Empty `properties` are omitted. |
 //! | R11 | No boolean subschemas, no typeless nodes: the type is inferred from the keywords, else `{"type":"object","description":"Arbitrary JSON object."}`; a `false` property is removed. |
 //! | R12 | Property names are part of the wire format and are left alone; [`lint`] reports bad ones and [`lint_tool_name`] checks tool names. |
-//! | R13 | At most 6 levels of objects with `properties` (root included; deeper objects keep only "Nested deeper; shape omitted."), enums of at most 64 values (longer ones move into the description, "One of: …"), schema nesting walked at most 64 levels (input nested deeper than 160 JSON levels is cut first), and at most 20 000 nodes expanded (exponential `$ref` fan-out). |
+//! | R13 | At most [`MAX_DEPTH`] (4) nesting steps below the root, counting every property, `items`, tuple position, union branch and map value, `$ref`s followed (the same count [`lint`] uses). A node at the budget keeps no subschemas: an object keeps its type and gets "Nested deeper; shape: {a: string, b?: integer[]}."; an array or union is served as a string ("Nested deeper; give it as JSON text: …") that [`coerce_arguments`] parses back. Enums of at most 64 values (longer ones move into the description, "One of: …"), schema nesting walked at most 64 levels (input nested deeper than 160 JSON levels is cut first), and at most 20 000 nodes expanded (exponential `$ref` fan-out). |
 //! | R14 | [`escape_output_refs`] renames `"$ref"` keys in tool results to `"$$ref"` (see [`escape`] for why). |
 //!
 //! Guarantees, all tested (a property test covers generated schemas):
@@ -69,8 +69,10 @@
 
 mod canon;
 mod coerce;
+mod ctx;
 mod describe;
 pub mod escape;
+mod keywords;
 mod lint;
 mod merge;
 mod pointer;
@@ -86,17 +88,17 @@ pub use lint::{Check, LintReport, is_valid_property_name, lint, lint_report, lin
 pub use types::{Change, Issue, Rule, Severity, Transformed};
 pub use unknown::{UnknownArgument, unknown_arguments};
 
-use rewrite::{Ctx, Obj, Pos};
+use ctx::{Ctx, Obj, Pos};
 use serde_json::Value;
 
 /// Levels a recursive `$ref` is unrolled before it is replaced by a described object.
 pub const RECURSION_UNROLL: usize = refs::UNROLL;
-/// Most levels of objects with `properties` on any path, root included.
-pub const MAX_OBJECT_DEPTH: usize = rewrite::MAX_OBJECT_DEPTH;
+/// Most nesting steps below the root (properties, items, union branches, map values).
+pub const MAX_DEPTH: usize = ctx::MAX_DEPTH;
 /// Largest enum kept as a keyword.
-pub const MAX_ENUM_VALUES: usize = rewrite::MAX_ENUM;
+pub const MAX_ENUM_VALUES: usize = ctx::MAX_ENUM;
 /// Deepest schema nesting walked.
-pub const MAX_NESTING: usize = rewrite::HARD_DEPTH;
+pub const MAX_NESTING: usize = ctx::HARD_DEPTH;
 /// Inputs nested deeper than this many JSON levels are cut to this depth first.
 pub const MAX_JSON_DEPTH: usize = 160;
 
@@ -134,6 +136,7 @@ pub fn transform(schema: &Value) -> Transformed {
     } else {
         out.schema
     };
+    ctx.limit_depth(&mut root, "", 0);
     let ty = root.get("type").and_then(Value::as_str).map(str::to_string);
     if ty.as_deref() != Some("object") {
         ctx.change(
@@ -141,7 +144,7 @@ pub fn transform(schema: &Value) -> Transformed {
             Rule::R10,
             "root is not an object; replaced by an object",
         );
-        let mut fresh = rewrite::obj1("type", "object");
+        let mut fresh = ctx::obj1("type", "object");
         let own = root
             .get("description")
             .and_then(Value::as_str)

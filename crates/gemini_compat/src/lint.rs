@@ -14,12 +14,12 @@
 //! table of severities, mirrored with the measured behaviour behind each row in
 //! `docs/GEMINI_SCHEMA_COMPAT.md` ("Lint severities").
 
+use crate::ctx::{HARD_DEPTH, MAX_DEPTH, MAX_ENUM, nesting_depth};
 use crate::merge::type_names;
 use crate::pointer;
-use crate::rewrite::{HARD_DEPTH, MAX_ENUM, MAX_OBJECT_DEPTH};
 use crate::types::{Issue, Rule, Severity};
 use serde_json::{Map, Value};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashSet};
 
 const TYPE_NAMES: [&str; 7] = [
     "string", "number", "integer", "boolean", "object", "array", "null",
@@ -287,8 +287,6 @@ fn format_allowed(format: &str, types: &[&str], has_enum: bool) -> bool {
 }
 
 impl Linter<'_> {
-    /// Records a finding whose rule and severity are not a [`Check`] row (kept for callers
-    /// outside the table; new findings use [`Linter::flag`]).
     fn push(&mut self, path: &str, rule: Rule, severity: Severity, message: impl Into<String>) {
         self.issues.push(Issue {
             path: path.to_string(),
@@ -646,74 +644,11 @@ impl Linter<'_> {
     }
 
     fn depth_check(&mut self) {
-        let mut memo = HashMap::new();
-        let mut active = Vec::new();
-        let depth = object_depth(self.root, self.root, &mut memo, &mut active, 0);
-        if depth > MAX_OBJECT_DEPTH {
-            self.push("", Rule::R13, Severity::Medium, format!("objects nest {depth} levels deep (limit {MAX_OBJECT_DEPTH}): Gemini answers 400 (exceeds the maximum allowed nesting depth)"));
+        let depth = nesting_depth(self.root, self.root);
+        if depth > MAX_DEPTH {
+            self.flag("", Check::NestingDepth, format!("the schema nests {depth} levels deep (limit {MAX_DEPTH}; properties, items, anyOf/oneOf/allOf branches and map values count, $ref followed): Gemini answers 400 (exceeds the maximum allowed nesting depth)"));
         }
     }
-}
-
-/// Levels of objects with `properties` on the deepest path, following local `$ref`s
-/// (each recursion counted once).
-fn object_depth(
-    root: &Value,
-    value: &Value,
-    memo: &mut HashMap<String, usize>,
-    active: &mut Vec<String>,
-    hard: usize,
-) -> usize {
-    let Some(map) = value.as_object() else {
-        return 0;
-    };
-    if hard > HARD_DEPTH {
-        return 0;
-    }
-    let mut best = 0;
-    if let Some(Value::String(r)) = map.get("$ref")
-        && let Some(ptr) = pointer::local_pointer(r)
-        && !active.contains(&ptr)
-    {
-        let d = match memo.get(&ptr) {
-            Some(d) => *d,
-            None => match pointer::resolve(root, &ptr) {
-                Some(target) => {
-                    active.push(ptr.clone());
-                    let d = object_depth(root, target, memo, active, hard + 1);
-                    active.pop();
-                    memo.insert(ptr, d);
-                    d
-                }
-                None => 0,
-            },
-        };
-        best = best.max(d);
-    }
-    for key in ["anyOf", "oneOf", "allOf", "prefixItems", "items"] {
-        match map.get(key) {
-            Some(Value::Array(xs)) => {
-                for x in xs {
-                    best = best.max(object_depth(root, x, memo, active, hard + 1));
-                }
-            }
-            Some(x @ Value::Object(_)) => {
-                best = best.max(object_depth(root, x, memo, active, hard + 1))
-            }
-            _ => {}
-        }
-    }
-    if let Some(Value::Object(props)) = map.get("properties")
-        && !props.is_empty()
-    {
-        let inner = props
-            .values()
-            .map(|p| object_depth(root, p, memo, active, hard + 1))
-            .max()
-            .unwrap_or(0);
-        best = best.max(inner + 1);
-    }
-    best
 }
 
 /// For a pointer that names an entry of the root `$defs` or `definitions` (`/$defs/Name`),

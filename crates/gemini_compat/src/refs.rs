@@ -11,10 +11,10 @@
 //! further; same shape)"}` (an array target keeps a typed `items`). A chain of references
 //! that loops without descending (`A → B → A`, or an `allOf` including itself) is cut.
 
+use crate::ctx::{Ctx, HARD_DEPTH, Obj, depth_stub, recurses};
 use crate::describe;
 use crate::merge;
 use crate::pointer;
-use crate::rewrite::{Ctx, HARD_DEPTH, Obj, recurses};
 use crate::types::Rule;
 use serde_json::{Value, json};
 
@@ -53,191 +53,186 @@ impl FlatNode {
     }
 }
 
-/// The stub emitted when nesting is cut.
-pub(crate) fn depth_stub() -> Obj {
-    let mut m = Obj::new();
-    m.insert("type".into(), "object".into());
-    m.insert("description".into(), "Nested deeper; shape omitted.".into());
-    m
+/// Flatten one raw schema value (see the module docs).
+pub(crate) fn flatten(
+    ctx: &mut Ctx,
+    value: &Value,
+    path: &str,
+    hard: usize,
+    chain: &mut Vec<String>,
+) -> Flat {
+    if hard > HARD_DEPTH && recurses(value) {
+        ctx.change(
+            path,
+            Rule::R13,
+            format!("nesting deeper than {HARD_DEPTH} levels cut"),
+        );
+        return Flat::Stub(depth_stub());
+    }
+    let obj = match value {
+        Value::Object(o) => o,
+        Value::Bool(false) => return Flat::Never,
+        Value::Bool(true) => {
+            ctx.change(
+                path,
+                Rule::R11,
+                "boolean schema `true` replaced by a typed schema",
+            );
+            return Flat::Node(FlatNode::new(Obj::new(), path));
+        }
+        _ => {
+            ctx.change(
+                path,
+                Rule::R11,
+                "a value that is not a schema replaced by a typed schema",
+            );
+            return Flat::Node(FlatNode::new(Obj::new(), path));
+        }
+    };
+    let mut node = FlatNode::new(obj.clone(), path);
+    for key in ["$defs", "definitions"] {
+        if node.map.remove(key).is_some() {
+            ctx.change(
+                path,
+                Rule::R1,
+                format!("removed `{key}` (references are inlined)"),
+            );
+        }
+    }
+    if let Some(reference) = node.map.remove("$ref")
+        && let Some(done) = follow_ref(ctx, reference, &mut node, path, hard, chain)
+    {
+        return done;
+    }
+    if let Some(all) = node.map.remove("allOf")
+        && let Some(done) = merge_all_of(ctx, all, &mut node, path, hard, chain)
+    {
+        return done;
+    }
+    if let (Some(Value::Array(any)), Some(Value::Array(one))) =
+        (node.map.get("anyOf"), node.map.get("oneOf"))
+    {
+        let product = merge::cross(any, one);
+        node.map.remove("oneOf");
+        node.map.insert("anyOf".into(), product);
+        ctx.change(
+            path,
+            Rule::R3,
+            "anyOf and oneOf on one node combined into one anyOf",
+        );
+    }
+    Flat::Node(node)
 }
 
-impl Ctx<'_> {
-    /// Flatten one raw schema value (see the module docs).
-    pub(crate) fn flatten(
-        &mut self,
-        value: &Value,
-        path: &str,
-        hard: usize,
-        chain: &mut Vec<String>,
-    ) -> Flat {
-        if hard > HARD_DEPTH && recurses(value) {
-            self.change(
-                path,
-                Rule::R13,
-                format!("nesting deeper than {HARD_DEPTH} levels cut"),
-            );
-            return Flat::Stub(depth_stub());
-        }
-        let obj = match value {
-            Value::Object(o) => o,
-            Value::Bool(false) => return Flat::Never,
-            Value::Bool(true) => {
-                self.change(
-                    path,
-                    Rule::R11,
-                    "boolean schema `true` replaced by a typed schema",
-                );
-                return Flat::Node(FlatNode::new(Obj::new(), path));
-            }
-            _ => {
-                self.change(
-                    path,
-                    Rule::R11,
-                    "a value that is not a schema replaced by a typed schema",
-                );
-                return Flat::Node(FlatNode::new(Obj::new(), path));
-            }
-        };
-        let mut node = FlatNode::new(obj.clone(), path);
-        for key in ["$defs", "definitions"] {
-            if node.map.remove(key).is_some() {
-                self.change(
-                    path,
-                    Rule::R1,
-                    format!("removed `{key}` (references are inlined)"),
-                );
-            }
-        }
-        if let Some(reference) = node.map.remove("$ref")
-            && let Some(done) = self.follow_ref(reference, &mut node, path, hard, chain)
-        {
-            return done;
-        }
-        if let Some(all) = node.map.remove("allOf")
-            && let Some(done) = self.merge_all_of(all, &mut node, path, hard, chain)
-        {
-            return done;
-        }
-        if let (Some(Value::Array(any)), Some(Value::Array(one))) =
-            (node.map.get("anyOf"), node.map.get("oneOf"))
-        {
-            let product = merge::cross(any, one);
-            node.map.remove("oneOf");
-            node.map.insert("anyOf".into(), product);
-            self.change(
-                path,
-                Rule::R3,
-                "anyOf and oneOf on one node combined into one anyOf",
-            );
-        }
-        Flat::Node(node)
+/// Resolve `reference` into `node`. `Some` is a finished result.
+fn follow_ref(
+    ctx: &mut Ctx,
+    reference: Value,
+    node: &mut FlatNode,
+    path: &str,
+    hard: usize,
+    chain: &mut Vec<String>,
+) -> Option<Flat> {
+    let Value::String(reference) = reference else {
+        ctx.change(path, Rule::R1, "dropped a `$ref` that is not a string");
+        return None;
+    };
+    let Some(ptr) = pointer::local_pointer(&reference) else {
+        ctx.change(
+            path,
+            Rule::R1,
+            format!("$ref {reference} is not local; described instead"),
+        );
+        node.notes
+            .push(format!("Unresolved reference {reference}."));
+        return None;
+    };
+    if chain.contains(&ptr) {
+        ctx.change(
+            path,
+            Rule::R1,
+            format!("circular $ref chain through {reference} cut"),
+        );
+        node.notes.push(format!("Circular reference {reference}."));
+        return None;
     }
-
-    /// Resolve `reference` into `node`. `Some` is a finished result.
-    fn follow_ref(
-        &mut self,
-        reference: Value,
-        node: &mut FlatNode,
-        path: &str,
-        hard: usize,
-        chain: &mut Vec<String>,
-    ) -> Option<Flat> {
-        let Value::String(reference) = reference else {
-            self.change(path, Rule::R1, "dropped a `$ref` that is not a string");
-            return None;
-        };
-        let Some(ptr) = pointer::local_pointer(&reference) else {
-            self.change(
-                path,
-                Rule::R1,
-                format!("$ref {reference} is not local; described instead"),
-            );
-            node.notes
-                .push(format!("Unresolved reference {reference}."));
-            return None;
-        };
-        if chain.contains(&ptr) {
-            self.change(
-                path,
-                Rule::R1,
-                format!("circular $ref chain through {reference} cut"),
-            );
-            node.notes.push(format!("Circular reference {reference}."));
-            return None;
-        }
-        let Some(target) = pointer::resolve(self.root, &ptr) else {
-            self.change(
-                path,
-                Rule::R1,
-                format!("$ref {reference} has no target; described instead"),
-            );
-            node.notes
-                .push(format!("Unresolved reference {reference}."));
-            return None;
-        };
-        if self.ref_stack.iter().filter(|k| **k == ptr).count() >= UNROLL {
-            self.change(
-                path,
-                Rule::R1,
-                format!("recursive $ref {reference} cut after {UNROLL} levels"),
-            );
-            return Some(Flat::Stub(recursion_stub(&node.map, target, &ptr)));
-        }
-        chain.push(ptr.clone());
-        let flat = self.flatten(target, &ptr, hard + 1, chain);
-        chain.pop();
-        self.change(path, Rule::R1, format!("inlined $ref {reference}"));
-        match flat {
-            Flat::Never => Some(Flat::Never),
-            Flat::Stub(stub) => Some(Flat::Stub(with_description(stub, &node.map))),
-            Flat::Node(t) => {
-                let (merged, _) = merge::conj(&node.map, &t.map);
-                node.map = merged;
-                node.path = t.path;
-                node.refs.push(ptr);
-                node.refs.extend(t.refs);
-                node.notes.extend(t.notes);
-                None
-            }
+    let Some(target) = pointer::resolve(ctx.root, &ptr) else {
+        ctx.change(
+            path,
+            Rule::R1,
+            format!("$ref {reference} has no target; described instead"),
+        );
+        node.notes
+            .push(format!("Unresolved reference {reference}."));
+        return None;
+    };
+    if ctx.ref_stack.iter().filter(|k| **k == ptr).count() >= UNROLL {
+        ctx.change(
+            path,
+            Rule::R1,
+            format!("recursive $ref {reference} cut after {UNROLL} levels"),
+        );
+        return Some(Flat::Stub(recursion_stub(&node.map, target, &ptr)));
+    }
+    chain.push(ptr.clone());
+    let flat = flatten(ctx, target, &ptr, hard + 1, chain);
+    chain.pop();
+    ctx.change(path, Rule::R1, format!("inlined $ref {reference}"));
+    match flat {
+        Flat::Never => Some(Flat::Never),
+        Flat::Stub(stub) => Some(Flat::Stub(with_description(stub, &node.map))),
+        Flat::Node(t) => {
+            let (merged, _) = merge::conj(&node.map, &t.map);
+            node.map = merged;
+            node.path = t.path;
+            node.refs.push(ptr);
+            node.refs.extend(t.refs);
+            node.notes.extend(t.notes);
+            None
         }
     }
+}
 
-    fn merge_all_of(
-        &mut self,
-        all: Value,
-        node: &mut FlatNode,
-        path: &str,
-        hard: usize,
-        chain: &mut Vec<String>,
-    ) -> Option<Flat> {
-        let Value::Array(branches) = all else {
-            self.change(path, Rule::R3, "dropped an `allOf` that is not an array");
-            return None;
-        };
-        self.change(path, Rule::R3, "merged allOf into one schema");
-        for (i, branch) in branches.iter().enumerate() {
-            match self.flatten(branch, &pointer::child2(path, "allOf", i), hard + 1, chain) {
-                Flat::Never => return Some(Flat::Never),
-                Flat::Stub(stub) => return Some(Flat::Stub(with_description(stub, &node.map))),
-                Flat::Node(b) => {
-                    let (merged, ok) = merge::conj(&node.map, &b.map);
-                    if !ok {
-                        self.change(
-                            path,
-                            Rule::R3,
-                            "allOf branches conflict; the first one wins",
-                        );
-                    }
-                    node.map = merged;
-                    node.refs.extend(b.refs);
-                    node.notes.extend(b.notes);
+fn merge_all_of(
+    ctx: &mut Ctx,
+    all: Value,
+    node: &mut FlatNode,
+    path: &str,
+    hard: usize,
+    chain: &mut Vec<String>,
+) -> Option<Flat> {
+    let Value::Array(branches) = all else {
+        ctx.change(path, Rule::R3, "dropped an `allOf` that is not an array");
+        return None;
+    };
+    ctx.change(path, Rule::R3, "merged allOf into one schema");
+    for (i, branch) in branches.iter().enumerate() {
+        match flatten(
+            ctx,
+            branch,
+            &pointer::child2(path, "allOf", i),
+            hard + 1,
+            chain,
+        ) {
+            Flat::Never => return Some(Flat::Never),
+            Flat::Stub(stub) => return Some(Flat::Stub(with_description(stub, &node.map))),
+            Flat::Node(b) => {
+                let (merged, ok) = merge::conj(&node.map, &b.map);
+                if !ok {
+                    ctx.change(
+                        path,
+                        Rule::R3,
+                        "allOf branches conflict; the first one wins",
+                    );
                 }
+                node.map = merged;
+                node.refs.extend(b.refs);
+                node.notes.extend(b.notes);
             }
         }
-        None
     }
+    None
 }
-
 /// The stub that replaces a recursive reference.
 fn recursion_stub(siblings: &Obj, target: &Value, ptr: &str) -> Obj {
     let name = pointer::last_token(ptr)

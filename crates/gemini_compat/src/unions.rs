@@ -1,309 +1,140 @@
-//! Unions (R2, R3, R10): `anyOf`/`oneOf`, split `type` arrays, and the root.
+//! What the rewrite does with several alternatives once each is rewritten (R3, R10).
+//! The walk over `anyOf`/`oneOf` branches lives in [`crate::rewrite`]; these helpers
+//! only combine finished output schemas:
 //!
-//! * `null` branches are dropped and make the value optional.
-//! * One remaining branch is merged with the node's other keywords (they win, as for
-//!   `$ref` siblings).
-//! * Several branches become an `anyOf` that is the only key on its node: the other
-//!   keywords are merged into every branch and the description (with defaults and
-//!   other notes) is pushed into every branch.
-//! * Branches that end up as plain string enums (what a `oneOf` of `const`s becomes)
+//! * nested `anyOf`s are spliced and duplicates dropped ([`splice_dedupe`]);
+//! * branches that end up as plain string enums (what a `oneOf` of `const`s becomes)
 //!   are merged into one enum whose description lists the per-variant docs
-//!   (`"a: A doc; b: B doc"`).
-//! * At the root, several branches are collapsed into one object: properties are
+//!   (`"a: A doc; b: B doc"`, [`group_enums`]);
+//! * at the root, several branches are collapsed into one object: properties are
 //!   merged, `required` is what every branch requires, and the alternatives are
-//!   described ("Provide route or file.").
+//!   described ("Provide route or file.", [`collapse_root`]).
 
+use crate::ctx::{Ctx, MAX_ENUM, Obj, Out, obj1};
 use crate::describe;
 use crate::merge;
-use crate::pointer;
-use crate::refs::{Flat, FlatNode};
-use crate::rewrite::{Ctx, HARD_DEPTH, MAX_ENUM, Obj, Out, Pos, obj1};
 use crate::types::Rule;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
-enum Alt {
-    Node(FlatNode),
-    Done(Obj),
-}
-
-impl Ctx<'_> {
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn union(
-        &mut self,
-        mut siblings: Obj,
-        branches: Vec<Value>,
-        key: &str,
-        path: String,
-        notes: Vec<String>,
-        pos: Pos<'_>,
-        mut optional: bool,
-    ) -> Out {
-        if pos.hard > HARD_DEPTH {
-            self.change(
-                &path,
-                Rule::R13,
-                format!("nesting deeper than {HARD_DEPTH} levels cut"),
-            );
-            return Out::plain(crate::refs::depth_stub(), optional);
-        }
-        if key == "oneOf" {
-            self.change(&path, Rule::R3, "oneOf rewritten as anyOf");
-        }
-        let mut alts: Vec<Alt> = Vec::new();
-        for (i, branch) in branches.iter().enumerate() {
-            let branch_path = pointer::child2(&path, key, i);
-            let mut chain = Vec::new();
-            match self.flatten(branch, &branch_path, pos.hard + 1, &mut chain) {
-                Flat::Never => self.change(
-                    &branch_path,
-                    Rule::R3,
-                    "dropped a branch that accepts nothing",
-                ),
-                Flat::Stub(stub) => alts.push(Alt::Done(stub)),
-                Flat::Node(node) => {
-                    if is_null_only(&node.map) {
-                        optional = true;
-                        self.change(
-                            &branch_path,
-                            Rule::R2,
-                            "dropped the null branch (the value is optional)",
-                        );
-                    } else {
-                        alts.push(Alt::Node(node));
-                    }
-                }
-            }
-        }
-        if alts.len() <= 1 {
-            if branches.len() == 1 {
-                self.change(&path, Rule::R3, format!("unwrapped a one-branch {key}"));
-            }
-            return match alts.pop() {
-                None if optional => self.null_only(siblings, path, notes, pos),
-                None => {
-                    self.change(
-                        &path,
-                        Rule::R3,
-                        format!("{key} without a usable branch dropped"),
-                    );
-                    self.single(siblings, path, notes, pos, false)
-                }
-                Some(Alt::Done(stub)) => Out::plain(stub, optional),
-                Some(Alt::Node(node)) => {
-                    let (map, _) = merge::conj(&siblings, &node.map);
-                    let mut all_notes = notes;
-                    all_notes.extend(node.notes);
-                    let merged = FlatNode {
-                        map,
-                        path: node.path,
-                        refs: node.refs,
-                        notes: all_notes,
-                    };
-                    let mut out = self.with_refs(merged, pos.same());
-                    out.optional |= optional;
-                    out
-                }
-            };
-        }
-        let text = self.annotation_text(&mut siblings, &path, pos.prop, &notes);
-        if !siblings.is_empty() {
-            self.change(
-                &path,
-                Rule::R3,
-                "sibling keywords merged into the anyOf branches",
-            );
-        }
-        let mut outs = Vec::new();
-        for alt in alts {
-            match alt {
-                Alt::Done(stub) => outs.push(stub),
-                Alt::Node(node) => {
-                    let (map, ok) = merge::conj(&siblings, &node.map);
-                    if !ok {
-                        self.change(
-                            &node.path,
-                            Rule::R3,
-                            "dropped a branch that contradicts its siblings",
-                        );
-                        continue;
-                    }
-                    let merged = FlatNode {
-                        map,
-                        path: node.path,
-                        refs: node.refs,
-                        notes: node.notes,
-                    };
-                    let out = self.with_refs(merged, pos.branch());
-                    if out.absent {
-                        continue;
-                    }
-                    optional |= out.optional;
-                    outs.push(out.schema);
-                }
-            }
-        }
-        self.finish_alternatives(outs, text, &path, pos, optional)
-    }
-
-    /// Turn rewritten alternatives into one output node; `text` is the union node's own
-    /// description, pushed into every branch.
-    pub(crate) fn finish_alternatives(
-        &mut self,
-        outs: Vec<Obj>,
-        text: Option<String>,
-        path: &str,
-        pos: Pos<'_>,
-        optional: bool,
-    ) -> Out {
-        let list = group_enums(splice_dedupe(outs));
-        if pos.root && list.len() > 1 {
-            return self.collapse_root(list, text, path);
-        }
-        let mut list: Vec<Obj> = list
-            .into_iter()
-            .map(|mut branch| {
-                if let Some(t) = &text {
-                    let own = branch
-                        .get("description")
-                        .and_then(Value::as_str)
-                        .unwrap_or("");
-                    let joined = describe::join([t.as_str(), own]);
-                    branch.insert("description".into(), joined.into());
-                }
-                branch
-            })
-            .collect();
-        match list.len() {
-            0 => {
-                let mut schema = obj1("type", "object");
-                let t = describe::join([text.as_deref().unwrap_or(""), "Arbitrary JSON object."]);
-                schema.insert("description".into(), t.into());
-                Out::plain(schema, optional)
-            }
-            1 => Out::plain(list.pop().unwrap_or_default(), optional),
-            _ => {
-                let any = Value::Array(list.into_iter().map(Value::Object).collect());
-                Out::plain(obj1("anyOf", any), optional)
-            }
-        }
-    }
-
-    /// R10: the root may not be a union. Merge the object alternatives into one object.
-    fn collapse_root(&mut self, list: Vec<Obj>, text: Option<String>, path: &str) -> Out {
-        self.change(
+/// R10: the root may not be a union. Merge the object alternatives into one object.
+pub(crate) fn collapse_root(
+    ctx: &mut Ctx,
+    list: Vec<Obj>,
+    text: Option<String>,
+    path: &str,
+) -> Out {
+    ctx.change(
+        path,
+        Rule::R10,
+        "root alternatives collapsed into one object",
+    );
+    let total = list.len();
+    let objects: Vec<Obj> = list
+        .into_iter()
+        .filter(|o| o.get("type").and_then(Value::as_str) == Some("object"))
+        .collect();
+    if objects.len() < total {
+        ctx.change(
             path,
             Rule::R10,
-            "root alternatives collapsed into one object",
+            "dropped root alternatives that are not objects",
         );
-        let total = list.len();
-        let objects: Vec<Obj> = list
-            .into_iter()
-            .filter(|o| o.get("type").and_then(Value::as_str) == Some("object"))
-            .collect();
-        if objects.len() < total {
-            self.change(
-                path,
-                Rule::R10,
-                "dropped root alternatives that are not objects",
-            );
-        }
-        let mut by_name: BTreeMap<String, Vec<Value>> = BTreeMap::new();
-        let mut keysets: Vec<BTreeSet<String>> = Vec::new();
-        let mut requireds: Vec<Vec<String>> = Vec::new();
-        for o in &objects {
-            let mut keys = BTreeSet::new();
-            if let Some(Value::Object(props)) = o.get("properties") {
-                for (name, schema) in props {
-                    keys.insert(name.clone());
-                    by_name
-                        .entry(name.clone())
-                        .or_default()
-                        .push(schema.clone());
-                }
-            }
-            keysets.push(keys);
-            let req = match o.get("required") {
-                Some(Value::Array(r)) => r
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect(),
-                _ => Vec::new(),
-            };
-            requireds.push(req);
-        }
-        let common: Vec<String> = requireds
-            .first()
-            .map(|first| {
-                first
-                    .iter()
-                    .filter(|r| requireds.iter().all(|q| q.contains(r)))
-                    .cloned()
-                    .collect()
-            })
-            .unwrap_or_default();
-        let note = if objects.len() < 2 {
-            None
-        } else if keysets.iter().all(|k| Some(k) == keysets.first()) {
-            let mut alternatives: Vec<String> = Vec::new();
-            for r in &requireds {
-                let extra: Vec<&str> = r
-                    .iter()
-                    .filter(|x| !common.contains(x))
-                    .map(String::as_str)
-                    .collect();
-                let phrase = extra.join(" and ");
-                if !alternatives.contains(&phrase) {
-                    alternatives.push(phrase);
-                }
-            }
-            if alternatives.iter().all(|a| !a.is_empty()) {
-                Some(format!("Provide {}.", alternatives.join(" or ")))
-            } else {
-                None
-            }
-        } else {
-            let variants: Vec<String> = keysets
-                .iter()
-                .enumerate()
-                .map(|(i, k)| {
-                    let names: Vec<&str> = k.iter().map(String::as_str).collect();
-                    if names.is_empty() {
-                        format!("({}) no properties", i + 1)
-                    } else {
-                        format!("({}) {}", i + 1, names.join(", "))
-                    }
-                })
-                .collect();
-            Some(format!(
-                "Give the properties of one variant: {}.",
-                variants.join("; ")
-            ))
-        };
-        let mut props = Obj::new();
-        for (name, schemas) in by_name {
-            props.insert(name, merge_alternatives(schemas));
-        }
-        let mut root = obj1("type", "object");
-        if !props.is_empty() {
-            root.insert("properties".into(), Value::Object(props));
-        }
-        if !common.is_empty() {
-            root.insert(
-                "required".into(),
-                Value::Array(common.into_iter().map(Value::String).collect()),
-            );
-        }
-        let description =
-            describe::join([text.as_deref().unwrap_or(""), note.as_deref().unwrap_or("")]);
-        if !description.is_empty() {
-            root.insert("description".into(), description.into());
-        }
-        Out::plain(root, false)
     }
+    let mut by_name: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    let mut keysets: Vec<BTreeSet<String>> = Vec::new();
+    let mut requireds: Vec<Vec<String>> = Vec::new();
+    for o in &objects {
+        let mut keys = BTreeSet::new();
+        if let Some(Value::Object(props)) = o.get("properties") {
+            for (name, schema) in props {
+                keys.insert(name.clone());
+                by_name
+                    .entry(name.clone())
+                    .or_default()
+                    .push(schema.clone());
+            }
+        }
+        keysets.push(keys);
+        let req = match o.get("required") {
+            Some(Value::Array(r)) => r
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect(),
+            _ => Vec::new(),
+        };
+        requireds.push(req);
+    }
+    let common: Vec<String> = requireds
+        .first()
+        .map(|first| {
+            first
+                .iter()
+                .filter(|r| requireds.iter().all(|q| q.contains(r)))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    let note = if objects.len() < 2 {
+        None
+    } else if keysets.iter().all(|k| Some(k) == keysets.first()) {
+        let mut alternatives: Vec<String> = Vec::new();
+        for r in &requireds {
+            let extra: Vec<&str> = r
+                .iter()
+                .filter(|x| !common.contains(x))
+                .map(String::as_str)
+                .collect();
+            let phrase = extra.join(" and ");
+            if !alternatives.contains(&phrase) {
+                alternatives.push(phrase);
+            }
+        }
+        if alternatives.iter().all(|a| !a.is_empty()) {
+            Some(format!("Provide {}.", alternatives.join(" or ")))
+        } else {
+            None
+        }
+    } else {
+        let variants: Vec<String> = keysets
+            .iter()
+            .enumerate()
+            .map(|(i, k)| {
+                let names: Vec<&str> = k.iter().map(String::as_str).collect();
+                if names.is_empty() {
+                    format!("({}) no properties", i + 1)
+                } else {
+                    format!("({}) {}", i + 1, names.join(", "))
+                }
+            })
+            .collect();
+        Some(format!(
+            "Give the properties of one variant: {}.",
+            variants.join("; ")
+        ))
+    };
+    let mut props = Obj::new();
+    for (name, schemas) in by_name {
+        props.insert(name, merge_alternatives(schemas));
+    }
+    let mut root = obj1("type", "object");
+    if !props.is_empty() {
+        root.insert("properties".into(), Value::Object(props));
+    }
+    if !common.is_empty() {
+        root.insert(
+            "required".into(),
+            Value::Array(common.into_iter().map(Value::String).collect()),
+        );
+    }
+    let description =
+        describe::join([text.as_deref().unwrap_or(""), note.as_deref().unwrap_or("")]);
+    if !description.is_empty() {
+        root.insert("description".into(), description.into());
+    }
+    Out::plain(root, false)
 }
-
 /// Several rewritten schemas for one property, as one schema.
 fn merge_alternatives(schemas: Vec<Value>) -> Value {
     let objs: Vec<Obj> = schemas
@@ -406,7 +237,7 @@ pub(crate) fn group_enums(list: Vec<Obj>) -> Vec<Obj> {
 }
 
 /// A branch that only admits `null`.
-fn is_null_only(map: &Obj) -> bool {
+pub(crate) fn is_null_only(map: &Obj) -> bool {
     if let Some(t) = map.get("type") {
         let names = merge::type_names(t);
         if !names.is_empty() && names.iter().all(|n| *n == "null") {
@@ -417,4 +248,17 @@ fn is_null_only(map: &Obj) -> bool {
         return true;
     }
     matches!(map.get("enum"), Some(Value::Array(e)) if !e.is_empty() && e.iter().all(Value::is_null))
+}
+
+/// Several alternative schemas as one: the schema itself, or an `anyOf`.
+pub(crate) fn one_schema(alternatives: Vec<Obj>) -> Option<Obj> {
+    let mut list = group_enums(splice_dedupe(alternatives));
+    match list.len() {
+        0 => None,
+        1 => list.pop(),
+        _ => Some(obj1(
+            "anyOf",
+            Value::Array(list.into_iter().map(Value::Object).collect()),
+        )),
+    }
 }

@@ -156,13 +156,48 @@ fn explicit_null_is_removed_where_the_raw_schema_refuses_it() {
 }
 
 #[test]
-fn empty_string_enum_member_is_restored_when_omitted() {
+fn empty_string_enum_member_comes_back_from_its_stand_in() {
     let raw = obj(
         json!({"enc": {"type": "string", "enum": ["", "utf-8"]}}),
         &["enc"],
     );
-    round_trip(&raw, json!({}), json!({"enc": ""}));
+    round_trip(&raw, json!({"enc": "(empty)"}), json!({"enc": ""}));
     round_trip(&raw, json!({"enc": "utf-8"}), json!({"enc": "utf-8"}));
+    // Schemas served before the stand-in asked to omit the value: still understood.
+    assert_eq!(coerce_arguments(&raw, json!({})), json!({"enc": ""}));
+}
+
+#[test]
+fn empty_string_stand_in_avoids_a_real_member_and_survives_unions() {
+    // excel's text_qualifier: leaving it out means `"`, so "" must stay reachable.
+    let raw = obj(
+        json!({"text_qualifier": {"enum": ["\"", "'", ""], "default": "\""},
+               "sep": {"anyOf": [{"type": "string", "enum": ["", "(empty)"]}, {"type": "integer"}]}}),
+        &[],
+    );
+    let served = transform(&raw).schema;
+    assert_eq!(
+        served["properties"]["text_qualifier"]["enum"],
+        json!(["\"", "'", "(empty)"])
+    );
+    let doc = served["properties"]["text_qualifier"]["description"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(doc.contains("\"(empty)\" stands for \"\""), "{doc}");
+    assert!(doc.contains("Default: \"\\\"\"."), "{doc}");
+    // "(empty)" is a real member of `sep`, so "" is sent as another stand-in.
+    let sep = &served["properties"]["sep"]["anyOf"][0];
+    assert_eq!(sep["enum"], json!(["(empty string)", "(empty)"]));
+    round_trip(
+        &raw,
+        json!({"text_qualifier": "(empty)", "sep": "(empty string)"}),
+        json!({"text_qualifier": "", "sep": ""}),
+    );
+    round_trip(
+        &raw,
+        json!({"text_qualifier": "'", "sep": "(empty)"}),
+        json!({"text_qualifier": "'", "sep": "(empty)"}),
+    );
 }
 
 #[test]

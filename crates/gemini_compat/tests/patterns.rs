@@ -136,10 +136,13 @@ fn p07_recursive_model() {
             "required": ["name", "children"]
         }}
     });
-    let stub = json!({"type": "object", "description": "TreeNode (nested further; same shape)"});
+    // Unrolled twice, the second `children` sits MAX_DEPTH (4) steps below the root: its
+    // items would be one step too deep, so it is served as JSON text (R13).
+    let cut = json!({"type": "string", "description":
+        "Nested deeper; give it as JSON text: object[] (TreeNode (nested further; same shape))."});
     let level2 = json!({
         "type": "object",
-        "properties": {"children": {"type": "array", "items": stub}, "name": {"type": "string"}},
+        "properties": {"children": cut, "name": {"type": "string"}},
         "required": ["name", "children"]
     });
     let level1 = json!({
@@ -247,11 +250,12 @@ fn p14_enum_with_empty_string() {
     assert_eq!(
         check(&input),
         json!({"type": "object", "properties": {"enc": {
-            "type": "string", "enum": ["utf-8"], "description": "Omit for \"\" (empty)."
-        }}})
+            "type": "string", "enum": ["(empty)", "utf-8"],
+            "description": "\"(empty)\" stands for \"\" (the empty string)."
+        }}, "required": ["enc"]})
     );
     assert_eq!(
-        gemini_compat::coerce_arguments(&input, json!({})),
+        gemini_compat::coerce_arguments(&input, json!({"enc": "(empty)"})),
         json!({"enc": ""})
     );
 }
@@ -529,19 +533,20 @@ fn p32_huge_enum_and_deep_nesting() {
         one("n", json!({"type": "integer", "enum": ints}))["type"],
         "integer"
     );
-    // Eight levels of objects with properties: six are kept, the seventh (l1) is cut.
+    // Eight levels of objects: l6..l4 are kept, l3 (four steps below the root) keeps its
+    // type and carries the rest of the shape as prose.
     let mut s = json!({"type": "object", "properties": {"leaf": {"type": "string"}}});
     for i in 0..7 {
         s = json!({"type": "object", "properties": {format!("l{i}"): s}});
     }
     let out = check(&s);
     let mut node = &out;
-    for i in (0..7).rev().take(6) {
+    for i in (0..7).rev().take(4) {
         node = &node["properties"][format!("l{i}")];
     }
     assert_eq!(
         node,
-        &json!({"type": "object", "description": "Nested deeper; shape omitted."})
+        &json!({"type": "object", "description": "Nested deeper; shape: {l2?: {l1?: {l0?: {leaf?: string}}}}."})
     );
 }
 

@@ -34,13 +34,21 @@ fn mutual_recursion_is_unrolled_and_cut() {
             "B": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}}
         }
     });
-    let out = check(&input);
-    let a2 = &out["properties"]["a"]["properties"]["b"]["properties"]["a"];
-    assert_eq!(
-        a2["properties"]["b"]["properties"]["a"]["description"],
-        "A (nested further; same shape)"
+    let out = transform(&input);
+    assert!(
+        out.changes
+            .iter()
+            .any(|c| c.rule == Rule::R1
+                && c.message == "recursive $ref #/$defs/A cut after 2 levels")
     );
-    assert!(!serde_json::to_string(&out).unwrap().contains("$ref"));
+    // The unrolled stub (a, five steps down) is below the depth budget: the second `b`,
+    // four steps down, keeps its type and describes the rest.
+    let a2 = &out.schema["properties"]["a"]["properties"]["b"]["properties"]["a"];
+    assert_eq!(
+        a2["properties"]["b"],
+        json!({"type": "object", "description": "Nested deeper; shape: {a?: object (A (nested further; same shape))}."})
+    );
+    assert!(!serde_json::to_string(&out.schema).unwrap().contains("$ref"));
 }
 
 #[test]
