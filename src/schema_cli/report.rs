@@ -189,6 +189,8 @@ impl Style {
 
 /// Most kinds of finding the summary shows; `--verbose` shows every finding.
 const WORST_SHOWN: usize = 6;
+/// Most depth groups shown past `WORST_SHOWN`.
+const DEPTH_EXTRA: usize = 3;
 /// Most tool names listed on the summary's "incompatible" line.
 const NAMES_SHOWN: usize = 8;
 
@@ -307,12 +309,14 @@ fn summary(out: &mut String, verdicts: &[ToolVerdict], style: &Style, source: So
     let _ = writeln!(out, "\n{title}:");
     let shown = groups.len().min(WORST_SHOWN);
     let mut listed: Vec<&Group> = groups.iter().take(shown).collect();
-    // Depth findings always show: nothing else says a schema nests too deep.
+    // Depth findings show even past the cap (nothing else says a schema nests too deep), a
+    // few of them: their messages differ by depth, so they do not group.
     listed.extend(
         groups
             .iter()
             .skip(shown)
-            .filter(|g| g.rule == Rule::R13 && g.severity != Severity::Low),
+            .filter(|g| g.rule == Rule::R13 && g.severity != Severity::Low)
+            .take(DEPTH_EXTRA),
     );
     for g in &listed {
         let label = format!("{:<8} {:<3}", g.severity.as_str(), g.rule.as_str());
