@@ -166,3 +166,263 @@ fn another_server_with_tricky_schemas_is_reported_and_the_transform_fixes_each_p
         );
     }
 }
+
+/// The captured-tools stand-in serving `tests/fixtures/captured/NAME.json`.
+fn captured(name: &str) -> [String; 2] {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+    [
+        format!("{dir}/captured_tools_server.py"),
+        format!("{dir}/captured/{name}.json"),
+    ]
+}
+
+/// `schema check --server` (plus `extra` flags) on a captured fixture.
+fn check_captured(name: &str, extra: &[&str]) -> Output {
+    let [server, tools] = captured(name);
+    let mut args = vec!["check"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--server", "--", "python3", &server, &tools]);
+    schema(&args)
+}
+
+/// Compares `actual` with tests/golden/schema_check/FILE, or rewrites it under UPDATE_GOLDEN=1.
+fn golden(file: &str, actual: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/schema_check")
+        .join(file);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().expect("golden dir")).expect("mkdir golden");
+        std::fs::write(&path, actual).expect("write golden file");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "cannot read {}: {e}\nGenerate it with: UPDATE_GOLDEN=1 cargo test --test schema_cli",
+            path.display()
+        )
+    });
+    if actual != expected {
+        let first_difference = actual
+            .lines()
+            .zip(expected.lines())
+            .enumerate()
+            .find(|(_, (a, e))| a != e)
+            .map(|(i, (a, e))| format!("line {}:\n  golden: {e}\n  actual: {a}", i + 1))
+            .unwrap_or_else(|| "one output is a prefix of the other".to_string());
+        panic!(
+            "the report differs from {}; first difference at {first_difference}\n\
+             If the change is deliberate: UPDATE_GOLDEN=1 cargo test --test schema_cli, then review git diff tests/golden/",
+            path.display()
+        );
+    }
+}
+
+const FIXTURES: [&str; 5] = [
+    "notion_like",
+    "properties_ref",
+    "additional_properties",
+    "title_default",
+    "deep_nesting",
+];
+
+/// Golden text (summary and --verbose) and JSON reports for every captured fixture.
+#[test]
+fn reports_on_captured_servers_match_golden() {
+    for name in FIXTURES {
+        let text = check_captured(name, &[]);
+        let verbose = check_captured(name, &["--verbose"]);
+        let json = check_captured(name, &["--json"]);
+        let report = json_report(&json);
+        let expected_code = if report["summary"]["incompatible"] == 0 {
+            0
+        } else {
+            1
+        };
+        for output in [&text, &verbose, &json] {
+            assert_eq!(
+                output.status.code(),
+                Some(expected_code),
+                "{name}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        golden(
+            &format!("{name}.txt"),
+            &String::from_utf8_lossy(&text.stdout),
+        );
+        golden(
+            &format!("{name}.verbose.txt"),
+            &String::from_utf8_lossy(&verbose.stdout),
+        );
+        golden(
+            &format!("{name}.json"),
+            &String::from_utf8_lossy(&json.stdout),
+        );
+    }
+}
+
+fn tool<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no tool {name} in {report:#}"))
+}
+
+fn issues_of(tool: &Value) -> &Vec<Value> {
+    tool["issues"].as_array().unwrap()
+}
+
+#[test]
+fn shared_definitions_a_tool_never_uses_are_not_reported() {
+    let report = json_report(&check_captured("notion_like", &["--json"]));
+    let fixture: Value =
+        serde_json::from_str(&std::fs::read_to_string(&captured("notion_like")[1]).unwrap())
+            .unwrap();
+    let defs = fixture["tools"][0]["inputSchema"]["$defs"]
+        .as_object()
+        .unwrap()
+        .len();
+    // Uses nothing: every definition is skipped, and the $defs block alone is only low.
+    let page = tool(&report, "API-retrieve-a-page");
+    assert_eq!(page["status"], "COMPATIBLE");
+    assert_eq!(page["unused_definitions"].as_array().unwrap().len(), defs);
+    assert!(
+        issues_of(page).iter().all(|i| i["severity"] == "low"),
+        "{page:#}"
+    );
+    // Uses parentRequest → idRequest: findings there, none in the other definitions.
+    let post = tool(&report, "API-post-page");
+    let paths: Vec<&str> = issues_of(post)
+        .iter()
+        .map(|i| i["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        paths.contains(&"/$defs/idRequest/format"),
+        "reached transitively: {paths:?}"
+    );
+    for path in &paths {
+        assert!(
+            !path.starts_with("/$defs/")
+                || path.starts_with("/$defs/parentRequest")
+                || path.starts_with("/$defs/idRequest"),
+            "unused definition reported: {path}"
+        );
+    }
+    assert_eq!(
+        post["unused_definitions"].as_array().unwrap().len(),
+        defs - 2
+    );
+    // The boolean additionalProperties crashes google-genai: critical, so INCOMPATIBLE.
+    assert_eq!(post["status"], "INCOMPATIBLE");
+    let ap = issues_of(post)
+        .iter()
+        .find(|i| i["path"] == "/properties/properties/additionalProperties")
+        .expect("additionalProperties: true reported");
+    assert_eq!(ap["severity"], "critical");
+    let verbose = check_captured("notion_like", &["--verbose"]);
+    let text = String::from_utf8_lossy(&verbose.stdout);
+    assert!(
+        text.contains(&format!("{defs} unused definitions ignored")),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_reference_into_properties_is_critical() {
+    let report = json_report(&check_captured("properties_ref", &["--json"]));
+    let batch = tool(&report, "fetch_batch");
+    let issue = issues_of(batch)
+        .iter()
+        .find(|i| i["path"] == "/properties/fallback/$ref")
+        .expect("the #/properties ref");
+    assert_eq!(issue["severity"], "critical");
+    assert!(issue["message"].as_str().unwrap().contains("3.0.141"));
+    assert_eq!(batch["status"], "INCOMPATIBLE");
+    assert_eq!(tool(&report, "fetch_one")["status"], "COMPATIBLE");
+}
+
+#[test]
+fn title_and_default_alone_keep_a_tool_compatible() {
+    let output = check_captured("title_default", &["--json"]);
+    let report = json_report(&output);
+    assert_eq!(output.status.code(), Some(0), "{report:#}");
+    assert_eq!(report["summary"]["incompatible"], 0);
+    assert!(report["summary"]["findings"]["low"].as_u64().unwrap() > 0);
+    assert_eq!(report["summary"]["findings"]["critical"], 0);
+    assert_eq!(report["summary"]["findings"]["medium"], 0);
+}
+
+#[test]
+fn depth_findings_appear_in_the_summary() {
+    let report = json_report(&check_captured("deep_nesting", &["--json"]));
+    let nested = tool(&report, "aggregate_nested");
+    assert!(
+        issues_of(nested).iter().any(|i| i["rule"] == "R13"),
+        "{nested:#}"
+    );
+    let text = check_captured("deep_nesting", &[]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.contains("R13") && l.contains("nest")),
+        "{text}"
+    );
+}
+
+#[test]
+fn server_mode_shows_raw_findings_once_and_the_proxied_schema_clean() {
+    let report = json_report(&check_captured("additional_properties", &["--json"]));
+    let verbose = check_captured("additional_properties", &["--verbose"]);
+    let text = String::from_utf8_lossy(&verbose.stdout);
+    for t in report["tools"].as_array().unwrap() {
+        assert!(t["transformed_issues"].as_array().unwrap().is_empty());
+        for issue in issues_of(t) {
+            let line = format!(
+                "[{} {}] {} {}",
+                issue["rule"].as_str().unwrap(),
+                issue["severity"].as_str().unwrap(),
+                issue["path"].as_str().unwrap(),
+                issue["message"].as_str().unwrap()
+            );
+            let times = text.matches(&line).count();
+            let expected = report["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(issues_of)
+                .filter(|i| i == &issue)
+                .count();
+            assert_eq!(times, expected, "{line} shown {times} times:\n{text}");
+        }
+    }
+    assert_eq!(
+        text.matches("through `fs-mcp-rs proxy`: clean").count(),
+        report["summary"]["total"].as_u64().unwrap() as usize,
+        "{text}"
+    );
+    // Without --verbose: the summary, no per-tool finding lines.
+    let summary = check_captured("additional_properties", &[]);
+    let summary = String::from_utf8_lossy(&summary.stdout);
+    assert!(!summary.contains("[R7 "), "{summary}");
+    assert!(summary.contains("--verbose"), "{summary}");
+}
+
+#[test]
+fn our_own_check_is_one_screen_with_the_served_schemas_clean() {
+    let output = schema(&["check"]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.lines().count() <= 24, "not one screen:\n{text}");
+    assert!(text.contains("served schemas: all clean"), "{text}");
+    assert!(text.contains("incompatible: none"), "{text}");
+    // What the transform protects against is still shown.
+    assert!(text.contains("critical R"), "{text}");
+    let verbose = schema(&["check", "--verbose", "--tool", "read_files"]);
+    let verbose = String::from_utf8_lossy(&verbose.stdout);
+    assert!(
+        verbose.contains("read_files  COMPATIBLE")
+            && verbose.contains("served (transformed) schema: clean"),
+        "{verbose}"
+    );
+}

@@ -15,16 +15,21 @@ use clap::Subcommand;
 use serde_json::Value;
 
 use crate::server::{FsServer, Tier};
-use report::{Style, ToolVerdict};
+use report::{Source, Style, ToolVerdict};
 
 #[derive(Debug, Subcommand)]
 pub enum SchemaCommand {
-    /// Lint each tool's schema as written, show what the transform changes, and confirm the
-    /// schema clients are served is clean. Exit 0 when all are compatible, 1 otherwise.
+    /// Lint what each tool's schema can reach, show what the transform changes, and confirm the
+    /// schema clients are served is clean: a one-screen summary, details with --verbose.
+    /// Exit 0 when all are compatible (low findings only), 1 otherwise.
     Check {
-        /// Print the JSON report instead of text.
+        /// Print the JSON report instead of text (every detail; field names in
+        /// docs/GEMINI_SCHEMA_COMPAT.md).
         #[arg(long)]
         json: bool,
+        /// After the summary, every tool's findings, transform changes and served schema.
+        #[arg(long, short)]
+        verbose: bool,
         /// Only this tool.
         #[arg(long, value_name = "NAME")]
         tool: Option<String>,
@@ -51,10 +56,11 @@ pub fn run(command: SchemaCommand) -> ExitCode {
     let result = match command {
         SchemaCommand::Check {
             json,
+            verbose,
             tool,
             server,
             command,
-        } => check(json, tool.as_deref(), server.then_some(command)),
+        } => check(json, verbose, tool.as_deref(), server.then_some(command)),
         SchemaCommand::Diff { tool } => diff(&tool),
         SchemaCommand::Transform { file } => transform(file),
     };
@@ -67,8 +73,17 @@ pub fn run(command: SchemaCommand) -> ExitCode {
     }
 }
 
-fn check(json: bool, only: Option<&str>, server: Option<Vec<String>>) -> anyhow::Result<ExitCode> {
-    let served_is_transformed = server.is_none();
+fn check(
+    json: bool,
+    verbose: bool,
+    only: Option<&str>,
+    server: Option<Vec<String>>,
+) -> anyhow::Result<ExitCode> {
+    let source = if server.is_some() {
+        Source::Server
+    } else {
+        Source::Ours
+    };
     let tools: Vec<(String, Value)> = match server {
         Some(command) => remote::list_tool_schemas(&command)?,
         None => FsServer::schema_reports(Tier::All)
@@ -80,7 +95,7 @@ fn check(json: bool, only: Option<&str>, server: Option<Vec<String>>) -> anyhow:
     let verdicts: Vec<ToolVerdict> = tools
         .into_iter()
         .filter(|(name, _)| only.is_none_or(|o| o == name))
-        .map(|(name, schema)| ToolVerdict::new(&name, schema, served_is_transformed))
+        .map(|(name, schema)| ToolVerdict::new(&name, schema, source))
         .collect();
     if verdicts.is_empty() {
         anyhow::bail!(
@@ -92,16 +107,13 @@ fn check(json: bool, only: Option<&str>, server: Option<Vec<String>>) -> anyhow:
     if json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&report::to_json(&verdicts))?
+            serde_json::to_string_pretty(&report::to_json(&verdicts, source))?
         );
     } else {
         let style = Style {
             color: std::io::stdout().is_terminal(),
         };
-        print!(
-            "{}",
-            report::to_text(&verdicts, &style, served_is_transformed)
-        );
+        print!("{}", report::to_text(&verdicts, &style, source, verbose));
     }
     Ok(if verdicts.iter().all(ToolVerdict::compatible) {
         ExitCode::SUCCESS

@@ -85,7 +85,7 @@ mod unknown;
 
 pub use coerce::coerce_arguments;
 pub use escape::{escape_output_refs, has_output_refs, unescape_output_refs};
-pub use lint::{is_valid_property_name, lint, lint_tool_name};
+pub use lint::{Check, LintReport, is_valid_property_name, lint, lint_report, lint_tool_name};
 pub use profile::{SchemaProfile, openai_strict};
 pub use types::{Change, Issue, Rule, Severity, Transformed};
 pub use unknown::{UnknownArgument, unknown_arguments};
