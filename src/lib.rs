@@ -8,6 +8,7 @@ compile_error!("fs-mcp-rs is Unix-only (Linux, macOS, the BSDs); on Windows, run
 
 pub mod cli;
 pub mod client_log;
+pub mod flags;
 pub mod http;
 pub mod lenient;
 pub mod params;

@@ -5,7 +5,8 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use fs_mcp_rs::FsServer;
-use fs_mcp_rs::cli::{Cli, Command, ServeArgs};
+use fs_mcp_rs::cli::{Cli, Command};
+use fs_mcp_rs::flags::ServeArgs;
 use rmcp::ServiceExt;
 use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;

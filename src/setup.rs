@@ -7,7 +7,7 @@ use std::time::Duration;
 use fs_mcp_sandbox::Sandbox;
 use tokio_util::sync::CancellationToken;
 
-use crate::cli::ServeArgs;
+use crate::flags::ServeArgs;
 use crate::server::{ReadLimits, ServerOptions, Tier, check_tool_names};
 
 /// Builds the sandbox (skipped directories warned about) and the options `args` describe.

@@ -29,7 +29,7 @@ drops, pending calls fail with an error saying so and the proxy exits with statu
 )]
 pub struct ProxyArgs {
     /// Serve streamable HTTP at http://ADDR/mcp instead of stdio (default address 127.0.0.1:8124).
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = crate::cli::DEFAULT_HTTP_ADDR)]
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = crate::flags::DEFAULT_HTTP_ADDR)]
     pub http: Option<SocketAddr>,
 
     /// Require `Authorization: Bearer TOKEN` on every HTTP request (with --http).
@@ -49,8 +49,8 @@ pub struct ProxyArgs {
     #[arg(long, value_name = "LEVEL")]
     pub log_level: Option<String>,
 
-    #[arg(long, value_enum, value_name = "PROFILE", default_value = "gemini", help = crate::cli::SCHEMA_PROFILE_HELP)]
-    pub schema_profile: crate::cli::SchemaProfileArg,
+    #[arg(long, value_enum, value_name = "PROFILE", default_value = "gemini", help = crate::flags::SCHEMA_PROFILE_HELP)]
+    pub schema_profile: crate::flags::SchemaProfileArg,
 
     /// The upstream MCP server to start (stdio), after `--`: `fs-mcp-rs proxy -- CMD [ARGS...]`.
     #[arg(

@@ -17,7 +17,7 @@ use clap::Args;
 use rmcp::ServiceExt;
 use tokio_util::sync::CancellationToken;
 
-use crate::cli::ServeArgs;
+use crate::flags::ServeArgs;
 use crate::server::FsServer;
 
 /// The default port of the playground (the HTTP transport's is 8124).
