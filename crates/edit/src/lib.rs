@@ -83,6 +83,7 @@ mod error;
 mod fuzzy;
 pub mod hints;
 mod manager;
+mod mkdir;
 pub mod near_miss;
 mod proposal;
 mod request;
@@ -101,6 +102,7 @@ pub use editor::{
 pub use error::{EditError, ErrorKind};
 pub use hints::Hints;
 pub use manager::{MAX_FILE_BYTES, ReviewConfig, ReviewManager, WaitingHook, WaitingInfo};
+pub use mkdir::create_directory;
 pub use request::{
     APPEND_TO_FILE, EditSpec, MATCH_TEXT_MAX_LENGTH, OVERWRITE_FILE, ProposeRequest,
 };
