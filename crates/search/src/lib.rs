@@ -29,6 +29,7 @@ mod grep;
 mod hints;
 mod info;
 mod listing;
+mod matched;
 mod tree;
 mod walk;
 
