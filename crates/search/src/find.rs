@@ -12,8 +12,8 @@
 //! note giving the total, and a `Skipped:` line counting the matching files left out as hidden or
 //! ignored (counted in the same walk, within [`SKIPPED_COUNT_BUDGET`] left-out entries).
 
-use std::collections::{BinaryHeap, HashMap};
-use std::path::{Path, PathBuf};
+use std::collections::BinaryHeap;
+use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -134,6 +134,7 @@ pub fn search_files(
     let counts = SkipCounts::default();
     builder.build_parallel().run(|| {
         let mut names = walk::NameCheck::new(sandbox);
+        let mut matcher = exclusions.thread_matcher();
         let (best, total, target, root, exclusions, counts) =
             (&best, &total, &target, &root, &exclusions, &counts);
         Box::new(move |entry| {
@@ -144,7 +145,7 @@ pub fn search_files(
                 return WalkState::Continue;
             }
             let is_dir = entry.file_type().is_none_or(|t| t.is_dir());
-            let exclusion = exclusions.classify(&entry, is_dir);
+            let exclusion = exclusions.classify(&mut matcher, &entry, is_dir);
             if exclusion.left_out() {
                 return counts.left_out(&entry, is_dir, exclusion, options, || {
                     is_match(target, root, &entry)
@@ -216,25 +217,21 @@ impl Exclusion {
 /// entry of a walk that visits everything: hidden names, VCS directories, the `ignore` crate's
 /// own matcher for `.gitignore`/`.ignore`/git excludes, and the rules of the directories above
 /// the walk root. What holds for a directory holds for everything under it (a rule-respecting
-/// walk would not have entered it), so each directory's verdict is kept for its entries.
+/// walk would not have entered it): names are checked along the whole path below the root, and
+/// the matcher answers "ignored" under an ignored directory. Each walker thread has its own
+/// matcher (no lock: a blocked thread costs more than loading a directory's rules twice).
 struct Exclusions<'a> {
     root: &'a Path,
     include_hidden: bool,
     include_ignored: bool,
     ancestors: walk::AncestorRules,
-    state: Mutex<ExclusionState>,
-}
-
-struct ExclusionState {
-    /// `None` with `include_ignored` (no rule applies) or when the root cannot be read.
+    /// `None` with `include_ignored` (no rule applies); cloned for each thread.
     matcher: Option<IncrementalIgnore>,
-    /// The verdict of every directory the walk entered (it sees a directory before its entries).
-    dirs: HashMap<PathBuf, Exclusion>,
 }
 
 impl<'a> Exclusions<'a> {
     fn new(sandbox: &Sandbox, root: &'a Path, options: &FindOptions) -> Exclusions<'a> {
-        let (matcher, ancestors) = if options.include_ignored {
+        let (mut matcher, ancestors) = if options.include_ignored {
             (None, walk::AncestorRules::default())
         } else {
             (
@@ -242,48 +239,67 @@ impl<'a> Exclusions<'a> {
                 walk::AncestorRules::load(sandbox, root),
             )
         };
+        // Loads the root's rules once, before the matcher is cloned for the threads.
+        if let Some(m) = matcher.as_mut() {
+            m.matched(Path::new("-"), false);
+        }
         Exclusions {
             root,
             include_hidden: options.include_hidden,
             include_ignored: options.include_ignored,
             ancestors,
-            state: Mutex::new(ExclusionState {
-                matcher,
-                dirs: HashMap::new(),
-            }),
+            matcher,
         }
     }
 
-    /// The verdict for `entry` (depth ≥ 1); a directory's is remembered for its entries.
-    fn classify(&self, entry: &ignore::DirEntry, is_dir: bool) -> Exclusion {
+    /// A matcher for one walker thread.
+    fn thread_matcher(&self) -> Option<IncrementalIgnore> {
+        self.matcher.clone()
+    }
+
+    /// The verdict for `entry` (depth ≥ 1), with the calling thread's matcher.
+    fn classify(
+        &self,
+        matcher: &mut Option<IncrementalIgnore>,
+        entry: &ignore::DirEntry,
+        is_dir: bool,
+    ) -> Exclusion {
         let path = entry.path();
-        let name = entry.file_name();
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let mut verdict = if entry.depth() <= 1 {
-            Exclusion::default()
-        } else {
-            path.parent()
-                .and_then(|parent| state.dirs.get(parent).copied())
-                .unwrap_or_default()
+        let Ok(rel) = path.strip_prefix(self.root) else {
+            return Exclusion::default();
         };
-        if !self.include_hidden && walk::is_hidden(name) {
+        let mut verdict = Exclusion::default();
+        if !self.include_hidden && rel.components().any(|c| walk::is_hidden(c.as_os_str())) {
+            // Under a hidden name the category is settled: the rules need not be asked.
             verdict.hidden = true;
+            return verdict;
         }
-        // Under a hidden name the category is settled: the rules need not be asked.
-        if !verdict.left_out() && !self.include_ignored {
-            verdict.ignored = (is_dir && walk::is_vcs_dir(name))
-                || self.ancestors.is_ignored(path, is_dir)
-                || path.strip_prefix(self.root).is_ok_and(|rel| {
-                    state
-                        .matcher
-                        .as_mut()
-                        .is_some_and(|m| m.matched(rel, is_dir).is_ignore())
-                });
+        if self.include_ignored {
+            return verdict;
         }
-        if is_dir {
-            state.dirs.insert(path.to_path_buf(), verdict);
-        }
+        let in_vcs_dir = (is_dir && walk::is_vcs_dir(entry.file_name()))
+            || rel
+                .parent()
+                .is_some_and(|p| p.components().any(|c| walk::is_vcs_dir(c.as_os_str())));
+        verdict.ignored = in_vcs_dir
+            || self.ignored_by_ancestors(rel, is_dir)
+            || matcher
+                .as_mut()
+                .is_some_and(|m| m.matched(rel, is_dir).is_ignore());
         verdict
+    }
+
+    /// The rules of the directories above the walk root exclude `rel` or a directory above it.
+    fn ignored_by_ancestors(&self, rel: &Path, is_dir: bool) -> bool {
+        if self.ancestors.is_empty() {
+            return false;
+        }
+        self.ancestors.is_ignored(&self.root.join(rel), is_dir)
+            || rel
+                .ancestors()
+                .skip(1)
+                .filter(|dir| !dir.as_os_str().is_empty())
+                .any(|dir| self.ancestors.is_ignored(&self.root.join(dir), true))
     }
 }
 

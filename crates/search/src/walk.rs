@@ -105,6 +105,10 @@ impl AncestorRules {
         AncestorRules { matchers }
     }
 
+    pub(crate) fn is_empty(&self) -> bool {
+        self.matchers.is_empty()
+    }
+
     pub(crate) fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
         for m in &self.matchers {
             let verdict = m.matched(path, is_dir);
