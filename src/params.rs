@@ -7,67 +7,30 @@ use serde_json::Value;
 
 use crate::lenient;
 
+// The one definition of a read request's fields on the wire (the doc comments are the schema a
+// model reads); it converts into `fs_mcp_read::ReadRequest`, which the read crate validates. A
+// bare path string is accepted as an item too (see `file_list`).
 /// One file to read. Give `path` alone for the whole file, or pick ONE way to read part of it:
 /// `head`, `tail`, `start_line` (+ `end_line`), or `start_line` + `read_to_next_pattern`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 pub struct FileReadRequest {
     /// Path of the file, relative to the first allowed directory or absolute inside an allowed directory.
     pub path: String,
     /// Read only the first N lines. 0 means not given.
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub head: Option<i64>,
     /// Read only the last N lines. 0 means not given.
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub tail: Option<i64>,
     /// First line to read (1-based, inclusive). Use the line numbers grep_content reports.
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub start_line: Option<i64>,
     /// Last line to read (1-based, inclusive). Leave out to read to the end of the file. Not with read_to_next_pattern.
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub end_line: Option<i64>,
     /// Regex (Rust syntax). With start_line: read from start_line up to, not including, the next line that matches, e.g. "^def " or "^## " to read one function or section.
-    pub read_to_next_pattern: Option<String>,
-}
-
-/// The fields of [`FileReadRequest`] as sent in object form.
-#[derive(Deserialize)]
-struct FileReadFields {
-    path: String,
-    #[serde(default, deserialize_with = "lenient::opt_i64")]
-    head: Option<i64>,
-    #[serde(default, deserialize_with = "lenient::opt_i64")]
-    tail: Option<i64>,
-    #[serde(default, deserialize_with = "lenient::opt_i64")]
-    start_line: Option<i64>,
-    #[serde(default, deserialize_with = "lenient::opt_i64")]
-    end_line: Option<i64>,
     #[serde(default)]
-    read_to_next_pattern: Option<String>,
-}
-
-impl<'de> Deserialize<'de> for FileReadRequest {
-    /// Accepts `{"path": …, …}` and, leniently, a bare path string (what Gemini sends when a
-    /// converter degraded the item schema to STRING).
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        match Value::deserialize(deserializer)? {
-            Value::String(path) => Ok(FileReadRequest {
-                path,
-                ..Default::default()
-            }),
-            object @ Value::Object(_) => {
-                let f: FileReadFields =
-                    serde_json::from_value(object).map_err(de::Error::custom)?;
-                Ok(FileReadRequest {
-                    path: f.path,
-                    head: f.head,
-                    tail: f.tail,
-                    start_line: f.start_line,
-                    end_line: f.end_line,
-                    read_to_next_pattern: f.read_to_next_pattern,
-                })
-            }
-            other => Err(de::Error::custom(format!(
-                "expected a file request such as {{\"path\": \"src/main.rs\"}}, got {}",
-                lenient::short(&other)
-            ))),
-        }
-    }
+    pub read_to_next_pattern: Option<String>,
 }
 
 impl From<FileReadRequest> for fs_mcp_read::ReadRequest {
@@ -93,9 +56,25 @@ pub struct ReadFilesParams {
     pub large_file_passthrough: bool,
 }
 
+/// The `files` list, leniently (see [`lenient::list_of`]); an item may also be a bare path
+/// string (what Gemini sends when a converter degraded the item schema to STRING).
 fn file_list<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<FileReadRequest>, D::Error> {
     let value = Value::deserialize(deserializer)?;
-    lenient::list_of(value).map_err(de::Error::custom)
+    let items: Vec<Value> = lenient::list_of(value).map_err(de::Error::custom)?;
+    items
+        .into_iter()
+        .map(|item| match item {
+            Value::String(path) => Ok(FileReadRequest {
+                path,
+                ..Default::default()
+            }),
+            object @ Value::Object(_) => serde_json::from_value(object).map_err(de::Error::custom),
+            other => Err(de::Error::custom(format!(
+                "expected a file request such as {{\"path\": \"src/main.rs\"}}, got {}",
+                lenient::short(&other)
+            ))),
+        })
+        .collect()
 }
 
 /// For tools that take no arguments.

@@ -6,9 +6,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use base64::Engine;
+use fs_mcp_read::MediaKind;
 use fs_mcp_search::{
-    FindOptions, GrepControl, GrepOptions, InfoOptions, MediaKind, Progress, ProgressFn,
-    SearchError, TreeOptions,
+    FindOptions, GrepControl, GrepOptions, InfoOptions, Progress, ProgressFn, SearchError,
+    TreeOptions,
 };
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam};
@@ -253,8 +254,11 @@ At most max_matches (default 100) matching lines are shown, with a note of the t
         Parameters(p): Parameters<PathParams>,
     ) -> Result<CallToolResult, ErrorData> {
         let sandbox = self.sandbox();
-        let body = blocking(move || fs_mcp_search::create_directory(&sandbox, &p.path)).await?;
-        Ok(answer(body))
+        let body = blocking(move || fs_mcp_edit::create_directory(&sandbox, &p.path)).await?;
+        Ok(match body {
+            Ok(body) => text(body),
+            Err(e) => failure(e.to_string()),
+        })
     }
 
     #[tool(
@@ -268,11 +272,11 @@ At most max_matches (default 100) matching lines are shown, with a note of the t
         let sandbox = self.sandbox();
         let path = p.path.clone();
         let media =
-            blocking(move || fs_mcp_search::read_media(&sandbox, &p.path, Some(MEDIA_LIMIT_BYTES)))
+            blocking(move || fs_mcp_read::read_media(&sandbox, &p.path, Some(MEDIA_LIMIT_BYTES)))
                 .await?;
         let media = match media {
             Ok(media) => media,
-            Err(e) => return Ok(failure(e.to_string())),
+            Err(message) => return Ok(failure(message)),
         };
         let data = base64::engine::general_purpose::STANDARD.encode(&media.data);
         let content = match media.kind {

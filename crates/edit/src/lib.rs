@@ -84,6 +84,7 @@ mod error;
 mod fuzzy;
 pub mod hints;
 mod manager;
+mod mkdir;
 pub mod near_miss;
 mod prepare;
 mod proposal;
@@ -103,6 +104,7 @@ pub use editor::{
 pub use error::{EditError, ErrorKind};
 pub use hints::Hints;
 pub use manager::{ReviewConfig, ReviewManager, WaitingHook, WaitingInfo};
+pub use mkdir::create_directory;
 pub use request::{
     APPEND_TO_FILE, EditSpec, MATCH_TEXT_MAX_LENGTH, OVERWRITE_FILE, ProposeRequest,
 };

@@ -17,6 +17,7 @@
 
 mod frame;
 mod lines;
+mod media;
 mod messages;
 
 use std::borrow::Cow;
@@ -29,8 +30,9 @@ use fs_mcp_sandbox::{AccessError, EntryKind, Sandbox, escape_os};
 use regex::bytes::Regex;
 
 use frame::Reply;
+pub use fs_mcp_format::{format_size, group_thousands};
 use lines::{Copied, CutLine, Sink, Stop, TailStart, Whole};
-pub use messages::{format_size, group_thousands};
+pub use media::{DEFAULT_MAX_MEDIA_BYTES, MediaFile, MediaKind, read_media};
 
 /// Default cap on one reply: Claude Code keeps MCP results up to 50,000 characters inline (a
 /// larger one is saved to a file and replaced by a 2 KB preview) and refuses results over 25,000

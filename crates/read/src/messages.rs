@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+pub(crate) use fs_mcp_format::{format_size, group_thousands};
 use fs_mcp_sandbox::EntryKind;
 
 use crate::lines::{CutLine, LineLen};
@@ -299,30 +300,4 @@ pub fn not_read(cap: usize, first: usize, total: usize, names: &[String]) -> Str
         "Reply limit ({} bytes) reached: {items} ({list}). Ask for them in another call.",
         group_thousands(cap as u64)
     )
-}
-
-/// `1234567` → `1,234,567`.
-pub fn group_thousands(value: u64) -> String {
-    let digits = value.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// Human-readable size, as the original: `98.00 B`, `1.80 KB`, `3.20 MB`.
-pub fn format_size(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
-    let mut value = bytes as f64;
-    for unit in UNITS {
-        if value < 1024.0 {
-            return format!("{value:.2} {unit}");
-        }
-        value /= 1024.0;
-    }
-    format!("{value:.2} PB")
 }

@@ -37,18 +37,7 @@ impl SearchError {
     }
 }
 
-/// A short, stable description of an I/O error (no "os error 2" noise for the common kinds).
-pub(crate) fn describe_io(err: &std::io::Error) -> String {
-    use std::io::ErrorKind;
-    match err.kind() {
-        ErrorKind::NotFound => "does not exist".into(),
-        ErrorKind::PermissionDenied => "permission denied".into(),
-        ErrorKind::AlreadyExists => "already exists".into(),
-        ErrorKind::NotADirectory => "a component of the path is not a directory".into(),
-        ErrorKind::IsADirectory => "is a directory".into(),
-        _ => err.to_string(),
-    }
-}
+pub(crate) use fs_mcp_format::describe_io;
 
 impl fmt::Display for SearchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

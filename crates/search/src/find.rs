@@ -10,7 +10,7 @@
 //! The walk honours `.gitignore`/hidden rules like `grep_content` (see [`crate::walk`]). Only
 //! files (and symlinks, shown but not followed) are listed, sorted, at most `max_results`, with a
 //! note giving the total, and a `Skipped:` line counting the matching files left out as hidden or
-//! ignored (a second walk that includes them, bounded to [`SKIPPED_COUNT_BUDGET`] entries).
+//! ignored (counted in the same walk, within [`SKIPPED_COUNT_BUDGET`] left-out entries).
 
 use std::collections::BinaryHeap;
 use std::path::Path;
@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use fs_mcp_sandbox::Sandbox;
 use globset::{GlobBuilder, GlobMatcher};
-use ignore::WalkState;
+use ignore::{IncrementalIgnore, WalkState};
 
 use crate::SearchError;
 use crate::format::thousands;
@@ -95,7 +95,7 @@ fn is_match(target: &Target, root: &Path, entry: &ignore::DirEntry) -> bool {
     }
 }
 
-/// Entries the second walk (the one that counts what the first left out) visits at most, so
+/// Hidden or ignored entries the walk visits at most (to count the matching files among them), so
 /// that a huge ignored tree (`node_modules/`, `target/`) costs a bounded time.
 const SKIPPED_COUNT_BUDGET: u64 = 5_000;
 
@@ -103,6 +103,11 @@ const SKIPPED_COUNT_BUDGET: u64 = 5_000;
 /// first allowed directory like every other path, whatever `path` is (the pattern itself is
 /// matched against the path relative to `path`). A last line, after a blank line, says how many
 /// matching files were left out as hidden or ignored and which option lists them.
+///
+/// One walk does both: it visits hidden and ignored entries too, decides for each one whether
+/// the options leave it out ([`Exclusions`]), lists the others, and counts the left-out matches
+/// until [`SKIPPED_COUNT_BUDGET`] left-out entries were visited (then it stops descending into
+/// left-out directories, and the count is a lower bound).
 pub fn search_files(
     sandbox: &Sandbox,
     path: &str,
@@ -116,24 +121,37 @@ pub fn search_files(
             path: sandbox.display(&root),
         });
     }
-    let walk_options = WalkOptions {
-        include_hidden: options.include_hidden,
-        include_ignored: options.include_ignored,
+    let everything = WalkOptions {
+        include_hidden: true,
+        include_ignored: true,
     };
-    let (builder, stats) =
-        walk::walker(sandbox, &root, walk_options, walk::default_threads(), true);
+    let (builder, _) = walk::walker(sandbox, &root, everything, walk::default_threads(), true);
+    let exclusions = Exclusions::new(sandbox, &root, options);
     let cap = options.max_results.max(1);
     // The `cap` smallest displayed paths seen so far (a max-heap, so the largest is dropped).
     let best: Mutex<BinaryHeap<String>> = Mutex::new(BinaryHeap::with_capacity(cap + 1));
     let total = AtomicU64::new(0);
+    let counts = SkipCounts::default();
     builder.build_parallel().run(|| {
         let mut names = walk::NameCheck::new(sandbox);
-        let (best, total, target, root) = (&best, &total, &target, &root);
+        let mut matcher = exclusions.thread_matcher();
+        let (best, total, target, root, exclusions, counts) =
+            (&best, &total, &target, &root, &exclusions, &counts);
         Box::new(move |entry| {
             let Ok(entry) = entry else {
                 return WalkState::Continue;
             };
-            if entry.depth() == 0 || entry.file_type().is_none_or(|t| t.is_dir()) {
+            if entry.depth() == 0 {
+                return WalkState::Continue;
+            }
+            let is_dir = entry.file_type().is_none_or(|t| t.is_dir());
+            let exclusion = exclusions.classify(&mut matcher, &entry, is_dir);
+            if exclusion.left_out() {
+                return counts.left_out(&entry, is_dir, exclusion, options, || {
+                    is_match(target, root, &entry)
+                });
+            }
+            if is_dir {
                 return WalkState::Continue;
             }
             // The walker lists directories by path; a name is shown only if the directory reached
@@ -157,14 +175,7 @@ pub fn search_files(
         .unwrap_or_else(|e| e.into_inner())
         .into_sorted_vec();
     let total = total.load(Ordering::Relaxed);
-    let skipped_something = stats.hidden.load(Ordering::Relaxed) > 0
-        || stats.vcs.load(Ordering::Relaxed) > 0
-        || (!options.include_ignored && stats.ignore_rules.load(Ordering::Relaxed));
-    let skipped = if skipped_something {
-        count_skipped(sandbox, &root, &target, options, total).describe()
-    } else {
-        None
-    };
+    let skipped = counts.finish(options).describe();
     let mut notes = Vec::new();
     if total > paths.len() as u64 {
         notes.push(format!(
@@ -185,6 +196,170 @@ pub fn search_files(
         out.push_str(&notes.join("\n"));
     }
     Ok(out)
+}
+
+/// Why the options leave an entry out of the listing (both can hold).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Exclusion {
+    /// The entry or a directory above it (below the walk root) has a hidden name.
+    hidden: bool,
+    /// The entry or a directory above it is excluded by ignore rules or is a VCS directory.
+    ignored: bool,
+}
+
+impl Exclusion {
+    fn left_out(self) -> bool {
+        self.hidden || self.ignored
+    }
+}
+
+/// The listing rules of [`walk::walker`] without `include_hidden`/`include_ignored`, applied per
+/// entry of a walk that visits everything: hidden names, VCS directories, the `ignore` crate's
+/// own matcher for `.gitignore`/`.ignore`/git excludes, and the rules of the directories above
+/// the walk root. What holds for a directory holds for everything under it (a rule-respecting
+/// walk would not have entered it): names are checked along the whole path below the root, and
+/// the matcher answers "ignored" under an ignored directory. Each walker thread has its own
+/// matcher (no lock: a blocked thread costs more than loading a directory's rules twice).
+struct Exclusions<'a> {
+    root: &'a Path,
+    include_hidden: bool,
+    include_ignored: bool,
+    ancestors: walk::AncestorRules,
+    /// `None` with `include_ignored` (no rule applies); cloned for each thread.
+    matcher: Option<IncrementalIgnore>,
+}
+
+impl<'a> Exclusions<'a> {
+    fn new(sandbox: &Sandbox, root: &'a Path, options: &FindOptions) -> Exclusions<'a> {
+        let (mut matcher, ancestors) = if options.include_ignored {
+            (None, walk::AncestorRules::default())
+        } else {
+            (
+                walk::ignore_rule_matcher(root),
+                walk::AncestorRules::load(sandbox, root),
+            )
+        };
+        // Loads the root's rules once, before the matcher is cloned for the threads.
+        if let Some(m) = matcher.as_mut() {
+            m.matched(Path::new("-"), false);
+        }
+        Exclusions {
+            root,
+            include_hidden: options.include_hidden,
+            include_ignored: options.include_ignored,
+            ancestors,
+            matcher,
+        }
+    }
+
+    /// A matcher for one walker thread.
+    fn thread_matcher(&self) -> Option<IncrementalIgnore> {
+        self.matcher.clone()
+    }
+
+    /// The verdict for `entry` (depth ≥ 1), with the calling thread's matcher.
+    fn classify(
+        &self,
+        matcher: &mut Option<IncrementalIgnore>,
+        entry: &ignore::DirEntry,
+        is_dir: bool,
+    ) -> Exclusion {
+        let path = entry.path();
+        let Ok(rel) = path.strip_prefix(self.root) else {
+            return Exclusion::default();
+        };
+        let mut verdict = Exclusion::default();
+        if !self.include_hidden && rel.components().any(|c| walk::is_hidden(c.as_os_str())) {
+            // Under a hidden name the category is settled: the rules need not be asked.
+            verdict.hidden = true;
+            return verdict;
+        }
+        if self.include_ignored {
+            return verdict;
+        }
+        let in_vcs_dir = (is_dir && walk::is_vcs_dir(entry.file_name()))
+            || rel
+                .parent()
+                .is_some_and(|p| p.components().any(|c| walk::is_vcs_dir(c.as_os_str())));
+        verdict.ignored = in_vcs_dir
+            || self.ignored_by_ancestors(rel, is_dir)
+            || matcher
+                .as_mut()
+                .is_some_and(|m| m.matched(rel, is_dir).is_ignore());
+        verdict
+    }
+
+    /// The rules of the directories above the walk root exclude `rel` or a directory above it.
+    fn ignored_by_ancestors(&self, rel: &Path, is_dir: bool) -> bool {
+        if self.ancestors.is_empty() {
+            return false;
+        }
+        self.ancestors.is_ignored(&self.root.join(rel), is_dir)
+            || rel
+                .ancestors()
+                .skip(1)
+                .filter(|dir| !dir.as_os_str().is_empty())
+                .any(|dir| self.ancestors.is_ignored(&self.root.join(dir), true))
+    }
+}
+
+/// Counts of the matching files the listing left out, filled in during the walk.
+#[derive(Default)]
+struct SkipCounts {
+    /// Left-out entries visited so far (files and directories, matching or not).
+    visited: AtomicU64,
+    hidden: AtomicU64,
+    ignored: AtomicU64,
+    partial: AtomicBool,
+}
+
+impl SkipCounts {
+    /// Counts a left-out entry (if it is a matching file) and says whether to descend into it.
+    fn left_out(
+        &self,
+        entry: &ignore::DirEntry,
+        is_dir: bool,
+        exclusion: Exclusion,
+        options: &FindOptions,
+        matches: impl FnOnce() -> bool,
+    ) -> WalkState {
+        if self.visited.fetch_add(1, Ordering::Relaxed) >= SKIPPED_COUNT_BUDGET {
+            self.partial.store(true, Ordering::Relaxed);
+            return if is_dir {
+                WalkState::Skip
+            } else {
+                WalkState::Continue
+            };
+        }
+        if is_dir {
+            // Without include_hidden, `.git` would need both options to be listed: its files
+            // are not counted (nor walked), so the count names what one option would add.
+            return if !options.include_hidden && walk::is_vcs_dir(entry.file_name()) {
+                WalkState::Skip
+            } else {
+                WalkState::Continue
+            };
+        }
+        if matches() {
+            let counter = if exclusion.hidden {
+                &self.hidden
+            } else {
+                &self.ignored
+            };
+            counter.fetch_add(1, Ordering::Relaxed);
+        }
+        WalkState::Continue
+    }
+
+    fn finish(&self, options: &FindOptions) -> Skipped {
+        Skipped {
+            hidden: self.hidden.load(Ordering::Relaxed),
+            ignored: self.ignored.load(Ordering::Relaxed),
+            partial: self.partial.load(Ordering::Relaxed),
+            include_hidden: options.include_hidden,
+            include_ignored: options.include_ignored,
+        }
+    }
 }
 
 /// Matching files the listing left out.
@@ -231,72 +406,6 @@ impl Skipped {
             line.push('.');
             Some(line)
         }
-    }
-}
-
-/// Walks `root` again with hidden and ignored entries included and counts the matching files
-/// the first walk (which found `listed`) left out. Only names are matched; nothing is opened.
-fn count_skipped(
-    sandbox: &Sandbox,
-    root: &Path,
-    target: &Target,
-    options: &FindOptions,
-    listed: u64,
-) -> Skipped {
-    let everything = WalkOptions {
-        include_hidden: true,
-        include_ignored: true,
-    };
-    let (builder, _) = walk::walker(sandbox, root, everything, walk::default_threads(), true);
-    let visited = AtomicU64::new(0);
-    let hidden = AtomicU64::new(0);
-    let visible = AtomicU64::new(0);
-    let partial = AtomicBool::new(false);
-    builder.build_parallel().run(|| {
-        let (visited, hidden, visible, partial) = (&visited, &hidden, &visible, &partial);
-        Box::new(move |entry| {
-            if visited.fetch_add(1, Ordering::Relaxed) >= SKIPPED_COUNT_BUDGET {
-                partial.store(true, Ordering::Relaxed);
-                return WalkState::Quit;
-            }
-            let Ok(entry) = entry else {
-                return WalkState::Continue;
-            };
-            let is_dir = entry.file_type().is_none_or(|t| t.is_dir());
-            // Without include_hidden, `.git` would need both options to be listed: its files
-            // are not counted (nor walked), so the count names what one option would add.
-            if is_dir
-                && entry.depth() > 0
-                && !options.include_hidden
-                && walk::is_vcs_dir(entry.file_name())
-            {
-                return WalkState::Skip;
-            }
-            if entry.depth() == 0 || is_dir {
-                return WalkState::Continue;
-            }
-            if is_match(target, root, &entry) {
-                let under_hidden = entry.path().strip_prefix(root).is_ok_and(|rel| {
-                    rel.components()
-                        .any(|c| c.as_os_str().as_encoded_bytes().first() == Some(&b'.'))
-                });
-                if under_hidden && !options.include_hidden {
-                    hidden.fetch_add(1, Ordering::Relaxed);
-                } else {
-                    visible.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-            WalkState::Continue
-        })
-    });
-    Skipped {
-        hidden: hidden.load(Ordering::Relaxed),
-        // Every listed file is among the visible ones (when the count is complete), so the rest
-        // were left out by ignore rules; a partial count gives a lower bound.
-        ignored: visible.load(Ordering::Relaxed).saturating_sub(listed),
-        partial: partial.load(Ordering::Relaxed),
-        include_hidden: options.include_hidden,
-        include_ignored: options.include_ignored,
     }
 }
 
@@ -403,6 +512,46 @@ mod tests {
         assert_eq!(find(&fx, "docs", "*.md"), "docs/a.md\ndocs/sub/b.md");
         let out = search_files(&fx.sandbox, "docs", "*.md", &FindOptions::default()).unwrap();
         assert_eq!(out, "docs/a.md\ndocs/sub/b.md");
+    }
+
+    #[test]
+    fn skipped_count_follows_the_listing_rules() {
+        let fx = Fixture::new();
+        // Rules of a directory above the searched one, a negation, an ignored directory whose
+        // own rules would re-include a file (they are never read), and a hidden directory.
+        fx.write(".gitignore", "gen/\n");
+        fx.write("sub/.gitignore", "*.rs\n!keep.rs\nskip/\n");
+        fx.write("sub/keep.rs", "");
+        fx.write("sub/drop.rs", "");
+        fx.write("sub/gen/a.rs", "");
+        fx.write("sub/skip/.gitignore", "!*.rs\n");
+        fx.write("sub/skip/b.rs", "");
+        fx.write("sub/.cache/c.rs", "");
+        let out = search_files(&fx.sandbox, "sub", "*.rs", &FindOptions::default()).unwrap();
+        assert_eq!(
+            out,
+            "sub/keep.rs\n\nSkipped: 1 matching file under hidden names (include_hidden=true lists them); 3 matching files excluded by .gitignore/.ignore rules or inside VCS directories (include_ignored=true lists them)."
+        );
+    }
+
+    #[test]
+    fn skipped_count_stops_at_its_budget_but_the_listing_is_complete() {
+        let fx = Fixture::new();
+        fx.write(".gitignore", "big/\n");
+        for i in 0..SKIPPED_COUNT_BUDGET + 10 {
+            fx.write(&format!("big/f{i}.txt"), "");
+        }
+        for i in 0..3 {
+            fx.write(&format!("shown/f{i}.txt"), "");
+        }
+        let out = search_files(&fx.sandbox, ".", "*.txt", &FindOptions::default()).unwrap();
+        let (paths, note) = out.split_once("\n\n").unwrap();
+        assert_eq!(paths, "shown/f0.txt\nshown/f1.txt\nshown/f2.txt");
+        assert!(
+            note.starts_with("Skipped: at least ")
+                && note.ends_with("(counting stopped after 5,000 entries)."),
+            "{note}"
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 // Sizes and counts read the same in every tool's output.
-pub use fs_mcp_read::{format_size, group_thousands as thousands};
+pub use fs_mcp_format::{format_size, group_thousands as thousands};
 
 /// A timestamp as UTC ISO-8601 with seconds: `2026-11-21T10:22:33Z`.
 pub fn format_utc(time: SystemTime) -> String {

@@ -42,6 +42,7 @@ use grep_searcher::{Searcher, Sink, SinkMatch};
 use regex::Regex;
 
 use crate::SearchError;
+use crate::matched::numbered_lines;
 
 /// Where a section ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -449,13 +450,11 @@ impl<F: FnMut() -> bool> Sink for BoundarySink<'_, F> {
     type Error = std::io::Error;
 
     fn matched(&mut self, _searcher: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {
-        if (self.should_stop)() {
-            self.stopped = true;
+        let Some(lines) = numbered_lines(mat, &mut self.stopped, &mut self.should_stop) else {
             return Ok(false);
-        }
-        let first = mat.line_number().unwrap_or(0);
-        for (i, line) in mat.lines().enumerate() {
-            if let Some(b) = self.profile.classify(first + i as u64, line) {
+        };
+        for (number, line) in lines {
+            if let Some(b) = self.profile.classify(number, line) {
                 self.records.push(b);
             }
         }

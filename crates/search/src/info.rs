@@ -223,8 +223,8 @@ fn analyze(
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let mime = crate::media::mime_from_extension(&name)
-            .or_else(|| crate::media::sniff_mime(&scan.head))
+        let mime = fs_mcp_sniff::mime_from_extension(&name)
+            .or_else(|| fs_mcp_sniff::sniff_mime(&scan.head))
             .unwrap_or("application/octet-stream");
         return Ok(vec![format!(
             "--- Binary File ---\nMIME Type: {mime}\nNote: use read_media_file for images and audio; this is not a text file."

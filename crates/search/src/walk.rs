@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use fs_mcp_sandbox::{DirHandle, EntryMeta, FinalLink, Sandbox};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use ignore::{DirEntry, WalkBuilder};
+use ignore::{DirEntry, IncrementalIgnore, WalkBuilder};
 
 /// Version-control directories: never interesting to search, often huge.
 pub const VCS_DIRS: &[&str] = &[".git", ".hg", ".svn", ".bzr", "_darcs", ".jj", ".pijul"];
@@ -71,12 +71,13 @@ impl SkipStats {
 /// Ignore rules of the directories strictly between the sandbox root (inclusive) and the walk
 /// root, deepest first; each directory contributes `.ignore` before `.gitignore` (higher
 /// precedence first).
-struct AncestorRules {
+#[derive(Default)]
+pub(crate) struct AncestorRules {
     matchers: Vec<Gitignore>,
 }
 
 impl AncestorRules {
-    fn load(sandbox: &Sandbox, root: &Path) -> AncestorRules {
+    pub(crate) fn load(sandbox: &Sandbox, root: &Path) -> AncestorRules {
         let mut matchers = Vec::new();
         let Some(base) = sandbox.root_of(root) else {
             return AncestorRules { matchers };
@@ -104,7 +105,11 @@ impl AncestorRules {
         AncestorRules { matchers }
     }
 
-    fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.matchers.is_empty()
+    }
+
+    pub(crate) fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
         for m in &self.matchers {
             let verdict = m.matched(path, is_dir);
             if verdict.is_ignore() {
@@ -157,6 +162,19 @@ pub(crate) fn walker(
     if !rules.matchers.is_empty() {
         stats.ignore_rules.store(true, Ordering::Relaxed);
     }
+    let mut builder = configured_builder(root, options, threads);
+    let filter_stats = Arc::clone(&stats);
+    let filter_sandbox = sandbox.clone();
+    builder.filter_entry(move |entry| {
+        keep_entry(entry, options, &rules, &filter_stats)
+            && !(prune_swapped && is_swapped_dir(&filter_sandbox, entry))
+    });
+    (builder, stats)
+}
+
+/// A walk builder with the ignore-file settings of every walk (hidden and VCS entries are left to
+/// the callers' filters).
+fn configured_builder(root: &Path, options: WalkOptions, threads: usize) -> WalkBuilder {
     let mut builder = WalkBuilder::new(root);
     let respect = !options.include_ignored;
     builder
@@ -169,13 +187,22 @@ pub(crate) fn walker(
         .git_global(respect)
         .ignore(respect)
         .threads(threads);
-    let filter_stats = Arc::clone(&stats);
-    let filter_sandbox = sandbox.clone();
-    builder.filter_entry(move |entry| {
-        keep_entry(entry, options, &rules, &filter_stats)
-            && !(prune_swapped && is_swapped_dir(&filter_sandbox, entry))
-    });
-    (builder, stats)
+    builder
+}
+
+/// The ignore-file rules a walk of `root` without `include_ignored` applies (`.gitignore`,
+/// `.ignore`, git excludes, in the `ignore` crate's own precedence), as a matcher for single
+/// paths relative to `root`: for a walk that visits ignored entries too and must tell which ones
+/// a rule-respecting walk would have left out. Ancestor rules ([`AncestorRules`]), hidden names
+/// and VCS directories are not part of it.
+pub(crate) fn ignore_rule_matcher(root: &Path) -> Option<IncrementalIgnore> {
+    let respecting = WalkOptions {
+        include_hidden: true,
+        include_ignored: false,
+    };
+    configured_builder(root, respecting, 1)
+        .build_matchers()
+        .pop()
 }
 
 fn keep_entry(
@@ -215,7 +242,7 @@ fn is_swapped_dir(sandbox: &Sandbox, entry: &DirEntry) -> bool {
         && sandbox.open_walked_dir(entry.path()).is_err()
 }
 
-fn is_hidden(name: &OsStr) -> bool {
+pub(crate) fn is_hidden(name: &OsStr) -> bool {
     name.as_encoded_bytes().first() == Some(&b'.')
 }
 

@@ -476,6 +476,33 @@ impl<'a> Shared<'a> {
 
     /// Reads `file`, failing as soon as the search must stop, so that even a huge file without
     /// matches cannot outlive the timeout by more than one buffer.
+    /// Runs one file through `searcher` into `sink` and records what the run says about the
+    /// whole search (cut lines, an unreadable or binary file, a capped count). True when the
+    /// sink holds a usable result: a search interrupted by a stop keeps what it found so far.
+    fn search_file<S: sink::Outcome>(
+        &self,
+        searcher: &mut Searcher,
+        file: &std::fs::File,
+        sink: &mut S,
+    ) -> bool {
+        let mut reader = self.reader(file);
+        let result = searcher.search_reader(&self.matcher, &mut reader, &mut *sink);
+        self.long_lines
+            .fetch_add(reader.cut_lines, Ordering::Relaxed);
+        if result.is_err() && !self.aborted() {
+            self.unreadable.fetch_add(1, Ordering::Relaxed);
+            return false;
+        }
+        if sink.binary() {
+            self.binary_files.fetch_add(1, Ordering::Relaxed);
+            return false;
+        }
+        if sink.capped() {
+            self.lower_bound.store(true, Ordering::Relaxed);
+        }
+        true
+    }
+
     fn reader<'f>(&'f self, file: &'f std::fs::File) -> StopReader<'f, 'a> {
         StopReader {
             file,
@@ -700,26 +727,7 @@ impl<'s, 'a> Worker<'s, 'a> {
             .max(1);
         let mut sink =
             sink::CollectSink::new(shared.cap, budget, shared.context, || shared.should_abort());
-        let mut reader = shared.reader(file);
-        let result = self
-            .full
-            .search_reader(&shared.matcher, &mut reader, &mut sink);
-        shared
-            .long_lines
-            .fetch_add(reader.cut_lines, Ordering::Relaxed);
-        // A search interrupted by a stop keeps what it found so far.
-        if result.is_err() && !shared.aborted() {
-            shared.unreadable.fetch_add(1, Ordering::Relaxed);
-            return;
-        }
-        if sink.binary {
-            shared.binary_files.fetch_add(1, Ordering::Relaxed);
-            return;
-        }
-        if sink.count_capped {
-            shared.lower_bound.store(true, Ordering::Relaxed);
-        }
-        if sink.kept == 0 {
+        if !shared.search_file(&mut self.full, file, &mut sink) || sink.kept == 0 {
             return;
         }
         sink.finish_lines();
@@ -753,25 +761,7 @@ impl<'s, 'a> Worker<'s, 'a> {
             return;
         }
         let mut sink = sink::CountSink::new(budget, || shared.should_abort());
-        let mut reader = shared.reader(file);
-        let result = self
-            .count
-            .search_reader(&shared.matcher, &mut reader, &mut sink);
-        shared
-            .long_lines
-            .fetch_add(reader.cut_lines, Ordering::Relaxed);
-        if result.is_err() && !shared.aborted() {
-            shared.unreadable.fetch_add(1, Ordering::Relaxed);
-            return;
-        }
-        if sink.binary {
-            shared.binary_files.fetch_add(1, Ordering::Relaxed);
-            return;
-        }
-        if sink.capped {
-            shared.lower_bound.store(true, Ordering::Relaxed);
-        }
-        if sink.count > 0 {
+        if shared.search_file(&mut self.count, file, &mut sink) && sink.count > 0 {
             shared.counted.fetch_add(sink.count, Ordering::Relaxed);
             shared.files_with_matches.fetch_add(1, Ordering::Relaxed);
         }

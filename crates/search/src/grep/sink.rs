@@ -3,6 +3,33 @@
 use grep_searcher::{Searcher, Sink, SinkContext, SinkMatch};
 
 use crate::format::display_line;
+use crate::matched::numbered_lines;
+
+/// What the caller of a search needs to know of any sink afterwards.
+pub(crate) trait Outcome: Sink<Error = std::io::Error> {
+    /// The file turned out binary; nothing of it is used.
+    fn binary(&self) -> bool;
+    /// Counting stopped at the sink's budget: the total is a lower bound.
+    fn capped(&self) -> bool;
+}
+
+impl<F: FnMut() -> bool> Outcome for CollectSink<F> {
+    fn binary(&self) -> bool {
+        self.binary
+    }
+    fn capped(&self) -> bool {
+        self.count_capped
+    }
+}
+
+impl<F: FnMut() -> bool> Outcome for CountSink<F> {
+    fn binary(&self) -> bool {
+        self.binary
+    }
+    fn capped(&self) -> bool {
+        self.capped
+    }
+}
 
 /// One line of a match block.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,13 +82,10 @@ impl<F: FnMut() -> bool> Sink for CollectSink<F> {
     type Error = std::io::Error;
 
     fn matched(&mut self, _searcher: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {
-        if (self.should_stop)() {
-            self.stopped = true;
+        let Some(lines) = numbered_lines(mat, &mut self.stopped, &mut self.should_stop) else {
             return Ok(false);
-        }
-        let first = mat.line_number().unwrap_or(0);
-        for (i, raw) in mat.lines().enumerate() {
-            let number = first + i as u64;
+        };
+        for (number, raw) in lines {
             self.seen += 1;
             if self.kept < self.limit {
                 self.kept += 1;
@@ -158,11 +182,10 @@ impl<F: FnMut() -> bool> Sink for CountSink<F> {
     type Error = std::io::Error;
 
     fn matched(&mut self, _searcher: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {
-        if (self.should_stop)() {
-            self.stopped = true;
+        let Some(lines) = numbered_lines(mat, &mut self.stopped, &mut self.should_stop) else {
             return Ok(false);
-        }
-        self.count += mat.lines().count() as u64;
+        };
+        self.count += lines.count() as u64;
         if self.count >= self.budget {
             self.capped = true;
             return Ok(false);

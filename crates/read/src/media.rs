@@ -7,12 +7,9 @@
 
 use std::io::Read;
 
-use fs_mcp_sandbox::Sandbox;
-
-use fs_mcp_sandbox::EntryKind;
-
-use crate::SearchError;
-use crate::walk;
+use fs_mcp_format::{describe_io, format_size, group_thousands};
+use fs_mcp_sandbox::{EntryKind, FinalLink, Sandbox};
+use fs_mcp_sniff::{mime_from_extension, sniff_mime};
 
 /// Default size limit of [`read_media`].
 pub const DEFAULT_MAX_MEDIA_BYTES: u64 = 10 * 1024 * 1024;
@@ -36,69 +33,6 @@ pub struct MediaFile {
     pub data: Vec<u8>,
 }
 
-const BY_EXTENSION: &[(&str, &str)] = &[
-    ("png", "image/png"),
-    ("jpg", "image/jpeg"),
-    ("jpeg", "image/jpeg"),
-    ("gif", "image/gif"),
-    ("webp", "image/webp"),
-    ("bmp", "image/bmp"),
-    ("svg", "image/svg+xml"),
-    ("ico", "image/x-icon"),
-    ("tif", "image/tiff"),
-    ("tiff", "image/tiff"),
-    ("avif", "image/avif"),
-    ("heic", "image/heic"),
-    ("mp3", "audio/mpeg"),
-    ("wav", "audio/wav"),
-    ("ogg", "audio/ogg"),
-    ("oga", "audio/ogg"),
-    ("opus", "audio/opus"),
-    ("flac", "audio/flac"),
-    ("m4a", "audio/mp4"),
-    ("aac", "audio/aac"),
-    ("weba", "audio/webm"),
-    ("mid", "audio/midi"),
-    ("midi", "audio/midi"),
-    ("pdf", "application/pdf"),
-    ("mp4", "video/mp4"),
-    ("webm", "video/webm"),
-    ("mov", "video/quicktime"),
-    ("zip", "application/zip"),
-    ("gz", "application/gzip"),
-    ("wasm", "application/wasm"),
-    // Text, named so that a text file sent here is refused with its real type.
-    ("txt", "text/plain"),
-    ("log", "text/plain"),
-    ("md", "text/markdown"),
-    ("markdown", "text/markdown"),
-    ("rst", "text/x-rst"),
-    ("csv", "text/csv"),
-    ("tsv", "text/tab-separated-values"),
-    ("html", "text/html"),
-    ("htm", "text/html"),
-    ("css", "text/css"),
-    ("xml", "application/xml"),
-    ("json", "application/json"),
-    ("jsonl", "application/jsonl"),
-    ("ndjson", "application/x-ndjson"),
-    ("yaml", "application/yaml"),
-    ("yml", "application/yaml"),
-    ("toml", "application/toml"),
-    ("js", "text/javascript"),
-    ("mjs", "text/javascript"),
-    ("ts", "text/x-typescript"),
-    ("py", "text/x-python"),
-    ("rs", "text/x-rust"),
-    ("go", "text/x-go"),
-    ("java", "text/x-java"),
-    ("c", "text/x-c"),
-    ("h", "text/x-c"),
-    ("cpp", "text/x-c++"),
-    ("sh", "application/x-sh"),
-    ("sql", "application/sql"),
-];
-
 /// MIME types of text formats that are not `text/*`.
 const TEXT_APPLICATION_TYPES: &[&str] = &[
     "application/xml",
@@ -110,62 +44,6 @@ const TEXT_APPLICATION_TYPES: &[&str] = &[
     "application/x-sh",
     "application/sql",
 ];
-
-/// The MIME type for a file name's extension, if known.
-pub fn mime_from_extension(name: &str) -> Option<&'static str> {
-    let ext = name.rsplit_once('.')?.1.to_ascii_lowercase();
-    BY_EXTENSION
-        .iter()
-        .find(|(e, _)| *e == ext)
-        .map(|(_, m)| *m)
-}
-
-/// The MIME type guessed from the first bytes of a file, if recognised.
-pub fn sniff_mime(head: &[u8]) -> Option<&'static str> {
-    let starts = |magic: &[u8]| head.starts_with(magic);
-    let at = |offset: usize, magic: &[u8]| head.get(offset..offset + magic.len()) == Some(magic);
-    Some(if starts(b"\x89PNG\r\n\x1a\n") {
-        "image/png"
-    } else if starts(b"\xff\xd8\xff") {
-        "image/jpeg"
-    } else if starts(b"GIF87a") || starts(b"GIF89a") {
-        "image/gif"
-    } else if starts(b"RIFF") && at(8, b"WEBP") {
-        "image/webp"
-    } else if starts(b"RIFF") && at(8, b"WAVE") {
-        "audio/wav"
-    } else if starts(b"BM") && head.len() >= 26 {
-        "image/bmp"
-    } else if starts(b"II*\0") || starts(b"MM\0*") {
-        "image/tiff"
-    } else if starts(b"\0\0\x01\0") {
-        "image/x-icon"
-    } else if starts(b"%PDF-") {
-        "application/pdf"
-    } else if starts(b"ID3") || (head.len() >= 2 && head[0] == 0xff && head[1] & 0xe0 == 0xe0) {
-        "audio/mpeg"
-    } else if starts(b"OggS") {
-        "audio/ogg"
-    } else if starts(b"fLaC") {
-        "audio/flac"
-    } else if at(4, b"ftyp") {
-        if at(8, b"M4A ") {
-            "audio/mp4"
-        } else {
-            "video/mp4"
-        }
-    } else if looks_like_svg(head) {
-        "image/svg+xml"
-    } else {
-        return None;
-    })
-}
-
-fn looks_like_svg(head: &[u8]) -> bool {
-    let text = String::from_utf8_lossy(&head[..head.len().min(512)]).to_ascii_lowercase();
-    let text = text.trim_start_matches('\u{feff}').trim_start();
-    (text.starts_with("<svg") || text.starts_with("<?xml")) && text.contains("<svg")
-}
 
 /// UTF-8 without control bytes other than tab, line breaks, form feed and escape (and not
 /// empty): text `read_files` reads well.
@@ -189,42 +67,41 @@ fn kind_of(mime: &str) -> MediaKind {
     }
 }
 
-/// Reads a media file whole. `max_bytes: None` uses [`DEFAULT_MAX_MEDIA_BYTES`].
+/// Reads a media file whole. `max_bytes: None` uses [`DEFAULT_MAX_MEDIA_BYTES`]. The error is
+/// the complete message for the model.
 pub fn read_media(
     sandbox: &Sandbox,
     path: &str,
     max_bytes: Option<u64>,
-) -> Result<MediaFile, SearchError> {
+) -> Result<MediaFile, String> {
     let limit = max_bytes.unwrap_or(DEFAULT_MAX_MEDIA_BYTES);
-    let (resolved, meta) = walk::resolve_existing(sandbox, path)?;
+    let located = sandbox
+        .locate(path, FinalLink::Follow)
+        .map_err(|e| e.to_string())?;
+    let resolved = located.path;
     let shown = sandbox.display(&resolved);
+    let Some(meta) = located.meta else {
+        return Err(format!("Error: {shown} does not exist."));
+    };
     if meta.kind != EntryKind::File {
-        return Err(SearchError::WrongType {
-            path: shown,
-            message: format!("is {}, not a regular file.", meta.kind.described()),
-        });
+        return Err(format!(
+            "Error: {shown} is {}, not a regular file.",
+            meta.kind.described()
+        ));
     }
     // Opened by handle; the kind and size that count are the open handle's.
-    let opened = sandbox.open_file(path)?;
+    let opened = sandbox.open_file(path).map_err(|e| e.to_string())?;
     let (file, meta) = (opened.file, opened.meta);
     if meta.len > limit {
-        return Err(SearchError::TooLarge {
-            path: shown,
-            size: meta.len,
-            limit,
-        });
+        return Err(too_large(&shown, meta.len, limit));
     }
     let mut data = Vec::with_capacity(meta.len as usize);
     // `take` guards against a file that grows between the size check and the read.
     file.take(limit + 1)
         .read_to_end(&mut data)
-        .map_err(|e| SearchError::io(&shown, &e))?;
+        .map_err(|e| format!("Error: {shown}: {}.", describe_io(&e)))?;
     if data.len() as u64 > limit {
-        return Err(SearchError::TooLarge {
-            path: shown,
-            size: data.len() as u64,
-            limit,
-        });
+        return Err(too_large(&shown, data.len() as u64, limit));
     }
     let name = resolved
         .file_name()
@@ -241,10 +118,54 @@ pub fn read_media(
     })
 }
 
+fn too_large(shown: &str, size: u64, limit: u64) -> String {
+    format!(
+        "Error: {shown} is {} ({} bytes), larger than the {} limit.",
+        format_size(size),
+        group_thousands(size),
+        format_size(limit)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::Fixture;
+    use std::path::{Path, PathBuf};
+
+    /// A sandbox over `ws/`, with `outside/` beside it.
+    struct Fixture {
+        _tmp: tempfile::TempDir,
+        root: PathBuf,
+        outside: PathBuf,
+        sandbox: Sandbox,
+    }
+
+    impl Fixture {
+        fn new() -> Fixture {
+            let tmp = tempfile::tempdir().unwrap();
+            let base = std::fs::canonicalize(tmp.path()).unwrap();
+            let (root, outside) = (base.join("ws"), base.join("outside"));
+            std::fs::create_dir_all(&root).unwrap();
+            std::fs::create_dir_all(&outside).unwrap();
+            let (sandbox, _) = Sandbox::new([&root]).unwrap();
+            Fixture {
+                _tmp: tmp,
+                root,
+                outside,
+                sandbox,
+            }
+        }
+
+        fn write(&self, rel: &str, content: impl AsRef<[u8]>) {
+            write_at(&self.root, rel, content);
+        }
+    }
+
+    fn write_at(dir: &Path, rel: &str, content: impl AsRef<[u8]>) {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, content).unwrap();
+    }
 
     const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
 
@@ -324,7 +245,7 @@ mod tests {
                 .len(),
             2048
         );
-        fx.mkdir("dir");
+        std::fs::create_dir_all(fx.root.join("dir")).unwrap();
         assert!(
             read_media(&fx.sandbox, "dir", None)
                 .unwrap_err()
@@ -332,8 +253,8 @@ mod tests {
                 .contains("not a regular file")
         );
         assert!(read_media(&fx.sandbox, "missing.png", None).is_err());
-        crate::testutil::write_at(&fx.outside, "x.png", PNG);
-        fx.symlink(fx.outside.join("x.png"), "link.png");
+        write_at(&fx.outside, "x.png", PNG);
+        std::os::unix::fs::symlink(fx.outside.join("x.png"), fx.root.join("link.png")).unwrap();
         assert!(
             read_media(&fx.sandbox, "link.png", None)
                 .unwrap_err()

@@ -1,0 +1,89 @@
+//! `create_directory`: `mkdir -p` inside the sandbox (a write, so it lives with the write tools).
+
+use fs_mcp_format::describe_io;
+use fs_mcp_sandbox::{AccessError, EntryKind, FinalLink, Sandbox};
+
+use crate::error::{EditError, ErrorKind};
+
+/// Creates the directory and any missing parents, each by handle beneath the allowed directory
+/// (a directory on the way swapped for a symlink is never followed outside). An existing
+/// directory is fine; a file in the way is an error.
+pub fn create_directory(sandbox: &Sandbox, path: &str) -> Result<String, EditError> {
+    let located = sandbox.locate(path, FinalLink::Follow)?;
+    let shown = sandbox.display(&located.path);
+    match located.meta {
+        Some(m) if m.kind == EntryKind::Dir => {
+            return Ok(format!("Directory {shown} already exists."));
+        }
+        Some(_) => {
+            return Err(EditError::invalid(format!(
+                "Error: {shown} already exists and is not a directory, so no directory can be created there."
+            )));
+        }
+        None => {}
+    }
+    match sandbox.create_dir_all(path) {
+        Ok((_, true)) => Ok(format!("Successfully created directory {shown}")),
+        Ok((_, false)) => Ok(format!("Directory {shown} already exists.")),
+        Err(AccessError::Io { error, .. }) => Err(EditError::new(
+            ErrorKind::Io,
+            format!(
+                "Error: {shown}: cannot create directory: {}.",
+                describe_io(&error)
+            ),
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+    use std::path::PathBuf;
+
+    /// A sandbox over `ws/`, with `outside/` beside it.
+    fn setup() -> (tempfile::TempDir, PathBuf, PathBuf, Sandbox) {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(tmp.path()).unwrap();
+        let (root, outside) = (base.join("ws"), base.join("outside"));
+        fs::create_dir_all(&root).unwrap();
+        fs::create_dir_all(&outside).unwrap();
+        let (sandbox, _) = Sandbox::new([&root]).unwrap();
+        (tmp, root, outside, sandbox)
+    }
+
+    #[test]
+    fn creates_parents_and_reports_existing() {
+        let (_tmp, root, _outside, sandbox) = setup();
+        assert_eq!(
+            create_directory(&sandbox, "a/b/c").unwrap(),
+            "Successfully created directory a/b/c"
+        );
+        assert!(root.join("a/b/c").is_dir());
+        assert_eq!(
+            create_directory(&sandbox, "a/b").unwrap(),
+            "Directory a/b already exists."
+        );
+    }
+
+    #[test]
+    fn file_in_the_way_and_outside() {
+        let (_tmp, root, outside, sandbox) = setup();
+        fs::write(root.join("f.txt"), "x").unwrap();
+        let err = create_directory(&sandbox, "f.txt").unwrap_err().to_string();
+        assert!(
+            err.contains("f.txt already exists and is not a directory"),
+            "{err}"
+        );
+        let err = create_directory(&sandbox, "f.txt/sub")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("not a directory"), "{err}");
+        assert!(create_directory(&sandbox, "../outside/x").is_err());
+        assert!(!outside.join("x").exists());
+        std::os::unix::fs::symlink(&outside, root.join("out")).unwrap();
+        assert!(create_directory(&sandbox, "out/new").is_err());
+        assert!(!outside.join("new").exists());
+    }
+}
