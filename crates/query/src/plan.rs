@@ -59,6 +59,12 @@ impl ReadPlan {
         };
         Some(ReadPlan { need, stream })
     }
+
+    /// Whether the plan streams an array (for tests of the planner's reach).
+    #[cfg(test)]
+    pub(crate) fn streams(&self) -> bool {
+        self.stream.is_some()
+    }
 }
 
 /// What the program observes of the elements of the array at `path`.

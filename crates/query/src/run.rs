@@ -61,6 +61,9 @@ pub(crate) fn run(
 }
 
 #[cfg(test)]
+mod properties;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

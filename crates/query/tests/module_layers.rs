@@ -1,40 +1,41 @@
 //! The crate's modules depend on each other one way only: no module circle.
 //!
-//! Reads `src/*.rs`, takes every `crate::…` path outside comments (tests
-//! included) as an arrow from that module to the named one, and fails on a
+//! Reads `src/**/*.rs` (a file in `src/m/` belongs to module `m`), takes
+//! every `crate::…` path outside comments (tests included) as an arrow from that module to the named one, and fails on a
 //! circle, naming it. The root declares every module, so a path through it
 //! (`crate::Limits`) is an arrow back up and makes a circle too.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Module name → the modules it uses (`lib` for the crate root).
 fn arrows() -> BTreeMap<String, BTreeSet<String>> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files: Vec<_> = std::fs::read_dir(&src)
-        .expect("src dir")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-        .collect();
-    files.sort();
-    let modules: BTreeSet<String> = files
-        .iter()
-        .map(|p| {
-            p.file_stem()
+    // (module, file): `src/run/properties.rs` belongs to `run`
+    let mut files: Vec<(String, PathBuf)> = Vec::new();
+    let mut dirs = vec![(None::<String>, src.clone())];
+    while let Some((owner, dir)) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("source dir") {
+            let path = entry.expect("dir entry").path();
+            let stem = path
+                .file_stem()
                 .unwrap_or_default()
                 .to_string_lossy()
-                .into_owned()
-        })
-        .collect();
-    let mut graph = BTreeMap::new();
-    for path in &files {
-        let name = path
-            .file_stem()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
+                .into_owned();
+            let module = owner.clone().unwrap_or_else(|| stem.clone());
+            if path.is_dir() {
+                dirs.push((Some(module), path));
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push((module, path));
+            }
+        }
+    }
+    files.sort();
+    let modules: BTreeSet<String> = files.iter().map(|(m, _)| m.clone()).collect();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (name, path) in &files {
         let text = std::fs::read_to_string(path).expect("source file");
-        let mut uses = BTreeSet::new();
+        let uses: &mut BTreeSet<String> = graph.entry(name.clone()).or_default();
         for line in text.lines() {
             let code = line.split("//").next().unwrap_or("");
             for (i, _) in code.match_indices("crate::") {
@@ -56,13 +57,12 @@ fn arrows() -> BTreeMap<String, BTreeSet<String>> {
                 };
                 for n in names.into_iter().filter(|n| !n.is_empty()) {
                     let target = if modules.contains(n) { n } else { "lib" };
-                    if target != name {
+                    if target != name.as_str() {
                         uses.insert(target.to_string());
                     }
                 }
             }
         }
-        graph.insert(name, uses);
     }
     // the root declares every module (and so may use any of them)
     let root = modules.iter().filter(|m| *m != "lib").cloned().collect();
