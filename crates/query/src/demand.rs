@@ -12,6 +12,7 @@
 //! it give up, and the caller reads the whole document. Asking for too much
 //! only costs speed.
 
+use crate::ast::{Literal, literal, literal_str};
 use crate::need::{Level, Need, Step};
 use jaq_core::load::lex::StrPart;
 use jaq_core::load::parse::{BinaryOp, Pattern, Term};
@@ -89,34 +90,6 @@ fn nesting(o: &Origin) -> usize {
         Origin::Arr(v) => 1 + inner(v),
         Origin::Obj(es) => 1 + es.iter().map(|(_, v)| inner(v)).max().unwrap_or(0),
     }
-}
-
-/// A path part that names a fixed key or position.
-enum Literal {
-    Key(Vec<u8>),
-    Position,
-}
-
-fn literal(t: &Term<&str>) -> Option<Literal> {
-    match t {
-        Term::Num(_) => Some(Literal::Position),
-        Term::Neg(n) if matches!(**n, Term::Num(_)) => Some(Literal::Position),
-        Term::Str(None, parts) => literal_str(parts).map(Literal::Key),
-        _ => None,
-    }
-}
-
-/// The text of a string literal without interpolation.
-pub(crate) fn literal_str(parts: &[StrPart<&str, Term<&str>>]) -> Option<Vec<u8>> {
-    let mut s = String::new();
-    for p in parts {
-        match p {
-            StrPart::Str(x) => s.push_str(x),
-            StrPart::Char(c) => s.push(*c),
-            StrPart::Term(_) => return None,
-        }
-    }
-    Some(s.into_bytes())
 }
 
 struct Analyzer<'s> {
@@ -606,7 +579,7 @@ mod tests {
 
     /// The observed paths of a program, as `path:level` strings.
     fn needs(code: &str) -> Option<Vec<String>> {
-        let term = jaq_core::load::parse(code, |p| p.term()).expect("parses");
+        let term = crate::ast::parse(code).expect("parses");
         let need = analyze(&term)?;
         let mut out = Vec::new();
         fn walk(n: &Need, path: String, out: &mut Vec<String>) {

@@ -1,6 +1,6 @@
 //! Reading the queried file: JSON with jaq's reader, YAML with serde-saphyr.
 
-use crate::engine::InputIter;
+use crate::data::InputIter;
 use crate::errors::{QueryError, line_col, shorten};
 use jaq_json::{Map, Val};
 use serde_saphyr::{Budget, DuplicateKeyPolicy, NonFiniteFloatPolicy, Options};

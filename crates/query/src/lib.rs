@@ -54,6 +54,8 @@
 //!   queries stream the array (see the `plan` module). Answers are always
 //!   those of the whole document: anything the analysis cannot follow reads
 //!   everything, and a runtime error reruns the query on the whole document.
+//!   Setting [`PLANNER_ENV`] to `off` turns the planner off (every
+//!   query then builds whole documents); the server's workers inherit it.
 //!
 //! # Isolation
 //!
@@ -122,18 +124,30 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+// Module layers; a module uses only modules of the layers above its own, so
+// no two depend on each other (tests included):
+//   leaves:  ast data errors json_out need request
+//   1:       demand examples natives projected projected_yaml rewrite shape
+//   2:       input library   3: program   4: engine   5: plan   6: run
+//   7:       worker
+mod ast;
+mod data;
 mod demand;
 mod engine;
 mod errors;
 mod examples;
 mod input;
 mod json_out;
+mod library;
 mod natives;
 mod need;
 mod plan;
+mod program;
 mod projected;
 mod projected_yaml;
+mod request;
 mod rewrite;
+mod run;
 mod shape;
 mod worker;
 
@@ -142,10 +156,10 @@ pub mod compat {}
 
 pub use errors::QueryError;
 pub use examples::example_queries;
+pub use request::{InputFormat, Limits, PLANNER_ENV, QueryRequest};
 pub use worker::{run_isolated, worker_main};
 
-use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use request::Planner;
 
 /// Default wall-clock timeout of a query, as in the original server.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
@@ -154,100 +168,23 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
 /// few hundred MB of JSON, which takes several times its size in memory.
 pub const DEFAULT_MEMORY_LIMIT_BYTES: u64 = 4 << 30;
 
-/// How the file is parsed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum InputFormat {
-    /// JSON (one or more top-level values); `query_json`.
-    Json,
-    /// YAML (one or more documents); `query_yaml`.
-    Yaml,
-}
-
-/// Bounds on the answer of one query.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Limits {
-    /// Results shown (default 100).
-    pub max_results: usize,
-    /// Bytes of result text shown (default 100 KB).
-    pub max_output_bytes: usize,
-    /// Results counted in total before the count becomes "at least N"
-    /// (default 1,000,000).
-    pub max_counted_results: usize,
-    /// Time spent counting results past the shown ones before the count
-    /// becomes "at least N" (default 2 s).
-    pub count_time_budget_ms: u64,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Self {
-            max_results: 100,
-            max_output_bytes: 100 * 1024,
-            max_counted_results: 1_000_000,
-            count_time_budget_ms: 2_000,
-        }
-    }
-}
-
-/// One query, as sent to the worker process.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct QueryRequest {
-    /// The file's path as shown in messages (and by its extension). The
-    /// worker never opens it: it reads the descriptor it is given.
-    pub file_path: PathBuf,
-    /// The jq expression (may span lines and contain `#` comments).
-    pub expression: String,
-    /// How to parse the file.
-    pub format: InputFormat,
-    /// Output bounds.
-    #[serde(default)]
-    pub limits: Limits,
-}
-
 /// Evaluate `expression` on the contents of a file, in this process.
 ///
 /// The expression is compiled before the input is parsed, so a bad
 /// expression fails fast. This offers no protection against runaway queries
 /// (see [`run_isolated`]); a `halt` or `halt_error` in the query does not
-/// exit the process.
+/// exit the process. [`PLANNER_ENV`] can turn the read planner off.
 pub fn evaluate(
     input_bytes: &[u8],
     format: InputFormat,
     expression: &str,
     limits: &Limits,
 ) -> Result<String, QueryError> {
-    let program = engine::compile(expression)?;
-    run_program(&program, input_bytes, format, limits, false)
+    let query = run::compile(expression, Planner::from_env())?;
+    run::run(&query, input_bytes, format, limits, false)
 }
 
 /// Check that `expression` compiles, without any input.
 pub fn check_expression(expression: &str) -> Result<(), QueryError> {
-    engine::compile_unplanned(expression).map(|_| ())
-}
-
-pub(crate) fn run_program(
-    program: &engine::Program,
-    input_bytes: &[u8],
-    format: InputFormat,
-    limits: &Limits,
-    leak: bool,
-) -> Result<String, QueryError> {
-    let inputs = match format {
-        InputFormat::Json => {
-            let body = input::json_body(input_bytes)?;
-            if let Some(result) = plan::run_json(program, body, limits) {
-                return result;
-            }
-            input::json_inputs(body)?
-        }
-        InputFormat::Yaml => {
-            if let Some(result) = plan::run_yaml(program, input_bytes, limits) {
-                return result;
-            }
-            input::yaml_inputs(input_bytes)?
-        }
-    };
-    engine::run(program, inputs, limits, leak)
+    program::compile(expression).map(|_| ())
 }

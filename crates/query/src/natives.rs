@@ -1,6 +1,6 @@
 //! Native filters added to jaq's standard library (see `prelude.jq`).
 
-use crate::engine::QData;
+use crate::data::QData;
 use crate::json_out::{to_json, write_num};
 use jaq_core::box_iter::box_once;
 use jaq_core::native::{Fun, run, v};
@@ -47,8 +47,9 @@ fn log(text: &str) {
 type R<'a> = ValXs<'a, Val>;
 
 /// Our natives. `stderr_empty` and `debug_empty` replace jaq's versions.
+/// (`builtins` is added by [`crate::library`], which knows every filter.)
 pub(crate) fn funs() -> impl Iterator<Item = Fun<QData>> {
-    let fs: [jaq_core::native::Filter<jaq_core::RunPtr<QData>>; 14] = [
+    let fs: [jaq_core::native::Filter<jaq_core::RunPtr<QData>>; 13] = [
         ("_fs_vivify", [jaq_core::Bind::Fun(())].into(), vivify),
         ("_fs_mkpath", v(1), mkpath),
         ("_fs_delpaths", v(1), delpaths),
@@ -62,7 +63,6 @@ pub(crate) fn funs() -> impl Iterator<Item = Fun<QData>> {
         ("@tsv", v(0), tsv),
         ("_fs_base32", v(0), base32),
         ("_fs_base32d", v(0), base32d),
-        ("builtins", v(0), builtins),
     ];
     fs.into_iter().map(run::<QData>)
 }
@@ -457,7 +457,7 @@ fn debug_empty(cv: Cv<'_, QData>) -> R<'_> {
     Box::new(std::iter::empty())
 }
 
-// --- base32 and builtins -----------------------------------------------------------
+// --- base32 ---------------------------------------------------------------------
 
 const BASE32: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
@@ -511,16 +511,4 @@ fn base32d(cv: Cv<'_, QData>) -> R<'_> {
         }
     }
     box_once(Ok(Val::from(String::from_utf8_lossy(&out).into_owned())))
-}
-
-fn builtins(_cv: Cv<'_, QData>) -> R<'_> {
-    let list: Vec<Val> = crate::engine::known_filters()
-        .iter()
-        .flat_map(|(name, arities)| {
-            arities
-                .iter()
-                .map(move |a| Val::from(format!("{name}/{a}")))
-        })
-        .collect();
-    box_once(Ok(list.into_iter().collect()))
 }

@@ -5,10 +5,8 @@
 //! program can stream the array out of the file, element by element, so the
 //! array itself is never built. Everything else runs on a whole document.
 
-use crate::demand::literal_str;
-use crate::rewrite::{Mode, print_term};
-use jaq_core::load::parse::{BinaryOp, Term};
-use jaq_core::path::Part;
+use crate::ast::{Mode, leading_path, pipe_chain, print};
+use jaq_core::load::parse::Term;
 
 /// How a streamable program is split.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,7 +38,7 @@ pub(crate) fn shape(program: &Term<&str>) -> Option<Shape> {
         {
             return Some(Shape {
                 path,
-                each: print_term(f, PLAIN)?,
+                each: print(f, Mode::PLAIN)?,
                 then: Some(print_chain(rest)?),
             });
         }
@@ -61,57 +59,13 @@ pub(crate) fn shape(program: &Term<&str>) -> Option<Shape> {
     None
 }
 
-const PLAIN: Mode = Mode {
-    updates: false,
-    interpolation: false,
-};
-
-/// `a | b | c` as `[a, b, c]` (pipes without `as` bindings associate).
-fn pipe_chain<'t, 's>(t: &'t Term<&'s str>) -> Vec<&'t Term<&'s str>> {
-    match t {
-        Term::BinOp(l, BinaryOp::Pipe(None), r) => {
-            let mut v = pipe_chain(l);
-            v.extend(pipe_chain(r));
-            v
-        }
-        t => vec![t],
-    }
-}
-
-/// Keys from the root at the start of the chain (`.a.b`, `.a | .b`), and
-/// whether they end in an iteration (`.a.b[]`); `None` if the chain does
-/// not start with a path from the root. Also returns how many chain
-/// elements the path used.
-fn leading_path(chain: &[&Term<&str>]) -> Option<(Vec<Vec<u8>>, bool, usize)> {
-    let mut keys = Vec::new();
-    let mut used = 0;
-    for t in chain {
-        let Term::Path(head, path) = t else { break };
-        if !matches!(**head, Term::Id) {
-            break;
-        }
-        used += 1;
-        let parts = &path.0;
-        for (i, (part, _)) in parts.iter().enumerate() {
-            match part {
-                Part::Index(Term::Str(None, s)) => keys.push(literal_str(s)?),
-                Part::Range(None, None) if i + 1 == parts.len() => {
-                    return Some((keys, true, used));
-                }
-                _ => return None,
-            }
-        }
-    }
-    (used > 0).then_some((keys, false, used))
-}
-
 fn print_chain(chain: &[&Term<&str>]) -> Option<String> {
     if chain.is_empty() {
         return Some(".".into());
     }
     let parts: Option<Vec<String>> = chain
         .iter()
-        .map(|t| print_term(t, PLAIN).map(|s| format!("({s})")))
+        .map(|t| print(t, Mode::PLAIN).map(|s| format!("({s})")))
         .collect();
     Some(parts?.join(" | "))
 }
@@ -121,7 +75,7 @@ mod tests {
     use super::*;
 
     fn of(code: &str) -> Option<(Vec<String>, bool)> {
-        let term = jaq_core::load::parse(code, |p| p.term()).expect("parses");
+        let term = crate::ast::parse(code).expect("parses");
         shape(&term).map(|s| {
             let path = s
                 .path

@@ -7,8 +7,9 @@
 //! environment variable, so no path is resolved again between the sandbox's
 //! check and the read.
 
-use crate::QueryRequest;
 use crate::errors::QueryError;
+use crate::request::{Planner, QueryRequest};
+use crate::run;
 use serde::{Deserialize, Serialize};
 use std::future::Future;
 use std::io::{Read, Write};
@@ -66,6 +67,8 @@ impl From<Result<String, QueryError>> for WireResponse {
 /// opened), evaluates the query on a thread with a big stack, writes one JSON
 /// response to stdout and returns the exit code (0 unless stdout cannot be
 /// written). Call it before starting any async runtime or other threads.
+/// [`PLANNER_ENV`](crate::PLANNER_ENV), inherited from the parent, can turn
+/// the read planner off.
 ///
 /// A query that recurses without end, exhausts memory or loops forever kills
 /// or stalls only this process; [`run_isolated`](crate::run_isolated) turns
@@ -154,7 +157,7 @@ fn evaluate_on_big_stack(req: WireRequest) -> Result<String, QueryError> {
 /// from the descriptor on stdin.
 fn run_request(req: &QueryRequest, memory_limit: u64) -> Result<String, QueryError> {
     use std::io::{Seek, SeekFrom};
-    let program = crate::engine::compile(&req.expression)?;
+    let query = run::compile(&req.expression, Planner::from_env())?;
     let mut file = input_file().map_err(|e| io_error(&req.file_path, &e))?;
     let meta = file.metadata().map_err(|e| io_error(&req.file_path, &e))?;
     if !meta.is_file() {
@@ -174,7 +177,7 @@ fn run_request(req: &QueryRequest, memory_limit: u64) -> Result<String, QueryErr
     file.seek(SeekFrom::Start(0))
         .and_then(|_| file.read_to_end(&mut bytes))
         .map_err(|e| io_error(&req.file_path, &e))?;
-    let result = crate::run_program(&program, &bytes, req.format, &req.limits, true);
+    let result = run::run(&query, &bytes, req.format, &req.limits, true);
     // the process exits right away: skip freeing the file
     std::mem::forget(bytes);
     result
