@@ -187,34 +187,12 @@ fn check_captured(name: &str, extra: &[&str]) -> Output {
 
 /// Compares `actual` with tests/golden/schema_check/FILE, or rewrites it under UPDATE_GOLDEN=1.
 fn golden(file: &str, actual: &str) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden/schema_check")
-        .join(file);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::create_dir_all(path.parent().expect("golden dir")).expect("mkdir golden");
-        std::fs::write(&path, actual).expect("write golden file");
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "cannot read {}: {e}\nGenerate it with: UPDATE_GOLDEN=1 cargo test --test schema_cli",
-            path.display()
-        )
-    });
-    if actual != expected {
-        let first_difference = actual
-            .lines()
-            .zip(expected.lines())
-            .enumerate()
-            .find(|(_, (a, e))| a != e)
-            .map(|(i, (a, e))| format!("line {}:\n  golden: {e}\n  actual: {a}", i + 1))
-            .unwrap_or_else(|| "one output is a prefix of the other".to_string());
-        panic!(
-            "the report differs from {}; first difference at {first_difference}\n\
-             If the change is deliberate: UPDATE_GOLDEN=1 cargo test --test schema_cli, then review git diff tests/golden/",
-            path.display()
-        );
-    }
+    common::assert_golden(
+        &format!("schema_check/{file}"),
+        actual,
+        "the report",
+        "schema_cli",
+    );
 }
 
 const FIXTURES: [&str; 5] = [

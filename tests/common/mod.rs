@@ -592,3 +592,37 @@ pub fn swapper(
         swaps
     })
 }
+
+/// Compares `actual` with the golden file tests/golden/`relative`, or rewrites it when
+/// UPDATE_GOLDEN is set. `what` names the output in the failure, `test` the `--test` target that
+/// regenerates it.
+pub fn assert_golden(relative: &str, actual: &str, what: &str, test: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(relative);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().expect("golden dir")).expect("mkdir golden dir");
+        std::fs::write(&path, actual).expect("write golden file");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "cannot read {}: {e}\nGenerate it with: UPDATE_GOLDEN=1 cargo test --test {test}",
+            path.display()
+        )
+    });
+    if actual != expected {
+        let first_difference = actual
+            .lines()
+            .zip(expected.lines())
+            .enumerate()
+            .find(|(_, (a, e))| a != e)
+            .map(|(i, (a, e))| format!("line {}:\n  golden: {e}\n  actual: {a}", i + 1))
+            .unwrap_or_else(|| "one output is a prefix of the other".to_string());
+        panic!(
+            "{what} differs from {}; first difference at {first_difference}\n\
+             If the change is deliberate: UPDATE_GOLDEN=1 cargo test --test {test}, then review git diff tests/golden/",
+            path.display()
+        );
+    }
+}

@@ -61,6 +61,19 @@ pub(crate) fn enum_string(value: &Value) -> String {
     }
 }
 
+/// The types a schema declares, or implies by `items`/`properties` (none when it says nothing).
+fn declared_types(map: &Map<String, Value>) -> Vec<&str> {
+    match map.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ if map.contains_key("items") || map.contains_key("prefixItems") => vec!["array"],
+        _ if map.contains_key("properties") || map.contains_key("additionalProperties") => {
+            vec!["object"]
+        }
+        _ => vec![],
+    }
+}
+
 /// A short phrase naming the type a raw subschema accepts ("string", "array of integer",
 /// "Edit", "one of a, b"). Used for map value types and tuple positions.
 pub(crate) fn type_phrase(schema: &Value, depth: usize) -> String {
@@ -99,15 +112,7 @@ pub(crate) fn type_phrase(schema: &Value, depth: usize) -> String {
     {
         return type_phrase(first, depth + 1);
     }
-    let types: Vec<&str> = match map.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ if map.contains_key("items") || map.contains_key("prefixItems") => vec!["array"],
-        _ if map.contains_key("properties") || map.contains_key("additionalProperties") => {
-            vec!["object"]
-        }
-        _ => vec![],
-    };
+    let types = declared_types(map);
     if types.is_empty() {
         return "any".into();
     }
@@ -278,15 +283,10 @@ impl Renderer<'_> {
                 return;
             }
         }
-        let types: Vec<&str> = match map.get("type") {
-            Some(Value::String(t)) => vec![t.as_str()],
-            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-            _ if map.contains_key("items") || map.contains_key("prefixItems") => vec!["array"],
-            _ if map.contains_key("properties") || map.contains_key("additionalProperties") => {
-                vec!["object"]
-            }
-            _ => vec!["any"],
-        };
+        let mut types = declared_types(map);
+        if types.is_empty() {
+            types.push("any");
+        }
         for (i, ty) in types.iter().enumerate() {
             if i > 0 {
                 self.out.push_str(" | ");

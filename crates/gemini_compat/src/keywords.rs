@@ -148,7 +148,8 @@ pub(crate) fn annotations(ctx: &mut Ctx, map: &mut Obj, path: &str, prop: Option
     Annot { base, notes }
 }
 
-/// The annotations of a union node as one text, pushed into every branch.
+/// A node's annotations and `notes` as one description text (a union pushes it into every
+/// branch).
 pub(crate) fn annotation_text(
     ctx: &mut Ctx,
     map: &mut Obj,

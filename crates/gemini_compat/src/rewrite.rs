@@ -382,15 +382,9 @@ impl Ctx<'_> {
             "object" => self.object_keywords(&mut map, &mut out, &mut notes, &path, pos),
             _ => {}
         }
-        let annot = keywords::annotations(self, &mut map, &path, pos.prop);
+        let text = keywords::annotation_text(self, &mut map, &path, pos.prop, &notes);
         keywords::leftovers(self, &map, &path, ty, pos.split);
-        let parts = annot
-            .base
-            .iter()
-            .chain(notes.iter())
-            .chain(annot.notes.iter());
-        let text = describe::join(parts.map(String::as_str));
-        if !text.is_empty() {
+        if let Some(text) = text {
             out.insert("description".into(), text.into());
         }
         Out::plain(out, optional)

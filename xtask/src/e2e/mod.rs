@@ -181,22 +181,12 @@ fn run_sessions(options: &Options, server: &Path) -> anyhow::Result<()> {
                 &snippets,
                 options.timeout,
             )
-            .unwrap_or_else(|e| {
-                vec![Outcome {
-                    scenario: "setup".into(),
-                    pass: false,
-                    detail: format!("{e:#}"),
-                }]
-            });
-            let failed = outcomes.iter().filter(|o| !o.pass).count();
-            eprintln!(
-                "xtask e2e: {} over {}: {} of {} passed in {:.1}s (logs: {})",
-                cli.label(),
-                transport.key(),
-                outcomes.len() - failed,
-                outcomes.len(),
-                started.elapsed().as_secs_f64(),
-                dir.display()
+            .unwrap_or_else(setup_failed);
+            report_run(
+                &format!("{} over {}", cli.label(), transport.key()),
+                &outcomes,
+                started,
+                &dir,
             );
             rows.push((cli.label(), transport.key(), outcomes));
         }
@@ -204,20 +194,9 @@ fn run_sessions(options: &Options, server: &Path) -> anyhow::Result<()> {
     if options.ai_sdk {
         eprintln!("xtask e2e: AI SDK over fs-mcp-rs proxy …");
         let dir = out.join(AI_SDK_KEY);
-        let outcomes = ai_sdk::run(&dir, &server, options.timeout).unwrap_or_else(|e| {
-            vec![Outcome {
-                scenario: "setup".into(),
-                pass: false,
-                detail: format!("{e:#}"),
-            }]
-        });
-        let failed = outcomes.iter().filter(|o| !o.pass).count();
-        eprintln!(
-            "xtask e2e: AI SDK: {} of {} passed (logs: {})",
-            outcomes.len() - failed,
-            outcomes.len(),
-            dir.display()
-        );
+        let started = Instant::now();
+        let outcomes = ai_sdk::run(&dir, &server, options.timeout).unwrap_or_else(setup_failed);
+        report_run("AI SDK over proxy", &outcomes, started, &dir);
         rows.push(("AI SDK", "proxy", outcomes));
     }
     print_table(&rows);
@@ -234,6 +213,27 @@ fn run_sessions(options: &Options, server: &Path) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// A run that could not even start is one failed "setup" check saying why.
+fn setup_failed(e: anyhow::Error) -> Vec<Outcome> {
+    vec![Outcome {
+        scenario: "setup".into(),
+        pass: false,
+        detail: format!("{e:#}"),
+    }]
+}
+
+/// One line on stderr per run: how many checks passed, how long it took, where the logs are.
+fn report_run(label: &str, outcomes: &[Outcome], started: Instant, dir: &Path) {
+    let failed = outcomes.iter().filter(|o| !o.pass).count();
+    eprintln!(
+        "xtask e2e: {label}: {} of {} passed in {:.1}s (logs: {})",
+        outcomes.len() - failed,
+        outcomes.len(),
+        started.elapsed().as_secs_f64(),
+        dir.display()
+    );
 }
 
 fn print_table(rows: &[(&str, &str, Vec<Outcome>)]) {
