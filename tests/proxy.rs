@@ -379,36 +379,6 @@ fn http_serving_and_an_http_upstream_chain() {
     assert_eq!(echoed["raw"]["priority"], json!(1), "{echoed}");
 }
 
-/// Every object with properties in `schema` is OpenAI-strict: all properties required and
-/// `additionalProperties: false`.
-fn assert_openai_strict(schema: &Value, path: &str) {
-    match schema {
-        Value::Object(map) => {
-            if let Some(Value::Object(props)) = map.get("properties") {
-                let mut keys: Vec<&String> = props.keys().collect();
-                keys.sort();
-                let mut required: Vec<&str> = map["required"]
-                    .as_array()
-                    .unwrap_or_else(|| panic!("{path}: no required"))
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .collect();
-                required.sort_unstable();
-                assert_eq!(keys, required, "{path}: every property is required");
-                assert_eq!(map["additionalProperties"], json!(false), "{path}");
-            }
-            for (k, v) in map {
-                assert_openai_strict(v, &format!("{path}/{k}"));
-            }
-        }
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .for_each(|(i, v)| assert_openai_strict(v, &format!("{path}/{i}"))),
-        _ => {}
-    }
-}
-
 #[test]
 fn the_openai_strict_profile_serves_strict_schemas_and_maps_nulls_back() {
     let Some(python) = python() else { return };
@@ -431,7 +401,7 @@ fn the_openai_strict_profile_serves_strict_schemas_and_maps_nulls_back() {
     client.notify("notifications/initialized", json!({}));
     let tools = client.list_tools();
     let echo = &tool(&tools, "echo_order")["inputSchema"];
-    assert_openai_strict(echo, "echo_order");
+    common::assert_openai_strict(echo, "echo_order");
     assert_eq!(
         echo["properties"]["note"]["type"],
         json!(["string", "null"])

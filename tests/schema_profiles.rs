@@ -33,37 +33,6 @@ fn tool<'a>(tools: &'a [Value], name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no tool {name}"))
 }
 
-/// Every object with properties is OpenAI-strict: all properties required,
-/// `additionalProperties: false`.
-fn assert_openai_strict(schema: &Value, path: &str) {
-    match schema {
-        Value::Object(map) => {
-            if let Some(Value::Object(props)) = map.get("properties") {
-                let mut keys: Vec<&str> = props.keys().map(String::as_str).collect();
-                keys.sort_unstable();
-                let mut required: Vec<&str> = map
-                    .get("required")
-                    .and_then(Value::as_array)
-                    .unwrap_or_else(|| panic!("{path}: no required"))
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .collect();
-                required.sort_unstable();
-                assert_eq!(keys, required, "{path}: every property is required");
-                assert_eq!(map["additionalProperties"], json!(false), "{path}");
-            }
-            for (k, v) in map {
-                assert_openai_strict(v, &format!("{path}/{k}"));
-            }
-        }
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .for_each(|(i, v)| assert_openai_strict(v, &format!("{path}/{i}"))),
-        _ => {}
-    }
-}
-
 fn is_strict_listing(tools: &[Value]) -> bool {
     tools.iter().any(|t| {
         t["inputSchema"]["properties"].is_object()
@@ -82,7 +51,7 @@ fn openai_strict_serves_strict_input_schemas_and_keeps_the_rest() {
     for (g, s) in gemini.iter().zip(&strict) {
         let name = s["name"].as_str().unwrap_or_default();
         assert_eq!(g["name"], s["name"], "same tools in the same order");
-        assert_openai_strict(&s["inputSchema"], name);
+        common::assert_openai_strict(&s["inputSchema"], name);
         assert!(
             s["description"]
                 .as_str()
@@ -121,7 +90,7 @@ fn auto_decides_per_client_name() {
     let codex = start_as(&ws, &["--schema-profile", "auto"], "codex").list_tools();
     assert!(is_strict_listing(&codex));
     for t in &codex {
-        assert_openai_strict(&t["inputSchema"], t["name"].as_str().unwrap_or_default());
+        common::assert_openai_strict(&t["inputSchema"], t["name"].as_str().unwrap_or_default());
     }
 
     let gemini_cli = start_as(&ws, &["--schema-profile", "auto"], "gemini-cli").list_tools();

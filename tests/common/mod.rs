@@ -626,3 +626,34 @@ pub fn assert_golden(relative: &str, actual: &str, what: &str, test: &str) {
         );
     }
 }
+
+/// Every object with properties is OpenAI-strict: all properties required,
+/// `additionalProperties: false`.
+pub fn assert_openai_strict(schema: &Value, path: &str) {
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::Object(props)) = map.get("properties") {
+                let mut keys: Vec<&str> = props.keys().map(String::as_str).collect();
+                keys.sort_unstable();
+                let mut required: Vec<&str> = map
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .unwrap_or_else(|| panic!("{path}: no required"))
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect();
+                required.sort_unstable();
+                assert_eq!(keys, required, "{path}: every property is required");
+                assert_eq!(map["additionalProperties"], json!(false), "{path}");
+            }
+            for (k, v) in map {
+                assert_openai_strict(v, &format!("{path}/{k}"));
+            }
+        }
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .for_each(|(i, v)| assert_openai_strict(v, &format!("{path}/{i}"))),
+        _ => {}
+    }
+}
