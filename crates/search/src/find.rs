@@ -147,8 +147,10 @@ pub fn search_files(
             let is_dir = entry.file_type().is_none_or(|t| t.is_dir());
             let exclusion = exclusions.classify(&mut matcher, &entry, is_dir);
             if exclusion.left_out() {
+                // Counted only if the directory reached by handles holds it too: a left-out
+                // directory swapped for a symlink must not have outside names counted.
                 return counts.left_out(&entry, is_dir, exclusion, options, || {
-                    is_match(target, root, &entry)
+                    is_match(target, root, &entry) && names.exists(entry.path())
                 });
             }
             if is_dir {
