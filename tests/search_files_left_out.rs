@@ -1,7 +1,7 @@
 //! `search_files` walks hidden and ignored entries too (to count what it leaves out): that walk
 //! under attack through the real binary. A hidden or ignored directory that is a symlink to
 //! outside or is swapped for one mid-walk, a huge ignored tree, names that try
-//! to forge the `Skipped:` line.
+//! to forge the `Skipped:` line, and `.gitignore` negations and nested rules.
 
 mod common;
 
@@ -209,6 +209,54 @@ fn names_in_left_out_directories_cannot_forge_the_skipped_line() {
         out.lines().count(),
         2,
         "one line per file, escaped: {out:?}"
+    );
+    c.finish();
+}
+/// Negations, nested rules, rules of directories above the searched one, anchored and
+/// directory-only patterns: the listing is what a rule-respecting walk lists (as `git
+/// ls-files --others --exclude-standard` would), whatever the one walk visited.
+#[test]
+fn gitignore_negations_and_nested_rules_give_the_rule_respecting_listing() {
+    let ws = Workspace::new();
+    ws.write(
+        ".gitignore",
+        "*.log\n!keep.log\n/top_only.txt\nbuild/\ndocs/**/draft*\n",
+    );
+    ws.write("keep.log", "");
+    ws.write("drop.log", "");
+    ws.write("top_only.txt", "");
+    ws.write("a/top_only.txt", "");
+    ws.write("a/keep.log", "");
+    ws.write("a/other.log", "");
+    ws.write("a/.gitignore", "!other.log\n*.txt\n");
+    ws.write("a/b/c.txt", "");
+    ws.write("a/b/.ignore", "!c.txt\n");
+    ws.write("build/x.txt", "");
+    ws.write("build/.gitignore", "!x.txt\n");
+    ws.write("docs/x/draft1.md", "");
+    ws.write("docs/x/final.md", "");
+    ws.write("src/build", "a file named build is not a directory");
+    let mut c = ws.start(&[]);
+    let out = c.call_text("search_files", json!({"pattern": "*"}));
+    let (listed, note) = out.split_once("\n\n").unwrap_or((&out, ""));
+    assert_eq!(
+        listed,
+        "a/b/c.txt\na/keep.log\na/other.log\ndocs/x/final.md\nkeep.log\nsrc/build",
+    );
+    assert_eq!(
+        note,
+        "Skipped: 4 matching files under hidden names (include_hidden=true lists them); 5 matching files excluded by .gitignore/.ignore rules or inside VCS directories (include_ignored=true lists them)."
+    );
+    // Searching a sub-directory applies the rules above it.
+    let out = c.call_text("search_files", json!({"path": "a", "pattern": "*"}));
+    assert!(
+        out.starts_with("a/b/c.txt\na/keep.log\na/other.log\n\n"),
+        "{out}"
+    );
+    let out = c.call_text("search_files", json!({"path": "docs", "pattern": "*.md"}));
+    assert!(
+        out.starts_with("docs/x/final.md\n\nSkipped: 1 matching file excluded"),
+        "{out}"
     );
     c.finish();
 }

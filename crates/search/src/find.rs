@@ -283,25 +283,40 @@ impl<'a> Exclusions<'a> {
             || rel
                 .parent()
                 .is_some_and(|p| p.components().any(|c| walk::is_vcs_dir(c.as_os_str())));
-        verdict.ignored = in_vcs_dir
-            || self.ignored_by_ancestors(rel, is_dir)
-            || matcher
-                .as_mut()
-                .is_some_and(|m| m.matched(rel, is_dir).is_ignore());
+        verdict.ignored = in_vcs_dir || self.ignored_by_rules(matcher, rel, is_dir);
         verdict
     }
 
-    /// The rules of the directories above the walk root exclude `rel` or a directory above it.
-    fn ignored_by_ancestors(&self, rel: &Path, is_dir: bool) -> bool {
+    /// The ignore rules exclude `rel` or a directory above it. As in git, the rules of a deeper
+    /// directory win: a path the rules at or below the walk root re-include (`!name`) is not
+    /// excluded by a rule of a directory above the root, so searching `a/` lists what searching
+    /// `.` lists under `a/`.
+    fn ignored_by_rules(
+        &self,
+        matcher: &mut Option<IncrementalIgnore>,
+        rel: &Path,
+        is_dir: bool,
+    ) -> bool {
+        let Some(m) = matcher.as_mut() else {
+            return false;
+        };
+        let own = m.matched(rel, is_dir);
+        if own.is_ignore() {
+            return true;
+        }
         if self.ancestors.is_empty() {
             return false;
         }
-        self.ancestors.is_ignored(&self.root.join(rel), is_dir)
+        let excluded_above = |m: &mut IncrementalIgnore, path: &Path, is_dir: bool| {
+            self.ancestors.is_ignored(&self.root.join(path), is_dir)
+                && !m.matched(path, is_dir).is_whitelist()
+        };
+        (!own.is_whitelist() && self.ancestors.is_ignored(&self.root.join(rel), is_dir))
             || rel
                 .ancestors()
                 .skip(1)
                 .filter(|dir| !dir.as_os_str().is_empty())
-                .any(|dir| self.ancestors.is_ignored(&self.root.join(dir), true))
+                .any(|dir| excluded_above(m, dir, true))
     }
 }
 
@@ -534,6 +549,21 @@ mod tests {
             out,
             "sub/keep.rs\n\nSkipped: 1 matching file under hidden names (include_hidden=true lists them); 3 matching files excluded by .gitignore/.ignore rules or inside VCS directories (include_ignored=true lists them)."
         );
+    }
+
+    #[test]
+    fn a_deeper_negation_wins_over_the_rules_above_the_searched_directory() {
+        let fx = Fixture::new();
+        fx.write(".gitignore", "*.log\nout/\n");
+        fx.write("a/.gitignore", "!keep.log\n!out/\n");
+        fx.write("a/keep.log", "");
+        fx.write("a/drop.log", "");
+        fx.write("a/out/x.txt", "");
+        fx.write("b/out/y.txt", "");
+        let from_root = find(&fx, ".", "*.{log,txt}");
+        assert_eq!(from_root, "a/keep.log\na/out/x.txt");
+        assert_eq!(find(&fx, "a", "*.{log,txt}"), from_root);
+        assert_eq!(find(&fx, "b", "*.txt"), "No matches found.");
     }
 
     #[test]
