@@ -1,6 +1,7 @@
 //! `search_files` walks hidden and ignored entries too (to count what it leaves out): that walk
 //! under attack through the real binary. A hidden or ignored directory that is a symlink to
-//! outside or is swapped for one mid-walk, a huge ignored tree, names that try
+//! outside or is swapped for one mid-walk, FIFOs, sockets and symlinks (also as ignore files), a
+//! huge ignored tree, names that try
 //! to forge the `Skipped:` line, and `.gitignore` negations and nested rules.
 
 mod common;
@@ -142,6 +143,137 @@ fn left_out_directories_swapped_for_a_symlink_leak_no_names_and_no_counts() {
         leaks.len(),
         leaks.join("\n")
     );
+}
+
+#[test]
+fn fifos_and_sockets_in_left_out_directories_do_not_hang() {
+    let ws = Workspace::new();
+    ws.write(".gitignore", "ign/\n");
+    ws.write("ign/a.txt", "");
+    ws.write(".hid/a.txt", "");
+    for dir in ["ign", ".hid", "ign/sub", ".hid/sub"] {
+        fs::create_dir_all(ws.root.join(dir)).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            ws.root.join(dir).join("fifo.txt"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        let _socket =
+            std::os::unix::net::UnixListener::bind(ws.root.join(dir).join("sock.txt")).unwrap();
+    }
+    // A FIFO named like an ignore file in a hidden directory: only read with include_hidden.
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        ws.root.join(".hid/sub/.gitignore"),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    let mut c = ws.start(&[]);
+    let started = Instant::now();
+    let out = c.call_text("search_files", json!({"pattern": "*.txt"}));
+    assert!(
+        out.ends_with("Skipped: 5 matching files under hidden names (include_hidden=true lists them); 5 matching files excluded by .gitignore/.ignore rules or inside VCS directories (include_ignored=true lists them)."),
+        "{out}"
+    );
+    let out = c.call_text(
+        "search_files",
+        json!({"pattern": "*.txt", "include_ignored": true}),
+    );
+    assert!(out.contains("ign/sub/fifo.txt\nign/sub/sock.txt"), "{out}");
+    let out = c.call_text(
+        "search_files",
+        json!({"pattern": "*.txt", "include_hidden": true, "include_ignored": true}),
+    );
+    assert!(out.contains(".hid/sub/fifo.txt"), "{out}");
+    // Hidden entries listed, ignore rules read: the FIFO named .gitignore must not block; its
+    // directory is not entered, and the note says so.
+    let out = c.call_text(
+        "search_files",
+        json!({"pattern": "*.txt", "include_hidden": true}),
+    );
+    assert!(
+        out.starts_with(".hid/a.txt\n.hid/fifo.txt\n.hid/sock.txt\n\nSkipped: 5 matching files excluded")
+            && out.ends_with("1 directory not entered: their .gitignore/.ignore is a symlink, FIFO, socket, device or over 1 MiB (include_ignored=true lists them)."),
+        "{out}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "took {:?}",
+        started.elapsed()
+    );
+    c.finish();
+}
+
+fn mkfifo(path: &std::path::Path) {
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+}
+
+/// The `ignore` crate opens ignore files by path: a FIFO would block the walk for ever, a symlink
+/// could make it read a device, the server's own stdin, or rules from outside. A directory
+/// holding one is not entered (said in the answer); a searched directory holding one is refused
+/// with the way out.
+#[test]
+fn ignore_files_that_are_fifos_or_symlinks_are_never_read() {
+    let ws = Workspace::new();
+    let outside = ws.base.join("outside_rules");
+    fs::write(&outside, "*.txt\n").unwrap();
+    ws.write("a.txt", "needle\n");
+    ws.write("fifo_dir/b.txt", "needle\n");
+    mkfifo(&ws.root.join("fifo_dir/.gitignore"));
+    ws.write("link_dir/c.txt", "needle\n");
+    symlink(&outside, ws.root.join("link_dir/.ignore")).unwrap();
+    ws.write("ok_dir/d.txt", "needle\n");
+    let mut c = ws.start(&[]);
+    let started = Instant::now();
+    let out = c.call_text("search_files", json!({"pattern": "*.txt"}));
+    assert_eq!(
+        out,
+        "a.txt\nok_dir/d.txt\n\nSkipped: 2 directories not entered: their .gitignore/.ignore is a symlink, FIFO, socket, device or over 1 MiB (include_ignored=true lists them)."
+    );
+    let out = c.call_text("grep_content", json!({"pattern": "needle"}));
+    assert!(
+        out.contains("a.txt") && out.contains("ok_dir/d.txt") && !out.contains("b.txt"),
+        "{out}"
+    );
+    let out = c.call_text(
+        "search_files",
+        json!({"pattern": "*.txt", "include_ignored": true}),
+    );
+    assert_eq!(out, "a.txt\nfifo_dir/b.txt\nlink_dir/c.txt\nok_dir/d.txt");
+    // The searched directory itself: refused, with what to do instead.
+    for tool in ["search_files", "grep_content"] {
+        let args = match tool {
+            "search_files" => json!({"path": "fifo_dir", "pattern": "*"}),
+            _ => json!({"search_path": "link_dir", "pattern": "needle"}),
+        };
+        let result = c.call(tool, args);
+        let text = common::text_of(&result);
+        assert_eq!(result["isError"], json!(true), "{tool}: {text}");
+        assert!(text.contains("include_ignored=true"), "{tool}: {text}");
+    }
+    let out = c.call_text(
+        "grep_content",
+        json!({"search_path": "link_dir", "pattern": "needle", "include_ignored": true}),
+    );
+    assert!(out.contains("link_dir/c.txt"), "{out}");
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "took {:?}",
+        started.elapsed()
+    );
+    c.finish();
 }
 
 /// A node_modules-like ignored tree of 50,000 empty files: the call stays bounded (the count

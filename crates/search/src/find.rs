@@ -125,7 +125,10 @@ pub fn search_files(
         include_hidden: true,
         include_ignored: true,
     };
-    let (builder, _) = walk::walker(sandbox, &root, everything, walk::default_threads(), true);
+    if !options.include_ignored {
+        walk::check_root_rules(sandbox, &root)?;
+    }
+    let (builder, _) = walk::walker(sandbox, &root, everything, walk::default_threads(), true)?;
     let exclusions = Exclusions::new(sandbox, &root, options);
     let cap = options.max_results.max(1);
     // The `cap` smallest displayed paths seen so far (a max-heap, so the largest is dropped).
@@ -154,6 +157,11 @@ pub fn search_files(
                 });
             }
             if is_dir {
+                // Its rules would be read (by path, by the matcher) to classify what is in it.
+                if !options.include_ignored && walk::unsafe_rules_file(entry.path()).is_some() {
+                    counts.unsafe_rules.fetch_add(1, Ordering::Relaxed);
+                    return WalkState::Skip;
+                }
                 return WalkState::Continue;
             }
             // The walker lists directories by path; a name is shown only if the directory reached
@@ -328,6 +336,8 @@ struct SkipCounts {
     hidden: AtomicU64,
     ignored: AtomicU64,
     partial: AtomicBool,
+    /// Directories not entered: an ignore file in them must not be read.
+    unsafe_rules: AtomicU64,
 }
 
 impl SkipCounts {
@@ -373,6 +383,7 @@ impl SkipCounts {
             hidden: self.hidden.load(Ordering::Relaxed),
             ignored: self.ignored.load(Ordering::Relaxed),
             partial: self.partial.load(Ordering::Relaxed),
+            unsafe_rules: self.unsafe_rules.load(Ordering::Relaxed),
             include_hidden: options.include_hidden,
             include_ignored: options.include_ignored,
         }
@@ -387,6 +398,8 @@ struct Skipped {
     ignored: u64,
     /// The count stopped at [`SKIPPED_COUNT_BUDGET`] entries: the numbers are lower bounds.
     partial: bool,
+    /// Directories not entered ([`walk::unsafe_rules_file`]).
+    unsafe_rules: u64,
     include_hidden: bool,
     include_ignored: bool,
 }
@@ -409,6 +422,13 @@ impl Skipped {
             ));
         } else if !self.include_ignored && self.partial {
             parts.push("files excluded by .gitignore/.ignore rules or inside VCS directories were not all counted (include_ignored=true lists them)".into());
+        }
+        if self.unsafe_rules > 0 {
+            parts.push(format!(
+                "{} {} (include_ignored=true lists them)",
+                crate::format::plural(self.unsafe_rules, "directory", "directories"),
+                walk::UNSAFE_RULES_NOTE
+            ));
         }
         if parts.is_empty() {
             None

@@ -38,6 +38,8 @@ pub(crate) struct SkipStats {
     pub vcs: AtomicU64,
     /// An ignore file was seen (in the walk or between the sandbox root and the walk root).
     pub ignore_rules: AtomicBool,
+    /// Directories not entered because an ignore file in them is not a plain file.
+    pub unsafe_rules: AtomicU64,
 }
 
 impl SkipStats {
@@ -55,6 +57,13 @@ impl SkipStats {
             parts.push(
                 "files excluded by .gitignore/.ignore (include_ignored=true to search them)".into(),
             );
+        }
+        let unsafe_rules = self.unsafe_rules.load(Ordering::Relaxed);
+        if unsafe_rules > 0 {
+            parts.push(format!(
+                "{} {UNSAFE_RULES_NOTE} (include_ignored=true to search them)",
+                crate::format::plural(unsafe_rules, "directory", "directories")
+            ));
         }
         let vcs = self.vcs.load(Ordering::Relaxed);
         if vcs > 0 && options.include_hidden {
@@ -150,7 +159,7 @@ pub(crate) fn walker(
     options: WalkOptions,
     threads: usize,
     prune_swapped: bool,
-) -> (WalkBuilder, Arc<SkipStats>) {
+) -> Result<(WalkBuilder, Arc<SkipStats>), crate::SearchError> {
     let stats = Arc::new(SkipStats::default());
     let rules = if options.include_ignored {
         AncestorRules {
@@ -162,6 +171,9 @@ pub(crate) fn walker(
     if !rules.matchers.is_empty() {
         stats.ignore_rules.store(true, Ordering::Relaxed);
     }
+    if !options.include_ignored {
+        check_root_rules(sandbox, root)?;
+    }
     let mut builder = configured_builder(root, options, threads);
     let filter_stats = Arc::clone(&stats);
     let filter_sandbox = sandbox.clone();
@@ -169,7 +181,38 @@ pub(crate) fn walker(
         keep_entry(entry, options, &rules, &filter_stats)
             && !(prune_swapped && is_swapped_dir(&filter_sandbox, entry))
     });
-    (builder, stats)
+    Ok((builder, stats))
+}
+
+/// The ignore files the `ignore` crate reads itself, by path and following symlinks.
+const IGNORE_FILE_NAMES: [&str; 2] = [".gitignore", ".ignore"];
+
+/// What a directory skipped by [`unsafe_rules_file`] has.
+pub(crate) const UNSAFE_RULES_NOTE: &str =
+    "not entered: their .gitignore/.ignore is a symlink, FIFO, socket, device or over 1 MiB";
+
+/// An ignore file in `dir` that must not be read: a symlink (it can lead outside, to a device,
+/// or to the server's own stdin), a FIFO (opening it blocks for ever), a socket, a device, or a
+/// file over [`MAX_RULES_BYTES`] (read whole). The `ignore` crate opens ignore files by path, so
+/// a directory holding one is not entered by a walk that reads rules.
+pub(crate) fn unsafe_rules_file(dir: &Path) -> Option<PathBuf> {
+    IGNORE_FILE_NAMES.iter().map(|n| dir.join(n)).find(|path| {
+        std::fs::symlink_metadata(path).is_ok_and(|meta| {
+            let kind = meta.file_type();
+            !(kind.is_dir() || kind.is_file() && meta.len() <= MAX_RULES_BYTES)
+        })
+    })
+}
+
+/// Refuses a walk root whose own ignore files must not be read ([`unsafe_rules_file`]).
+pub(crate) fn check_root_rules(sandbox: &Sandbox, root: &Path) -> Result<(), crate::SearchError> {
+    match unsafe_rules_file(root) {
+        Some(path) => Err(crate::SearchError::WrongType {
+            path: sandbox.display(&path),
+            message: "is a symlink, FIFO, socket, device or over 1 MiB, so it is not read as ignore rules, and the search that needs them is not run. Search with include_ignored=true (no rules read), or search a sub-directory.".into(),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// A walk builder with the ignore-file settings of every walk (hidden and VCS entries are left to
@@ -228,6 +271,10 @@ fn keep_entry(
         return false;
     }
     if !options.include_ignored && rules.is_ignored(entry.path(), is_dir) {
+        return false;
+    }
+    if is_dir && !options.include_ignored && unsafe_rules_file(entry.path()).is_some() {
+        stats.unsafe_rules.fetch_add(1, Ordering::Relaxed);
         return false;
     }
     true
