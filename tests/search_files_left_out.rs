@@ -392,3 +392,33 @@ fn gitignore_negations_and_nested_rules_give_the_rule_respecting_listing() {
     );
     c.finish();
 }
+
+/// grep_content shares the walk's rules: a negation below the searched directory wins over a
+/// rule above it there too.
+#[test]
+fn grep_under_a_directory_honours_a_negation_below_it() {
+    let ws = Workspace::new();
+    ws.write(".gitignore", "*.log\nout/\n");
+    ws.write("a/.gitignore", "!keep.log\n!out/\n");
+    ws.write("a/keep.log", "needle\n");
+    ws.write("a/drop.log", "needle\n");
+    ws.write("a/out/x.txt", "needle\n");
+    let mut c = ws.start(&[]);
+    let files = |out: &str| {
+        let mut files: Vec<String> = out
+            .lines()
+            .filter_map(|l| l.strip_prefix("File: "))
+            .map(|l| l.split(',').next().unwrap_or_default().to_string())
+            .collect();
+        files.sort();
+        files
+    };
+    let from_root = files(&c.call_text("grep_content", json!({"pattern": "needle"})));
+    assert_eq!(from_root, ["a/keep.log", "a/out/x.txt"]);
+    let from_a = files(&c.call_text(
+        "grep_content",
+        json!({"pattern": "needle", "search_path": "a"}),
+    ));
+    assert_eq!(from_a, from_root);
+    c.finish();
+}

@@ -174,11 +174,21 @@ pub(crate) fn walker(
     if !options.include_ignored {
         check_root_rules(sandbox, root)?;
     }
+    // The walk's own rules, asked only when a rule above the root excludes an entry: a
+    // negation below the root re-includes it, as in git.
+    let own_rules = if rules.matchers.is_empty() {
+        None
+    } else {
+        ignore_rule_matcher(root).map(|m| OwnRules {
+            root: root.to_path_buf(),
+            matcher: std::sync::Mutex::new(m),
+        })
+    };
     let mut builder = configured_builder(root, options, threads);
     let filter_stats = Arc::clone(&stats);
     let filter_sandbox = sandbox.clone();
     builder.filter_entry(move |entry| {
-        keep_entry(entry, options, &rules, &filter_stats)
+        keep_entry(entry, options, &rules, own_rules.as_ref(), &filter_stats)
             && !(prune_swapped && is_swapped_dir(&filter_sandbox, entry))
     });
     Ok((builder, stats))
@@ -248,10 +258,28 @@ pub(crate) fn ignore_rule_matcher(root: &Path) -> Option<IncrementalIgnore> {
         .pop()
 }
 
+/// The ignore rules at and below a walk root, for single paths.
+struct OwnRules {
+    root: PathBuf,
+    matcher: std::sync::Mutex<IncrementalIgnore>,
+}
+
+impl OwnRules {
+    /// A `!pattern` at or below the root re-includes `path`.
+    fn reincludes(&self, path: &Path, is_dir: bool) -> bool {
+        let Ok(rel) = path.strip_prefix(&self.root) else {
+            return false;
+        };
+        let mut matcher = self.matcher.lock().unwrap_or_else(|e| e.into_inner());
+        matcher.matched(rel, is_dir).is_whitelist()
+    }
+}
+
 fn keep_entry(
     entry: &DirEntry,
     options: WalkOptions,
     rules: &AncestorRules,
+    own_rules: Option<&OwnRules>,
     stats: &SkipStats,
 ) -> bool {
     if entry.depth() == 0 {
@@ -270,7 +298,10 @@ fn keep_entry(
         stats.hidden.fetch_add(1, Ordering::Relaxed);
         return false;
     }
-    if !options.include_ignored && rules.is_ignored(entry.path(), is_dir) {
+    if !options.include_ignored
+        && rules.is_ignored(entry.path(), is_dir)
+        && !own_rules.is_some_and(|own| own.reincludes(entry.path(), is_dir))
+    {
         return false;
     }
     if is_dir && !options.include_ignored && unsafe_rules_file(entry.path()).is_some() {
