@@ -198,7 +198,7 @@ fn fifos_and_sockets_in_left_out_directories_do_not_hang() {
     );
     assert!(
         out.starts_with(".hid/a.txt\n.hid/fifo.txt\n.hid/sock.txt\n\nSkipped: 5 matching files excluded")
-            && out.ends_with("1 directory not entered: their .gitignore/.ignore is a symlink, FIFO, socket, device or over 1 MiB (include_ignored=true lists them)."),
+            && out.ends_with("1 directory not entered: their .gitignore/.ignore is a FIFO, socket, device, file over 1 MiB or symlink to none inside the allowed directories (include_ignored=true lists them)."),
         "{out}"
     );
     assert!(
@@ -235,12 +235,20 @@ fn ignore_files_that_are_fifos_or_symlinks_are_never_read() {
     ws.write("link_dir/c.txt", "needle\n");
     symlink(&outside, ws.root.join("link_dir/.ignore")).unwrap();
     ws.write("ok_dir/d.txt", "needle\n");
+    // A symlink to rules inside is read as usual.
+    ws.write("shared_rules", "skip_me.txt\n");
+    ws.write("ok_dir/skip_me.txt", "needle\n");
+    symlink(
+        ws.root.join("shared_rules"),
+        ws.root.join("ok_dir/.gitignore"),
+    )
+    .unwrap();
     let mut c = ws.start(&[]);
     let started = Instant::now();
     let out = c.call_text("search_files", json!({"pattern": "*.txt"}));
     assert_eq!(
         out,
-        "a.txt\nok_dir/d.txt\n\nSkipped: 2 directories not entered: their .gitignore/.ignore is a symlink, FIFO, socket, device or over 1 MiB (include_ignored=true lists them)."
+        "a.txt\nok_dir/d.txt\n\nSkipped: 1 matching file excluded by .gitignore/.ignore rules or inside VCS directories (include_ignored=true lists them); 2 directories not entered: their .gitignore/.ignore is a FIFO, socket, device, file over 1 MiB or symlink to none inside the allowed directories (include_ignored=true lists them)."
     );
     let out = c.call_text("grep_content", json!({"pattern": "needle"}));
     assert!(
@@ -251,7 +259,10 @@ fn ignore_files_that_are_fifos_or_symlinks_are_never_read() {
         "search_files",
         json!({"pattern": "*.txt", "include_ignored": true}),
     );
-    assert_eq!(out, "a.txt\nfifo_dir/b.txt\nlink_dir/c.txt\nok_dir/d.txt");
+    assert_eq!(
+        out,
+        "a.txt\nfifo_dir/b.txt\nlink_dir/c.txt\nok_dir/d.txt\nok_dir/skip_me.txt"
+    );
     // The searched directory itself: refused, with what to do instead.
     for tool in ["search_files", "grep_content"] {
         let args = match tool {

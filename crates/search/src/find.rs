@@ -158,7 +158,9 @@ pub fn search_files(
             }
             if is_dir {
                 // Its rules would be read (by path, by the matcher) to classify what is in it.
-                if !options.include_ignored && walk::unsafe_rules_file(entry.path()).is_some() {
+                if !options.include_ignored
+                    && walk::unsafe_rules_file(sandbox, entry.path()).is_some()
+                {
                     counts.unsafe_rules.fetch_add(1, Ordering::Relaxed);
                     return WalkState::Skip;
                 }

@@ -188,8 +188,14 @@ pub(crate) fn walker(
     let filter_stats = Arc::clone(&stats);
     let filter_sandbox = sandbox.clone();
     builder.filter_entry(move |entry| {
-        keep_entry(entry, options, &rules, own_rules.as_ref(), &filter_stats)
-            && !(prune_swapped && is_swapped_dir(&filter_sandbox, entry))
+        keep_entry(
+            entry,
+            options,
+            &rules,
+            own_rules.as_ref(),
+            &filter_sandbox,
+            &filter_stats,
+        ) && !(prune_swapped && is_swapped_dir(&filter_sandbox, entry))
     });
     Ok((builder, stats))
 }
@@ -198,28 +204,38 @@ pub(crate) fn walker(
 const IGNORE_FILE_NAMES: [&str; 2] = [".gitignore", ".ignore"];
 
 /// What a directory skipped by [`unsafe_rules_file`] has.
-pub(crate) const UNSAFE_RULES_NOTE: &str =
-    "not entered: their .gitignore/.ignore is a symlink, FIFO, socket, device or over 1 MiB";
+pub(crate) const UNSAFE_RULES_NOTE: &str = "not entered: their .gitignore/.ignore is a FIFO, socket, device, file over 1 MiB or symlink to none inside the allowed directories";
 
-/// An ignore file in `dir` that must not be read: a symlink (it can lead outside, to a device,
-/// or to the server's own stdin), a FIFO (opening it blocks for ever), a socket, a device, or a
-/// file over [`MAX_RULES_BYTES`] (read whole). The `ignore` crate opens ignore files by path, so
-/// a directory holding one is not entered by a walk that reads rules.
-pub(crate) fn unsafe_rules_file(dir: &Path) -> Option<PathBuf> {
+/// An ignore file in `dir` that must not be read: a FIFO (opening it blocks for ever), a socket,
+/// a device, a file over [`MAX_RULES_BYTES`] (read whole), or a symlink that does not lead to
+/// such a plain file inside the allowed directories (it could lead outside, to a device, or to
+/// the server's own stdin). The `ignore` crate opens ignore files by path, following symlinks,
+/// so a directory holding one is not entered by a walk that reads rules.
+pub(crate) fn unsafe_rules_file(sandbox: &Sandbox, dir: &Path) -> Option<PathBuf> {
+    let plain = |kind_is_file: bool, len: u64| kind_is_file && len <= MAX_RULES_BYTES;
     IGNORE_FILE_NAMES.iter().map(|n| dir.join(n)).find(|path| {
         std::fs::symlink_metadata(path).is_ok_and(|meta| {
             let kind = meta.file_type();
-            !(kind.is_dir() || kind.is_file() && meta.len() <= MAX_RULES_BYTES)
+            if kind.is_symlink() {
+                // Followed by handles, inside the allowed directories only.
+                let target = path
+                    .to_str()
+                    .and_then(|p| sandbox.locate(p, FinalLink::Follow).ok())
+                    .and_then(|located| located.meta);
+                return !target
+                    .is_some_and(|m| plain(m.kind == fs_mcp_sandbox::EntryKind::File, m.len));
+            }
+            !(kind.is_dir() || plain(kind.is_file(), meta.len()))
         })
     })
 }
 
 /// Refuses a walk root whose own ignore files must not be read ([`unsafe_rules_file`]).
 pub(crate) fn check_root_rules(sandbox: &Sandbox, root: &Path) -> Result<(), crate::SearchError> {
-    match unsafe_rules_file(root) {
+    match unsafe_rules_file(sandbox, root) {
         Some(path) => Err(crate::SearchError::WrongType {
             path: sandbox.display(&path),
-            message: "is a symlink, FIFO, socket, device or over 1 MiB, so it is not read as ignore rules, and the search that needs them is not run. Search with include_ignored=true (no rules read), or search a sub-directory.".into(),
+            message: "is a FIFO, socket, device, file over 1 MiB or symlink to none inside the allowed directories, so it is not read as ignore rules, and the search that needs them is not run. Search with include_ignored=true (no rules read), or search a sub-directory.".into(),
         }),
         None => Ok(()),
     }
@@ -280,6 +296,7 @@ fn keep_entry(
     options: WalkOptions,
     rules: &AncestorRules,
     own_rules: Option<&OwnRules>,
+    sandbox: &Sandbox,
     stats: &SkipStats,
 ) -> bool {
     if entry.depth() == 0 {
@@ -304,7 +321,7 @@ fn keep_entry(
     {
         return false;
     }
-    if is_dir && !options.include_ignored && unsafe_rules_file(entry.path()).is_some() {
+    if is_dir && !options.include_ignored && unsafe_rules_file(sandbox, entry.path()).is_some() {
         stats.unsafe_rules.fetch_add(1, Ordering::Relaxed);
         return false;
     }
