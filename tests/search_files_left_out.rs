@@ -279,6 +279,17 @@ fn ignore_files_that_are_fifos_or_symlinks_are_never_read() {
         json!({"search_path": "link_dir", "pattern": "needle", "include_ignored": true}),
     );
     assert!(out.contains("link_dir/c.txt"), "{out}");
+    // A directory excluded by a rule above the searched one is still entered to count what it
+    // holds: its FIFO must not be opened either.
+    ws.write(".ignore", "gen/\n");
+    ws.write("sub/gen/e.txt", "");
+    ws.write("sub/f.txt", "");
+    mkfifo(&ws.root.join("sub/gen/.gitignore"));
+    let out = c.call_text("search_files", json!({"path": "sub", "pattern": "*.txt"}));
+    assert!(
+        out.starts_with("sub/f.txt\n\nSkipped: ") && out.ends_with("1 directory not entered: their .gitignore/.ignore is a FIFO, socket, device, file over 1 MiB or symlink to none inside the allowed directories (include_ignored=true lists them)."),
+        "{out}"
+    );
     assert!(
         started.elapsed() < Duration::from_secs(30),
         "took {:?}",

@@ -149,6 +149,17 @@ pub fn search_files(
             }
             let is_dir = entry.file_type().is_none_or(|t| t.is_dir());
             let exclusion = exclusions.classify(&mut matcher, &entry, is_dir);
+            // Its rules would be read (by path, by the matcher) to classify what is in it, also
+            // in a left-out directory entered to count (one excluded by a rule above the root);
+            // under a hidden name left out, the rules are never asked.
+            if is_dir
+                && !options.include_ignored
+                && !exclusion.hidden
+                && walk::unsafe_rules_file(sandbox, entry.path()).is_some()
+            {
+                counts.unsafe_rules.fetch_add(1, Ordering::Relaxed);
+                return WalkState::Skip;
+            }
             if exclusion.left_out() {
                 // Counted only if the directory reached by handles holds it too: a left-out
                 // directory swapped for a symlink must not have outside names counted.
@@ -157,13 +168,6 @@ pub fn search_files(
                 });
             }
             if is_dir {
-                // Its rules would be read (by path, by the matcher) to classify what is in it.
-                if !options.include_ignored
-                    && walk::unsafe_rules_file(sandbox, entry.path()).is_some()
-                {
-                    counts.unsafe_rules.fetch_add(1, Ordering::Relaxed);
-                    return WalkState::Skip;
-                }
                 return WalkState::Continue;
             }
             // The walker lists directories by path; a name is shown only if the directory reached
