@@ -7,13 +7,13 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientConfig, ClientRequest, CompleteRequestParams,
-    CompleteResult, CustomNotification, CustomRequest, CustomResult, GetPromptRequestParams,
-    GetPromptResponse, InitializeRequestParams, InitializeResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, Request,
-    RequestOptionalParam, ServerCapabilities, ServerConfig, ServerResult, SetLevelRequestParams,
-    SubscribeRequestParams, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientConfig, ClientRequest,
+    CompleteRequestParams, CompleteResult, ContentBlock, CustomNotification, CustomRequest,
+    CustomResult, GetPromptRequestParams, GetPromptResponse, InitializeRequestParams,
+    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ReadResourceRequestParams,
+    ReadResourceResponse, Request, RequestOptionalParam, ServerCapabilities, ServerConfig,
+    ServerResult, SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -197,7 +197,14 @@ impl ServerHandler for ProxySession {
         let up = self.upstream(None, &context).await?;
         let cache = self.tools(up).await?;
         if let Some(arguments) = request.arguments.take() {
-            request.arguments = Some(cache.coerce(&request.name, arguments));
+            match cache.coerce(&request.name, arguments) {
+                Ok(coerced) => request.arguments = Some(coerced),
+                Err(message) => {
+                    return Ok(CallToolResponse::Complete(CallToolResult::error(vec![
+                        ContentBlock::text(message),
+                    ])));
+                }
+            }
         }
         let result = forward(
             &self.shared,

@@ -17,6 +17,8 @@ pub struct ToolCache {
     pub served: Vec<Tool>,
     /// Untransformed input schemas by tool name: what the upstream really expects.
     pub raw_inputs: HashMap<String, Value>,
+    /// Input schemas as served, by tool name: where the client was asked for JSON text.
+    pub served_inputs: HashMap<String, Value>,
 }
 
 impl ToolCache {
@@ -24,6 +26,7 @@ impl ToolCache {
     pub fn new(upstream_tools: Vec<Tool>, profile: SchemaProfile) -> ToolCache {
         let mut served = Vec::with_capacity(upstream_tools.len());
         let mut raw_inputs = HashMap::with_capacity(upstream_tools.len());
+        let mut served_inputs = HashMap::with_capacity(upstream_tools.len());
         for mut tool in upstream_tools {
             let report = schemas::transform_tool(&tool);
             if let Some(issue) = gemini_compat::lint_tool_name(&tool.name) {
@@ -34,6 +37,7 @@ impl ToolCache {
             let mut description = tool.description.as_ref().map(|d| d.to_string());
             gemini_compat::profile::apply_to_tool(profile, &mut input, description.as_mut());
             tool.input_schema = Arc::new(schemas::as_object(&input));
+            served_inputs.insert(report.name.clone(), input);
             tool.output_schema = report
                 .transformed_output
                 .as_ref()
@@ -42,21 +46,47 @@ impl ToolCache {
             raw_inputs.insert(report.name, report.raw_input);
             served.push(tool);
         }
-        ToolCache { served, raw_inputs }
+        ToolCache {
+            served,
+            raw_inputs,
+            served_inputs,
+        }
     }
 
-    /// Maps arguments written for the served schema back to the upstream's raw schema.
+    /// Maps arguments written for the served schema back to the upstream's raw schema, or says
+    /// which JSON text (asked for where the schema nests too deep) does not parse and is not a
+    /// string the upstream takes: forwarded as a string, it would make a wrong call.
     pub fn coerce(
         &self,
         tool: &str,
         arguments: rmcp::model::JsonObject,
-    ) -> rmcp::model::JsonObject {
-        match self.raw_inputs.get(tool) {
-            Some(raw) => match gemini_compat::coerce_arguments(raw, Value::Object(arguments)) {
-                Value::Object(map) => map,
-                _ => rmcp::model::JsonObject::new(),
-            },
-            None => arguments,
+    ) -> Result<rmcp::model::JsonObject, String> {
+        let Some(raw) = self.raw_inputs.get(tool) else {
+            return Ok(arguments);
+        };
+        let malformed = self
+            .served_inputs
+            .get(tool)
+            .map(|served| {
+                gemini_compat::malformed_json_text(served, &Value::Object(arguments.clone()))
+            })
+            .unwrap_or_default();
+        let (coerced, refused) =
+            gemini_compat::coerce_arguments_reporting(raw, Value::Object(arguments));
+        let lines: Vec<String> = malformed
+            .iter()
+            .filter(|m| refused.contains(&m.location))
+            .map(ToString::to_string)
+            .collect();
+        if !lines.is_empty() {
+            return Err(format!(
+                "{}\nNothing was sent to {tool}; call it again with valid JSON text.",
+                lines.join("\n")
+            ));
         }
+        Ok(match coerced {
+            Value::Object(map) => map,
+            _ => rmcp::model::JsonObject::new(),
+        })
     }
 }

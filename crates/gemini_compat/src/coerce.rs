@@ -20,6 +20,8 @@
 use crate::describe::{empty_stand_in, enum_string};
 use crate::merge::type_names;
 use crate::pointer;
+use std::cell::{Cell, RefCell};
+
 use serde_json::{Map, Number, Value};
 
 const MAX_DEPTH: usize = 64;
@@ -29,11 +31,30 @@ type Obj = Map<String, Value>;
 
 /// Make arguments produced for `transform(raw_schema)` deserialize against `raw_schema`.
 pub fn coerce_arguments(raw_schema: &Value, args: Value) -> Value {
-    Coercer { root: raw_schema }.value(raw_schema, args, 0)
+    coerce_arguments_reporting(raw_schema, args).0
+}
+
+/// [`coerce_arguments`], plus the locations (`a.b[0].c`, as [`crate::malformed_json_text`]
+/// names them) of the strings it left as they were although the raw schema accepts no string
+/// there: text that was meant to be turned into something else and could not be.
+pub fn coerce_arguments_reporting(raw_schema: &Value, args: Value) -> (Value, Vec<String>) {
+    let coercer = Coercer {
+        root: raw_schema,
+        at: RefCell::new(Vec::new()),
+        trying: Cell::new(0),
+        refused: RefCell::new(Vec::new()),
+    };
+    let out = coercer.value(raw_schema, args, 0);
+    (out, coercer.refused.into_inner())
 }
 
 struct Coercer<'a> {
     root: &'a Value,
+    /// Where the value being coerced is: property names and `[i]`.
+    at: RefCell<Vec<String>>,
+    /// Inside a union branch being tried: a string it leaves alone is not refused yet.
+    trying: Cell<usize>,
+    refused: RefCell<Vec<String>>,
 }
 
 impl<'a> Coercer<'a> {
@@ -162,20 +183,51 @@ impl<'a> Coercer<'a> {
             }
         }
         let alternatives = Self::alternatives(parts);
-        if alternatives.is_empty()
-            || alternatives
-                .iter()
-                .any(|a| Self::accepts_string(&self.parts(a), &s))
+        if alternatives.is_empty() {
+            if !types.is_empty() && !types.contains(&"string") {
+                self.refuse();
+            }
+            return Value::String(s);
+        }
+        if alternatives
+            .iter()
+            .any(|a| Self::accepts_string(&self.parts(a), &s))
         {
             return Value::String(s);
         }
-        for alt in alternatives {
+        self.trying.set(self.trying.get() + 1);
+        let coerced = alternatives.into_iter().find_map(|alt| {
             let coerced = self.value(alt, Value::String(s.clone()), depth + 1);
-            if coerced.as_str() != Some(s.as_str()) {
-                return coerced;
-            }
+            (coerced.as_str() != Some(s.as_str())).then_some(coerced)
+        });
+        self.trying.set(self.trying.get() - 1);
+        coerced.unwrap_or_else(|| {
+            self.refuse();
+            Value::String(s)
+        })
+    }
+
+    /// Notes that the string at the current location stays a string the raw schema refuses.
+    fn refuse(&self) {
+        if self.trying.get() > 0 {
+            return;
         }
-        Value::String(s)
+        let mut location = String::new();
+        for step in self.at.borrow().iter() {
+            if !location.is_empty() && !step.starts_with('[') {
+                location.push('.');
+            }
+            location.push_str(step);
+        }
+        self.refused.borrow_mut().push(location);
+    }
+
+    /// Runs `f` with `step` appended to the current location.
+    fn at<T>(&self, step: String, f: impl FnOnce() -> T) -> T {
+        self.at.borrow_mut().push(step);
+        let out = f();
+        self.at.borrow_mut().pop();
+        out
     }
 
     fn object(&self, mut parts: Vec<&'a Obj>, map: Obj, depth: usize) -> Value {
@@ -196,7 +248,8 @@ impl<'a> Coercer<'a> {
                     }
                 }
                 (Some(s), v) => {
-                    out.insert(key, self.value(s, v, depth + 1));
+                    let coerced = self.at(key.clone(), || self.value(s, v, depth + 1));
+                    out.insert(key, coerced);
                 }
                 (None, v) => {
                     out.insert(key, v);
@@ -298,7 +351,9 @@ impl<'a> Coercer<'a> {
             .into_iter()
             .enumerate()
             .map(|(i, v)| match positions.and_then(|ps| ps.get(i)).or(rest) {
-                Some(s) if !v.is_null() => self.value(s, v, depth + 1),
+                Some(s) if !v.is_null() => {
+                    self.at(format!("[{i}]"), || self.value(s, v, depth + 1))
+                }
                 _ => v,
             })
             .collect();

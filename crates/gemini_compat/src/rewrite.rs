@@ -906,7 +906,7 @@ fn depth_cut(node: &Obj) -> Obj {
     } else {
         (
             "string",
-            format!("Nested deeper; give it as JSON text: {shape}."),
+            format!("{}: {shape}.", crate::json_text::JSON_TEXT_NOTE),
         )
     };
     let mut out = obj1("type", ty);

@@ -4,7 +4,7 @@
 mod common;
 
 use common::validates;
-use gemini_compat::{coerce_arguments, transform};
+use gemini_compat::{coerce_arguments, coerce_arguments_reporting, transform};
 use serde_json::{Value, json};
 
 fn round_trip(raw: &Value, client: Value, expected: Value) {
@@ -218,4 +218,26 @@ fn strings_that_are_valid_stay_strings_and_unknowns_pass_through() {
         coerce_arguments(&json!({"$ref": "#/nowhere"}), json!({"a": null})),
         json!({"a": null})
     );
+}
+
+#[test]
+fn strings_left_where_no_string_is_accepted_are_reported_by_location() {
+    let raw = obj(
+        json!({
+            "list": {"type": "array", "items": {"type": "integer"}},
+            "either": {"anyOf": [{"type": "array"}, {"type": "null"}]},
+            "text_or_list": {"anyOf": [{"type": "array"}, {"type": "string"}]},
+            "rows": {"type": "array", "items": {"type": "object", "properties": {"v": {"type": "object"}}}},
+            "n": {"type": "integer"},
+        }),
+        &[],
+    );
+    let (coerced, refused) = coerce_arguments_reporting(
+        &raw,
+        json!({"list": "[1,", "either": "{", "text_or_list": "[1,", "rows": [{"v": "{}"}, {"v": "x"}], "n": "7"}),
+    );
+    assert_eq!(refused, ["either", "list", "rows[1].v"]);
+    assert_eq!(coerced["rows"][0]["v"], json!({}));
+    assert_eq!(coerced["n"], json!(7));
+    assert_eq!(coerced["text_or_list"], "[1,");
 }

@@ -125,7 +125,10 @@ pub fn search_files(
         include_hidden: true,
         include_ignored: true,
     };
-    let (builder, _) = walk::walker(sandbox, &root, everything, walk::default_threads(), true);
+    if !options.include_ignored {
+        walk::check_root_rules(sandbox, &root)?;
+    }
+    let (builder, _) = walk::walker(sandbox, &root, everything, walk::default_threads(), true)?;
     let exclusions = Exclusions::new(sandbox, &root, options);
     let cap = options.max_results.max(1);
     // The `cap` smallest displayed paths seen so far (a max-heap, so the largest is dropped).
@@ -146,9 +149,22 @@ pub fn search_files(
             }
             let is_dir = entry.file_type().is_none_or(|t| t.is_dir());
             let exclusion = exclusions.classify(&mut matcher, &entry, is_dir);
+            // Its rules would be read (by path, by the matcher) to classify what is in it, also
+            // in a left-out directory entered to count (one excluded by a rule above the root);
+            // under a hidden name left out, the rules are never asked.
+            if is_dir
+                && !options.include_ignored
+                && !exclusion.hidden
+                && walk::unsafe_rules_file(sandbox, entry.path()).is_some()
+            {
+                counts.unsafe_rules.fetch_add(1, Ordering::Relaxed);
+                return WalkState::Skip;
+            }
             if exclusion.left_out() {
+                // Counted only if the directory reached by handles holds it too: a left-out
+                // directory swapped for a symlink must not have outside names counted.
                 return counts.left_out(&entry, is_dir, exclusion, options, || {
-                    is_match(target, root, &entry)
+                    is_match(target, root, &entry) && names.exists(entry.path())
                 });
             }
             if is_dir {
@@ -281,25 +297,40 @@ impl<'a> Exclusions<'a> {
             || rel
                 .parent()
                 .is_some_and(|p| p.components().any(|c| walk::is_vcs_dir(c.as_os_str())));
-        verdict.ignored = in_vcs_dir
-            || self.ignored_by_ancestors(rel, is_dir)
-            || matcher
-                .as_mut()
-                .is_some_and(|m| m.matched(rel, is_dir).is_ignore());
+        verdict.ignored = in_vcs_dir || self.ignored_by_rules(matcher, rel, is_dir);
         verdict
     }
 
-    /// The rules of the directories above the walk root exclude `rel` or a directory above it.
-    fn ignored_by_ancestors(&self, rel: &Path, is_dir: bool) -> bool {
+    /// The ignore rules exclude `rel` or a directory above it. As in git, the rules of a deeper
+    /// directory win: a path the rules at or below the walk root re-include (`!name`) is not
+    /// excluded by a rule of a directory above the root, so searching `a/` lists what searching
+    /// `.` lists under `a/`.
+    fn ignored_by_rules(
+        &self,
+        matcher: &mut Option<IncrementalIgnore>,
+        rel: &Path,
+        is_dir: bool,
+    ) -> bool {
+        let Some(m) = matcher.as_mut() else {
+            return false;
+        };
+        let own = m.matched(rel, is_dir);
+        if own.is_ignore() {
+            return true;
+        }
         if self.ancestors.is_empty() {
             return false;
         }
-        self.ancestors.is_ignored(&self.root.join(rel), is_dir)
+        let excluded_above = |m: &mut IncrementalIgnore, path: &Path, is_dir: bool| {
+            self.ancestors.is_ignored(&self.root.join(path), is_dir)
+                && !m.matched(path, is_dir).is_whitelist()
+        };
+        (!own.is_whitelist() && self.ancestors.is_ignored(&self.root.join(rel), is_dir))
             || rel
                 .ancestors()
                 .skip(1)
                 .filter(|dir| !dir.as_os_str().is_empty())
-                .any(|dir| self.ancestors.is_ignored(&self.root.join(dir), true))
+                .any(|dir| excluded_above(m, dir, true))
     }
 }
 
@@ -311,6 +342,8 @@ struct SkipCounts {
     hidden: AtomicU64,
     ignored: AtomicU64,
     partial: AtomicBool,
+    /// Directories not entered: an ignore file in them must not be read.
+    unsafe_rules: AtomicU64,
 }
 
 impl SkipCounts {
@@ -356,6 +389,7 @@ impl SkipCounts {
             hidden: self.hidden.load(Ordering::Relaxed),
             ignored: self.ignored.load(Ordering::Relaxed),
             partial: self.partial.load(Ordering::Relaxed),
+            unsafe_rules: self.unsafe_rules.load(Ordering::Relaxed),
             include_hidden: options.include_hidden,
             include_ignored: options.include_ignored,
         }
@@ -370,6 +404,8 @@ struct Skipped {
     ignored: u64,
     /// The count stopped at [`SKIPPED_COUNT_BUDGET`] entries: the numbers are lower bounds.
     partial: bool,
+    /// Directories not entered ([`walk::unsafe_rules_file`]).
+    unsafe_rules: u64,
     include_hidden: bool,
     include_ignored: bool,
 }
@@ -392,6 +428,13 @@ impl Skipped {
             ));
         } else if !self.include_ignored && self.partial {
             parts.push("files excluded by .gitignore/.ignore rules or inside VCS directories were not all counted (include_ignored=true lists them)".into());
+        }
+        if self.unsafe_rules > 0 {
+            parts.push(format!(
+                "{} {} (include_ignored=true lists them)",
+                crate::format::plural(self.unsafe_rules, "directory", "directories"),
+                walk::UNSAFE_RULES_NOTE
+            ));
         }
         if parts.is_empty() {
             None
@@ -532,6 +575,21 @@ mod tests {
             out,
             "sub/keep.rs\n\nSkipped: 1 matching file under hidden names (include_hidden=true lists them); 3 matching files excluded by .gitignore/.ignore rules or inside VCS directories (include_ignored=true lists them)."
         );
+    }
+
+    #[test]
+    fn a_deeper_negation_wins_over_the_rules_above_the_searched_directory() {
+        let fx = Fixture::new();
+        fx.write(".gitignore", "*.log\nout/\n");
+        fx.write("a/.gitignore", "!keep.log\n!out/\n");
+        fx.write("a/keep.log", "");
+        fx.write("a/drop.log", "");
+        fx.write("a/out/x.txt", "");
+        fx.write("b/out/y.txt", "");
+        let from_root = find(&fx, ".", "*.{log,txt}");
+        assert_eq!(from_root, "a/keep.log\na/out/x.txt");
+        assert_eq!(find(&fx, "a", "*.{log,txt}"), from_root);
+        assert_eq!(find(&fx, "b", "*.txt"), "No matches found.");
     }
 
     #[test]

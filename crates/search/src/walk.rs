@@ -38,6 +38,8 @@ pub(crate) struct SkipStats {
     pub vcs: AtomicU64,
     /// An ignore file was seen (in the walk or between the sandbox root and the walk root).
     pub ignore_rules: AtomicBool,
+    /// Directories not entered because an ignore file in them is not a plain file.
+    pub unsafe_rules: AtomicU64,
 }
 
 impl SkipStats {
@@ -55,6 +57,13 @@ impl SkipStats {
             parts.push(
                 "files excluded by .gitignore/.ignore (include_ignored=true to search them)".into(),
             );
+        }
+        let unsafe_rules = self.unsafe_rules.load(Ordering::Relaxed);
+        if unsafe_rules > 0 {
+            parts.push(format!(
+                "{} {UNSAFE_RULES_NOTE} (include_ignored=true to search them)",
+                crate::format::plural(unsafe_rules, "directory", "directories")
+            ));
         }
         let vcs = self.vcs.load(Ordering::Relaxed);
         if vcs > 0 && options.include_hidden {
@@ -150,7 +159,7 @@ pub(crate) fn walker(
     options: WalkOptions,
     threads: usize,
     prune_swapped: bool,
-) -> (WalkBuilder, Arc<SkipStats>) {
+) -> Result<(WalkBuilder, Arc<SkipStats>), crate::SearchError> {
     let stats = Arc::new(SkipStats::default());
     let rules = if options.include_ignored {
         AncestorRules {
@@ -162,14 +171,74 @@ pub(crate) fn walker(
     if !rules.matchers.is_empty() {
         stats.ignore_rules.store(true, Ordering::Relaxed);
     }
+    if !options.include_ignored {
+        check_root_rules(sandbox, root)?;
+    }
+    // The walk's own rules, asked only when a rule above the root excludes an entry: a
+    // negation below the root re-includes it, as in git.
+    let own_rules = if rules.matchers.is_empty() {
+        None
+    } else {
+        ignore_rule_matcher(root).map(|m| OwnRules {
+            root: root.to_path_buf(),
+            matcher: std::sync::Mutex::new(m),
+        })
+    };
     let mut builder = configured_builder(root, options, threads);
     let filter_stats = Arc::clone(&stats);
     let filter_sandbox = sandbox.clone();
     builder.filter_entry(move |entry| {
-        keep_entry(entry, options, &rules, &filter_stats)
-            && !(prune_swapped && is_swapped_dir(&filter_sandbox, entry))
+        keep_entry(
+            entry,
+            options,
+            &rules,
+            own_rules.as_ref(),
+            &filter_sandbox,
+            &filter_stats,
+        ) && !(prune_swapped && is_swapped_dir(&filter_sandbox, entry))
     });
-    (builder, stats)
+    Ok((builder, stats))
+}
+
+/// The ignore files the `ignore` crate reads itself, by path and following symlinks.
+const IGNORE_FILE_NAMES: [&str; 2] = [".gitignore", ".ignore"];
+
+/// What a directory skipped by [`unsafe_rules_file`] has.
+pub(crate) const UNSAFE_RULES_NOTE: &str = "not entered: their .gitignore/.ignore is a FIFO, socket, device, file over 1 MiB or symlink to none inside the allowed directories";
+
+/// An ignore file in `dir` that must not be read: a FIFO (opening it blocks for ever), a socket,
+/// a device, a file over [`MAX_RULES_BYTES`] (read whole), or a symlink that does not lead to
+/// such a plain file inside the allowed directories (it could lead outside, to a device, or to
+/// the server's own stdin). The `ignore` crate opens ignore files by path, following symlinks,
+/// so a directory holding one is not entered by a walk that reads rules.
+pub(crate) fn unsafe_rules_file(sandbox: &Sandbox, dir: &Path) -> Option<PathBuf> {
+    let plain = |kind_is_file: bool, len: u64| kind_is_file && len <= MAX_RULES_BYTES;
+    IGNORE_FILE_NAMES.iter().map(|n| dir.join(n)).find(|path| {
+        std::fs::symlink_metadata(path).is_ok_and(|meta| {
+            let kind = meta.file_type();
+            if kind.is_symlink() {
+                // Followed by handles, inside the allowed directories only.
+                let target = path
+                    .to_str()
+                    .and_then(|p| sandbox.locate(p, FinalLink::Follow).ok())
+                    .and_then(|located| located.meta);
+                return !target
+                    .is_some_and(|m| plain(m.kind == fs_mcp_sandbox::EntryKind::File, m.len));
+            }
+            !(kind.is_dir() || plain(kind.is_file(), meta.len()))
+        })
+    })
+}
+
+/// Refuses a walk root whose own ignore files must not be read ([`unsafe_rules_file`]).
+pub(crate) fn check_root_rules(sandbox: &Sandbox, root: &Path) -> Result<(), crate::SearchError> {
+    match unsafe_rules_file(sandbox, root) {
+        Some(path) => Err(crate::SearchError::WrongType {
+            path: sandbox.display(&path),
+            message: "is a FIFO, socket, device, file over 1 MiB or symlink to none inside the allowed directories, so it is not read as ignore rules, and the search that needs them is not run. Search with include_ignored=true (no rules read), or search a sub-directory.".into(),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// A walk builder with the ignore-file settings of every walk (hidden and VCS entries are left to
@@ -205,10 +274,29 @@ pub(crate) fn ignore_rule_matcher(root: &Path) -> Option<IncrementalIgnore> {
         .pop()
 }
 
+/// The ignore rules at and below a walk root, for single paths.
+struct OwnRules {
+    root: PathBuf,
+    matcher: std::sync::Mutex<IncrementalIgnore>,
+}
+
+impl OwnRules {
+    /// A `!pattern` at or below the root re-includes `path`.
+    fn reincludes(&self, path: &Path, is_dir: bool) -> bool {
+        let Ok(rel) = path.strip_prefix(&self.root) else {
+            return false;
+        };
+        let mut matcher = self.matcher.lock().unwrap_or_else(|e| e.into_inner());
+        matcher.matched(rel, is_dir).is_whitelist()
+    }
+}
+
 fn keep_entry(
     entry: &DirEntry,
     options: WalkOptions,
     rules: &AncestorRules,
+    own_rules: Option<&OwnRules>,
+    sandbox: &Sandbox,
     stats: &SkipStats,
 ) -> bool {
     if entry.depth() == 0 {
@@ -227,7 +315,14 @@ fn keep_entry(
         stats.hidden.fetch_add(1, Ordering::Relaxed);
         return false;
     }
-    if !options.include_ignored && rules.is_ignored(entry.path(), is_dir) {
+    if !options.include_ignored
+        && rules.is_ignored(entry.path(), is_dir)
+        && !own_rules.is_some_and(|own| own.reincludes(entry.path(), is_dir))
+    {
+        return false;
+    }
+    if is_dir && !options.include_ignored && unsafe_rules_file(sandbox, entry.path()).is_some() {
+        stats.unsafe_rules.fetch_add(1, Ordering::Relaxed);
         return false;
     }
     true

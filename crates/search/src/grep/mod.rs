@@ -245,7 +245,7 @@ pub fn search(
     };
     // The timeout bounds a walk that a swapped directory sends outside; every file is opened
     // by handle below, so nothing outside is read.
-    let (builder, skip_stats) = walk::walker(sandbox, &root, walk_options, threads, false);
+    let (builder, skip_stats) = walk::walker(sandbox, &root, walk_options, threads, false)?;
 
     let shared = Shared {
         sandbox,
