@@ -14,18 +14,6 @@ struct Session {
     next_id: u64,
 }
 
-/// The JSON-RPC message of a response body, plain JSON or SSE `data:` lines.
-fn parse_body(body: &str) -> Value {
-    if let Ok(v) = serde_json::from_str(body) {
-        return v;
-    }
-    body.lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
-        .find(|v| v.get("id").is_some())
-        .unwrap_or_else(|| panic!("no JSON-RPC response in body: {body}"))
-}
-
 impl Session {
     async fn open(url: &str, origin: Option<&str>) -> Result<Session, reqwest::StatusCode> {
         Self::open_with_token(url, origin, None).await
@@ -59,7 +47,7 @@ impl Session {
             .get("mcp-session-id")
             .and_then(|v| v.to_str().ok())
             .map(String::from);
-        let body = parse_body(&response.text().await.expect("body"));
+        let body = common::parse_body(&response.text().await.expect("body"));
         assert_eq!(body["result"]["serverInfo"]["name"], "fs-mcp-rs");
         let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
         let response = s.post(&note).send().await.expect("send initialized");
@@ -90,7 +78,7 @@ impl Session {
         let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let response = self.post(&body).send().await.expect("send");
         assert!(response.status().is_success(), "{}", response.status());
-        parse_body(&response.text().await.expect("body"))
+        common::parse_body(&response.text().await.expect("body"))
     }
 
     async fn call_text(&mut self, tool: &str, arguments: Value) -> String {

@@ -657,3 +657,15 @@ pub fn assert_openai_strict(schema: &Value, path: &str) {
         _ => {}
     }
 }
+
+/// The JSON-RPC message of a response body, plain JSON or SSE `data:` lines.
+pub fn parse_body(body: &str) -> Value {
+    if let Ok(v) = serde_json::from_str(body) {
+        return v;
+    }
+    body.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .find(|v| v.get("id").is_some())
+        .unwrap_or_else(|| panic!("no JSON-RPC response in body: {body}"))
+}
