@@ -17,8 +17,10 @@ pub struct ToolCache {
     pub served: Vec<Tool>,
     /// Untransformed input schemas by tool name: what the upstream really expects.
     pub raw_inputs: HashMap<String, Value>,
-    /// Input schemas as served, by tool name: where the client was asked for JSON text.
-    pub served_inputs: HashMap<String, Value>,
+    /// Input schemas as served, by tool name, of the tools that ask for JSON text somewhere
+    /// (where the schema nests too deep): only their arguments are checked for text that
+    /// does not parse.
+    pub json_text_inputs: HashMap<String, Value>,
 }
 
 impl ToolCache {
@@ -26,7 +28,7 @@ impl ToolCache {
     pub fn new(upstream_tools: Vec<Tool>, profile: SchemaProfile) -> ToolCache {
         let mut served = Vec::with_capacity(upstream_tools.len());
         let mut raw_inputs = HashMap::with_capacity(upstream_tools.len());
-        let mut served_inputs = HashMap::with_capacity(upstream_tools.len());
+        let mut json_text_inputs = HashMap::new();
         for mut tool in upstream_tools {
             let report = schemas::transform_tool(&tool);
             if let Some(issue) = gemini_compat::lint_tool_name(&tool.name) {
@@ -37,7 +39,9 @@ impl ToolCache {
             let mut description = tool.description.as_ref().map(|d| d.to_string());
             gemini_compat::profile::apply_to_tool(profile, &mut input, description.as_mut());
             tool.input_schema = Arc::new(schemas::as_object(&input));
-            served_inputs.insert(report.name.clone(), input);
+            if gemini_compat::asks_for_json_text(&input) {
+                json_text_inputs.insert(report.name.clone(), input);
+            }
             tool.output_schema = report
                 .transformed_output
                 .as_ref()
@@ -49,7 +53,7 @@ impl ToolCache {
         ToolCache {
             served,
             raw_inputs,
-            served_inputs,
+            json_text_inputs,
         }
     }
 
@@ -64,25 +68,27 @@ impl ToolCache {
         let Some(raw) = self.raw_inputs.get(tool) else {
             return Ok(arguments);
         };
-        let malformed = self
-            .served_inputs
+        // Only a tool that asks for JSON text pays for a copy of its arguments.
+        let json_text = self
+            .json_text_inputs
             .get(tool)
-            .map(|served| {
-                gemini_compat::malformed_json_text(served, &Value::Object(arguments.clone()))
-            })
-            .unwrap_or_default();
+            .map(|served| (served, Value::Object(arguments.clone())));
         let (coerced, refused) =
             gemini_compat::coerce_arguments_reporting(raw, Value::Object(arguments));
-        let lines: Vec<String> = malformed
-            .iter()
-            .filter(|m| refused.contains(&m.location))
-            .map(ToString::to_string)
-            .collect();
-        if !lines.is_empty() {
-            return Err(format!(
-                "{}\nNothing was sent to {tool}; call it again with valid JSON text.",
-                lines.join("\n")
-            ));
+        if let Some((served, original)) = json_text
+            && !refused.is_empty()
+        {
+            let lines: Vec<String> = gemini_compat::malformed_json_text(served, &original)
+                .iter()
+                .filter(|m| refused.contains(&m.location))
+                .map(ToString::to_string)
+                .collect();
+            if !lines.is_empty() {
+                return Err(format!(
+                    "{}\nNothing was sent to {tool}; call it again with valid JSON text.",
+                    lines.join("\n")
+                ));
+            }
         }
         Ok(match coerced {
             Value::Object(map) => map,

@@ -40,6 +40,22 @@ pub fn malformed_json_text(schema: &Value, args: &Value) -> Vec<MalformedJsonTex
     out
 }
 
+/// Whether any node of the (served) `schema` asks for JSON text: only then can a call's
+/// arguments hold text [`malformed_json_text`] would report.
+pub fn asks_for_json_text(schema: &Value) -> bool {
+    fn any_node(value: &Value, depth: usize) -> bool {
+        depth <= MAX_DEPTH
+            && match value {
+                Value::Object(map) => {
+                    is_json_text(value) || map.values().any(|v| any_node(v, depth + 1))
+                }
+                Value::Array(items) => items.iter().any(|v| any_node(v, depth + 1)),
+                _ => false,
+            }
+    }
+    any_node(schema, 0)
+}
+
 fn is_json_text(schema: &Value) -> bool {
     schema
         .get("description")
@@ -134,5 +150,9 @@ mod tests {
         assert_eq!(found, ["list", "opt", "rows[1].v"]);
         let good = json!({"list": "[1, 2]", "opt": null, "rows": [{"v": "{\"a\": 1}"}]});
         assert!(malformed_json_text(&schema, &good).is_empty());
+        assert!(asks_for_json_text(&schema));
+        assert!(!asks_for_json_text(
+            &json!({"type": "object", "properties": {"name": {"type": "string"}}})
+        ));
     }
 }
