@@ -204,7 +204,17 @@ pub(crate) fn walker(
 const IGNORE_FILE_NAMES: [&str; 2] = [".gitignore", ".ignore"];
 
 /// What a directory skipped by [`unsafe_rules_file`] has.
-pub(crate) const UNSAFE_RULES_NOTE: &str = "not entered: their .gitignore/.ignore is a FIFO, socket, device, file over 1 MiB or symlink to none inside the allowed directories";
+/// The kinds of ignore file never read, as the notes and errors name them.
+macro_rules! unsafe_rules_kinds {
+    () => {
+        "a FIFO, socket, device, file over 1 MiB or symlink to none inside the allowed directories"
+    };
+}
+
+pub(crate) const UNSAFE_RULES_NOTE: &str = concat!(
+    "not entered: their .gitignore/.ignore is ",
+    unsafe_rules_kinds!()
+);
 
 /// An ignore file in `dir` that must not be read: a FIFO (opening it blocks for ever), a socket,
 /// a device, a file over [`MAX_RULES_BYTES`] (read whole), or a symlink that does not lead to
@@ -235,7 +245,12 @@ pub(crate) fn check_root_rules(sandbox: &Sandbox, root: &Path) -> Result<(), cra
     match unsafe_rules_file(sandbox, root) {
         Some(path) => Err(crate::SearchError::WrongType {
             path: sandbox.display(&path),
-            message: "is a FIFO, socket, device, file over 1 MiB or symlink to none inside the allowed directories, so it is not read as ignore rules, and the search that needs them is not run. Search with include_ignored=true (no rules read), or search a sub-directory.".into(),
+            message: concat!(
+                "is ",
+                unsafe_rules_kinds!(),
+                ", so it is not read as ignore rules, and the search that needs them is not run. Search with include_ignored=true (no rules read), or search a sub-directory."
+            )
+            .into(),
         }),
         None => Ok(()),
     }
