@@ -4,7 +4,7 @@
 //! tool runs, parallel proposals on one file from one and from two server processes, and FIFOs
 //! and sockets as write targets.
 
-mod common;
+use crate::common;
 
 use common::swapper;
 

@@ -3,7 +3,7 @@
 //! (the server runs under an address-space ceiling), and a framing that file content and names
 //! cannot forge.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::io::Write;

@@ -3,7 +3,7 @@
 //! output framing, FIFOs and sockets, a 50 MB single-line file under a memory ceiling, and a
 //! 50 GB sparse file.
 
-mod common;
+use crate::common;
 
 use common::swapper;
 

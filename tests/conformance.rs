@@ -5,7 +5,7 @@
 //! install`, with the Node 22 it needs. Under `FS_MCP_REQUIRE_CLIENTS=1` (set by `cargo xtask
 //! test`, hence CI) a missing suite fails the test; a plain `cargo test` skips it with a note.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

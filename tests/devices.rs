@@ -1,7 +1,7 @@
 //! Character devices in the workspace: `/dev/zero` would feed a reader forever and `/dev/null`
 //! would swallow a write. Every tool must refuse them at once, without reading or writing them.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -1,7 +1,7 @@
 //! propose_and_review / commit_review and the --all tier writes, through the real binary.
 //! A fake editor (tests/fixtures/fake_editor.py), launched as the review command, plays the human.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

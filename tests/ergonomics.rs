@@ -1,6 +1,6 @@
 //! Details of what the model reads that cost agents calls or tokens, checked on the real binary.
 
-mod common;
+use crate::common;
 
 use common::Workspace;
 

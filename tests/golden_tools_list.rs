@@ -4,11 +4,11 @@
 //! To accept a deliberate change, regenerate the files and review the diff before committing:
 //!
 //! ```text
-//! UPDATE_GOLDEN=1 cargo test --test golden_tools_list
+//! UPDATE_GOLDEN=1 cargo test --test integration golden_tools_list::
 //! git diff tests/golden/
 //! ```
 
-mod common;
+use crate::common;
 
 use common::Workspace;
 use serde_json::Value;

@@ -7,7 +7,7 @@
 //! by `cargo xtask test`). Under `FS_MCP_REQUIRE_CLIENTS=1` (CI) a missing SDK fails the test; a
 //! plain `cargo test` skips it with a note.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

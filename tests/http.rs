@@ -1,6 +1,6 @@
 //! Streamable HTTP at /mcp: handshake, tool calls, the Origin guard, concurrent clients.
 
-mod common;
+use crate::common;
 
 use common::{HttpServer, Workspace};
 use serde_json::{Value, json};

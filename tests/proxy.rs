@@ -4,7 +4,7 @@
 //! The Python SDK comes from `cargo xtask clients install` (target/clients/venv, or
 //! FS_MCP_CLIENTS_DIR). Without it these tests skip with a note, unless FS_MCP_REQUIRE_CLIENTS=1.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -4,7 +4,7 @@
 //! The upstream is tests/fixtures/captured_tools_server.py (system python3), which echoes what it
 //! received.
 
-mod common;
+use crate::common;
 
 use common::StdioClient;
 use serde_json::{Value, json};

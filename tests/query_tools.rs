@@ -1,7 +1,7 @@
 //! query_json / query_yaml through the real binary, including queries that would take a server
 //! down if they ran in its process.
 
-mod common;
+use crate::common;
 
 use common::{Workspace, text_of};
 use serde_json::json;

@@ -1,6 +1,6 @@
 //! read_files through the real binary: modes, errors, line endings, one failure not failing the batch.
 
-mod common;
+use crate::common;
 
 use common::Workspace;
 use serde_json::json;

@@ -6,7 +6,7 @@
 //! `cargo xtask test`, hence CI) a missing client fails the test; a plain `cargo test` skips these
 //! tests with a note.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

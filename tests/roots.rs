@@ -1,6 +1,6 @@
 //! MCP roots: used when no directories are given on the command line; the command line wins.
 
-mod common;
+use crate::common;
 
 use common::{StdioClient, Workspace};
 use serde_json::json;

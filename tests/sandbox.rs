@@ -1,6 +1,6 @@
 //! Every path a client gives goes through one sandbox check; these try to get around it.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::symlink;
 

@@ -1,6 +1,6 @@
 //! `fs-mcp-rs schema …` on our own tools and on another MCP server.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Output};
 

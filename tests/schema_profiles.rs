@@ -2,7 +2,7 @@
 //! per session by the client's `clientInfo.name`, and calls written for the strict schema (null for
 //! every optional property) working.
 
-mod common;
+use crate::common;
 
 use common::{StdioClient, Workspace};
 use serde_json::{Value, json};

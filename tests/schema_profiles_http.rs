@@ -3,7 +3,7 @@
 //! with optional parameters works when the strict client sends `null` for all of them, answering
 //! as the Gemini client's call without them does.
 
-mod common;
+use crate::common;
 
 use common::{HttpServer, Workspace};
 use serde_json::{Value, json};

@@ -4,7 +4,7 @@
 //! huge ignored tree, names that try
 //! to forge the `Skipped:` line, and `.gitignore` negations and nested rules.
 
-mod common;
+use crate::common;
 
 use common::{Workspace, swapper};
 

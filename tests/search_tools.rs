@@ -1,7 +1,7 @@
 //! Search and navigation tools through the real binary: normal cases, errors, the sandbox,
 //! progress notifications.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::symlink;
 

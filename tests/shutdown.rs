@@ -1,7 +1,7 @@
 //! SIGTERM, SIGINT and the end of stdin stop the server promptly, also with a client connected
 //! and a review waiting: the review is answered CANCELLED and its files are removed.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -1,6 +1,6 @@
 //! The real binary over stdio: handshake, tool schemas as Gemini needs them, stdout hygiene.
 
-mod common;
+use crate::common;
 
 use common::{StdioClient, Workspace, all_keys, text_of};
 use serde_json::{Value, json};

@@ -1,6 +1,6 @@
 //! Which tools a server lists: tiers, `--read-only`, `--disable-tools`; and that docs name them all.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -6,7 +6,7 @@
 //! `cargo xtask test`) their absence fails the browser test; a plain `cargo test` skips it with
 //! a note.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! analyze_gsd_work_log through the real binary, on the seed's own work log.
 
-mod common;
+use crate::common;
 
 use common::{Workspace, text_of};
 use serde_json::{Value, json};

@@ -594,8 +594,8 @@ pub fn swapper(
 }
 
 /// Compares `actual` with the golden file tests/golden/`relative`, or rewrites it when
-/// UPDATE_GOLDEN is set. `what` names the output in the failure, `test` the `--test` target that
-/// regenerates it.
+/// UPDATE_GOLDEN is set. `what` names the output in the failure, `test` the module of the
+/// integration tests that regenerates it.
 pub fn assert_golden(relative: &str, actual: &str, what: &str, test: &str) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
@@ -607,7 +607,7 @@ pub fn assert_golden(relative: &str, actual: &str, what: &str, test: &str) {
     }
     let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
-            "cannot read {}: {e}\nGenerate it with: UPDATE_GOLDEN=1 cargo test --test {test}",
+            "cannot read {}: {e}\nGenerate it with: UPDATE_GOLDEN=1 cargo test --test integration {test}::",
             path.display()
         )
     });
@@ -621,7 +621,7 @@ pub fn assert_golden(relative: &str, actual: &str, what: &str, test: &str) {
             .unwrap_or_else(|| "one output is a prefix of the other".to_string());
         panic!(
             "{what} differs from {}; first difference at {first_difference}\n\
-             If the change is deliberate: UPDATE_GOLDEN=1 cargo test --test {test}, then review git diff tests/golden/",
+             If the change is deliberate: UPDATE_GOLDEN=1 cargo test --test integration {test}::, then review git diff tests/golden/",
             path.display()
         );
     }

@@ -1,0 +1,35 @@
+//! The integration tests, one binary (as ripgrep's tests/tests.rs): each module drives the real
+//! `fs-mcp-rs` binary as a client does. One binary links rmcp, axum and reqwest once instead of
+//! once per file, which cuts the debug build's disk and link time.
+//!
+//! Run one module with `cargo test --test integration read_files::`.
+
+mod common;
+
+mod confinement_edit;
+mod confinement_read;
+mod confinement_search;
+mod conformance;
+mod devices;
+mod edit_tools;
+mod ergonomics;
+mod golden_tools_list;
+mod google_genai;
+mod http;
+mod proxy;
+mod proxy_depth;
+mod query_tools;
+mod read_files;
+mod real_clients;
+mod roots;
+mod sandbox;
+mod schema_cli;
+mod schema_profiles;
+mod schema_profiles_http;
+mod search_files_left_out;
+mod search_tools;
+mod shutdown;
+mod stdio_server;
+mod tool_selection;
+mod ui;
+mod worklog;
