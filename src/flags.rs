@@ -1,13 +1,71 @@
 //! Flags shared by the serving command, `ui` and `proxy`: the serving options, the HTTP default
 //! address and the schema profile. A leaf: it depends on no command module.
 
-use std::net::SocketAddr;
+use std::ffi::OsString;
+use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
 /// The default address for `--http` given without a value.
 pub const DEFAULT_HTTP_ADDR: &str = "127.0.0.1:8124";
+
+/// `--http`'s value: `IP:PORT` (`[v6]:PORT`) or a bare port on 127.0.0.1.
+pub fn parse_http_addr(value: &str) -> Result<SocketAddr, String> {
+    if let Ok(port) = value.parse::<u16>() {
+        return Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
+    }
+    value.parse().map_err(|_| {
+        format!(
+            "`{value}` is not an address: give IP:PORT (e.g. 127.0.0.1:9000) or a port; a host name such as localhost is not resolved"
+        )
+    })
+}
+
+/// Whether a word after `--http` is meant as its address (not as a directory): an address or a
+/// port, or something shaped like `host:port` (so a mistyped address is an error, not a directory).
+fn looks_like_http_addr(word: &str) -> bool {
+    if word.contains('/') {
+        return false;
+    }
+    if parse_http_addr(word).is_ok() {
+        return true;
+    }
+    word.rsplit_once(':').is_some_and(|(host, port)| {
+        !host.is_empty() && !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit())
+    })
+}
+
+/// Makes `--http DIR` mean "HTTP on the default address, serving DIR": clap's optional value would
+/// take `DIR` as the address. A word after a bare `--http` that does not look like an address
+/// (see [`looks_like_http_addr`]) stays in its place as a positional argument, and `--http`
+/// becomes `--http=DEFAULT`, so the order of the directories is kept. Nothing after `--` changes
+/// (a proxied command's own arguments).
+pub fn normalize_http_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let mut out = Vec::with_capacity(args.len());
+    let mut rest = args.into_iter().peekable();
+    while let Some(arg) = rest.next() {
+        if arg == "--" {
+            out.push(arg);
+            out.extend(rest);
+            break;
+        }
+        let bare_flag = arg == "--http";
+        out.push(arg);
+        if !bare_flag {
+            continue;
+        }
+        let next_is_a_dir = rest.peek().is_some_and(|next| match next.to_str() {
+            Some(word) => !word.starts_with('-') && !looks_like_http_addr(word),
+            None => true,
+        });
+        if next_is_a_dir && let Some(flag) = out.last_mut() {
+            *flag = OsString::from(format!("--http={DEFAULT_HTTP_ADDR}"));
+        }
+    }
+    out
+}
 
 /// `--schema-profile`: which schemas clients are served (see `gemini_compat::profile`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
@@ -59,8 +117,10 @@ pub struct ServeArgs {
     #[arg(long, value_name = "TOOLS", value_delimiter = ',')]
     pub disable_tools: Vec<String>,
 
-    /// Serve streamable HTTP at http://ADDR/mcp instead of stdio (default address 127.0.0.1:8124).
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_HTTP_ADDR)]
+    /// Serve streamable HTTP at http://ADDR/mcp instead of stdio (default address 127.0.0.1:8124;
+    /// ADDR is IP:PORT or a port). A directory may follow: `--http ~/project`.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_HTTP_ADDR,
+          value_parser = parse_http_addr)]
     pub http: Option<SocketAddr>,
 
     /// Require `Authorization: Bearer TOKEN` on every HTTP request.
@@ -109,8 +169,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 300)]
     pub http_session_timeout: u64,
 
-    /// Milliseconds an HTTP client has to send a request's headers, also how long an idle
-    /// connection stays open; a body gets three times as long (for tests; default 10 s).
+    /// Milliseconds an HTTP client (or the `ui` page) has to send a request's headers, also how
+    /// long an idle connection stays open; a body gets three times as long (for tests; default 10 s).
     #[arg(long, value_name = "MS", default_value_t = 10_000, hide = true)]
     pub http_header_timeout_ms: u64,
 
@@ -168,5 +228,53 @@ impl ServeArgs {
         } else {
             self.dirs.clone()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn normalized(args: &[&str]) -> Vec<String> {
+        normalize_http_args(args.iter().map(OsString::from))
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_word_after_http_that_is_no_address_stays_a_directory() {
+        let default = format!("--http={DEFAULT_HTTP_ADDR}");
+        assert_eq!(
+            normalized(&["fs", "--http", "/path/to/project"]),
+            ["fs", &default, "/path/to/project"]
+        );
+        assert_eq!(
+            normalized(&["fs", "--http", "project", "b"]),
+            ["fs", &default, "project", "b"]
+        );
+        for kept in [
+            &["fs", "--http", "127.0.0.1:9000", "/p"][..],
+            &["fs", "--http", "9000"],
+            &["fs", "--http", "localhost:9000"],
+            &["fs", "--http", "[::1]:9000"],
+            &["fs", "--http", "--all", "/p"],
+            &["fs", "--http"],
+            &["fs", "--http-token", "/p"],
+            &["fs", "proxy", "--", "fs", "--http", "/p"],
+        ] {
+            assert_eq!(normalized(kept), kept.to_vec(), "{kept:?}");
+        }
+    }
+
+    #[test]
+    fn an_http_address_is_ip_and_port_or_a_port() {
+        assert_eq!(
+            parse_http_addr("9000").unwrap(),
+            "127.0.0.1:9000".parse::<SocketAddr>().unwrap()
+        );
+        assert!(parse_http_addr("[::1]:80").is_ok());
+        let refused = parse_http_addr("localhost:9000").unwrap_err();
+        assert!(refused.contains("IP:PORT"), "{refused}");
     }
 }

@@ -4,10 +4,14 @@
 //! In front of rmcp's service sits one guard per request: the `Host` and `Origin` must name this
 //! server exactly, the bearer token (if set) must match, and a POST body must arrive in time and
 //! be one JSON-RPC message (a malformed body or a batch gets a JSON-RPC error, not rmcp's HTTP 415).
-//! Connections are served by our own accept loop (axum's has no timeouts): a request's headers must
-//! arrive within the header timeout (also the idle timeout between requests), and at the connection
-//! cap the oldest connection that never sent a request makes room, so a flood of idle sockets
-//! cannot lock out real clients.
+//! Connections are served by our own accept loop (axum's has no timeouts), shared with `ui`
+//! ([`accept_connections`]): a request's headers must arrive within the header timeout (also the
+//! idle timeout between requests); a connection counts as unauthenticated until one of its
+//! requests passes the token check ([`mark_authenticated`]), unauthenticated ones may hold at most
+//! half of the connection cap (the oldest makes room for a new one), and a 401 or 403 closes its
+//! connection. So a flood of idle or tokenless connections cannot lock out a client with the token.
+//! At the session cap, the longest-idle session (one that never got past the handshake first)
+//! makes room for a new client.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -25,7 +29,7 @@ use futures_core::Stream;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
+use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::streamable_http_server::session::ServerSseMessage;
 use rmcp::transport::streamable_http_server::session::local::{
     LocalSessionManager, LocalSessionManagerError, SessionConfig,
@@ -209,11 +213,21 @@ fn parse_authority(value: &str) -> Option<(String, Option<u16>)> {
     Some((host.to_ascii_lowercase(), port))
 }
 
-/// rmcp's in-memory sessions, with a cap on how many may be open.
+/// When a session was last used, and whether it was ever used beyond the handshake.
+#[derive(Debug, Clone, Copy)]
+struct SessionUse {
+    last: Instant,
+    /// It made a request after `initialize` (or opened a stream): a client at work.
+    past_handshake: bool,
+}
+
+/// rmcp's in-memory sessions, with a cap on how many may be open: at the cap, the longest-idle
+/// session is closed to make room (sessions that never got past the handshake first).
 pub struct CappedSessions {
     inner: LocalSessionManager,
     max: usize,
     creating: tokio::sync::Mutex<()>,
+    uses: Mutex<HashMap<SessionId, SessionUse>>,
     /// A return of freed memory to the system is scheduled.
     trim_scheduled: Arc<AtomicBool>,
 }
@@ -261,6 +275,7 @@ impl CappedSessions {
             inner,
             max: max.max(1),
             creating: tokio::sync::Mutex::new(()),
+            uses: Mutex::new(HashMap::new()),
             trim_scheduled: Arc::new(AtomicBool::new(false)),
         }
     }
@@ -288,6 +303,29 @@ impl CappedSessions {
     fn full(&self, open: usize) -> bool {
         open >= self.max
     }
+
+    fn uses(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, SessionUse>> {
+        self.uses.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records a use of a session (`past_handshake`: a request or a stream, not the handshake).
+    fn touch(&self, id: &SessionId, past_handshake: bool) {
+        if let Some(used) = self.uses().get_mut(id) {
+            used.last = Instant::now();
+            used.past_handshake |= past_handshake;
+        }
+    }
+
+    /// The session to close to make room: never past the handshake first, then the longest idle.
+    async fn longest_idle(&self) -> Option<SessionId> {
+        let open = self.inner.sessions.read().await;
+        let mut uses = self.uses();
+        // Sessions rmcp ended on its own (idle timeout) are forgotten here too.
+        uses.retain(|id, _| open.contains_key(id));
+        uses.iter()
+            .min_by_key(|(_, used)| (used.past_handshake, used.last))
+            .map(|(id, _)| id.clone())
+    }
 }
 
 impl SessionManager for CappedSessions {
@@ -298,9 +336,26 @@ impl SessionManager for CappedSessions {
         // Count and insert under one lock, so concurrent initializes cannot pass the cap together.
         let _creating = self.creating.lock().await;
         if self.full(self.open().await) {
-            return Err(SessionsError::Full(self.max));
+            // A new client gets in; the longest-idle one initializes again when it comes back
+            // (its session id is then unknown: 404, as after the idle timeout).
+            let Some(idle) = self.longest_idle().await else {
+                return Err(SessionsError::Full(self.max));
+            };
+            tracing::info!(
+                "{} MCP sessions open (--http-max-sessions): closed the longest idle one to make room",
+                self.max
+            );
+            self.close_session(&idle).await?;
         }
-        Ok(self.inner.create_session().await?)
+        let (id, transport) = self.inner.create_session().await?;
+        self.uses().insert(
+            id.clone(),
+            SessionUse {
+                last: Instant::now(),
+                past_handshake: false,
+            },
+        );
+        Ok((id, transport))
     }
 
     async fn initialize_session(
@@ -308,6 +363,7 @@ impl SessionManager for CappedSessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<rmcp::model::ServerJsonRpcMessage, Self::Error> {
+        self.touch(id, false);
         Ok(self.inner.initialize_session(id, message).await?)
     }
 
@@ -316,6 +372,7 @@ impl SessionManager for CappedSessions {
     }
 
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
+        self.uses().remove(id);
         self.inner.close_session(id).await?;
         self.schedule_trim();
         Ok(())
@@ -326,6 +383,7 @@ impl SessionManager for CappedSessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.touch(id, true);
         Ok(self.inner.create_stream(id, message).await?)
     }
 
@@ -334,6 +392,7 @@ impl SessionManager for CappedSessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<(), Self::Error> {
+        self.touch(id, false);
         Ok(self.inner.accept_message(id, message).await?)
     }
 
@@ -341,6 +400,7 @@ impl SessionManager for CappedSessions {
         &self,
         id: &SessionId,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.touch(id, true);
         Ok(self.inner.create_standalone_stream(id).await?)
     }
 
@@ -349,6 +409,7 @@ impl SessionManager for CappedSessions {
         id: &SessionId,
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.touch(id, true);
         Ok(self.inner.resume(id, last_event_id).await?)
     }
 }
@@ -367,7 +428,6 @@ struct Guard {
     hosts: HostRule,
     /// `Bearer {token}`, when a token is required.
     bearer: Option<Arc<str>>,
-    sessions: Arc<CappedSessions>,
     body_timeout: Duration,
 }
 
@@ -438,6 +498,7 @@ impl Guard {
                 return Err(response);
             }
         }
+        mark_authenticated(&request);
         let is_json = header_str(headers, header::CONTENT_TYPE).is_some_and(|ct| {
             ct.split(';')
                 .next()
@@ -514,30 +575,15 @@ impl Guard {
             Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
             _ => Value::Null,
         };
-        let message: ClientJsonRpcMessage = serde_json::from_value(value.clone()).map_err(|e| {
+        // At the session cap a new session closes the longest-idle one (`CappedSessions`).
+        serde_json::from_value::<ClientJsonRpcMessage>(value).map_err(|e| {
             jsonrpc_error(
                 StatusCode::BAD_REQUEST,
-                id.clone(),
+                id,
                 -32600,
                 &format!("Invalid Request: {e}"),
             )
         })?;
-        let initializes = matches!(
-            &message,
-            ClientJsonRpcMessage::Request(r) if matches!(r.request, ClientRequest::InitializeRequest(_))
-        );
-        if initializes
-            && !parts.headers.contains_key("mcp-session-id")
-            && self.sessions.full(self.sessions.open().await)
-        {
-            tracing::warn!("refused a new MCP session: {} open", self.sessions.max);
-            return Err(jsonrpc_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                id,
-                -32000,
-                &too_many_sessions(self.sessions.max),
-            ));
-        }
         Ok(axum::extract::Request::from_parts(parts, Body::from(bytes)))
     }
 }
@@ -553,42 +599,78 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 /// One open connection.
 struct Conn {
     opened: Instant,
-    /// It has sent at least one request (a real client, not an idle or half-sent socket).
-    served: AtomicBool,
+    /// One of its requests passed the token check (or no token is needed and it passed the
+    /// Host/Origin checks): a real client, no longer subject to the unauthenticated share.
+    authenticated: AtomicBool,
     /// Cancelled to drop the connection at once (to make room at the cap).
     evict: CancellationToken,
 }
 
-/// The open connections, bounded.
+impl Conn {
+    fn authenticated(&self) -> bool {
+        self.authenticated.load(Ordering::Relaxed)
+    }
+}
+
+/// The connection a request arrived on, in the request's extensions: the token check marks it
+/// authenticated with [`mark_authenticated`].
+#[derive(Clone)]
+struct ConnectionOf(Arc<Conn>);
+
+/// Marks the connection `request` arrived on as authenticated: call it once the request passed
+/// the token check. (A no-op for requests that did not come through [`accept_connections`].)
+pub fn mark_authenticated(request: &axum::extract::Request) {
+    if let Some(ConnectionOf(conn)) = request.extensions().get::<ConnectionOf>() {
+        conn.authenticated.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The open connections, bounded: at most `max`, of which at most `max_unauthenticated` not
+/// (yet) authenticated.
 struct Conns {
     open: Mutex<HashMap<u64, Arc<Conn>>>,
     next_id: AtomicU64,
     max: usize,
+    max_unauthenticated: usize,
 }
 
 impl Conns {
+    /// Half the cap for connections that have not shown the token: the other half is reserved
+    /// for clients that have.
+    fn new(max: usize) -> Conns {
+        let max = max.max(2);
+        Conns {
+            open: Mutex::new(HashMap::new()),
+            next_id: AtomicU64::new(0),
+            max,
+            max_unauthenticated: max / 2,
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Conn>>> {
         self.open.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Registers a new connection, evicting the oldest one that never sent a request if the cap
-    /// is reached; `None` when every open connection is in real use.
+    /// Registers a new (unauthenticated) connection. At the cap, or at the unauthenticated share,
+    /// the oldest unauthenticated connection makes room; `None` when every open connection is an
+    /// authenticated client's.
     fn admit(&self) -> Option<(u64, Arc<Conn>)> {
         let mut open = self.lock();
-        if open.len() >= self.max {
-            let oldest_idle = open
+        let unauthenticated = open.values().filter(|c| !c.authenticated()).count();
+        if open.len() >= self.max || unauthenticated >= self.max_unauthenticated {
+            let oldest = open
                 .iter()
-                .filter(|(_, c)| !c.served.load(Ordering::Relaxed))
+                .filter(|(_, c)| !c.authenticated())
                 .min_by_key(|(_, c)| c.opened)
                 .map(|(id, _)| *id)?;
-            if let Some(evicted) = open.remove(&oldest_idle) {
+            if let Some(evicted) = open.remove(&oldest) {
                 evicted.evict.cancel();
             }
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let conn = Arc::new(Conn {
             opened: Instant::now(),
-            served: AtomicBool::new(false),
+            authenticated: AtomicBool::new(false),
             evict: CancellationToken::new(),
         });
         open.insert(id, Arc::clone(&conn));
@@ -677,7 +759,6 @@ pub async fn serve<S: HttpSessions>(
         bearer: token
             .filter(|t| !t.is_empty())
             .map(|t| Arc::from(format!("Bearer {t}"))),
-        sessions,
         body_timeout: limits.body_timeout,
     });
     let app = axum::Router::new()
@@ -700,18 +781,57 @@ pub async fn serve<S: HttpSessions>(
     }
     tracing::info!("serving MCP over streamable HTTP at http://{local}/mcp");
 
-    let conns = Arc::new(Conns {
-        open: Mutex::new(HashMap::new()),
-        next_id: AtomicU64::new(0),
-        max: limits.max_connections.max(1),
-    });
+    let answers = TaskTracker::new();
+    let open = accept_connections(listener, app, &limits, &stop, &answers).await;
+    // Pending reviews answer CANCELLED; give those answers (and other replies already under way)
+    // a moment to reach their clients, then end the sessions and the connections.
+    let started = Instant::now();
+    server.end(ANSWER_GRACE).await;
+    answers.close();
+    let _ = tokio::time::timeout(
+        ANSWER_GRACE.saturating_sub(started.elapsed()),
+        answers.wait(),
+    )
+    .await;
+    sessions_end.cancel();
+    open.close().await;
+    Ok(())
+}
+
+/// The connections [`accept_connections`] left open when it stopped accepting.
+pub struct OpenConnections {
+    tasks: TaskTracker,
+    closing: CancellationToken,
+}
+
+impl OpenConnections {
+    /// Asks every connection to finish its response and close, and waits a moment for them.
+    pub async fn close(self) {
+        self.closing.cancel();
+        self.tasks.close();
+        let _ =
+            tokio::time::timeout(CLOSE_GRACE + Duration::from_millis(50), self.tasks.wait()).await;
+    }
+}
+
+/// Serves `app` on every connection `listener` accepts until `stop`, bounded by `limits`: the
+/// header timeout (also the idle timeout), and the connection cap of which unauthenticated
+/// connections hold at most half (see [`Conns`]). A 401 or 403 answer closes its connection. The
+/// answer to a POST holds a token of `answers` until it is sent (shutdown waits for those).
+pub async fn accept_connections(
+    listener: tokio::net::TcpListener,
+    app: axum::Router,
+    limits: &HttpLimits,
+    stop: &CancellationToken,
+    answers: &TaskTracker,
+) -> OpenConnections {
+    let conns = Arc::new(Conns::new(limits.max_connections));
     let mut http1 = hyper::server::conn::http1::Builder::new();
     http1
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
         .keep_alive(true);
     let http1 = Arc::new(http1);
-    let answers = TaskTracker::new();
     let connections = TaskTracker::new();
     let closing = CancellationToken::new();
     loop {
@@ -729,28 +849,42 @@ pub async fn serve<S: HttpSessions>(
             },
         };
         let Some((id, conn)) = conns.admit() else {
-            tracing::debug!("connection cap reached and every connection is in use: refused one");
+            tracing::debug!(
+                "connection cap reached and every connection is an authenticated client's: refused one"
+            );
             drop(stream);
             continue;
         };
         let _ = stream.set_nodelay(true);
         let app = app.clone();
         let answers = answers.clone();
-        let served = Arc::clone(&conn);
-        let service =
-            hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
-                served.served.store(true, Ordering::Relaxed);
+        let this = ConnectionOf(Arc::clone(&conn));
+        let service = hyper::service::service_fn(
+            move |mut request: hyper::Request<hyper::body::Incoming>| {
+                request.extensions_mut().insert(this.clone());
                 // A POST's answer may be a cancelled review's: shutdown waits for it to be sent.
                 let answer = (request.method() == Method::POST).then(|| answers.token());
                 let app = TowerToHyperService::new(app.clone());
                 async move {
-                    let response = hyper::service::Service::call(&app, request).await?;
+                    let mut response = hyper::service::Service::call(&app, request).await?;
+                    // A client without the token (or for another host) gets one answer, not a
+                    // connection to keep re-asking on.
+                    if matches!(
+                        response.status(),
+                        StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN
+                    ) {
+                        response.headers_mut().insert(
+                            header::CONNECTION,
+                            header::HeaderValue::from_static("close"),
+                        );
+                    }
                     Ok::<_, std::convert::Infallible>(response.map(|inner| TrackedBody {
                         inner,
                         _answer: answer,
                     }))
                 }
-            });
+            },
+        );
         let http1 = Arc::clone(&http1);
         let closing = closing.clone();
         let conns = Arc::clone(&conns);
@@ -769,21 +903,10 @@ pub async fn serve<S: HttpSessions>(
         });
     }
     drop(listener);
-    // Pending reviews answer CANCELLED; give those answers (and other replies already under way)
-    // a moment to reach their clients, then end the sessions and the connections.
-    let started = Instant::now();
-    server.end(ANSWER_GRACE).await;
-    answers.close();
-    let _ = tokio::time::timeout(
-        ANSWER_GRACE.saturating_sub(started.elapsed()),
-        answers.wait(),
-    )
-    .await;
-    sessions_end.cancel();
-    closing.cancel();
-    connections.close();
-    let _ = tokio::time::timeout(CLOSE_GRACE + Duration::from_millis(50), connections.wait()).await;
-    Ok(())
+    OpenConnections {
+        tasks: connections,
+        closing,
+    }
 }
 
 /// Resolves on Ctrl-C (SIGINT) or SIGTERM. Installs the handlers at once, so call it before
@@ -881,18 +1004,24 @@ mod tests {
     }
 
     #[test]
-    fn the_cap_evicts_the_oldest_idle_connection_and_never_a_busy_one() {
-        let conns = Conns {
-            open: Mutex::new(HashMap::new()),
-            next_id: AtomicU64::new(0),
-            max: 2,
-        };
-        let (_, busy) = conns.admit().unwrap();
-        busy.served.store(true, Ordering::Relaxed);
+    fn unauthenticated_connections_make_room_and_never_crowd_out_authenticated_ones() {
+        let conns = Conns::new(4);
+        let (_, client) = conns.admit().unwrap();
+        client.authenticated.store(true, Ordering::Relaxed);
         let (_, idle) = conns.admit().unwrap();
         let (_, newer) = conns.admit().unwrap();
-        assert!(idle.evict.is_cancelled() && !busy.evict.is_cancelled());
-        newer.served.store(true, Ordering::Relaxed);
-        assert!(conns.admit().is_none(), "both connections are in use");
+        // At the unauthenticated share (2 of 4), the oldest unauthenticated one makes room.
+        let (_, newest) = conns.admit().unwrap();
+        assert!(idle.evict.is_cancelled() && !client.evict.is_cancelled());
+        assert!(!newer.evict.is_cancelled() && !newest.evict.is_cancelled());
+        for conn in [&newer, &newest] {
+            conn.authenticated.store(true, Ordering::Relaxed);
+        }
+        let (_, last) = conns.admit().unwrap();
+        last.authenticated.store(true, Ordering::Relaxed);
+        assert!(
+            conns.admit().is_none(),
+            "every connection is an authenticated client's"
+        );
     }
 }

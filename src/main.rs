@@ -3,7 +3,6 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use clap::Parser;
 use fs_mcp_rs::FsServer;
 use fs_mcp_rs::cli::{Cli, Command};
 use fs_mcp_rs::flags::ServeArgs;
@@ -19,7 +18,7 @@ fn main() -> ExitCode {
     if std::env::args().nth(1).as_deref() == Some(fs_mcp_rs::tools::query::WORKER_SUBCOMMAND) {
         return ExitCode::from(u8::try_from(fs_mcp_query::worker_main()).unwrap_or(1));
     }
-    let cli = Cli::parse();
+    let cli = Cli::parse_args();
     if let Some(command) = cli.command {
         return match command {
             Command::Schema(schema) => fs_mcp_rs::schema_cli::run(schema),
@@ -91,8 +90,7 @@ async fn run(cli: ServeArgs) -> anyhow::Result<()> {
 async fn serve_stdio(server: FsServer, stop: CancellationToken) -> anyhow::Result<()> {
     let (transport, pending) = fs_mcp_rs::stdio::transport();
     let running = tokio::select! {
-        running = server.clone().serve(transport) => running
-            .map_err(|e| anyhow::anyhow!("MCP handshake over stdio failed: {e}")),
+        running = server.clone().serve(transport) => running,
         () = stop.cancelled() => {
             server.end_reviews(REPLY_GRACE).await;
             return Ok(());
@@ -100,9 +98,16 @@ async fn serve_stdio(server: FsServer, stop: CancellationToken) -> anyhow::Resul
     };
     let running = match running {
         Ok(running) => running,
+        // Input closed before the handshake ended (a client probing the command, `< /dev/null`):
+        // nothing was asked, so nothing failed.
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(during)) => {
+            tracing::debug!("stdin closed before the MCP handshake ended ({during})");
+            server.end_reviews(REPLY_GRACE).await;
+            return Ok(());
+        }
         Err(e) => {
             server.end_reviews(REPLY_GRACE).await;
-            return Err(e);
+            return Err(anyhow::anyhow!("MCP handshake over stdio failed: {e}"));
         }
     };
     let service = running.cancellation_token();

@@ -29,7 +29,8 @@ drops, pending calls fail with an error saying so and the proxy exits with statu
 )]
 pub struct ProxyArgs {
     /// Serve streamable HTTP at http://ADDR/mcp instead of stdio (default address 127.0.0.1:8124).
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = crate::flags::DEFAULT_HTTP_ADDR)]
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = crate::flags::DEFAULT_HTTP_ADDR,
+          value_parser = crate::flags::parse_http_addr)]
     pub http: Option<SocketAddr>,
 
     /// Require `Authorization: Bearer TOKEN` on every HTTP request (with --http).

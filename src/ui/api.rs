@@ -96,6 +96,8 @@ async fn guard(AxumState(state): AxumState<Shared>, request: Request, next: Next
             "missing or wrong token: open the URL `fs-mcp-rs ui` printed (it ends in ?token=…)",
         );
     }
+    // Its connection no longer counts among the unauthenticated ones (see crate::http).
+    crate::http::mark_authenticated(&request);
     let mut response = next.run(request).await;
     let headers = response.headers_mut();
     // The token is in the page URL: never send it anywhere in a Referer.

@@ -16,6 +16,7 @@ use anyhow::Context;
 use clap::Args;
 use rmcp::ServiceExt;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 use crate::flags::ServeArgs;
 use crate::server::FsServer;
@@ -106,15 +107,28 @@ async fn serve(args: UiArgs) -> anyhow::Result<()> {
     // The URL is the one line on stdout, so scripts can read it; logs stay on stderr.
     println!("http://127.0.0.1:{}/?token={token}", local.port());
     tracing::info!("fs-mcp-rs ui serving at http://127.0.0.1:{}/", local.port());
-    // No graceful drain: a propose_and_review call may be waiting minutes for a review.
-    tokio::select! {
-        served = axum::serve(listener, app) => served.context("the ui server failed"),
-        () = crate::http::signal() => {
-            // Waiting reviews answer CANCELLED and their files go.
-            stop.cancel();
-            Ok(())
-        }
-    }
+    let signal = crate::http::signal();
+    let accepting = CancellationToken::new();
+    let on_signal = accepting.clone();
+    tokio::spawn(async move {
+        signal.await;
+        on_signal.cancel();
+    });
+    // The same connection handling as --http: header and idle timeouts, a connection cap of
+    // which connections without the page's token hold at most half, 401/403 close.
+    let open = crate::http::accept_connections(
+        listener,
+        app,
+        &cli.http_limits(),
+        &accepting,
+        &TaskTracker::new(),
+    )
+    .await;
+    // Waiting reviews answer CANCELLED and their files go. No graceful drain beyond a moment: a
+    // propose_and_review call may be waiting minutes for a review.
+    stop.cancel();
+    open.close().await;
+    Ok(())
 }
 
 /// Whether --review-command was given on the command line (clap fills in the VS Code default).
