@@ -445,52 +445,64 @@ async fn a_flood_of_idle_connections_does_not_lock_out_a_real_client() {
 }
 
 #[tokio::test]
-async fn the_session_cap_refuses_clearly_and_delete_frees_a_slot() {
+async fn at_the_session_cap_the_longest_idle_session_makes_room_and_delete_frees_a_slot() {
     let ws = Workspace::new();
     let server = HttpServer::start(&ws, &["--http-max-sessions", "2"]);
     let first = Session::open(&server.url, None).await.expect("first");
     let mut second = Session::open(&server.url, None).await.expect("second");
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "third", "version": "1"}}});
-    let refused = reqwest::Client::new()
-        .post(&server.url)
-        .header("Accept", "application/json, text/event-stream")
-        .header("Content-Type", "application/json")
-        .body(init.to_string())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(refused.status(), reqwest::StatusCode::SERVICE_UNAVAILABLE);
-    let reply: Value = refused.json().await.unwrap();
-    let message = reply["error"]["message"].as_str().unwrap_or_default();
     assert!(
-        message.contains("Too many open MCP sessions") && message.contains("--http-max-sessions"),
-        "{reply}"
+        second
+            .request("ping", json!({}))
+            .await
+            .get("result")
+            .is_some()
     );
-    assert_eq!(reply["id"], 0);
-
-    // DELETE ends the session: its id is unknown afterwards, and the slot is free again.
-    let deleted = first
-        .http
-        .delete(&first.url)
-        .header("mcp-session-id", first.session_id.clone().unwrap())
-        .header("MCP-Protocol-Version", "2025-06-18")
-        .send()
+    // A third client gets in: `first` never went past the handshake, so it makes room.
+    let mut third = Session::open(&server.url, None)
         .await
-        .unwrap();
-    assert!(deleted.status().is_success(), "{}", deleted.status());
+        .expect("a new client at the cap gets in");
     let gone = first
         .post(&json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}))
         .send()
         .await
         .unwrap();
     assert_eq!(gone.status(), reqwest::StatusCode::NOT_FOUND);
-    let mut third = Session::open(&server.url, None)
+    assert!(
+        second
+            .request("ping", json!({}))
+            .await
+            .get("result")
+            .is_some()
+    );
+    assert!(
+        third
+            .request("ping", json!({}))
+            .await
+            .get("result")
+            .is_some()
+    );
+
+    // DELETE ends a session: its id is unknown afterwards, and the slot is free again.
+    let deleted = third
+        .http
+        .delete(&third.url)
+        .header("mcp-session-id", third.session_id.clone().unwrap())
+        .header("MCP-Protocol-Version", "2025-06-18")
+        .send()
+        .await
+        .unwrap();
+    assert!(deleted.status().is_success(), "{}", deleted.status());
+    let gone = third
+        .post(&json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(gone.status(), reqwest::StatusCode::NOT_FOUND);
+    let mut fourth = Session::open(&server.url, None)
         .await
         .expect("a freed slot");
     assert!(
-        third
+        fourth
             .request("ping", json!({}))
             .await
             .get("result")
@@ -503,6 +515,158 @@ async fn the_session_cap_refuses_clearly_and_delete_frees_a_slot() {
             .get("result")
             .is_some()
     );
+}
+
+#[tokio::test]
+async fn a_flood_of_sessions_never_refuses_new_clients_nor_ends_a_working_one() {
+    let ws = Workspace::new();
+    ws.write("a.txt", "still served\n");
+    let server = HttpServer::start(&ws, &["--http-max-sessions", "20"]);
+    let mut working = Session::open(&server.url, None).await.expect("open");
+    assert!(
+        working
+            .request("tools/list", json!({}))
+            .await
+            .get("result")
+            .is_some()
+    );
+    // 300 sessions opened at once (initialize, then nothing): 15 times the cap. They make room
+    // for each other (one may be closed before its `initialized` arrives); none is refused.
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "flood", "version": "1"}}});
+    let mut flood = tokio::task::JoinSet::new();
+    for _ in 0..300 {
+        let request = reqwest::Client::new()
+            .post(&server.url)
+            .header("Accept", "application/json, text/event-stream")
+            .header("Content-Type", "application/json")
+            .body(init.to_string());
+        flood.spawn(async move { request.send().await.map(|r| r.status()) });
+    }
+    let mut statuses = std::collections::BTreeMap::new();
+    while let Some(sent) = flood.join_next().await {
+        let status = sent.expect("join").expect("send initialize");
+        *statuses.entry(status.as_u16()).or_insert(0) += 1;
+    }
+    assert_eq!(statuses.get(&200), Some(&300), "{statuses:?}");
+    // The client at work kept its session: the flood's idle ones made room for each other.
+    let read = working
+        .call_text("read_files", json!({"files": ["a.txt"]}))
+        .await;
+    assert_eq!(common::untag(&read), "[TAG] File: a.txt\nstill served\n");
+    let mut late = Session::open(&server.url, None)
+        .await
+        .expect("a client after the flood");
+    assert!(
+        late.request("ping", json!({}))
+            .await
+            .get("result")
+            .is_some()
+    );
+}
+
+/// Keeps `count` keep-alive connections re-sending a GET without the token until `stop`:
+/// reconnecting whenever the server closes one, as an attacker would; counts its rounds over all
+/// connections in `rounds`. Returns how many connections it opened.
+fn tokenless_flood(
+    addr: String,
+    count: usize,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    rounds: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) -> std::thread::JoinHandle<usize> {
+    use std::io::{Read, Write};
+    std::thread::spawn(move || {
+        let request =
+            format!("GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n");
+        let connect = || {
+            let stream = std::net::TcpStream::connect(&addr).ok()?;
+            stream
+                .set_read_timeout(Some(std::time::Duration::from_millis(100)))
+                .ok()?;
+            Some(stream)
+        };
+        let mut conns: Vec<Option<std::net::TcpStream>> = (0..count).map(|_| connect()).collect();
+        let mut opened = count;
+        let started = std::time::Instant::now();
+        // Bounded: at most 60 s, whatever the client under test does.
+        while !stop.load(std::sync::atomic::Ordering::Relaxed)
+            && started.elapsed() < std::time::Duration::from_secs(60)
+        {
+            for slot in conns.iter_mut() {
+                let alive = slot.as_mut().is_some_and(|stream| {
+                    let mut buf = [0u8; 1024];
+                    stream.write_all(request.as_bytes()).is_ok()
+                        && matches!(stream.read(&mut buf), Ok(n) if n > 0)
+                });
+                if !alive {
+                    *slot = connect();
+                    opened += 1;
+                }
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    break;
+                }
+            }
+            rounds.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        opened
+    })
+}
+
+#[tokio::test]
+async fn tokenless_keep_alive_connections_never_lock_out_the_token_holder() {
+    let ws = Workspace::new();
+    ws.write("a.txt", "still served\n");
+    // 256 descriptors: a cap of 128 connections, at most 64 of them without the token. The
+    // flood alone holds 300 connections open.
+    let server = HttpServer::start_with(&ws, &["--http-token", "s3cret"], &[], Some(256));
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let rounds = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let flood = tokenless_flood(
+        server.authority(),
+        300,
+        std::sync::Arc::clone(&stop),
+        std::sync::Arc::clone(&rounds),
+    );
+    // The token holder comes once every flood connection has sent its request at least once.
+    for _ in 0..300 {
+        if rounds.load(std::sync::atomic::Ordering::Relaxed) > 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let served = tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        let mut s = Session::open_with_token(&server.url, None, Some("s3cret"))
+            .await
+            .expect("open");
+        let mut reads = Vec::new();
+        for _ in 0..5 {
+            reads.push(s.call_text("read_files", json!({"files": ["a.txt"]})).await);
+        }
+        reads
+    })
+    .await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let opened = flood.join().expect("flood thread");
+    let reads = served.expect("the token holder got in and was served during the flood");
+    for read in reads {
+        assert_eq!(common::untag(&read), "[TAG] File: a.txt\nstill served\n");
+    }
+    assert!(
+        rounds.load(std::sync::atomic::Ordering::Relaxed) > 0 && opened > 300,
+        "the flood kept reconnecting ({opened} connections)"
+    );
+}
+
+#[test]
+fn a_401_closes_the_connection() {
+    let ws = Workspace::new();
+    let server = HttpServer::start(&ws, &["--http-token", "s3cret"]);
+    let addr = server.authority();
+    let request = format!("GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n");
+    let answer = closed_within(&addr, request.as_bytes(), std::time::Duration::from_secs(5))
+        .expect("the connection stayed open after a 401");
+    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
 }
 
 #[tokio::test]

@@ -6,6 +6,7 @@
 
 mod common;
 
+mod cli_forms;
 mod confinement_edit;
 mod confinement_read;
 mod confinement_search;
@@ -20,6 +21,7 @@ mod proxy;
 mod proxy_depth;
 mod query_tools;
 mod read_files;
+mod readme_commands;
 mod real_clients;
 mod roots;
 mod sandbox;
@@ -32,4 +34,5 @@ mod shutdown;
 mod stdio_server;
 mod tool_selection;
 mod ui;
+mod ui_limits;
 mod worklog;

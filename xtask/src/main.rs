@@ -1,7 +1,7 @@
 //! Developer tasks: `cargo xtask <task>`.
 //!
-//! - `test [CARGO TEST ARGS]`: install the real MCP clients the tests drive, run every test, then
-//!   one quick benchmark run.
+//! - `test [CARGO TEST ARGS]`: install the real MCP clients the tests drive, run every test, the
+//!   agent CLIs end to end and a smoke run of the benchmarks; the last line says what passed.
 //! - `bench [all|startup|read|grep|query|tree]… [--quick] …`: fs-mcp-rs side by side with the
 //!   original fs-mcp, the official filesystem server, rg, jq and yq; writes docs/BENCHMARKS.md.
 //! - `clients install|verify`: install the test clients; verify OpenCode, Claude Code and
@@ -19,14 +19,15 @@ mod util;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <test [ARGS] | e2e [--cli NAME] [--transport stdio|http|proxy] | clients install|verify | schemas [--tool NAME]>";
+const USAGE: &str = "usage: cargo xtask <test [CARGO TEST ARGS] | bench [all|startup|read|grep|query|tree|proxy]... [--quick] | e2e [--cli NAME] [--transport stdio|http|proxy] | clients install|verify | schemas [--tool NAME]>
+  `cargo xtask bench --help` lists the benchmark options.";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rest = args.get(1..).unwrap_or_default();
     let result = match args.first().map(String::as_str) {
         Some("bench") => bench::run(rest),
-        Some("test") => test::run(rest),
+        Some("test") => return test::main(rest),
         Some("clients") => clients::run(rest),
         Some("e2e") => e2e::run(rest),
         Some("schemas") => schemas::run(rest),

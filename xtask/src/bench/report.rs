@@ -389,6 +389,10 @@ const HEADERS: [&str; 9] = [
     "answer",
 ];
 
+/// Why a `--quick` run judges no goal.
+pub const QUICK_NO_GOALS: &str = "not judged on a --quick run (one run on small inputs, often of a \
+debug build: a smoke test of the harness); `cargo xtask bench` on a release build judges them";
+
 /// Prints the results and goals as aligned plain-text tables.
 pub fn print_console(rows: &[Row], goals: &[Goal]) {
     let mut table: Vec<Vec<String>> = vec![HEADERS.iter().map(|h| h.to_string()).collect()];
@@ -402,6 +406,10 @@ pub fn print_console(rows: &[Row], goals: &[Goal]) {
     }
     print_aligned(&table);
     println!();
+    if goals.is_empty() {
+        println!("goals: {QUICK_NO_GOALS}");
+        return;
+    }
     let mut table = vec![vec![
         "goal".to_string(),
         "target".into(),
@@ -541,6 +549,9 @@ pub fn markdown(ctx: &Context, rows: &[Row], goals: &[Goal], analysis: Option<&s
     }
 
     let _ = writeln!(md, "## Goals\n");
+    if goals.is_empty() {
+        let _ = writeln!(md, "Not judged: {QUICK_NO_GOALS}\n");
+    }
     let _ = writeln!(
         md,
         "Ratios compare medians from this run. \"fs-mcp-rs N× faster\" is the competitor's median \
@@ -671,7 +682,9 @@ pub fn markdown(ctx: &Context, rows: &[Row], goals: &[Goal], analysis: Option<&s
         .iter()
         .filter(|g| g.status == Status::Missed)
         .collect();
-    if missed.is_empty() {
+    if goals.is_empty() {
+        let _ = writeln!(md, "No goal was judged in this run.\n");
+    } else if missed.is_empty() {
         let _ = writeln!(md, "No goal was missed in this run.\n");
     } else {
         let _ = writeln!(md, "Missed in this run:\n");

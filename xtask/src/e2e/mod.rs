@@ -108,12 +108,35 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
             crate::clients::install()?;
         }
     }
-    run_sessions(&options, &server)
+    let tally = run_sessions(&options, &server)?;
+    tally.check()
+}
+
+/// How many end-to-end checks passed and failed, and where their logs are.
+pub struct Tally {
+    pub passed: usize,
+    pub failed: usize,
+    pub logs: PathBuf,
+}
+
+impl Tally {
+    /// An error naming the failures, if any.
+    pub fn check(&self) -> anyhow::Result<()> {
+        if self.failed > 0 {
+            bail!(
+                "{} of {} end-to-end checks failed; each run's requests to the model, CLI output and server log are in {}",
+                self.failed,
+                self.passed + self.failed,
+                self.logs.display()
+            );
+        }
+        Ok(())
+    }
 }
 
 /// `cargo xtask test`'s part: the harness against the binary the tests just used. When the CLIs
 /// cannot be installed it skips, loudly, unless `FS_MCP_REQUIRE_CLIENTS=1` (as in CI).
-pub fn run_for_tests(server: &Path) -> anyhow::Result<()> {
+pub fn run_for_tests(server: &Path) -> anyhow::Result<Tally> {
     if let Err(e) = agents::install() {
         if std::env::var("FS_MCP_REQUIRE_CLIENTS").as_deref() == Ok("1") {
             return Err(e.context("installing the agent CLIs for `cargo xtask e2e`"));
@@ -125,7 +148,11 @@ pub fn run_for_tests(server: &Path) -> anyhow::Result<()> {
              Set FS_MCP_REQUIRE_CLIENTS=1 to make this an error.\n\
              ################################################################\n"
         );
-        return Ok(());
+        return Ok(Tally {
+            passed: 0,
+            failed: 0,
+            logs: target_dir().join("e2e"),
+        });
     }
     let options = Options::parse(&[])?;
     run_sessions(&options, server)
@@ -152,7 +179,7 @@ fn build_server() -> anyhow::Result<PathBuf> {
     Ok(target_dir().join("debug/fs-mcp-rs"))
 }
 
-fn run_sessions(options: &Options, server: &Path) -> anyhow::Result<()> {
+fn run_sessions(options: &Options, server: &Path) -> anyhow::Result<Tally> {
     let server = server
         .canonicalize()
         .with_context(|| format!("no server binary at {}", server.display()))?;
@@ -206,13 +233,11 @@ fn run_sessions(options: &Options, server: &Path) -> anyhow::Result<()> {
         .map(|(_, _, o)| o.iter().filter(|o| !o.pass).count())
         .sum();
     println!("e2e: {} passed, {failed} failed", total - failed);
-    if failed > 0 {
-        bail!(
-            "{failed} of {total} end-to-end checks failed; each run's requests to the model, CLI output and server log are in {}",
-            out.display()
-        );
-    }
-    Ok(())
+    Ok(Tally {
+        passed: total - failed,
+        failed,
+        logs: out,
+    })
 }
 
 /// A run that could not even start is one failed "setup" check saying why.
