@@ -579,12 +579,19 @@ fn tokenless_flood(
     std::thread::spawn(move || {
         let request =
             format!("GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n");
+        // One tokenless request and its answer on a connection; false once it is closed.
+        let ask = |stream: &mut std::net::TcpStream| {
+            let mut buf = [0u8; 1024];
+            stream.write_all(request.as_bytes()).is_ok()
+                && matches!(stream.read(&mut buf), Ok(n) if n > 0)
+        };
+        // Each new connection asks at once, as the attack did: it is never an idle one.
         let connect = || {
-            let stream = std::net::TcpStream::connect(&addr).ok()?;
+            let mut stream = std::net::TcpStream::connect(&addr).ok()?;
             stream
                 .set_read_timeout(Some(std::time::Duration::from_millis(100)))
                 .ok()?;
-            Some(stream)
+            ask(&mut stream).then_some(stream)
         };
         let mut conns: Vec<Option<std::net::TcpStream>> = (0..count).map(|_| connect()).collect();
         let mut opened = count;
@@ -594,12 +601,7 @@ fn tokenless_flood(
             && started.elapsed() < std::time::Duration::from_secs(60)
         {
             for slot in conns.iter_mut() {
-                let alive = slot.as_mut().is_some_and(|stream| {
-                    let mut buf = [0u8; 1024];
-                    stream.write_all(request.as_bytes()).is_ok()
-                        && matches!(stream.read(&mut buf), Ok(n) if n > 0)
-                });
-                if !alive {
+                if !slot.as_mut().is_some_and(ask) {
                     *slot = connect();
                     opened += 1;
                 }
@@ -628,9 +630,10 @@ async fn tokenless_keep_alive_connections_never_lock_out_the_token_holder() {
         std::sync::Arc::clone(&stop),
         std::sync::Arc::clone(&rounds),
     );
-    // The token holder comes once every flood connection has sent its request at least once.
+    // The token holder comes once the flood is in its steady state: every flood connection has
+    // re-sent its request a few times (and reconnected whenever it was closed).
     for _ in 0..300 {
-        if rounds.load(std::sync::atomic::Ordering::Relaxed) > 0 {
+        if rounds.load(std::sync::atomic::Ordering::Relaxed) >= 3 {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
@@ -653,7 +656,7 @@ async fn tokenless_keep_alive_connections_never_lock_out_the_token_holder() {
         assert_eq!(common::untag(&read), "[TAG] File: a.txt\nstill served\n");
     }
     assert!(
-        rounds.load(std::sync::atomic::Ordering::Relaxed) > 0 && opened > 300,
+        rounds.load(std::sync::atomic::Ordering::Relaxed) >= 3 && opened > 300,
         "the flood kept reconnecting ({opened} connections)"
     );
 }

@@ -222,17 +222,19 @@ fn browser() -> Option<(PathBuf, PathBuf)> {
             "Playwright (target/clients/venv) "
         },
         if chromium.exists() {
-            ""
+            String::new()
         } else {
-            "Chromium (/usr/bin/chromium) "
+            format!("Chromium ({}) ", chromium.display())
         }
     );
+    // Without root `cargo xtask clients install` cannot install Chromium: say every way.
+    let how = "install the test clients with `cargo xtask clients install` (as root it also installs \
+               Debian's chromium); without root, install Chromium yourself (`sudo apt-get install -y \
+               chromium`) or set FS_MCP_CHROMIUM to a Chromium binary";
     if std::env::var("FS_MCP_REQUIRE_CLIENTS").as_deref() == Ok("1") {
-        panic!("{missing}missing: run `cargo xtask clients install`");
+        panic!("the browser test needs {missing}which is missing: {how}");
     }
-    eprintln!(
-        "skipping the browser test: {missing}not installed (run `cargo xtask clients install`)"
-    );
+    eprintln!("skipping the browser test: {missing}not installed: {how}");
     None
 }
 

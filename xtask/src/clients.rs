@@ -96,7 +96,17 @@ pub fn install() -> anyhow::Result<()> {
 
 /// Debian's Chromium for the `ui` browser test: installed with apt-get when missing and running
 /// as root (CI); otherwise a note says how, and the test skips unless FS_MCP_REQUIRE_CLIENTS=1.
+/// `FS_MCP_CHROMIUM` names another Chromium binary to use instead.
 fn install_chromium() -> anyhow::Result<()> {
+    if let Some(chromium) = std::env::var_os("FS_MCP_CHROMIUM") {
+        if Path::new(&chromium).exists() {
+            return Ok(());
+        }
+        bail!(
+            "FS_MCP_CHROMIUM={} does not exist: point it at a Chromium binary, or unset it to use Debian's {CHROMIUM}",
+            Path::new(&chromium).display()
+        );
+    }
     if Path::new(CHROMIUM).exists() {
         return Ok(());
     }
@@ -106,7 +116,7 @@ fn install_chromium() -> anyhow::Result<()> {
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
     if !is_root {
         eprintln!(
-            "xtask: {CHROMIUM} is missing and this is not root: run `sudo apt-get install -y chromium` for the ui browser test"
+            "xtask: {CHROMIUM} is missing and this is not root, so it is not installed: for the ui browser test run `sudo apt-get install -y chromium`, or set FS_MCP_CHROMIUM to a Chromium binary"
         );
         return Ok(());
     }
