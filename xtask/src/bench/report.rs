@@ -550,46 +550,10 @@ pub fn markdown(ctx: &Context, rows: &[Row], goals: &[Goal], analysis: Option<&s
 
     let _ = writeln!(md, "## Goals\n");
     if goals.is_empty() {
-        let _ = writeln!(md, "Not judged: {QUICK_NO_GOALS}\n");
+        let _ = writeln!(md, "Goals are {QUICK_NO_GOALS}.\n");
+    } else {
+        goals_section(&mut md, goals);
     }
-    let _ = writeln!(
-        md,
-        "Ratios compare medians from this run. \"fs-mcp-rs N× faster\" is the competitor's median \
-         divided by fs-mcp-rs's.{}\n",
-        if goals.iter().any(|g| g.name.ends_with(PEAK_MEMORY)) {
-            format!(
-                " \"Peak memory\" is fs-mcp-rs's peak RSS column for that query (the peak \
-                 resident memory of the server and its query worker over the timed runs, which \
-                 includes the server's own idle size) divided by the size of the file queried; \
-                 the bound is {QUERY_MEMORY_FACTOR}×. Both sizes are in the units of the peak RSS \
-                 column (MB = 2^20 bytes). On --quick inputs the idle server alone is many times \
-                 the file, so only a full run says anything about this goal."
-            )
-        } else {
-            String::new()
-        }
-    );
-    let _ = writeln!(
-        md,
-        "| goal | target | measured | status |\n|---|---|---|---|"
-    );
-    for g in goals {
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} |",
-            md_escape(&g.name),
-            md_escape(&g.target),
-            md_escape(&g.measured),
-            md_escape(&status_text(&g.status))
-        );
-    }
-    let met = goals.iter().filter(|g| g.status == Status::Met).count();
-    let missed = goals.iter().filter(|g| g.status == Status::Missed).count();
-    let _ = writeln!(
-        md,
-        "\n{met} met, {missed} missed, {} not measured.\n",
-        goals.len() - met - missed
-    );
 
     let _ = writeln!(md, "## Results\n");
     let _ = writeln!(
@@ -902,4 +866,46 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
     let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
     (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// The goals table of the report, with how to read it.
+fn goals_section(md: &mut String, goals: &[Goal]) {
+    let _ = writeln!(
+        md,
+        "Ratios compare medians from this run. \"fs-mcp-rs N× faster\" is the competitor's median \
+         divided by fs-mcp-rs's.{}\n",
+        if goals.iter().any(|g| g.name.ends_with(PEAK_MEMORY)) {
+            format!(
+                " \"Peak memory\" is fs-mcp-rs's peak RSS column for that query (the peak \
+                 resident memory of the server and its query worker over the timed runs, which \
+                 includes the server's own idle size) divided by the size of the file queried; \
+                 the bound is {QUERY_MEMORY_FACTOR}×. Both sizes are in the units of the peak RSS \
+                 column (MB = 2^20 bytes). On --quick inputs the idle server alone is many times \
+                 the file, so only a full run says anything about this goal."
+            )
+        } else {
+            String::new()
+        }
+    );
+    let _ = writeln!(
+        md,
+        "| goal | target | measured | status |\n|---|---|---|---|"
+    );
+    for g in goals {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} |",
+            md_escape(&g.name),
+            md_escape(&g.target),
+            md_escape(&g.measured),
+            md_escape(&status_text(&g.status))
+        );
+    }
+    let met = goals.iter().filter(|g| g.status == Status::Met).count();
+    let missed = goals.iter().filter(|g| g.status == Status::Missed).count();
+    let _ = writeln!(
+        md,
+        "\n{met} met, {missed} missed, {} not measured.\n",
+        goals.len() - met - missed
+    );
 }
