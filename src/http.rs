@@ -10,13 +10,14 @@
 //! requests passes the token check ([`mark_authenticated`]), unauthenticated ones may hold at most
 //! half of the connection cap (the oldest makes room for a new one), and a 401 or 403 closes its
 //! connection. So a flood of idle or tokenless connections cannot lock out a client with the token.
-//! At the session cap, the longest-idle session (one that never got past the handshake first)
-//! makes room for a new client.
+//! At the session cap, the longest-idle session (one that never got past the handshake first;
+//! never one with a request running, such as a review waiting for the human) makes room for a
+//! new client.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -214,15 +215,48 @@ fn parse_authority(value: &str) -> Option<(String, Option<u16>)> {
 }
 
 /// When a session was last used, and whether it was ever used beyond the handshake.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct SessionUse {
     last: Instant,
     /// It made a request after `initialize` (or opened a stream): a client at work.
     past_handshake: bool,
+    /// Its requests whose answers are still under way (a review may wait minutes).
+    in_flight: Arc<AtomicUsize>,
+}
+
+/// One request in flight in a session, until dropped.
+struct InFlight(Arc<AtomicUsize>);
+
+impl InFlight {
+    fn new(count: Arc<AtomicUsize>) -> InFlight {
+        count.fetch_add(1, Ordering::Relaxed);
+        InFlight(count)
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// A request's answer stream: while it lives, its session is not closed to make room.
+struct Answering<S> {
+    inner: Pin<Box<S>>,
+    _in_flight: InFlight,
+}
+
+impl<S: Stream> Stream for Answering<S> {
+    type Item = S::Item;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<S::Item>> {
+        self.get_mut().inner.as_mut().poll_next(cx)
+    }
 }
 
 /// rmcp's in-memory sessions, with a cap on how many may be open: at the cap, the longest-idle
-/// session is closed to make room (sessions that never got past the handshake first).
+/// session is closed to make room (sessions that never got past the handshake first; never one
+/// with a request running). Only when every session has a request running is a new one refused.
 pub struct CappedSessions {
     inner: LocalSessionManager,
     max: usize,
@@ -308,21 +342,28 @@ impl CappedSessions {
         self.uses.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Records a use of a session (`past_handshake`: a request or a stream, not the handshake).
-    fn touch(&self, id: &SessionId, past_handshake: bool) {
-        if let Some(used) = self.uses().get_mut(id) {
-            used.last = Instant::now();
-            used.past_handshake |= past_handshake;
+    /// Records a use of a session (`past_handshake`: a request or a stream, not the handshake);
+    /// returns its count of requests in flight.
+    fn touch(&self, id: &SessionId, past_handshake: bool) -> Arc<AtomicUsize> {
+        match self.uses().get_mut(id) {
+            Some(used) => {
+                used.last = Instant::now();
+                used.past_handshake |= past_handshake;
+                Arc::clone(&used.in_flight)
+            }
+            None => Arc::default(),
         }
     }
 
-    /// The session to close to make room: never past the handshake first, then the longest idle.
+    /// The session to close to make room: never past the handshake first, then the longest idle;
+    /// never one with a request in flight.
     async fn longest_idle(&self) -> Option<SessionId> {
         let open = self.inner.sessions.read().await;
         let mut uses = self.uses();
         // Sessions rmcp ended on its own (idle timeout) are forgotten here too.
         uses.retain(|id, _| open.contains_key(id));
         uses.iter()
+            .filter(|(_, used)| used.in_flight.load(Ordering::Relaxed) == 0)
             .min_by_key(|(_, used)| (used.past_handshake, used.last))
             .map(|(id, _)| id.clone())
     }
@@ -353,6 +394,7 @@ impl SessionManager for CappedSessions {
             SessionUse {
                 last: Instant::now(),
                 past_handshake: false,
+                in_flight: Arc::default(),
             },
         );
         Ok((id, transport))
@@ -383,8 +425,12 @@ impl SessionManager for CappedSessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.touch(id, true);
-        Ok(self.inner.create_stream(id, message).await?)
+        let in_flight = InFlight::new(self.touch(id, true));
+        let answer = self.inner.create_stream(id, message).await?;
+        Ok(Answering {
+            inner: Box::pin(answer),
+            _in_flight: in_flight,
+        })
     }
 
     async fn accept_message(

@@ -765,3 +765,88 @@ async fn host_and_origin_must_name_this_server_exactly() {
             .is_success()
     );
 }
+
+#[tokio::test]
+async fn a_session_with_a_request_running_is_never_closed_to_make_room() {
+    let ws = Workspace::new();
+    ws.write("notes.txt", "old\n");
+    let tmp = ws.base.join("server-tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let server = HttpServer::start_with(
+        &ws,
+        &[
+            "--http-max-sessions",
+            "2",
+            "--review-command",
+            "none",
+            "--review-timeout",
+            "60",
+        ],
+        &[("TMPDIR", tmp.as_path())],
+        None,
+    );
+    let mut reviewing = Session::open(&server.url, None).await.expect("open");
+    assert!(
+        reviewing
+            .request("ping", json!({}))
+            .await
+            .get("result")
+            .is_some()
+    );
+    let review = reviewing.post(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "propose_and_review",
+            "arguments": {"path": "notes.txt", "match_text": "old", "new_string": "new"}}}));
+    // The client reads the answer's stream, as a client waiting for the review does.
+    let waiting = tokio::spawn(async move {
+        match review.send().await {
+            Ok(answer) => answer.text().await.is_ok(),
+            Err(_) => false,
+        }
+    });
+    let review_started = || {
+        std::fs::read_dir(&tmp).is_ok_and(|entries| {
+            entries.flatten().any(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("fs-mcp-rs-reviews-")
+            })
+        })
+    };
+    for _ in 0..200 {
+        if review_started() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(review_started(), "the review never started");
+    // A session used after the review began: idle for less time than the reviewing one.
+    let mut newer = Session::open(&server.url, None).await.expect("second");
+    assert!(
+        newer
+            .request("ping", json!({}))
+            .await
+            .get("result")
+            .is_some()
+    );
+    let mut third = Session::open(&server.url, None)
+        .await
+        .expect("a third client gets in");
+    assert!(
+        third
+            .request("ping", json!({}))
+            .await
+            .get("result")
+            .is_some()
+    );
+    let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"});
+    let status = |session: &Session| session.post(&ping).send();
+    let newer_status = status(&newer).await.unwrap().status();
+    let reviewing_status = status(&reviewing).await.unwrap().status();
+    assert_eq!(
+        (newer_status, reviewing_status),
+        (reqwest::StatusCode::NOT_FOUND, reqwest::StatusCode::OK),
+        "the idle session should have made room, not the one waiting for its review; server log:\n{}",
+        server.stderr.lock().unwrap()
+    );
+    waiting.abort();
+}
