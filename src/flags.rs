@@ -160,8 +160,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "MIB", default_value_t = 4096)]
     pub query_memory_mb: u64,
 
-    /// Open MCP sessions allowed over HTTP at once; a client beyond it is refused with an error
-    /// saying so.
+    /// Open MCP sessions allowed over HTTP at once; at the cap the longest-idle session is closed
+    /// to make room for a new client (never one with a request running).
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub http_max_sessions: usize,
 

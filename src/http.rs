@@ -293,7 +293,7 @@ impl From<LocalSessionManagerError> for SessionsError {
 
 fn too_many_sessions(max: usize) -> String {
     format!(
-        "Too many open MCP sessions ({max}, the --http-max-sessions limit). Close clients you no longer use (their sessions end with a DELETE, or after the idle timeout), or start the server with a higher --http-max-sessions."
+        "Too many open MCP sessions ({max}, the --http-max-sessions limit), each with a request running, so none can make room. Retry when one finishes, or start the server with a higher --http-max-sessions."
     )
 }
 
