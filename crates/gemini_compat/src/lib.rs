@@ -165,8 +165,6 @@ pub fn transform(schema: &Value) -> Transformed {
         root = fresh;
     }
     let schema = canon::sorted(Value::Object(root));
-    let mut changes = ctx.changes;
-    changes.sort();
-    changes.dedup();
+    let changes: Vec<Change> = ctx.changes.into_iter().collect();
     Transformed { schema, changes }
 }

@@ -5,7 +5,9 @@
 //! resolved later), `required` is unioned in order, `type` and `enum` are intersected,
 //! lower bounds take the larger value and upper bounds the smaller.
 
+use crate::canon;
 use serde_json::{Map, Value, json};
+use std::collections::HashSet;
 
 type Obj = Map<String, Value>;
 
@@ -53,8 +55,9 @@ pub(crate) fn conj(a: &Obj, b: &Obj) -> (Obj, bool) {
             "required" => {
                 if let (Value::Array(ra), Value::Array(rb)) = (va, vb) {
                     let mut merged = ra.clone();
+                    let mut seen: HashSet<String> = ra.iter().map(canon::key).collect();
                     for r in rb {
-                        if !merged.contains(r) {
+                        if seen.insert(canon::key(r)) {
                             merged.push(r.clone());
                         }
                     }
@@ -96,7 +99,12 @@ pub(crate) fn conj(a: &Obj, b: &Obj) -> (Obj, bool) {
     }
     // `enum`/`const` on both sides: intersect the allowed values.
     if let (Some(xs), Some(ys)) = (allowed_values(a), allowed_values(b)) {
-        let both: Vec<Value> = xs.iter().filter(|v| ys.contains(v)).cloned().collect();
+        let allowed: HashSet<String> = ys.iter().map(canon::key).collect();
+        let both: Vec<Value> = xs
+            .iter()
+            .filter(|v| allowed.contains(&canon::key(v)))
+            .cloned()
+            .collect();
         if both.is_empty() {
             satisfiable = false;
         } else {

@@ -10,8 +10,10 @@
 //! keywords with [`crate::keywords`], and combines union branches with
 //! [`crate::unions`]; all of them share the state in [`crate::ctx`].
 
+use crate::canon;
 use crate::ctx::{
-    self, Ctx, HARD_DEPTH, MAX_DEPTH, MAX_ENUM, Node, Obj, Out, Pos, depth_stub, obj1, recurses,
+    self, Ctx, HARD_DEPTH, MAX_DEPTH, MAX_ENUM, NODE_BUDGET, Node, Obj, Out, Pos, depth_stub, obj1,
+    recurses,
 };
 use crate::describe;
 use crate::keywords::{self, sorted_keys};
@@ -21,7 +23,7 @@ use crate::refs::{self, Flat, FlatNode};
 use crate::types::Rule;
 use crate::unions;
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 /// Longest rendering of a map's value shape or description, in characters.
 const MAX_VALUE_SHAPE: usize = 300;
@@ -49,12 +51,12 @@ impl Ctx<'_> {
                 return Out::plain(depth_stub(), false);
             }
             if self.budget == 0 {
-                self.change(
+                let cut = self.budget_cut(
+                    value,
                     path,
-                    Rule::R13,
-                    "schema too large after inlining; the rest is cut",
+                    &format!("more than {NODE_BUDGET} schema nodes after inlining"),
                 );
-                return Out::plain(depth_stub(), false);
+                return Out::plain(cut, false);
             }
             self.budget -= 1;
         }
@@ -210,6 +212,11 @@ impl Ctx<'_> {
                 let mut optional = node.optional;
                 let mut outs = Vec::new();
                 for ty in many {
+                    if !self.spend_copy_map(&node.map) {
+                        let raw = Value::Object(node.map.clone());
+                        outs.push(self.budget_cut(&raw, &node.path, &refs::work_spent()));
+                        break;
+                    }
                     let branch = Node {
                         map: node.map.clone(),
                         path: node.path.clone(),
@@ -235,9 +242,12 @@ impl Ctx<'_> {
         values: Vec<Value>,
         types: Vec<&'static str>,
     ) -> Out {
-        let mut vals: Vec<Value> = Vec::new();
+        // Linear: a hash set of canonical forms, not `Vec::contains` (100 000 members).
+        self.spend(values.len());
+        let mut seen: HashSet<String> = HashSet::with_capacity(values.len());
+        let mut vals: Vec<Value> = Vec::with_capacity(values.len());
         for v in values {
-            if !vals.contains(&v) {
+            if seen.insert(canon::key(&v)) {
                 vals.push(v);
             }
         }
@@ -269,10 +279,11 @@ impl Ctx<'_> {
             );
             return self.emit(node, "boolean", None);
         }
-        let mut strs: Vec<String> = Vec::new();
+        let mut sent: HashSet<String> = HashSet::with_capacity(vals.len());
+        let mut strs: Vec<String> = Vec::with_capacity(vals.len());
         for v in &vals {
             let s = describe::enum_string(v);
-            if !strs.contains(&s) {
+            if sent.insert(s.clone()) {
                 strs.push(s);
             }
         }
@@ -451,6 +462,11 @@ impl Ctx<'_> {
                 }
                 Some(Alt::Done(stub)) => Out::plain(stub, node.optional),
                 Some(Alt::Node(flat)) => {
+                    if !(self.spend_copy_map(&node.map) && self.spend_copy_map(&flat.map)) {
+                        let raw = Value::Object(flat.map);
+                        let cut = self.budget_cut(&raw, &flat.path, &refs::work_spent());
+                        return Out::plain(cut, node.optional);
+                    }
                     let (map, _) = merge::conj(&node.map, &flat.map);
                     let mut notes = node.notes;
                     notes.extend(flat.notes);
@@ -481,6 +497,11 @@ impl Ctx<'_> {
             match alt {
                 Alt::Done(stub) => outs.push(stub),
                 Alt::Node(flat) => {
+                    if !(self.spend_copy_map(&node.map) && self.spend_copy_map(&flat.map)) {
+                        let raw = Value::Object(flat.map);
+                        outs.push(self.budget_cut(&raw, &flat.path, &refs::work_spent()));
+                        continue;
+                    }
                     let (map, ok) = merge::conj(&node.map, &flat.map);
                     if !ok {
                         self.change(
@@ -784,6 +805,7 @@ impl Ctx<'_> {
         match map.remove("required") {
             Some(Value::Array(names)) => {
                 let mut required: Vec<Value> = Vec::new();
+                let mut listed: HashSet<String> = HashSet::new();
                 for n in names {
                     let Value::String(name) = n else {
                         self.change(
@@ -805,7 +827,7 @@ impl Ctx<'_> {
                             Rule::R2,
                             format!("`{name}` may be omitted; removed from required"),
                         );
-                    } else if required.iter().any(|r| r.as_str() == Some(name.as_str())) {
+                    } else if !listed.insert(name.clone()) {
                         self.change(
                             path,
                             Rule::R6,
