@@ -84,7 +84,10 @@ mod types;
 mod unions;
 mod unknown;
 
-pub use coerce::{coerce_arguments, coerce_arguments_reporting};
+pub use coerce::{
+    COERCE_WORK_BUDGET, RefusedArgument, coerce_arguments, coerce_arguments_checked,
+    coerce_arguments_reporting,
+};
 pub use escape::{escape_output_refs, has_output_refs, unescape_output_refs};
 pub use json_text::{MalformedJsonText, asks_for_json_text, malformed_json_text};
 pub use lint::{Check, LintReport, is_valid_property_name, lint, lint_report, lint_tool_name};

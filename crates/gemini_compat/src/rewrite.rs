@@ -893,10 +893,63 @@ impl Ctx<'_> {
             }
             self.change(path, Rule::R7, "dropped propertyNames");
         }
+        self.dependencies(map, notes, path);
         for key in ["minProperties", "maxProperties"] {
             if let Some(n) = keywords::take_count(self, map, key, path) {
                 out.insert(key.into(), n.into());
             }
+        }
+    }
+}
+
+impl Ctx<'_> {
+    /// `dependentRequired`, `dependentSchemas` and draft-07 `dependencies` (no Gemini field):
+    /// described ("If resourceName is given, namespaces is required too.") and reported.
+    fn dependencies(&mut self, map: &mut Obj, notes: &mut Vec<String>, path: &str) {
+        for key in ["dependentRequired", "dependentSchemas", "dependencies"] {
+            let Some(deps) = map.remove(key) else {
+                continue;
+            };
+            let Value::Object(deps) = deps else {
+                self.change(
+                    path,
+                    Rule::R6,
+                    format!("dropped a `{key}` that is not an object"),
+                );
+                continue;
+            };
+            let mut sentences = Vec::new();
+            for name in sorted_keys(&deps) {
+                match deps.get(&name) {
+                    Some(Value::Array(needed)) => {
+                        let needed: Vec<String> = needed
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_string)
+                            .collect();
+                        if needed.is_empty() {
+                            continue;
+                        }
+                        let verb = if needed.len() == 1 { "is" } else { "are" };
+                        sentences.push(format!(
+                            "If {name} is given, {} {verb} required too.",
+                            describe::list_values(&needed, MAX_VALUE_SHAPE).replace(", ", " and ")
+                        ));
+                    }
+                    Some(schema @ Value::Object(_)) => {
+                        let shape = describe::shape(schema, self.root, MAX_VALUE_SHAPE);
+                        sentences.push(format!(
+                            "If {name} is given, the object must also match {shape}."
+                        ));
+                    }
+                    _ => {}
+                }
+            }
+            let text = describe::cut(&sentences.join(" "), 2 * MAX_VALUE_SHAPE);
+            if !text.is_empty() {
+                notes.push(text);
+            }
+            self.change(path, Rule::R6, format!("{key} moved into the description"));
         }
     }
 }
