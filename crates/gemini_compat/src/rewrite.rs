@@ -27,8 +27,10 @@ use std::collections::{BTreeSet, HashSet};
 
 /// Longest rendering of a map's value shape or description, in characters.
 const MAX_VALUE_SHAPE: usize = 300;
-/// Longest rendering of a shape cut by the depth budget, in characters.
-const MAX_CUT_SHAPE: usize = 400;
+/// Longest rendering of a shape cut by the depth budget, in characters: room for the names
+/// and types of several hundred properties (see `describe::shape_fitted` for what gives way
+/// first when they do not fit).
+pub(crate) const MAX_CUT_SHAPE: usize = 16_000;
 
 /// A union branch: flattened and still to be rewritten, or already a finished stub.
 enum Alt {
@@ -956,7 +958,7 @@ impl Ctx<'_> {
 
 /// The leaf that replaces an output node nested too deep (see [`Ctx::limit_depth`]).
 fn depth_cut(node: &Obj) -> Obj {
-    let shape = describe::shape(&Value::Object(node.clone()), &Value::Null, MAX_CUT_SHAPE);
+    let shape = describe::shape_fitted(&Value::Object(node.clone()), &Value::Null, MAX_CUT_SHAPE);
     let own = match node.get("anyOf") {
         // A union's description was pushed into every branch; keep it once when shared.
         Some(Value::Array(branches)) => {

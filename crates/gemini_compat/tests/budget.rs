@@ -146,3 +146,44 @@ fn an_enum_of_100k_values_is_linear() {
     );
     assert!(size(&out.schema) < 16 * 1024);
 }
+
+#[test]
+fn lint_and_transform_of_thousands_of_chained_references_are_bounded() {
+    // 20 000 properties, each a reference into a chain of 20 000 definitions: checking every
+    // reference for recursion by walking the chain from it is quadratic (4·10⁸ steps).
+    let n = 20_000;
+    let mut defs = Map::new();
+    let mut props = Map::new();
+    for i in 0..n {
+        let next = if i + 1 < n {
+            json!({"$ref": format!("#/$defs/D{}", i + 1)})
+        } else {
+            json!({"type": "string"})
+        };
+        defs.insert(
+            format!("D{i}"),
+            json!({"type": "object", "properties": {"next": next}}),
+        );
+        props.insert(format!("p{i}"), json!({"$ref": format!("#/$defs/D{i}")}));
+    }
+    let input = json!({"type": "object", "properties": props, "$defs": defs});
+    let copy = input.clone();
+    let report = finishes("lint of 20 000 chained references", move || {
+        lint_report(&copy)
+    });
+    assert!(
+        report.issues.iter().any(|i| i
+            .message
+            .contains("more references than the linter follows")),
+        "the unchecked rest is reported"
+    );
+    let out = finishes("transform of 20 000 chained references", move || {
+        transform(&input)
+    });
+    assert!(
+        out.changes
+            .iter()
+            .any(|c| c.rule == Rule::R13 && c.message.contains("the rest is cut")),
+        "the cut is reported"
+    );
+}
