@@ -115,6 +115,62 @@ pub(crate) fn conj(a: &Obj, b: &Obj) -> (Obj, bool) {
     (out, satisfiable)
 }
 
+/// Keys `conj(a, b)` cannot combine although both sides constrain them differently (two
+/// `pattern`s, two `multipleOf`s, two `not`s…): `a`'s is kept and `b`'s is lost. Annotations
+/// (`description`, `default`…) are not constraints: `a`'s simply wins.
+pub(crate) fn lost_in_conj(a: &Obj, b: &Obj) -> Vec<String> {
+    const COMBINED: [&str; 21] = [
+        "type",
+        "properties",
+        "required",
+        "minimum",
+        "minLength",
+        "minItems",
+        "minProperties",
+        "minContains",
+        "exclusiveMinimum",
+        "maximum",
+        "maxLength",
+        "maxItems",
+        "maxProperties",
+        "maxContains",
+        "exclusiveMaximum",
+        "items",
+        "uniqueItems",
+        "anyOf",
+        "oneOf",
+        "enum",
+        "const",
+    ];
+    const ANNOTATIONS: [&str; 12] = [
+        "description",
+        "title",
+        "default",
+        "examples",
+        "example",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "$comment",
+        "$id",
+        "$schema",
+        "$anchor",
+    ];
+    let mut lost: Vec<String> = b
+        .iter()
+        .filter(|(k, vb)| {
+            let k = k.as_str();
+            !COMBINED.contains(&k)
+                && !ANNOTATIONS.contains(&k)
+                && !(k == "additionalProperties" && **vb == Value::Bool(false))
+                && a.get(k).is_some_and(|va| va != *vb)
+        })
+        .map(|(k, _)| k.clone())
+        .collect();
+    lost.sort();
+    lost
+}
+
 /// The union lists `xs` and `ys` both apply: their cross product, or `xs` alone when
 /// the product would be too large.
 pub(crate) fn cross(xs: &[Value], ys: &[Value]) -> Value {

@@ -188,6 +188,13 @@ fn follow_ref(
             if !(ctx.spend_copy_map(&node.map) && ctx.spend_copy_map(&t.map)) {
                 return Some(Flat::Stub(ctx.budget_cut(target, path, &work_spent())));
             }
+            for key in merge::lost_in_conj(&node.map, &t.map) {
+                ctx.change(
+                    path,
+                    Rule::R1,
+                    format!("`{key}` beside $ref {reference} replaces the target's"),
+                );
+            }
             let (merged, _) = merge::conj(&node.map, &t.map);
             node.map = merged;
             node.path = t.path;
@@ -226,6 +233,13 @@ fn merge_all_of(
             Flat::Node(b) => {
                 if !(ctx.spend_copy_map(&node.map) && ctx.spend_copy_map(&b.map)) {
                     return Some(Flat::Stub(ctx.budget_cut(raw, path, &work_spent())));
+                }
+                for key in merge::lost_in_conj(&node.map, &b.map) {
+                    ctx.change(
+                        path,
+                        Rule::R3,
+                        format!("allOf branches both set `{key}`; the first one is kept"),
+                    );
                 }
                 let (merged, ok) = merge::conj(&node.map, &b.map);
                 if !ok {

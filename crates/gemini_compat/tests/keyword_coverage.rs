@@ -378,3 +378,30 @@ fn dependent_required_is_described_and_reported() {
         );
     }
 }
+
+#[test]
+fn constraints_all_of_cannot_combine_are_reported() {
+    let raw = json!({"type": "object", "properties": {"p": {"allOf": [
+        {"type": "string", "pattern": "^a"},
+        {"pattern": "b$", "description": "B."},
+        {"type": "string", "not": {"const": "x"}},
+        {"not": {"const": "y"}},
+    ]}}});
+    let out = transform(&raw);
+    for key in ["pattern", "not"] {
+        assert!(
+            out.changes
+                .iter()
+                .any(|c| c.message
+                    == format!("allOf branches both set `{key}`; the first one is kept")),
+            "{key}: {:#?}",
+            out.changes
+        );
+    }
+    assert!(
+        !out.changes
+            .iter()
+            .any(|c| c.message.contains("`description`")),
+        "annotations are not constraints"
+    );
+}
