@@ -160,10 +160,11 @@ pub(crate) fn lost_in_conj(a: &Obj, b: &Obj) -> Vec<String> {
         .iter()
         .filter(|(k, vb)| {
             let k = k.as_str();
-            !COMBINED.contains(&k)
-                && !ANNOTATIONS.contains(&k)
-                && !(k == "additionalProperties" && **vb == Value::Bool(false))
-                && a.get(k).is_some_and(|va| va != *vb)
+            // `additionalProperties: false` on either side is kept (conj closes the object).
+            let combined = COMBINED.contains(&k)
+                || (k == "additionalProperties" && **vb == Value::Bool(false));
+            let differs = a.get(k).is_some_and(|va| va != *vb);
+            differs && !combined && !ANNOTATIONS.contains(&k)
         })
         .map(|(k, _)| k.clone())
         .collect();

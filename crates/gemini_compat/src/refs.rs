@@ -11,12 +11,16 @@
 //! further; same shape)"}` (an array target keeps a typed `items`). A chain of references
 //! that loops without descending (`A → B → A`, or an `allOf` including itself) is cut.
 
+use crate::canon;
 use crate::ctx::{Ctx, HARD_DEPTH, Obj, WORK_BUDGET, depth_stub, recurses};
 use crate::describe;
 use crate::merge;
 use crate::pointer;
 use crate::types::Rule;
 use serde_json::{Value, json};
+
+/// JSON values in a leaf schema still converted once the work budget is spent.
+const SMALL_LEAF: usize = 64;
 
 /// How many times one reference target may be expanded on a path from the root.
 pub(crate) const UNROLL: usize = 2;
@@ -89,7 +93,11 @@ pub(crate) fn flatten(
             return Flat::Node(FlatNode::new(Obj::new(), path));
         }
     };
-    if recurses(value) && !ctx.spend_copy(value) {
+    // Every copy is paid for, leaves too (a `$ref` fan-out onto one 100 000-value enum copies
+    // the enum each time); once the budget is spent, only small leaves are still converted.
+    if !ctx.spend_copy(value)
+        && (recurses(value) || canon::size_capped(value, SMALL_LEAF) >= SMALL_LEAF)
+    {
         return Flat::Stub(ctx.budget_cut(value, path, &work_spent()));
     }
     let mut node = FlatNode::new(obj.clone(), path);

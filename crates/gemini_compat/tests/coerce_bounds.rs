@@ -14,7 +14,7 @@ fn finishes<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'stati
     std::thread::spawn(move || {
         let _ = tx.send(f());
     });
-    match rx.recv_timeout(Duration::from_secs(120)) {
+    match rx.recv_timeout(Duration::from_secs(300)) {
         Ok(v) => v,
         Err(_) => panic!("{what} did not finish: coercion is not bounded"),
     }
