@@ -156,3 +156,22 @@ fn plain_arguments_the_schema_accepts_are_never_refused() {
     let args = json!({"o": {"a": "v"}, "mode": {"m": "slow"}, "list": [{"v": false}]});
     assert_eq!(coerce_arguments_checked(&raw, args.clone()), Ok(args));
 }
+
+#[test]
+fn null_inside_json_text_is_refused_only_where_the_raw_schema_refuses_it() {
+    let raw = json!({"type": "object", "properties": {"o": {"type": "object", "properties": {
+        "open": {"type": "string", "nullable": true},
+        "typed": {"type": ["string", "null"]},
+        "plain": {"type": "string"}}}}});
+    let ok = json!({"o": "{\"open\": null, \"typed\": null}"});
+    assert_eq!(
+        coerce_arguments_checked(&raw, ok),
+        Ok(json!({"o": {"open": null, "typed": null}}))
+    );
+    // A null where the raw schema takes no null is removed (so a default applies), not refused.
+    let dropped = json!({"o": "{\"plain\": null}"});
+    assert_eq!(
+        coerce_arguments_checked(&raw, dropped),
+        Ok(json!({"o": {}}))
+    );
+}
