@@ -41,12 +41,20 @@ fn wide_below_the_cut() -> Value {
         "properties": {"c": {"type": "object", "properties": {"wide": {"type": "object", "properties": props}}}}}}}}})
 }
 
-fn tools() -> Value {
+/// The hostile tools; the proxy test serves one chain only (each chain spends the transform's
+/// whole work budget, which a debug build takes seconds for; `schema check` covers all three).
+fn tools(all_chains: bool) -> Value {
     let values: Vec<String> = (0..100_000).map(|i| format!("v{i}")).collect();
-    json!({"tools": [
-        {"name": "chain_any", "inputSchema": chain("anyOf")},
-        {"name": "chain_all", "inputSchema": chain("allOf")},
-        {"name": "chain_one", "inputSchema": chain("oneOf")},
+    let chains: &[&str] = if all_chains {
+        &["anyOf", "allOf", "oneOf"]
+    } else {
+        &["anyOf"]
+    };
+    let mut tools: Vec<Value> = chains
+        .iter()
+        .map(|c| json!({"name": format!("chain_{}", &c[..3].to_lowercase()), "inputSchema": chain(c)}))
+        .collect();
+    tools.extend(json!([
         {"name": "big_enum", "inputSchema": {"type": "object", "properties": {"pick": {"type": "string", "enum": values}}}},
         {"name": "kiali_get_resource_details", "inputSchema": {"type": "object",
             "properties": {"resourceName": {"type": "string"}, "namespaces": {"type": "string"}},
@@ -56,12 +64,17 @@ fn tools() -> Value {
             "$defs": {"A": {"type": "integer", "anyOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/A"}]}}}},
         {"name": "strict", "inputSchema": {"type": "object", "properties": {
             "o": {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": false}}}},
-    ]})
+    ])
+    .as_array()
+    .cloned()
+    .unwrap_or_default());
+    json!({ "tools": tools })
 }
 
-fn write_tools(dir: &Path) -> String {
+fn write_tools(dir: &Path, all_chains: bool) -> String {
     let path = dir.join("hostile.json");
-    std::fs::write(&path, serde_json::to_vec(&tools()).expect("json")).expect("write tools");
+    let tools = tools(all_chains);
+    std::fs::write(&path, serde_json::to_vec(&tools).expect("json")).expect("write tools");
     path.to_str().expect("utf8 path").to_string()
 }
 
@@ -75,7 +88,7 @@ fn by_name<'a>(tools: &'a [Value], name: &str) -> &'a Value {
 #[test]
 fn schema_check_bounds_hostile_schemas_and_describes_every_loss() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let tools_file = write_tools(tmp.path());
+    let tools_file = write_tools(tmp.path(), true);
     let output = Command::new(common::BIN)
         .args([
             "schema",
@@ -155,7 +168,7 @@ fn echoed(result: &Value) -> Value {
 #[test]
 fn the_proxy_never_hangs_on_coercion_and_never_forwards_content_the_schema_refuses() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let tools_file = write_tools(tmp.path());
+    let tools_file = write_tools(tmp.path(), false);
     let mut client = StdioClient::start(
         tmp.path(),
         &[
@@ -169,7 +182,7 @@ fn the_proxy_never_hangs_on_coercion_and_never_forwards_content_the_schema_refus
         ],
     );
     let tools = client.list_tools();
-    assert_eq!(tools.len(), 8);
+    assert_eq!(tools.len(), 6);
     // A recursive anyOf: answered (refused, or forwarded exactly as sent), never a pinned worker.
     for _ in 0..2 {
         let result = client.call("recursive", json!({"x": "hello"}));

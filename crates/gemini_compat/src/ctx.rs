@@ -19,7 +19,7 @@ pub(crate) const NODE_BUDGET: usize = 20_000;
 /// flattening `allOf`, values compared while merging, enum members deduplicated. The node
 /// budget counts what is kept; this counts what is done, so `$ref` fan-out that copies more
 /// than it keeps (an `allOf` of two references to the next of 30 definitions) is bounded too.
-pub(crate) const WORK_BUDGET: usize = 4_000_000;
+pub(crate) const WORK_BUDGET: usize = 2_000_000;
 /// Budget cuts whose shape is still rendered into the description (each rendering is bounded;
 /// past this count a cut says only how to see the schema, so the cuts stay cheap).
 const DESCRIBED_BUDGET_CUTS: usize = 64;
