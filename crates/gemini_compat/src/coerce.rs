@@ -316,9 +316,18 @@ impl<'a> Coercer<'a> {
         self.trying.set(self.trying.get() - 1);
         coerced.unwrap_or_else(|| {
             if self.work.get() > 0 {
-                self.refuse_because(
-                    "a string that none of the alternatives of the tool's schema accepts here. Nothing was sent.".to_string(),
-                );
+                let wanted: Vec<&str> = alternatives_types(self, parts)
+                    .into_iter()
+                    .filter(|t| *t == "array" || *t == "object")
+                    .collect();
+                let reason = match serde_json::from_str::<Value>(&s) {
+                    Err(e) if !wanted.is_empty() => format!(
+                        "not valid JSON text ({e}); the tool expects {} here, given as JSON text when its description says so. Nothing was sent.",
+                        wanted.join(" or ")
+                    ),
+                    _ => "a string that none of the alternatives of the tool's schema accepts here. Nothing was sent.".to_string(),
+                };
+                self.refuse_because(reason);
             }
             Value::String(s)
         })
@@ -780,4 +789,17 @@ fn same_value(a: &Value, b: &Value) -> bool {
         }
         _ => a == b,
     }
+}
+
+/// The types the union branches of `parts` declare (one level down, deduplicated).
+fn alternatives_types<'a>(coercer: &Coercer<'a>, parts: &[&'a Obj]) -> Vec<&'a str> {
+    let mut out: Vec<&'a str> = Vec::new();
+    for alt in Coercer::alternatives(parts) {
+        for t in Coercer::types(&coercer.parts(alt)) {
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+    }
+    out
 }

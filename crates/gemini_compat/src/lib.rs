@@ -6,7 +6,9 @@
 //! keys), its JSON mode, and every schema converter in between (AI SDK 6/7,
 //! google-genai, LiteLLM, LangChain, Mastra, gemini-cli), while staying valid JSON
 //! Schema 2020-12 for Claude, OpenAI and Ajv. [`lint`] reports what a raw schema would
-//! break, [`coerce_arguments`] undoes the wire changes on the way back in, and
+//! break, [`coerce_arguments`] undoes the wire changes on the way back in
+//! ([`coerce_arguments_checked`] refuses, naming the argument, what the raw schema refuses
+//! instead of forwarding it: coercion changes how a value is written, never what it holds), and
 //! [`escape_output_refs`] protects tool *results* (R14).
 //!
 //! The rules are those of `docs/GEMINI_SCHEMA_CONTRACT.md` §6:

@@ -175,3 +175,20 @@ fn null_inside_json_text_is_refused_only_where_the_raw_schema_refuses_it() {
         Ok(json!({"o": {}}))
     );
 }
+
+#[test]
+fn malformed_json_text_for_a_union_is_refused_as_json_text() {
+    let raw = json!({"type": "object", "properties": {"either": {"anyOf": [
+        {"type": "array", "items": {"type": "integer"}},
+        {"type": "object", "properties": {"k": {"type": "string"}}}]}}});
+    let refused = coerce_arguments_checked(&raw, json!({"either": "[1, 2"})).expect_err("refused");
+    let text = refused[0].to_string();
+    assert!(
+        text.starts_with("argument `either`: not valid JSON text"),
+        "{text}"
+    );
+    assert_eq!(
+        coerce_arguments_checked(&raw, json!({"either": "[1, 2]"})),
+        Ok(json!({"either": [1, 2]}))
+    );
+}
