@@ -311,12 +311,23 @@ impl<'a> Renderer<'a> {
         }
         for (key, sep) in [("anyOf", " | "), ("oneOf", " | "), ("allOf", " & ")] {
             if let Some(Value::Array(branches)) = map.get(key) {
-                for (i, b) in branches.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(sep);
-                    }
+                // Each alternative once (`A | A` says nothing more than `A`).
+                let start = self.out.len();
+                let mut shown: Vec<String> = Vec::new();
+                for b in branches {
+                    let at = self.out.len();
                     self.render(b, depth + 1);
+                    let text = self.out.split_off(at);
+                    if !shown.contains(&text) {
+                        shown.push(text);
+                    }
+                    if self.out.len() + shown.iter().map(String::len).sum::<usize>() > self.budget {
+                        self.truncated = true;
+                        break;
+                    }
                 }
+                self.out.truncate(start);
+                self.out.push_str(&shown.join(sep));
                 return;
             }
         }
