@@ -16,6 +16,7 @@ mod edit_tools;
 mod ergonomics;
 mod golden_tools_list;
 mod google_genai;
+mod hostile_schemas;
 mod http;
 mod proxy;
 mod proxy_depth;

@@ -56,3 +56,33 @@ pub(crate) fn truncated(value: &Value, max: usize) -> Value {
         other => other.clone(),
     }
 }
+
+/// JSON values in `value` (itself included), counted up to `cap`: what copying it costs.
+pub(crate) fn size_capped(value: &Value, cap: usize) -> usize {
+    let mut count = 0;
+    let mut stack: Vec<&Value> = vec![value];
+    while let Some(v) = stack.pop() {
+        count += 1;
+        if count >= cap {
+            return cap;
+        }
+        match v {
+            Value::Object(map) => stack.extend(map.values()),
+            Value::Array(items) => stack.extend(items.iter()),
+            _ => {}
+        }
+    }
+    count
+}
+
+/// A string that is equal for equal JSON values (object keys sorted), to deduplicate with a
+/// hash set in linear time where `Vec::contains` would be quadratic.
+pub(crate) fn key(value: &Value) -> String {
+    match value {
+        Value::Object(_) => serde_json::to_string(&sorted(value.clone())).unwrap_or_default(),
+        Value::Array(items) if items.iter().any(|i| i.is_object() || i.is_array()) => {
+            serde_json::to_string(&sorted(value.clone())).unwrap_or_default()
+        }
+        other => serde_json::to_string(other).unwrap_or_default(),
+    }
+}

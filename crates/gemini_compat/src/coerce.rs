@@ -17,17 +17,41 @@
 //!   depth budget, R13, is served as a string holding JSON);
 //! * passes everything else through unchanged (tuples are already arrays).
 
-use crate::describe::{empty_stand_in, enum_string};
+use crate::describe::{self, empty_stand_in, enum_string};
 use crate::merge::type_names;
 use crate::pointer;
 use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
 
 use serde_json::{Map, Number, Value};
 
 const MAX_DEPTH: usize = 64;
 const MAX_PARTS: usize = 64;
+/// Units of work one coercion may do (schema parts collected, values and union branches
+/// tried, enum members compared); past it the argument is refused, never walked for ever (a
+/// recursive `anyOf` of two references to itself would otherwise be tried exponentially).
+pub const COERCE_WORK_BUDGET: usize = 200_000;
 
 type Obj = Map<String, Value>;
+
+/// One argument [`coerce_arguments_checked`] refuses to send.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefusedArgument {
+    /// Where it is, e.g. `a.b[0].c` (empty for the arguments as a whole).
+    pub location: String,
+    /// What is wrong, as a sentence naming the next step.
+    pub reason: String,
+}
+
+impl std::fmt::Display for RefusedArgument {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.location.is_empty() {
+            write!(f, "arguments: {}", self.reason)
+        } else {
+            write!(f, "argument `{}`: {}", self.location, self.reason)
+        }
+    }
+}
 
 /// Make arguments produced for `transform(raw_schema)` deserialize against `raw_schema`.
 pub fn coerce_arguments(raw_schema: &Value, args: Value) -> Value {
@@ -36,13 +60,49 @@ pub fn coerce_arguments(raw_schema: &Value, args: Value) -> Value {
 
 /// [`coerce_arguments`], plus the locations (`a.b[0].c`, as [`crate::malformed_json_text`]
 /// names them) of the strings it left as they were although the raw schema accepts no string
-/// there: text that was meant to be turned into something else and could not be.
+/// there: text that was meant to be turned into something else and could not be. JSON text
+/// whose content the raw schema refuses (an unknown property under `additionalProperties:
+/// false`, a value outside an enum, a wrong type) is left as the string it was and reported
+/// here too, as is the place where the work budget ran out ([`coerce_arguments_checked`] says
+/// why).
 pub fn coerce_arguments_reporting(raw_schema: &Value, args: Value) -> (Value, Vec<String>) {
+    let (out, refusals) = run(raw_schema, args);
+    let mut locations: Vec<String> = Vec::new();
+    for r in refusals {
+        if !locations.contains(&r.location) {
+            locations.push(r.location);
+        }
+    }
+    (out, locations)
+}
+
+/// [`coerce_arguments`] that refuses instead of forwarding what the raw schema refuses:
+/// coercion only changes a value's representation (text to number, JSON text to the array or
+/// object it spells), never its content. Refused: JSON text whose content the raw schema
+/// refuses (unknown properties under `additionalProperties: false`, `enum`/`const`/`type`
+/// mismatches, missing required properties), strings where the raw schema accepts none, and
+/// arguments whose coercion would take more than [`COERCE_WORK_BUDGET`] steps.
+pub fn coerce_arguments_checked(
+    raw_schema: &Value,
+    args: Value,
+) -> Result<Value, Vec<RefusedArgument>> {
+    let (out, refusals) = run(raw_schema, args);
+    if refusals.is_empty() {
+        Ok(out)
+    } else {
+        Err(refusals)
+    }
+}
+
+fn run(raw_schema: &Value, args: Value) -> (Value, Vec<RefusedArgument>) {
     let coercer = Coercer {
         root: raw_schema,
         at: RefCell::new(Vec::new()),
         trying: Cell::new(0),
         refused: RefCell::new(Vec::new()),
+        work: Cell::new(COERCE_WORK_BUDGET),
+        failed_tries: RefCell::new(HashSet::new()),
+        active_tries: RefCell::new(HashSet::new()),
     };
     let out = coercer.value(raw_schema, args, 0);
     (out, coercer.refused.into_inner())
@@ -54,7 +114,13 @@ struct Coercer<'a> {
     at: RefCell<Vec<String>>,
     /// Inside a union branch being tried: a string it leaves alone is not refused yet.
     trying: Cell<usize>,
-    refused: RefCell<Vec<String>>,
+    refused: RefCell<Vec<RefusedArgument>>,
+    /// Work units left (see [`COERCE_WORK_BUDGET`]).
+    work: Cell<usize>,
+    /// (union branch, string) pairs tried without success: not tried again.
+    failed_tries: RefCell<HashSet<(usize, String)>>,
+    /// (union branch, string) pairs being tried further up: trying one again is a cycle.
+    active_tries: RefCell<HashSet<(usize, String)>>,
 }
 
 impl<'a> Coercer<'a> {
@@ -99,11 +165,38 @@ impl<'a> Coercer<'a> {
         out
     }
 
+    /// Spend `units` of work; `false` once the budget is spent. The first time, the current
+    /// location is refused (unless a union branch is being tried: the try then fails).
+    fn spend(&self, units: usize) -> bool {
+        let left = self.work.get();
+        if left == 0 {
+            return false;
+        }
+        match left.checked_sub(units) {
+            Some(rest) if rest > 0 => {
+                self.work.set(rest);
+                true
+            }
+            _ => {
+                self.work.set(0);
+                let saved = self.trying.replace(0);
+                self.refuse_because(format!(
+                    "coercing it against the tool's schema takes more than {COERCE_WORK_BUDGET} steps (its unions or references nest too deeply); nothing was sent. Give it exactly in the type the tool's schema declares, or simplify it."
+                ));
+                self.trying.set(saved);
+                false
+            }
+        }
+    }
+
     fn value(&self, schema: &'a Value, value: Value, depth: usize) -> Value {
-        if depth > MAX_DEPTH {
+        if depth > MAX_DEPTH || !self.spend(1) {
             return value;
         }
         let parts = self.parts(schema);
+        if !self.spend(parts.len()) {
+            return value;
+        }
         match value {
             Value::String(s) => self.string(&parts, s, depth),
             Value::Object(m) => self.object(parts, m, depth),
@@ -145,6 +238,9 @@ impl<'a> Coercer<'a> {
 
     fn string(&self, parts: &[&'a Obj], s: String, depth: usize) -> Value {
         let members = Self::members(parts);
+        if !self.spend(members.len()) {
+            return Value::String(s);
+        }
         if !members.is_empty() {
             if members.iter().any(|m| m.as_str() == Some(s.as_str())) {
                 return Value::String(s);
@@ -172,12 +268,26 @@ impl<'a> Coercer<'a> {
                 return v;
             }
             // A value nested past the depth budget is served as JSON text.
-            match serde_json::from_str::<Value>(&s) {
+            let parsed = serde_json::from_str::<Value>(&s);
+            if !self.spend(s.len() / 16) {
+                return Value::String(s);
+            }
+            let wants_structure = types.contains(&"array") || types.contains(&"object");
+            match parsed {
                 Ok(Value::Array(items)) if types.contains(&"array") => {
-                    return self.array(parts.to_vec(), items, depth + 1);
+                    let v = self.array(parts.to_vec(), items, depth + 1);
+                    return self.checked_text(parts, v, s, depth);
                 }
                 Ok(Value::Object(map)) if types.contains(&"object") => {
-                    return self.object(parts.to_vec(), map, depth + 1);
+                    let v = self.object(parts.to_vec(), map, depth + 1);
+                    return self.checked_text(parts, v, s, depth);
+                }
+                Err(e) if wants_structure && Self::alternatives(parts).is_empty() => {
+                    self.refuse_because(format!(
+                        "not valid JSON text ({e}); the tool expects {} here, given as JSON text when its description says so. Nothing was sent.",
+                        types.join(" or ")
+                    ));
+                    return Value::String(s);
                 }
                 _ => {}
             }
@@ -185,7 +295,11 @@ impl<'a> Coercer<'a> {
         let alternatives = Self::alternatives(parts);
         if alternatives.is_empty() {
             if !types.is_empty() && !types.contains(&"string") {
-                self.refuse();
+                self.refuse_because(format!(
+                    "{} is not {}, which is what the tool's schema accepts here. Nothing was sent.",
+                    describe::json_short(&Value::String(s.clone()), 60),
+                    types.join(" or ")
+                ));
             }
             return Value::String(s);
         }
@@ -196,19 +310,219 @@ impl<'a> Coercer<'a> {
             return Value::String(s);
         }
         self.trying.set(self.trying.get() + 1);
-        let coerced = alternatives.into_iter().find_map(|alt| {
-            let coerced = self.value(alt, Value::String(s.clone()), depth + 1);
-            (coerced.as_str() != Some(s.as_str())).then_some(coerced)
-        });
+        let coerced = alternatives
+            .into_iter()
+            .find_map(|alt| self.try_branch(alt, &s, depth));
         self.trying.set(self.trying.get() - 1);
         coerced.unwrap_or_else(|| {
-            self.refuse();
+            if self.work.get() > 0 {
+                let wanted: Vec<&str> = alternatives_types(self, parts)
+                    .into_iter()
+                    .filter(|t| *t == "array" || *t == "object")
+                    .collect();
+                let reason = match serde_json::from_str::<Value>(&s) {
+                    Err(e) if !wanted.is_empty() => format!(
+                        "not valid JSON text ({e}); the tool expects {} here, given as JSON text when its description says so. Nothing was sent.",
+                        wanted.join(" or ")
+                    ),
+                    _ => "a string that none of the alternatives of the tool's schema accepts here. Nothing was sent.".to_string(),
+                };
+                self.refuse_because(reason);
+            }
             Value::String(s)
         })
     }
 
-    /// Notes that the string at the current location stays a string the raw schema refuses.
-    fn refuse(&self) {
+    /// One union branch tried for the string `s`: memoized, and a branch already being tried
+    /// for the same string further up is a cycle (a recursive `anyOf`), not tried again.
+    fn try_branch(&self, alt: &'a Value, s: &str, depth: usize) -> Option<Value> {
+        let key = (std::ptr::from_ref(alt) as usize, s.to_string());
+        if self.failed_tries.borrow().contains(&key) || self.active_tries.borrow().contains(&key) {
+            return None;
+        }
+        self.active_tries.borrow_mut().insert(key.clone());
+        let coerced = self.value(alt, Value::String(s.to_string()), depth + 1);
+        self.active_tries.borrow_mut().remove(&key);
+        if coerced.as_str() == Some(s) {
+            self.failed_tries.borrow_mut().insert(key);
+            None
+        } else {
+            Some(coerced)
+        }
+    }
+
+    /// JSON text parsed into `value`: kept when the raw schema accepts its content, else the
+    /// text stays the string it was and (outside a union try) is refused with the reason.
+    fn checked_text(&self, parts: &[&'a Obj], value: Value, text: String, depth: usize) -> Value {
+        let mut found = Vec::new();
+        self.violations(parts, &value, "", &mut found, depth);
+        match found.into_iter().next() {
+            None => value,
+            Some((inner, why)) => {
+                let saved_at = self.at.borrow().len();
+                if !inner.is_empty() {
+                    self.at.borrow_mut().push(inner);
+                }
+                self.refuse_because(format!(
+                    "its JSON text {why}, which the tool's schema refuses; coercion only changes how a value is written, never what it holds. Nothing was sent."
+                ));
+                self.at.borrow_mut().truncate(saved_at);
+                Value::String(text)
+            }
+        }
+    }
+
+    /// What in `value` the raw schema parts refuse, checked for what coercion could get wrong:
+    /// `type`, `enum`/`const`, `required`, and unknown properties under
+    /// `additionalProperties: false`; through properties, items and union branches (at least one
+    /// branch must accept). Each finding is (location inside `value`, reason).
+    fn violations(
+        &self,
+        parts: &[&'a Obj],
+        value: &Value,
+        at: &str,
+        out: &mut Vec<(String, String)>,
+        depth: usize,
+    ) {
+        if depth > MAX_DEPTH || !out.is_empty() || !self.spend(1 + parts.len()) {
+            return;
+        }
+        // OpenAPI's `nullable: true` admits null whatever the type says.
+        if value.is_null()
+            && parts
+                .iter()
+                .any(|p| p.get("nullable") == Some(&Value::Bool(true)))
+        {
+            return;
+        }
+        let shown = || describe::json_short(value, 60);
+        for p in parts {
+            if let Some(t) = p.get("type") {
+                let names = type_names(t);
+                if !names.is_empty() && !names.iter().any(|n| is_of_type(value, n)) {
+                    out.push((
+                        at.to_string(),
+                        format!("holds {} where {} is expected", shown(), names.join(" or ")),
+                    ));
+                    return;
+                }
+            }
+            if let Some(c) = p.get("const")
+                && !same_value(c, value)
+            {
+                out.push((
+                    at.to_string(),
+                    format!(
+                        "holds {} where only {} is accepted",
+                        shown(),
+                        describe::json_short(c, 60)
+                    ),
+                ));
+                return;
+            }
+            if let Some(Value::Array(e)) = p.get("enum") {
+                if !self.spend(e.len()) {
+                    return;
+                }
+                if !e.iter().any(|m| same_value(m, value)) {
+                    out.push((
+                        at.to_string(),
+                        format!(
+                            "holds {}, which is not one of the values the tool's schema lists",
+                            shown()
+                        ),
+                    ));
+                    return;
+                }
+            }
+        }
+        match value {
+            Value::Object(map) => {
+                for p in parts {
+                    let props = p.get("properties").and_then(Value::as_object);
+                    if p.get("additionalProperties") == Some(&Value::Bool(false))
+                        && !p.contains_key("patternProperties")
+                        && let Some(name) = map
+                            .keys()
+                            .find(|k| !props.is_some_and(|ps| ps.contains_key(*k)))
+                    {
+                        out.push((join_at(at, name), format!("has a property `{name}` the tool's schema does not allow (additionalProperties: false)")));
+                        return;
+                    }
+                    if let Some(Value::Array(required)) = p.get("required")
+                        && let Some(name) = required
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .find(|n| !map.contains_key(*n))
+                    {
+                        out.push((
+                            at.to_string(),
+                            format!("lacks the required property `{name}`"),
+                        ));
+                        return;
+                    }
+                }
+                for (key, v) in map {
+                    if let Some(s) = self.property_schema(parts, key) {
+                        let sub = self.parts(s);
+                        self.violations(&sub, v, &join_at(at, key), out, depth + 1);
+                        if !out.is_empty() {
+                            return;
+                        }
+                    }
+                }
+            }
+            Value::Array(items) => {
+                let positions: Option<&'a Vec<Value>> =
+                    parts
+                        .iter()
+                        .find_map(|p| match (p.get("prefixItems"), p.get("items")) {
+                            (Some(Value::Array(ps)), _) | (_, Some(Value::Array(ps))) => Some(ps),
+                            _ => None,
+                        });
+                let rest: Option<&'a Value> = parts.iter().find_map(|p| {
+                    if matches!(p.get("items"), Some(Value::Array(_))) {
+                        p.get("additionalItems")
+                    } else {
+                        p.get("items")
+                    }
+                });
+                for (i, v) in items.iter().enumerate() {
+                    if let Some(s) = positions.and_then(|ps| ps.get(i)).or(rest) {
+                        let sub = self.parts(s);
+                        self.violations(&sub, v, &format!("{at}[{i}]"), out, depth + 1);
+                        if !out.is_empty() {
+                            return;
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        let alternatives = Self::alternatives(parts);
+        if alternatives.is_empty() {
+            return;
+        }
+        let mut first = None;
+        for alt in alternatives {
+            let mut inner = Vec::new();
+            self.violations(&self.parts(alt), value, at, &mut inner, depth + 1);
+            match inner.into_iter().next() {
+                None => return,
+                Some(v) => {
+                    first.get_or_insert(v);
+                }
+            }
+            if self.work.get() == 0 {
+                return;
+            }
+        }
+        out.extend(first);
+    }
+
+    /// Notes that the value at the current location is refused (a string the raw schema
+    /// refuses stays a string), with the reason.
+    fn refuse_because(&self, reason: String) {
         if self.trying.get() > 0 {
             return;
         }
@@ -219,7 +533,10 @@ impl<'a> Coercer<'a> {
             }
             location.push_str(step);
         }
-        self.refused.borrow_mut().push(location);
+        let mut refused = self.refused.borrow_mut();
+        if !refused.iter().any(|r| r.location == location) {
+            refused.push(RefusedArgument { location, reason });
+        }
     }
 
     /// Runs `f` with `step` appended to the current location.
@@ -432,4 +749,57 @@ fn parse_scalar(s: &str, types: &[&str]) -> Option<Value> {
         }
     }
     None
+}
+
+/// `a.b` from `a` and `b` (the locations [`crate::malformed_json_text`] uses).
+fn join_at(at: &str, key: &str) -> String {
+    if at.is_empty() {
+        key.to_string()
+    } else {
+        format!("{at}.{key}")
+    }
+}
+
+/// Whether `value` is of JSON Schema type `ty` (an integer-valued number is an integer).
+fn is_of_type(value: &Value, ty: &str) -> bool {
+    match ty {
+        "null" => value.is_null(),
+        "boolean" => value.is_boolean(),
+        "object" => value.is_object(),
+        "array" => value.is_array(),
+        "string" => value.is_string(),
+        "number" => value.is_number(),
+        "integer" => {
+            value.is_i64()
+                || value.is_u64()
+                || value
+                    .as_f64()
+                    .is_some_and(|f| f.fract() == 0.0 && f.is_finite())
+        }
+        // An unknown type name is not ours to judge.
+        _ => true,
+    }
+}
+
+/// JSON Schema equality: numbers by value (`1` equals `1.0`), the rest structurally.
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            x == y || x.as_f64().zip(y.as_f64()).is_some_and(|(x, y)| x == y)
+        }
+        _ => a == b,
+    }
+}
+
+/// The types the union branches of `parts` declare (one level down, deduplicated).
+fn alternatives_types<'a>(coercer: &Coercer<'a>, parts: &[&'a Obj]) -> Vec<&'a str> {
+    let mut out: Vec<&'a str> = Vec::new();
+    for alt in Coercer::alternatives(parts) {
+        for t in Coercer::types(&coercer.parts(alt)) {
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+    }
+    out
 }

@@ -3,8 +3,8 @@
 //! ([`Out`]), and the budgets of R13. It depends on nothing else in the crate but the
 //! public result types, so `rewrite` → `refs`/`unions`/`keywords` → `ctx` all point one way.
 
-use crate::pointer;
 use crate::types::{Change, Rule};
+use crate::{canon, describe, merge, pointer};
 use serde_json::{Map, Value};
 
 pub(crate) type Obj = Map<String, Value>;
@@ -15,28 +15,126 @@ pub(crate) const HARD_DEPTH: usize = 64;
 pub(crate) const MAX_ENUM: usize = 64;
 /// Schema nodes expanded per transform before the rest is cut (exponential `$ref` fan-out).
 pub(crate) const NODE_BUDGET: usize = 20_000;
+/// Units of work one transform may do: JSON values copied while inlining `$ref`s and
+/// flattening `allOf`, values compared while merging, enum members deduplicated. The node
+/// budget counts what is kept; this counts what is done, so `$ref` fan-out that copies more
+/// than it keeps (an `allOf` of two references to the next of 30 definitions) is bounded too.
+pub(crate) const WORK_BUDGET: usize = 2_000_000;
+/// Budget cuts whose shape is still rendered into the description (each rendering is bounded;
+/// past this count a cut says only how to see the schema, so the cuts stay cheap).
+const DESCRIBED_BUDGET_CUTS: usize = 64;
 
 /// Transform state.
 pub(crate) struct Ctx<'a> {
     pub root: &'a Value,
-    pub changes: Vec<Change>,
+    /// A set: an exponential expansion repeats the same change (same input path) many times.
+    pub changes: std::collections::BTreeSet<Change>,
     /// Reference targets being expanded on the current path (recursion unrolling).
     pub ref_stack: Vec<String>,
     pub budget: usize,
+    /// Work units left (see [`WORK_BUDGET`]).
+    pub work: usize,
+    /// Budget cuts made so far.
+    pub budget_cuts: usize,
 }
 
 impl<'a> Ctx<'a> {
     pub(crate) fn new(root: &'a Value) -> Self {
         Ctx {
             root,
-            changes: Vec::new(),
+            changes: std::collections::BTreeSet::new(),
             ref_stack: Vec::new(),
             budget: NODE_BUDGET,
+            work: WORK_BUDGET,
+            budget_cuts: 0,
         }
     }
 
+    /// Spend `units` of work; `false` once the budget is spent (it stays spent).
+    pub(crate) fn spend(&mut self, units: usize) -> bool {
+        match self.work.checked_sub(units) {
+            Some(left) if self.work > 0 => {
+                self.work = left;
+                true
+            }
+            _ => {
+                self.work = 0;
+                false
+            }
+        }
+    }
+
+    /// Spend what copying `value` costs (its JSON values, counted up to what is left).
+    pub(crate) fn spend_copy(&mut self, value: &Value) -> bool {
+        let units = canon::size_capped(value, self.work.saturating_add(1));
+        self.spend(units)
+    }
+
+    /// Spend what copying the keywords of `map` costs.
+    pub(crate) fn spend_copy_map(&mut self, map: &Obj) -> bool {
+        let cap = self.work.saturating_add(1);
+        let mut units = 1;
+        for v in map.values() {
+            units += canon::size_capped(v, cap);
+            if units > cap {
+                break;
+            }
+        }
+        self.spend(units)
+    }
+
+    /// What replaces a schema node once a budget (work or nodes kept) is spent: like a depth
+    /// cut, an object keeps its type and gets its shape as prose; an array or a union is served
+    /// as JSON text that `coerce_arguments` parses back.
+    pub(crate) fn budget_cut(&mut self, raw: &Value, path: &str, why: &str) -> Obj {
+        self.change(path, Rule::R13, format!("{why}; the rest is cut"));
+        self.budget_cuts += 1;
+        let target = raw
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(pointer::local_pointer)
+            .and_then(|p| pointer::resolve(self.root, &p))
+            .unwrap_or(raw);
+        let own = raw
+            .get("description")
+            .or_else(|| target.get("description"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let as_text = target
+            .as_object()
+            .is_some_and(|m| m.contains_key("anyOf") || m.contains_key("oneOf"))
+            || merge::type_names(target.get("type").unwrap_or(&Value::Null)).contains(&"array")
+            || target.get("items").is_some()
+            || target.get("prefixItems").is_some();
+        let shape = if self.budget_cuts <= DESCRIBED_BUDGET_CUTS {
+            describe::shape(target, self.root, MAX_CUT_SHAPE)
+        } else {
+            String::new()
+        };
+        let shown = if shape.is_empty() {
+            String::new()
+        } else {
+            format!(": {shape}")
+        };
+        let (ty, note) = if as_text {
+            (
+                "string",
+                format!(
+                    "{BUDGET_NOTE}; {}{shown}.",
+                    crate::json_text::JSON_TEXT_MARK
+                ),
+            )
+        } else {
+            ("object", format!("{BUDGET_NOTE}; shape{shown}."))
+        };
+        let mut out = obj1("type", ty);
+        let text = describe::join([own, note.as_str()]);
+        out.insert("description".into(), text.into());
+        out
+    }
+
     pub(crate) fn change(&mut self, path: &str, rule: Rule, message: impl Into<String>) {
-        self.changes.push(Change {
+        self.changes.insert(Change {
             path: path.to_string(),
             rule,
             message: message.into(),
@@ -145,6 +243,11 @@ pub(crate) fn obj1(key: &str, value: impl Into<Value>) -> Obj {
     m.insert(key.into(), value.into());
     m
 }
+
+/// Longest rendering of a shape in a budget cut's description, in characters.
+const MAX_CUT_SHAPE: usize = 400;
+/// What a budget cut's description starts with.
+pub(crate) const BUDGET_NOTE: &str = "Schema too large to convert here";
 
 /// The stub emitted when nesting is cut.
 pub(crate) fn depth_stub() -> Obj {

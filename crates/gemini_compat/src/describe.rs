@@ -217,14 +217,30 @@ pub(crate) fn empty_stand_in<'s>(members: impl IntoIterator<Item = &'s str> + Cl
 /// `{[key]: number}`. Local `$ref`s into `root` are followed a few levels, then shown by
 /// name. What a description can carry of a shape the served schema cannot (map values).
 pub(crate) fn shape(schema: &Value, root: &Value, max: usize) -> String {
-    let mut r = Renderer {
-        root,
-        out: String::new(),
-        budget: max + 1,
-    };
+    let mut r = Renderer::new(root, max + 1, SHAPE_DEPTH);
     r.render(schema, 0);
     cut(&r.out, max)
 }
+
+/// The shape of `schema` in at most `max` characters, as complete as fits: every property name
+/// and type at every level when they fit; else nested levels are shown by their type only
+/// (`{…}`, `object[]`), deepest first, so the names and types of the outer levels stay; and
+/// when even the names of one level do not fit, as many as fit and how many more there are
+/// ("… 12 more"). Optional properties are marked `name?`.
+pub(crate) fn shape_fitted(schema: &Value, root: &Value, max: usize) -> String {
+    let reserve = max.saturating_sub(MORE_NOTE).max(1);
+    for levels in (0..=SHAPE_DEPTH).rev() {
+        let mut r = Renderer::new(root, reserve, levels);
+        r.render(schema, 0);
+        if !r.truncated || levels == 0 {
+            return cut(&r.out, max);
+        }
+    }
+    shape(schema, root, max)
+}
+
+/// Room kept for the "… N more}" notes of a shape cut by its budget.
+const MORE_NOTE: usize = 120;
 
 /// Levels rendered before `…`.
 const SHAPE_DEPTH: usize = 8;
@@ -237,11 +253,26 @@ struct Renderer<'a> {
     root: &'a Value,
     out: String,
     budget: usize,
+    /// Levels whose content is rendered; deeper nodes are shown by their type only.
+    levels: usize,
+    /// Something was left out for lack of room.
+    truncated: bool,
 }
 
-impl Renderer<'_> {
+impl<'a> Renderer<'a> {
+    fn new(root: &'a Value, budget: usize, levels: usize) -> Self {
+        Renderer {
+            root,
+            out: String::new(),
+            budget,
+            levels,
+            truncated: false,
+        }
+    }
+
     fn render(&mut self, schema: &Value, depth: usize) {
         if self.out.len() > self.budget {
+            self.truncated = true;
             return;
         }
         let map = match schema {
@@ -250,8 +281,14 @@ impl Renderer<'_> {
             Value::Object(map) => map,
             _ => return self.out.push_str("any"),
         };
-        if depth > SHAPE_DEPTH {
-            return self.out.push('…');
+        if depth > self.levels {
+            // Below the levels shown: the type only (`{…}` for an object with properties).
+            let word = if map.contains_key("properties") {
+                "{…}".to_string()
+            } else {
+                type_phrase(schema, 3)
+            };
+            return self.out.push_str(&word);
         }
         if let Some(Value::String(r)) = map.get("$ref") {
             let ptr = pointer::local_pointer(r);
@@ -274,12 +311,23 @@ impl Renderer<'_> {
         }
         for (key, sep) in [("anyOf", " | "), ("oneOf", " | "), ("allOf", " & ")] {
             if let Some(Value::Array(branches)) = map.get(key) {
-                for (i, b) in branches.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push_str(sep);
-                    }
+                // Each alternative once (`A | A` says nothing more than `A`).
+                let start = self.out.len();
+                let mut shown: Vec<String> = Vec::new();
+                for b in branches {
+                    let at = self.out.len();
                     self.render(b, depth + 1);
+                    let text = self.out.split_off(at);
+                    if !shown.contains(&text) {
+                        shown.push(text);
+                    }
+                    if self.out.len() + shown.iter().map(String::len).sum::<usize>() > self.budget {
+                        self.truncated = true;
+                        break;
+                    }
                 }
+                self.out.truncate(start);
+                self.out.push_str(&shown.join(sep));
                 return;
             }
         }
@@ -335,8 +383,11 @@ impl Renderer<'_> {
         let mut names: Vec<&String> = props.keys().collect();
         names.sort();
         self.out.push('{');
+        let total = names.len();
         for (i, name) in names.into_iter().enumerate() {
             if self.out.len() > self.budget {
+                self.truncated = true;
+                self.out.push_str(&format!(", … {} more}}", total - i));
                 return;
             }
             if i > 0 {

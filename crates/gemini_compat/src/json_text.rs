@@ -8,6 +8,9 @@ use crate::merge::type_names;
 
 /// What the description of a node cut to JSON text says (see `rewrite::depth_cut`).
 pub(crate) const JSON_TEXT_NOTE: &str = "Nested deeper; give it as JSON text";
+/// What every node served as JSON text says (a depth cut, or a cut once the transform's work
+/// budget is spent).
+pub(crate) const JSON_TEXT_MARK: &str = "give it as JSON text";
 
 /// JSON nesting walked at most (the served schema is at most a few levels deep).
 const MAX_DEPTH: usize = 64;
@@ -60,7 +63,7 @@ fn is_json_text(schema: &Value) -> bool {
     schema
         .get("description")
         .and_then(Value::as_str)
-        .is_some_and(|d| d.contains(JSON_TEXT_NOTE))
+        .is_some_and(|d| d.contains(JSON_TEXT_MARK))
         && schema
             .get("type")
             .is_some_and(|t| type_names(t).contains(&"string"))

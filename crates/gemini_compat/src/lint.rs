@@ -171,6 +171,8 @@ checks! {
     NestingDepth = ("nesting-depth", R13, Medium),
     /// Schema nested too deep for the linter to walk.
     TooDeepToWalk = ("too-deep-to-walk", R13, Medium),
+    /// So many references that following them all would take more than the linter's work budget: the rest is not checked for recursion.
+    TooLargeToLint = ("too-large-to-lint", R13, Medium),
     /// A tool name Gemini rejects: the whole request fails (§2.3).
     ToolName = ("tool-name", R12, Critical),
 }
@@ -216,11 +218,20 @@ pub fn lint_report(schema: &Value) -> LintReport {
         refs: Vec::new(),
         walked: HashSet::new(),
         definition_blocks: Vec::new(),
+        work: std::cell::Cell::new(LINT_WORK_BUDGET),
+        ref_index: Vec::new(),
     };
     linter.root_checks();
     linter.walk(schema, "", 0);
     linter.walk_referenced();
     linter.ref_checks();
+    if linter.work.get() == 0 {
+        linter.flag(
+            "",
+            Check::TooLargeToLint,
+            format!("more references than the linter follows ({LINT_WORK_BUDGET} steps): some were not checked for recursion"),
+        );
+    }
     linter.depth_check();
     let unused_definitions = linter.unused_definitions();
     let mut issues = linter.issues;
@@ -275,7 +286,16 @@ struct Linter<'a> {
     walked: HashSet<String>,
     /// Pointers of the `$defs`/`definitions` blocks met while walking.
     definition_blocks: Vec<String>,
+    /// Steps left for following references (see [`LINT_WORK_BUDGET`]).
+    work: std::cell::Cell<usize>,
+    /// `refs` as (location, local target), sorted by location: the references inside a
+    /// subtree are one contiguous run.
+    ref_index: Vec<(String, Option<String>)>,
 }
+
+/// Reference-following steps one lint may take (each reference's recursion check walks the
+/// references reachable from its target; without a bound that is quadratic in their number).
+const LINT_WORK_BUDGET: usize = 1_000_000;
 
 fn format_allowed(format: &str, types: &[&str], has_enum: bool) -> bool {
     match types {
@@ -353,13 +373,21 @@ impl Linter<'_> {
     /// Entries of the definition blocks met that no walk reached.
     fn unused_definitions(&self) -> Vec<String> {
         let mut unused = Vec::new();
+        let mut walked: Vec<&String> = self.walked.iter().collect();
+        walked.sort();
         for block in &self.definition_blocks {
             let Some(Value::Object(entries)) = pointer::resolve(self.root, block) else {
                 continue;
             };
             for name in entries.keys() {
                 let entry = pointer::child(block, name);
-                if !self.walked.iter().any(|w| pointer::is_prefix(&entry, w)) {
+                // The walked pointers under `entry`: one run of the sorted list.
+                let start = walked.partition_point(|w| w.as_str() < entry.as_str());
+                let used = walked[start..]
+                    .iter()
+                    .take_while(|w| w.starts_with(entry.as_str()))
+                    .any(|w| pointer::is_prefix(&entry, w));
+                if !used {
                     unused.push(entry);
                 }
             }
@@ -576,6 +604,12 @@ impl Linter<'_> {
 
     fn ref_checks(&mut self) {
         let refs = self.refs.clone();
+        let mut index: Vec<(String, Option<String>)> = refs
+            .iter()
+            .map(|(l, r)| (l.clone(), pointer::local_pointer(r)))
+            .collect();
+        index.sort();
+        self.ref_index = index;
         for (loc, reference) in &refs {
             let kp = pointer::child(loc, "$ref");
             let (check, message) = match pointer::local_pointer(reference) {
@@ -629,14 +663,26 @@ impl Linter<'_> {
             if pointer::is_prefix(&t, loc) {
                 return true;
             }
-            for (l, r) in &self.refs {
+            // The references located under `t`: one run of the sorted index.
+            let start = self
+                .ref_index
+                .partition_point(|(l, _)| l.as_str() < t.as_str());
+            for (l, p) in self.ref_index[start..]
+                .iter()
+                .take_while(|(l, _)| l.starts_with(t.as_str()))
+            {
+                let left = self.work.get();
+                if left == 0 {
+                    return false;
+                }
+                self.work.set(left - 1);
                 if pointer::is_prefix(&t, l)
-                    && let Some(p) = pointer::local_pointer(r)
+                    && let Some(p) = p
                 {
-                    if pointer::is_prefix(&p, target) {
+                    if pointer::is_prefix(p, target) {
                         return true;
                     }
-                    queue.push(p);
+                    queue.push(p.clone());
                 }
             }
         }

@@ -5,7 +5,9 @@
 //! resolved later), `required` is unioned in order, `type` and `enum` are intersected,
 //! lower bounds take the larger value and upper bounds the smaller.
 
+use crate::canon;
 use serde_json::{Map, Value, json};
+use std::collections::HashSet;
 
 type Obj = Map<String, Value>;
 
@@ -53,8 +55,9 @@ pub(crate) fn conj(a: &Obj, b: &Obj) -> (Obj, bool) {
             "required" => {
                 if let (Value::Array(ra), Value::Array(rb)) = (va, vb) {
                     let mut merged = ra.clone();
+                    let mut seen: HashSet<String> = ra.iter().map(canon::key).collect();
                     for r in rb {
-                        if !merged.contains(r) {
+                        if seen.insert(canon::key(r)) {
                             merged.push(r.clone());
                         }
                     }
@@ -96,7 +99,12 @@ pub(crate) fn conj(a: &Obj, b: &Obj) -> (Obj, bool) {
     }
     // `enum`/`const` on both sides: intersect the allowed values.
     if let (Some(xs), Some(ys)) = (allowed_values(a), allowed_values(b)) {
-        let both: Vec<Value> = xs.iter().filter(|v| ys.contains(v)).cloned().collect();
+        let allowed: HashSet<String> = ys.iter().map(canon::key).collect();
+        let both: Vec<Value> = xs
+            .iter()
+            .filter(|v| allowed.contains(&canon::key(v)))
+            .cloned()
+            .collect();
         if both.is_empty() {
             satisfiable = false;
         } else {
@@ -105,6 +113,63 @@ pub(crate) fn conj(a: &Obj, b: &Obj) -> (Obj, bool) {
         }
     }
     (out, satisfiable)
+}
+
+/// Keys `conj(a, b)` cannot combine although both sides constrain them differently (two
+/// `pattern`s, two `multipleOf`s, two `not`s…): `a`'s is kept and `b`'s is lost. Annotations
+/// (`description`, `default`…) are not constraints: `a`'s simply wins.
+pub(crate) fn lost_in_conj(a: &Obj, b: &Obj) -> Vec<String> {
+    const COMBINED: [&str; 21] = [
+        "type",
+        "properties",
+        "required",
+        "minimum",
+        "minLength",
+        "minItems",
+        "minProperties",
+        "minContains",
+        "exclusiveMinimum",
+        "maximum",
+        "maxLength",
+        "maxItems",
+        "maxProperties",
+        "maxContains",
+        "exclusiveMaximum",
+        "items",
+        "uniqueItems",
+        "anyOf",
+        "oneOf",
+        "enum",
+        "const",
+    ];
+    const ANNOTATIONS: [&str; 12] = [
+        "description",
+        "title",
+        "default",
+        "examples",
+        "example",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "$comment",
+        "$id",
+        "$schema",
+        "$anchor",
+    ];
+    let mut lost: Vec<String> = b
+        .iter()
+        .filter(|(k, vb)| {
+            let k = k.as_str();
+            // `additionalProperties: false` on either side is kept (conj closes the object).
+            let combined = COMBINED.contains(&k)
+                || (k == "additionalProperties" && **vb == Value::Bool(false));
+            let differs = a.get(k).is_some_and(|va| va != *vb);
+            differs && !combined && !ANNOTATIONS.contains(&k)
+        })
+        .map(|(k, _)| k.clone())
+        .collect();
+    lost.sort();
+    lost
 }
 
 /// The union lists `xs` and `ys` both apply: their cross product, or `xs` alone when

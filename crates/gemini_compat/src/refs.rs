@@ -11,12 +11,16 @@
 //! further; same shape)"}` (an array target keeps a typed `items`). A chain of references
 //! that loops without descending (`A → B → A`, or an `allOf` including itself) is cut.
 
-use crate::ctx::{Ctx, HARD_DEPTH, Obj, depth_stub, recurses};
+use crate::canon;
+use crate::ctx::{Ctx, HARD_DEPTH, Obj, WORK_BUDGET, depth_stub, recurses};
 use crate::describe;
 use crate::merge;
 use crate::pointer;
 use crate::types::Rule;
 use serde_json::{Value, json};
+
+/// JSON values in a leaf schema still converted once the work budget is spent.
+const SMALL_LEAF: usize = 64;
 
 /// How many times one reference target may be expanded on a path from the root.
 pub(crate) const UNROLL: usize = 2;
@@ -89,6 +93,13 @@ pub(crate) fn flatten(
             return Flat::Node(FlatNode::new(Obj::new(), path));
         }
     };
+    // Every copy is paid for, leaves too (a `$ref` fan-out onto one 100 000-value enum copies
+    // the enum each time); once the budget is spent, only small leaves are still converted.
+    if !ctx.spend_copy(value)
+        && (recurses(value) || canon::size_capped(value, SMALL_LEAF) >= SMALL_LEAF)
+    {
+        return Flat::Stub(ctx.budget_cut(value, path, &work_spent()));
+    }
     let mut node = FlatNode::new(obj.clone(), path);
     for key in ["$defs", "definitions"] {
         if node.map.remove(key).is_some() {
@@ -105,7 +116,7 @@ pub(crate) fn flatten(
         return done;
     }
     if let Some(all) = node.map.remove("allOf")
-        && let Some(done) = merge_all_of(ctx, all, &mut node, path, hard, chain)
+        && let Some(done) = merge_all_of(ctx, all, value, &mut node, path, hard, chain)
     {
         return done;
     }
@@ -182,6 +193,16 @@ fn follow_ref(
         Flat::Never => Some(Flat::Never),
         Flat::Stub(stub) => Some(Flat::Stub(with_description(stub, &node.map))),
         Flat::Node(t) => {
+            if !(ctx.spend_copy_map(&node.map) && ctx.spend_copy_map(&t.map)) {
+                return Some(Flat::Stub(ctx.budget_cut(target, path, &work_spent())));
+            }
+            for key in merge::lost_in_conj(&node.map, &t.map) {
+                ctx.change(
+                    path,
+                    Rule::R1,
+                    format!("`{key}` beside $ref {reference} replaces the target's"),
+                );
+            }
             let (merged, _) = merge::conj(&node.map, &t.map);
             node.map = merged;
             node.path = t.path;
@@ -196,6 +217,7 @@ fn follow_ref(
 fn merge_all_of(
     ctx: &mut Ctx,
     all: Value,
+    raw: &Value,
     node: &mut FlatNode,
     path: &str,
     hard: usize,
@@ -217,6 +239,16 @@ fn merge_all_of(
             Flat::Never => return Some(Flat::Never),
             Flat::Stub(stub) => return Some(Flat::Stub(with_description(stub, &node.map))),
             Flat::Node(b) => {
+                if !(ctx.spend_copy_map(&node.map) && ctx.spend_copy_map(&b.map)) {
+                    return Some(Flat::Stub(ctx.budget_cut(raw, path, &work_spent())));
+                }
+                for key in merge::lost_in_conj(&node.map, &b.map) {
+                    ctx.change(
+                        path,
+                        Rule::R3,
+                        format!("allOf branches both set `{key}`; the first one is kept"),
+                    );
+                }
                 let (merged, ok) = merge::conj(&node.map, &b.map);
                 if !ok {
                     ctx.change(
@@ -233,6 +265,11 @@ fn merge_all_of(
     }
     None
 }
+/// The change message of a cut made because the work budget is spent.
+pub(crate) fn work_spent() -> String {
+    format!("schema too large to convert (work budget of {WORK_BUDGET} steps spent)")
+}
+
 /// The stub that replaces a recursive reference.
 fn recursion_stub(siblings: &Obj, target: &Value, ptr: &str) -> Obj {
     let name = pointer::last_token(ptr)

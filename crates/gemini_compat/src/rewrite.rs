@@ -10,8 +10,10 @@
 //! keywords with [`crate::keywords`], and combines union branches with
 //! [`crate::unions`]; all of them share the state in [`crate::ctx`].
 
+use crate::canon;
 use crate::ctx::{
-    self, Ctx, HARD_DEPTH, MAX_DEPTH, MAX_ENUM, Node, Obj, Out, Pos, depth_stub, obj1, recurses,
+    self, Ctx, HARD_DEPTH, MAX_DEPTH, MAX_ENUM, NODE_BUDGET, Node, Obj, Out, Pos, depth_stub, obj1,
+    recurses,
 };
 use crate::describe;
 use crate::keywords::{self, sorted_keys};
@@ -21,12 +23,14 @@ use crate::refs::{self, Flat, FlatNode};
 use crate::types::Rule;
 use crate::unions;
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 /// Longest rendering of a map's value shape or description, in characters.
 const MAX_VALUE_SHAPE: usize = 300;
-/// Longest rendering of a shape cut by the depth budget, in characters.
-const MAX_CUT_SHAPE: usize = 400;
+/// Longest rendering of a shape cut by the depth budget, in characters: room for the names
+/// and types of several hundred properties (see `describe::shape_fitted` for what gives way
+/// first when they do not fit).
+pub(crate) const MAX_CUT_SHAPE: usize = 16_000;
 
 /// A union branch: flattened and still to be rewritten, or already a finished stub.
 enum Alt {
@@ -49,12 +53,12 @@ impl Ctx<'_> {
                 return Out::plain(depth_stub(), false);
             }
             if self.budget == 0 {
-                self.change(
+                let cut = self.budget_cut(
+                    value,
                     path,
-                    Rule::R13,
-                    "schema too large after inlining; the rest is cut",
+                    &format!("more than {NODE_BUDGET} schema nodes after inlining"),
                 );
-                return Out::plain(depth_stub(), false);
+                return Out::plain(cut, false);
             }
             self.budget -= 1;
         }
@@ -210,6 +214,11 @@ impl Ctx<'_> {
                 let mut optional = node.optional;
                 let mut outs = Vec::new();
                 for ty in many {
+                    if !self.spend_copy_map(&node.map) {
+                        let raw = Value::Object(node.map.clone());
+                        outs.push(self.budget_cut(&raw, &node.path, &refs::work_spent()));
+                        break;
+                    }
                     let branch = Node {
                         map: node.map.clone(),
                         path: node.path.clone(),
@@ -235,9 +244,12 @@ impl Ctx<'_> {
         values: Vec<Value>,
         types: Vec<&'static str>,
     ) -> Out {
-        let mut vals: Vec<Value> = Vec::new();
+        // Linear: a hash set of canonical forms, not `Vec::contains` (100 000 members).
+        self.spend(values.len());
+        let mut seen: HashSet<String> = HashSet::with_capacity(values.len());
+        let mut vals: Vec<Value> = Vec::with_capacity(values.len());
         for v in values {
-            if !vals.contains(&v) {
+            if seen.insert(canon::key(&v)) {
                 vals.push(v);
             }
         }
@@ -269,10 +281,11 @@ impl Ctx<'_> {
             );
             return self.emit(node, "boolean", None);
         }
-        let mut strs: Vec<String> = Vec::new();
+        let mut sent: HashSet<String> = HashSet::with_capacity(vals.len());
+        let mut strs: Vec<String> = Vec::with_capacity(vals.len());
         for v in &vals {
             let s = describe::enum_string(v);
-            if !strs.contains(&s) {
+            if sent.insert(s.clone()) {
                 strs.push(s);
             }
         }
@@ -451,6 +464,11 @@ impl Ctx<'_> {
                 }
                 Some(Alt::Done(stub)) => Out::plain(stub, node.optional),
                 Some(Alt::Node(flat)) => {
+                    if !(self.spend_copy_map(&node.map) && self.spend_copy_map(&flat.map)) {
+                        let raw = Value::Object(flat.map);
+                        let cut = self.budget_cut(&raw, &flat.path, &refs::work_spent());
+                        return Out::plain(cut, node.optional);
+                    }
                     let (map, _) = merge::conj(&node.map, &flat.map);
                     let mut notes = node.notes;
                     notes.extend(flat.notes);
@@ -481,6 +499,11 @@ impl Ctx<'_> {
             match alt {
                 Alt::Done(stub) => outs.push(stub),
                 Alt::Node(flat) => {
+                    if !(self.spend_copy_map(&node.map) && self.spend_copy_map(&flat.map)) {
+                        let raw = Value::Object(flat.map);
+                        outs.push(self.budget_cut(&raw, &flat.path, &refs::work_spent()));
+                        continue;
+                    }
                     let (map, ok) = merge::conj(&node.map, &flat.map);
                     if !ok {
                         self.change(
@@ -784,6 +807,7 @@ impl Ctx<'_> {
         match map.remove("required") {
             Some(Value::Array(names)) => {
                 let mut required: Vec<Value> = Vec::new();
+                let mut listed: HashSet<String> = HashSet::new();
                 for n in names {
                     let Value::String(name) = n else {
                         self.change(
@@ -805,7 +829,7 @@ impl Ctx<'_> {
                             Rule::R2,
                             format!("`{name}` may be omitted; removed from required"),
                         );
-                    } else if required.iter().any(|r| r.as_str() == Some(name.as_str())) {
+                    } else if !listed.insert(name.clone()) {
                         self.change(
                             path,
                             Rule::R6,
@@ -871,6 +895,7 @@ impl Ctx<'_> {
             }
             self.change(path, Rule::R7, "dropped propertyNames");
         }
+        self.dependencies(map, notes, path);
         for key in ["minProperties", "maxProperties"] {
             if let Some(n) = keywords::take_count(self, map, key, path) {
                 out.insert(key.into(), n.into());
@@ -879,9 +904,61 @@ impl Ctx<'_> {
     }
 }
 
+impl Ctx<'_> {
+    /// `dependentRequired`, `dependentSchemas` and draft-07 `dependencies` (no Gemini field):
+    /// described ("If resourceName is given, namespaces is required too.") and reported.
+    fn dependencies(&mut self, map: &mut Obj, notes: &mut Vec<String>, path: &str) {
+        for key in ["dependentRequired", "dependentSchemas", "dependencies"] {
+            let Some(deps) = map.remove(key) else {
+                continue;
+            };
+            let Value::Object(deps) = deps else {
+                self.change(
+                    path,
+                    Rule::R6,
+                    format!("dropped a `{key}` that is not an object"),
+                );
+                continue;
+            };
+            let mut sentences = Vec::new();
+            for name in sorted_keys(&deps) {
+                match deps.get(&name) {
+                    Some(Value::Array(needed)) => {
+                        let needed: Vec<String> = needed
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_string)
+                            .collect();
+                        if needed.is_empty() {
+                            continue;
+                        }
+                        let verb = if needed.len() == 1 { "is" } else { "are" };
+                        sentences.push(format!(
+                            "If {name} is given, {} {verb} required too.",
+                            describe::list_values(&needed, MAX_VALUE_SHAPE).replace(", ", " and ")
+                        ));
+                    }
+                    Some(schema @ Value::Object(_)) => {
+                        let shape = describe::shape(schema, self.root, MAX_VALUE_SHAPE);
+                        sentences.push(format!(
+                            "If {name} is given, the object must also match {shape}."
+                        ));
+                    }
+                    _ => {}
+                }
+            }
+            let text = describe::cut(&sentences.join(" "), 2 * MAX_VALUE_SHAPE);
+            if !text.is_empty() {
+                notes.push(text);
+            }
+            self.change(path, Rule::R6, format!("{key} moved into the description"));
+        }
+    }
+}
+
 /// The leaf that replaces an output node nested too deep (see [`Ctx::limit_depth`]).
 fn depth_cut(node: &Obj) -> Obj {
-    let shape = describe::shape(&Value::Object(node.clone()), &Value::Null, MAX_CUT_SHAPE);
+    let shape = describe::shape_fitted(&Value::Object(node.clone()), &Value::Null, MAX_CUT_SHAPE);
     let own = match node.get("anyOf") {
         // A union's description was pushed into every branch; keep it once when shared.
         Some(Value::Array(branches)) => {

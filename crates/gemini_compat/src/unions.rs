@@ -10,12 +10,13 @@
 //!   merged, `required` is what every branch requires, and the alternatives are
 //!   described ("Provide route or file.", [`collapse_root`]).
 
+use crate::canon;
 use crate::ctx::{Ctx, MAX_ENUM, Obj, Out, obj1};
 use crate::describe;
 use crate::merge;
 use crate::types::Rule;
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// R10: the root may not be a union. Merge the object alternatives into one object.
 pub(crate) fn collapse_root(
@@ -155,8 +156,13 @@ fn merge_alternatives(schemas: Vec<Value>) -> Value {
 /// Inline nested `anyOf` nodes into the list and drop duplicates (first one wins).
 pub(crate) fn splice_dedupe(outs: Vec<Obj>) -> Vec<Obj> {
     let mut list: Vec<Obj> = Vec::new();
-    let push = |o: Obj, list: &mut Vec<Obj>| {
-        if !list.contains(&o) {
+    // Linear: a hash set of canonical forms, not `Vec::contains`.
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut push = |o: Obj, list: &mut Vec<Obj>| {
+        let v = Value::Object(o);
+        if seen.insert(canon::key(&v))
+            && let Value::Object(o) = v
+        {
             list.push(o);
         }
     };
@@ -196,6 +202,7 @@ pub(crate) fn group_enums(list: Vec<Obj>) -> Vec<Obj> {
         return list;
     }
     let mut values: Vec<Value> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     let mut docs: Vec<String> = Vec::new();
     for &i in &idx {
         let o = &list[i];
@@ -204,7 +211,7 @@ pub(crate) fn group_enums(list: Vec<Obj>) -> Vec<Obj> {
             _ => Vec::new(),
         };
         for v in &members {
-            if !values.contains(v) {
+            if seen.insert(canon::key(v)) {
                 values.push((*v).clone());
             }
         }

@@ -200,3 +200,82 @@ fn map_values_keep_their_shape_and_description() {
     );
     assert!(doc.chars().count() < 400, "{doc}");
 }
+
+/// An object `levels` steps below the root holding `count` properties, each an object with two
+/// typed properties of its own (so the cut has nested detail to give up first).
+fn wide_below_the_cut(count: usize) -> Value {
+    let mut props = serde_json::Map::new();
+    for i in 0..count {
+        props.insert(
+            format!("field_{i:04}"),
+            json!({"type": "object", "properties": {"id": {"type": "integer"}, "label": {"type": "string"}},
+                   "required": ["id"]}),
+        );
+    }
+    let wide = json!({"type": "object", "properties": props, "required": ["field_0000"]});
+    json!({"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "object",
+        "properties": {"c": {"type": "object", "properties": {"wide": wide}}}}}}}})
+}
+
+fn cut_description(out: &Value) -> String {
+    let wide = &out["properties"]["a"]["properties"]["b"]["properties"]["c"]["properties"]["wide"];
+    assert_eq!(wide["type"], "object", "{wide:#}");
+    assert!(
+        wide.get("properties").is_none(),
+        "cut at the budget: {wide:#}"
+    );
+    wide["description"].as_str().unwrap_or_default().to_string()
+}
+
+#[test]
+fn every_property_name_and_type_below_a_cut_is_in_its_description() {
+    // 513 properties below the cut (kubernetes-mcp-server-like): all named, with their type,
+    // the required one unmarked and the optional ones marked `?`, within the stated bound (16 000 characters).
+    let out = check(&wide_below_the_cut(513));
+    let doc = cut_description(&out);
+    assert!(
+        doc.chars().count() <= 16_200,
+        "{} characters",
+        doc.chars().count()
+    );
+    assert!(
+        doc.contains("field_0000: {…}") || doc.contains("field_0000: {id: integer"),
+        "{doc:.300}"
+    );
+    for i in 1..513 {
+        let name = format!("field_{i:04}?: ");
+        assert!(
+            doc.contains(&name),
+            "{name} missing from the cut's description"
+        );
+    }
+    // A small cut keeps the nested detail.
+    let small = check(&wide_below_the_cut(3));
+    let doc = cut_description(&small);
+    assert!(
+        doc.contains("field_0001?: {id: integer, label?: string}"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn a_cut_too_wide_to_list_says_how_many_properties_are_not_shown() {
+    let out = check(&wide_below_the_cut(3_000));
+    let doc = cut_description(&out);
+    assert!(
+        doc.chars().count() <= 16_200,
+        "{} characters",
+        doc.chars().count()
+    );
+    assert!(doc.contains("field_0000: {…}"), "{doc:.300}");
+    let listed = (0..3000)
+        .filter(|i| doc.contains(&format!("field_{i:04}")))
+        .count();
+    let more = format!("… {} more}}", 3000 - listed);
+    assert!(
+        doc.contains(&more),
+        "says {more}: {}",
+        &doc[doc.len().saturating_sub(200)..]
+    );
+    assert!(listed > 300, "{listed}");
+}
