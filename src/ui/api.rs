@@ -17,7 +17,7 @@ use rmcp::service::{RunningService, ServiceError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::reviews::Pending;
+use super::reviews::{DecideBody, Pending};
 use crate::server::{FsServer, Tier};
 
 /// The header the page sends its token in (a query `token=` works too, for the page itself).
@@ -97,7 +97,12 @@ async fn guard(AxumState(state): AxumState<Shared>, request: Request, next: Next
         );
     }
     let mut response = next.run(request).await;
-    let headers = response.headers_mut();
+    harden(response.headers_mut());
+    response
+}
+
+/// Headers every guarded answer carries.
+pub(super) fn harden(headers: &mut HeaderMap) {
     // The token is in the page URL: never send it anywhere in a Referer.
     headers.insert(
         header::REFERRER_POLICY,
@@ -105,19 +110,18 @@ async fn guard(AxumState(state): AxumState<Shared>, request: Request, next: Next
     );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    response
 }
 
-fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+pub(super) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
 /// Compares without an early exit, so the time taken does not reveal how much of a guess matched.
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+pub(super) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-fn refuse(status: StatusCode, message: &str) -> Response {
+pub(super) fn refuse(status: StatusCode, message: &str) -> Response {
     (status, Json(json!({ "error": message }))).into_response()
 }
 
@@ -341,19 +345,8 @@ async fn reviews(AxumState(state): AxumState<Shared>) -> Response {
     Json(state.pending.list()).into_response()
 }
 
-#[derive(Deserialize)]
-struct DecideBody {
-    session_path: String,
-    /// Edited content (feedback to the agent); absent approves the proposal as it is.
-    #[serde(default)]
-    content: Option<String>,
-}
-
 async fn decide(AxumState(state): AxumState<Shared>, Json(body): Json<DecideBody>) -> Response {
-    match state
-        .pending
-        .decide(&body.session_path, body.content.as_deref())
-    {
+    match state.pending.decide(&body) {
         Ok(()) => Json(json!({ "ok": true })).into_response(),
         Err(message) => refuse(StatusCode::NOT_FOUND, &message),
     }

@@ -13,11 +13,12 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use fs_mcp_sandbox::{AccessError, DirHandle, EntryKind, EntryMeta, FinalLink, Sandbox};
 
 use crate::atomic::{Replace, WriteReport, make_subdir, replace_in};
+use crate::session::FileIdentity;
 
 /// How often the whole sequence is tried again when the target changed under it (renamed,
 /// replaced by a symlink, created by someone not taking the lock).
@@ -78,9 +79,10 @@ pub(crate) struct Options<'a> {
     /// Create missing parent directories (by handle). Without it, a missing parent means the
     /// file is absent: `decide` is asked about that, and nothing is created.
     pub create_parents: bool,
-    /// The canonical path the target had when the change was prepared: if the requested path
-    /// now leads elsewhere, nothing is written.
-    pub expect_path: Option<&'a Path>,
+    /// Where the target was when the change was prepared, by handle (device and inode of its
+    /// directory, names below; the name is kept from when it held a path, for tier_tools): if
+    /// the requested path now leads elsewhere, nothing is written.
+    pub expect_path: Option<&'a FileIdentity>,
     pub read: ReadMode,
 }
 
@@ -155,7 +157,7 @@ fn attempt<E>(
         .locate(requested, FinalLink::Follow)
         .map_err(CommitFail::Access)?;
     if let Some(expected) = options.expect_path
-        && located.path != expected
+        && !expected.is(identity(&located.dir.meta()?), &located.rest)
     {
         return Err(CommitFail::Moved { now: located.path });
     }

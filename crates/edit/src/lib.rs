@@ -103,11 +103,13 @@ pub use editor::{
 };
 pub use error::{EditError, ErrorKind};
 pub use hints::Hints;
-pub use manager::{ReviewConfig, ReviewManager, WaitingHook, WaitingInfo};
+pub use manager::{
+    OpenReview, ReviewConfig, ReviewListing, ReviewManager, Staged, WaitingHook, WaitingInfo,
+};
 pub use mkdir::create_directory;
 pub use request::{
     APPEND_TO_FILE, EditSpec, MATCH_TEXT_MAX_LENGTH, OVERWRITE_FILE, ProposeRequest,
 };
 pub use response::{ReviewResponse, UserAction};
-pub use session::MAX_FILE_BYTES;
+pub use session::{MAX_FILE_BYTES, Verdict};
 pub use tier_tools::{append_text, move_file, write_file};

@@ -18,10 +18,17 @@ use crate::response::{
     ReviewResponse, UserAction, committed_response, created_dirs_note, join_message,
     review_response,
 };
-use crate::session::{Fingerprint, MAX_FILE_BYTES, Registry, Session};
+use crate::session::{FileIdentity, Fingerprint, MAX_FILE_BYTES, Registry, Session};
 use crate::text_style::{LineEnding, TextStyle, decode_text, to_model};
-use crate::validate::{self, Plan, Target};
+use crate::validate::{self, Plan};
 use crate::watch::{FileStamp, read_with_stamp};
+
+/// The file a proposal is about: by handle, and its canonical path for messages.
+#[derive(Clone, Copy)]
+struct Target<'a> {
+    identity: &'a FileIdentity,
+    path: &'a Path,
+}
 
 /// How a proposal ended before waiting, or that it must wait.
 pub(crate) enum Prepared {
@@ -89,8 +96,12 @@ pub(crate) fn prepare(
     req: &ProposeRequest,
     continued: Option<&Path>,
 ) -> Result<Prepared, EditError> {
-    // The canonical path, to recognise the same file later (never opened by this path).
-    let target = sandbox.resolve(&req.path)?;
+    // The file by handle, to recognise it later; its canonical path names it in messages only.
+    let (identity, target) = FileIdentity::of(sandbox, &req.path)?;
+    let target = Target {
+        identity: &identity,
+        path: &target,
+    };
     let disk = read_target(sandbox, &req.path)?;
     let disk_model = disk.as_ref().map(|(_, text)| to_model(text));
     let plan = validate::validate(req, disk_model.as_deref())?;
@@ -114,7 +125,7 @@ fn new_proposal(
     registry: &Registry,
     auto_approve: bool,
     sandbox: &Sandbox,
-    target: &Path,
+    target: &Target<'_>,
     req: &ProposeRequest,
     plan: &Plan,
     disk: Option<(Fingerprint, String)>,
@@ -127,7 +138,7 @@ fn new_proposal(
                 && plan
                     .edits
                     .first()
-                    .is_some_and(|e| e.target == Target::Overwrite);
+                    .is_some_and(|e| e.target == validate::Target::Overwrite);
             if !creates {
                 return Err(EditError::new(
                     ErrorKind::FileNotFound,
@@ -179,7 +190,7 @@ fn new_proposal(
     }
 
     let (dir, current, future) = registry
-        .new_session_dir(target)
+        .new_session_dir(target.path)
         .map_err(|e| EditError::io(format!("Cannot create a review session: {e}")))?;
     let written = (|| -> io::Result<FileStamp> {
         fs::write(&current, style.render_verbatim(&base_model))?;
@@ -199,7 +210,9 @@ fn new_proposal(
             dir: dir.clone(),
             current,
             future,
-            target: target.to_path_buf(),
+            target: target.path.to_path_buf(),
+            identity: target.identity.clone(),
+            verdict: None,
             shown: shown.to_string(),
             base: base_fp,
             base_model,
@@ -231,7 +244,7 @@ struct AutoBase {
 /// the answer is a conflict with the diff of what changed. Nothing committed is overwritten.
 fn auto_commit(
     sandbox: &Sandbox,
-    target: &Path,
+    target: &Target<'_>,
     req: &ProposeRequest,
     plan: &Plan,
     base: AutoBase,
@@ -240,7 +253,7 @@ fn auto_commit(
     let shown = req.path.as_str();
     let options = Options {
         create_parents: base.fingerprint.is_none(),
-        expect_path: Some(target),
+        expect_path: Some(target.identity),
         read: ReadMode::Whole {
             limit: MAX_FILE_BYTES,
         },
@@ -292,7 +305,7 @@ fn auto_commit(
             fail,
             sandbox,
             shown,
-            target,
+            target.path,
             &format!("Re-read '{shown}' and propose again."),
         )
     })?;
@@ -321,11 +334,8 @@ fn auto_commit(
     Ok(Prepared::Done(ReviewResponse {
         session_path: None,
         user_action: UserAction::Committed,
-        message: join_message(
-            "Auto-approve is on (headless mode): changes committed to '{shown}' without human review. 'diff' shows what changed."
-                .replace("{shown}", shown),
-            &all,
-        ),
+        message: join_message(format!("Committed '{shown}' (auto-approve)."), &all),
+        user_comment: None,
         user_feedback_diff: None,
         diff: Some(diff),
     }))
@@ -335,7 +345,7 @@ fn continue_session(
     registry: &Registry,
     sandbox: &Sandbox,
     key: &Path,
-    target: &Path,
+    target: &Target<'_>,
     req: &ProposeRequest,
     plan: &Plan,
 ) -> Result<Prepared, EditError> {
@@ -345,7 +355,7 @@ fn continue_session(
         let s = sessions
             .get(key)
             .ok_or_else(|| EditError::session("The review session has ended."))?;
-        if s.target != target {
+        if s.identity != *target.identity {
             return Err(EditError::session(format!(
                 "Session {} reviews '{}', not '{shown}'. Pass the same path, or call propose_and_review without session_path to start a review of '{shown}'.",
                 key.display(),

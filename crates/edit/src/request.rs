@@ -116,6 +116,15 @@ impl ProposeRequest {
             .filter(|s| !s.is_empty())
     }
 
+    /// A call that only collects the verdict on an open session: `session_path` and no edit
+    /// (`match_text`, `new_string` and `edits` all empty).
+    pub fn is_collect(&self) -> bool {
+        self.session().is_some()
+            && self.match_text.is_empty()
+            && self.new_string.is_empty()
+            && self.batch_edits().is_none()
+    }
+
     /// The batch, if `edits` is non-empty (`[]` means single mode, as in the original).
     pub fn batch_edits(&self) -> Option<&[EditSpec]> {
         self.edits.as_deref().filter(|e| !e.is_empty())
