@@ -166,5 +166,251 @@ fn auto_approve_answers_with_the_diff_and_one_short_line() {
     );
 }
 
-#[allow(dead_code)]
-fn unused(_: &Path) {}
+/// The official Python SDK's interpreter, when installed (see tests/real_clients.rs).
+fn python() -> Option<PathBuf> {
+    let dir = std::env::var_os("FS_MCP_CLIENTS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/clients"));
+    let python = dir.join("venv/bin/python");
+    if python.exists() {
+        return Some(python);
+    }
+    if std::env::var("FS_MCP_REQUIRE_CLIENTS").as_deref() == Ok("1") {
+        panic!("the Python SDK is missing under {}", dir.display());
+    }
+    eprintln!("skipping: the Python SDK is not installed (run `cargo xtask clients install`)");
+    None
+}
+
+const PY_ELICIT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/py_elicit.py");
+
+/// Runs the Python SDK client answering the form as `mode`; its report.
+fn py_elicit(
+    python: &Path,
+    ws: &Workspace,
+    mode: &str,
+    arguments: Value,
+    transport: &[&str],
+) -> Value {
+    let path = empty_path(ws);
+    let output = std::process::Command::new(python)
+        .arg(PY_ELICIT)
+        .arg(mode)
+        .arg(arguments.to_string())
+        .args(transport)
+        .current_dir(&ws.base)
+        .env("PATH", &path)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run the Python client");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{mode}: {stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+fn stdio_command(ws: &Workspace, extra: &[&str]) -> Vec<String> {
+    let mut command = vec!["--stdio".to_string(), common::BIN.to_string()];
+    command.extend(extra.iter().map(|s| s.to_string()));
+    command.push(ws.root.display().to_string());
+    command
+}
+
+/// Each way of answering the client's form, through the official Python SDK over stdio: the
+/// file is written only on approval; reject, decline and cancel are a rejection (a comment only
+/// when the human wrote one); a form never answered times out with nothing written.
+#[test]
+fn python_sdk_form_verdicts_over_stdio() {
+    let Some(python) = python() else { return };
+    let cases = [
+        ("accept", "COMMITTED", "one\nTWO\n", None),
+        ("reject", "REJECTED", "one\ntwo\n", Some("too risky")),
+        ("decline", "REJECTED", "one\ntwo\n", None),
+        ("cancel", "REJECTED", "one\ntwo\n", None),
+        ("never", "TIMEOUT", "one\ntwo\n", None),
+    ];
+    for (mode, action, content, comment) in cases {
+        let ws = Workspace::new();
+        ws.write("a.txt", "one\ntwo\n");
+        let command = stdio_command(&ws, &["--review-timeout", "2"]);
+        let command: Vec<&str> = command.iter().map(String::as_str).collect();
+        let report = py_elicit(
+            &python,
+            &ws,
+            mode,
+            json!({"path": "a.txt", "match_text": "two", "new_string": "TWO"}),
+            &command,
+        );
+        let call = &report["call"];
+        assert_eq!(call["is_error"], false, "{mode}: {report}");
+        let r: Value = serde_json::from_str(call["text"].as_str().unwrap()).unwrap();
+        assert_eq!(r["user_action"], action, "{mode}: {r}");
+        assert_eq!(
+            r.get("user_comment").and_then(Value::as_str),
+            comment,
+            "{mode}: {r}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(ws.root.join("a.txt")).unwrap(),
+            content,
+            "{mode}"
+        );
+        // One form, whose approve field carries the diff in full.
+        let forms = report["elicitations"].as_array().unwrap();
+        assert_eq!(forms.len(), 1, "{mode}: {report}");
+        let approve = &forms[0]["schema"]["properties"]["approve"];
+        assert_eq!(approve["type"], "boolean", "{report}");
+        let diff = approve["description"].as_str().unwrap();
+        assert!(diff.contains("-two") && diff.contains("+TWO"), "{diff}");
+        assert!(forms[0]["message"].as_str().unwrap().contains("'a.txt'"));
+    }
+}
+
+/// The same form over streamable HTTP: approve commits, decline writes nothing.
+#[test]
+fn python_sdk_form_verdicts_over_http() {
+    let Some(python) = python() else { return };
+    for (mode, action, content) in [
+        ("accept", "COMMITTED", "x = 2\n"),
+        ("decline", "REJECTED", "x = 1\n"),
+    ] {
+        let ws = Workspace::new();
+        ws.write("m.py", "x = 1\n");
+        let server = common::HttpServer::start(&ws, &["--review-command", "none"]);
+        let report = py_elicit(
+            &python,
+            &ws,
+            mode,
+            json!({"path": "m.py", "match_text": "x = 1", "new_string": "x = 2"}),
+            &["--http", &server.url],
+        );
+        let r: Value = serde_json::from_str(report["call"]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(r["user_action"], action, "{mode}: {r}");
+        assert_eq!(
+            std::fs::read_to_string(ws.root.join("m.py")).unwrap(),
+            content
+        );
+    }
+}
+
+/// An rmcp client on 2026-07-28 (`server/discover`, no initialize), whose human answers the
+/// form as `answer` (the `content` of an accepted form; `None` declines).
+struct FormClient {
+    answer: Option<Value>,
+    asked: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl rmcp::ClientHandler for FormClient {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        serde_json::from_value(json!({
+            "protocolVersion": "2026-07-28",
+            "capabilities": {"elicitation": {"form": {}}},
+            "clientInfo": {"name": "fs-mcp-rs-mrtr-test", "version": "1"}
+        }))
+        .expect("client config")
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        self.asked
+            .lock()
+            .unwrap()
+            .push(serde_json::to_string(&request).unwrap());
+        use rmcp::model::{ElicitResult, ElicitationAction};
+        Ok(match &self.answer {
+            Some(content) => {
+                ElicitResult::new(ElicitationAction::Accept).with_content(content.clone())
+            }
+            None => ElicitResult::new(ElicitationAction::Decline),
+        })
+    }
+}
+
+async fn mrtr_propose(ws: &Workspace, answer: Option<Value>) -> (Value, Vec<String>, String) {
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let client = FormClient {
+        answer,
+        asked: std::sync::Arc::clone(&asked),
+    };
+    let mut command = tokio::process::Command::new(common::BIN);
+    command
+        .arg(ws.root.as_os_str())
+        .current_dir(&ws.base)
+        .env("PATH", empty_path(ws));
+    let transport = rmcp::transport::TokioChildProcess::new(command).expect("spawn the server");
+    let running = client
+        .serve_with_lifecycle(
+            transport,
+            ClientLifecycleMode::Discover {
+                preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+            },
+        )
+        .await
+        .expect("discover handshake");
+    let version = format!(
+        "{:?}",
+        running.peer_info().map(|i| i.protocol_version.clone())
+    );
+    let arguments = json!({"path": "a.txt", "match_text": "two", "new_string": "TWO"});
+    let result = running
+        .call_tool(
+            rmcp::model::CallToolRequestParams::new("propose_and_review")
+                .with_arguments(arguments.as_object().unwrap().clone()),
+        )
+        .await
+        .expect("tools/call with MRTR rounds");
+    let text = result
+        .content
+        .iter()
+        .find_map(|c| c.as_text().map(|t| t.text.clone()))
+        .expect("text content");
+    let _ = running.cancel().await;
+    let asked = asked.lock().unwrap().clone();
+    (serde_json::from_str(&text).expect("JSON"), asked, version)
+}
+
+/// On 2026-07-28 the form travels as an `input_required` result and the client's retry carries
+/// the answer (rmcp refuses server→client requests on that era): approve commits, a rejection
+/// with a comment writes nothing and hands the comment back, decline writes nothing.
+#[tokio::test]
+async fn rmcp_client_on_2026_07_28_reviews_through_input_required() {
+    for (answer, action, content, comment) in [
+        (
+            Some(json!({"approve": true})),
+            "COMMITTED",
+            "one\nTWO\n",
+            None,
+        ),
+        (
+            Some(json!({"approve": false, "comment": "no, keep two"})),
+            "REJECTED",
+            "one\ntwo\n",
+            Some("no, keep two"),
+        ),
+        (None, "REJECTED", "one\ntwo\n", None),
+    ] {
+        let ws = Workspace::new();
+        ws.write("a.txt", "one\ntwo\n");
+        let (r, asked, version) = mrtr_propose(&ws, answer).await;
+        assert!(version.contains("2026-07-28"), "{version}");
+        assert_eq!(r["user_action"], action, "{r}");
+        assert_eq!(
+            r.get("user_comment").and_then(Value::as_str),
+            comment,
+            "{r}"
+        );
+        assert_eq!(asked.len(), 1, "{asked:?}");
+        assert!(asked[0].contains("+TWO"), "{}", asked[0]);
+        assert_eq!(
+            std::fs::read_to_string(ws.root.join("a.txt")).unwrap(),
+            content
+        );
+    }
+}
