@@ -21,6 +21,7 @@ mod proxy_depth;
 mod query_tools;
 mod read_files;
 mod real_clients;
+mod review_changesets;
 mod review_channels;
 mod roots;
 mod sandbox;

@@ -19,6 +19,9 @@ use crate::tools::{blocking, failure, text};
 /// One replacement of a batch.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct EditParam {
+    /// File this edit changes, when not the top-level path: one proposal may change several files (one review, written all or none).
+    #[serde(default)]
+    pub path: Option<String>,
     /// Exact text to find (whitespace and indentation included).
     pub match_text: String,
     /// Text to put in its place.
@@ -41,7 +44,7 @@ pub struct ProposeParams {
     /// Continue a review session: the session_path from a previous REVIEW, PENDING, TIMEOUT or CANCELLED response. With no match_text, new_string or edits, waits for the verdict on the open proposal; with an edit, it applies to the human's version.
     #[serde(default)]
     pub session_path: Option<String>,
-    /// Several replacements in one proposal, applied in order: [{"match_text": ..., "new_string": ...}]. Use instead of match_text/new_string.
+    /// Several replacements in one proposal, applied in order: [{"match_text": ..., "new_string": ...}]. Use instead of match_text/new_string. An item with its own "path" changes that file: one proposal, one review, and every file written or none.
     #[serde(default, deserialize_with = "edit_list")]
     pub edits: Option<Vec<EditParam>>,
     /// Allow a match_text longer than 2,000 characters. Default false; prefer a shorter, unique match_text.
@@ -145,7 +148,13 @@ impl From<ProposeParams> for ProposeRequest {
             edits: p.edits.filter(|e| !e.is_empty()).map(|edits| {
                 edits
                     .into_iter()
-                    .map(|e| EditSpec::new(e.match_text, e.new_string))
+                    .map(|e| {
+                        let spec = EditSpec::new(e.match_text, e.new_string);
+                        match e.path.filter(|p| !p.trim().is_empty()) {
+                            Some(path) => spec.in_file(path),
+                            None => spec,
+                        }
+                    })
                     .collect()
             }),
             bypass_match_text_limit: p.bypass_match_text_limit,
@@ -198,7 +207,11 @@ The file keeps its line endings, final newline, BOM and permissions.",
             Staged::Done(response) => return Ok(text(response.to_json()).into()),
             Staged::Open(open) => open,
         };
-        let channel = review::choose(self, &context);
+        let mut channel = review::choose(self, &context);
+        if open.files.len() > 1 && channel == review::Channel::Command {
+            // A diff window shows one file: a multi-file change is reviewed in the page.
+            channel = review::Channel::Page { wait: false };
+        }
         let result = match channel {
             review::Channel::ClientForm { mrtr: true } => {
                 match retry

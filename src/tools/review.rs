@@ -121,9 +121,14 @@ fn form(open: &OpenReview) -> ElicitRequestParams {
         .lines()
         .filter(|l| l.starts_with('-') && !l.starts_with("---"))
         .count();
+    let files = open
+        .files
+        .iter()
+        .map(|f| format!("'{f}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
     let message = format!(
-        "Review the agent's edit of '{}' (+{added} -{removed} lines; the diff is under Approve).\nCheck Approve and accept to write it; leave it unchecked, or decline, to reject (nothing is written).\nA comment goes back to the agent.",
-        open.path
+        "Review the agent's edit of {files} (+{added} -{removed} lines; the diff is under Approve).\nCheck Approve and accept to write it; leave it unchecked, or decline, to reject (nothing is written).\nA comment goes back to the agent."
     );
     let schema: ElicitationSchema = serde_json::from_value(json!({
         "type": "object",

@@ -75,6 +75,7 @@ impl Pending {
                 json!({
                     "session_path": r.session_path,
                     "path": r.path,
+                    "files": r.files,
                     "diff": r.diff,
                     "proposed": r.proposed,
                 })

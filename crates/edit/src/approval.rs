@@ -264,15 +264,19 @@ pub(crate) fn apply_verdict(
 ) -> Result<VerdictResult, EditError> {
     match verdict {
         Verdict::Approve { comment } => {
-            let (proposal, style) = {
+            let (proposal, style, group) = {
                 let mut sessions = registry.lock();
                 let s = sessions
                     .get_mut(key)
                     .ok_or_else(|| EditError::session("The review session has ended."))?;
                 // The approval is on record before the write, so a conflict keeps it.
                 s.unreviewed = false;
-                (s.proposal.clone(), s.style)
+                (s.proposal.clone(), s.style, !s.members.is_empty())
             };
+            if group {
+                let info = crate::changeset::commit_group(registry, sandbox, key)?;
+                return Ok(VerdictResult::Committed(info, comment));
+            }
             let info = commit_session(
                 registry,
                 sandbox,
@@ -285,7 +289,7 @@ pub(crate) fn apply_verdict(
             if registry.lock().get(key).is_none() {
                 return Err(EditError::session("The review session has ended."));
             }
-            if let Some(e) = registry.remove(key) {
+            if let Some(e) = registry.remove_group(key) {
                 tracing::warn!(
                     "could not remove the rejected review {}: {e}",
                     key.display()
@@ -299,6 +303,11 @@ pub(crate) fn apply_verdict(
                 let s = sessions
                     .get(key)
                     .ok_or_else(|| EditError::session("The review session has ended."))?;
+                if !s.members.is_empty() {
+                    return Err(EditError::invalid(
+                        "An edited version cannot be sent for a multi-file proposal: approve or reject it (with a comment saying what to change).",
+                    ));
+                }
                 (s.future.clone(), s.style)
             };
             let bytes = style.render_verbatim(&to_model(&text)).into_bytes();

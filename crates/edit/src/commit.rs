@@ -22,7 +22,7 @@ use crate::session::FileIdentity;
 
 /// How often the whole sequence is tried again when the target changed under it (renamed,
 /// replaced by a symlink, created by someone not taking the lock).
-const MAX_ATTEMPTS: usize = 8;
+pub(crate) const MAX_ATTEMPTS: usize = 8;
 
 /// How much of a file is read when only its style is needed.
 pub(crate) const SNIFF_BYTES: usize = 64 * 1024;
@@ -50,7 +50,7 @@ pub(crate) struct Current {
 }
 
 impl Current {
-    fn absent() -> Current {
+    pub(crate) fn absent() -> Current {
         Current {
             meta: None,
             bytes: Vec::new(),
@@ -124,7 +124,7 @@ enum Attempt<T> {
     Retry,
 }
 
-fn identity(meta: &EntryMeta) -> (u64, u64) {
+pub(crate) fn identity(meta: &EntryMeta) -> (u64, u64) {
     (meta.dev, meta.ino)
 }
 
@@ -237,7 +237,7 @@ fn attempt<E>(
 
 /// Reads the entry `name` in `dir` without following a symlink and without blocking on a FIFO
 /// or device (`None`: it changed under the read; try again).
-fn read_current<E>(
+pub(crate) fn read_current<E>(
     dir: &DirHandle,
     name: &OsString,
     mode: ReadMode,

@@ -77,6 +77,7 @@
 
 mod approval;
 pub mod atomic;
+mod changeset;
 mod commit;
 mod diff;
 mod editor;

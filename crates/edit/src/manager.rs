@@ -93,6 +93,8 @@ impl fmt::Debug for ReviewConfig {
 
 struct Inner {
     config: ReviewConfig,
+    /// Multi-file commits a crashed process left half done were looked for (once per process).
+    recovered: std::sync::atomic::AtomicBool,
     /// Shared with the busy guards, which mark a session free again when they drop.
     registry: Arc<Registry>,
 }
@@ -140,9 +142,11 @@ pub struct OpenReview {
     _guard: BusyGuard,
     /// The session directory: the `session_path` to continue with.
     pub session_path: String,
-    /// The file under review, as the client named it.
+    /// The file under review, as the client named it (the first file of a multi-file one).
     pub path: String,
-    /// The proposal as a unified diff (current → proposed), LF text.
+    /// Every file of the proposal, as the client named them (one for most proposals).
+    pub files: Vec<String>,
+    /// The proposal as a unified diff (current → proposed), LF text, every file.
     pub diff: String,
     /// The "before" file of the diff.
     pub current: PathBuf,
@@ -164,8 +168,10 @@ impl fmt::Debug for OpenReview {
 pub struct ReviewListing {
     /// Its session.
     pub session_path: String,
-    /// The file, as the client named it.
+    /// The file(s), as the client named them, comma-separated.
     pub path: String,
+    /// Every file.
+    pub files: Vec<String>,
     /// Unified diff current → proposed.
     pub diff: String,
     /// The proposed text (model view).
@@ -188,6 +194,24 @@ fn session_diff(current: &Path, future: &Path, shown: &str) -> String {
         &format!("a/{shown}"),
         &format!("b/{shown}"),
     )
+}
+
+/// The files of a session's proposal (its members' too) and their diffs, one after the other.
+fn group_diff(
+    sessions: &std::collections::HashMap<PathBuf, crate::session::Session>,
+    lead: &crate::session::Session,
+) -> (Vec<String>, String) {
+    let mut files = vec![lead.shown.clone()];
+    let mut diff = session_diff(&lead.current, &lead.future, &lead.shown);
+    for member in lead.members.iter().filter_map(|k| sessions.get(k)) {
+        files.push(member.shown.clone());
+        diff.push_str(&session_diff(
+            &member.current,
+            &member.future,
+            &member.shown,
+        ));
+    }
+    (files, diff)
 }
 
 /// Waits until a verdict is posted for `key`, and takes it.
@@ -302,7 +326,11 @@ impl ReviewManager {
     pub fn new(config: ReviewConfig) -> io::Result<ReviewManager> {
         let registry = Arc::new(Registry::new(config.sessions_parent.as_deref())?);
         Ok(ReviewManager {
-            inner: Arc::new(Inner { config, registry }),
+            inner: Arc::new(Inner {
+                config,
+                recovered: std::sync::atomic::AtomicBool::new(false),
+                registry,
+            }),
         })
     }
 
@@ -357,6 +385,45 @@ impl ReviewManager {
         sandbox: &Sandbox,
         request: ProposeRequest,
     ) -> Result<Staged, EditError> {
+        let recovered = self.recover(sandbox).await;
+        let staged = self.stage_now(sandbox, request).await;
+        if recovered.is_empty() {
+            return staged;
+        }
+        match staged {
+            Ok(Staged::Done(mut response)) => {
+                response.message = join_message(response.message, &recovered);
+                Ok(Staged::Done(response))
+            }
+            Ok(Staged::Open(mut open)) => {
+                open.notes.extend(recovered);
+                Ok(Staged::Open(open))
+            }
+            Err(e) => {
+                tracing::warn!("{}", recovered.join(" "));
+                Err(e)
+            }
+        }
+    }
+
+    /// Completes, once per process, multi-file commits a crashed server left half done.
+    async fn recover(&self, sandbox: &Sandbox) -> Vec<String> {
+        use std::sync::atomic::Ordering;
+        if self.inner.recovered.swap(true, Ordering::SeqCst) {
+            return Vec::new();
+        }
+        let root = self.inner.registry.root().to_path_buf();
+        let sandbox = sandbox.clone();
+        blocking(move || Ok(crate::changeset::recover(&sandbox, &root)))
+            .await
+            .unwrap_or_default()
+    }
+
+    async fn stage_now(
+        &self,
+        sandbox: &Sandbox,
+        request: ProposeRequest,
+    ) -> Result<Staged, EditError> {
         let inner = Arc::clone(&self.inner);
         let mut guard = match request.session() {
             Some(sp) => {
@@ -381,6 +448,20 @@ impl ReviewManager {
                     .act(sandbox, &key, &shown, verdict, note.as_slice())
                     .await?;
                 return Ok(Staged::Done(response));
+            }
+            let group = inner
+                .registry
+                .lock()
+                .get(&key)
+                .is_some_and(|s| !s.members.is_empty());
+            if request.is_collect() && group {
+                return Ok(Staged::Open(self.open_review(
+                    key,
+                    Vec::new(),
+                    guard.take().ok_or_else(|| {
+                        EditError::session("The review session ended unexpectedly.")
+                    })?,
+                )?));
             }
             if request.is_collect() {
                 let save_inner = Arc::clone(&inner);
@@ -446,20 +527,27 @@ impl ReviewManager {
         notes: Vec<String>,
         guard: BusyGuard,
     ) -> Result<OpenReview, EditError> {
-        let (shown, current, future) = {
+        let (shown, current, future, files, diff) = {
             let sessions = self.inner.registry.lock();
             let s = sessions
                 .get(&key)
                 .ok_or_else(|| EditError::session("The review session ended unexpectedly."))?;
-            (s.shown.clone(), s.current.clone(), s.future.clone())
+            let (files, diff) = group_diff(&sessions, s);
+            (
+                s.shown.clone(),
+                s.current.clone(),
+                s.future.clone(),
+                files,
+                diff,
+            )
         };
-        let diff = session_diff(&current, &future, &shown);
         Ok(OpenReview {
             session_path: key.display().to_string(),
             key,
             notes,
             _guard: guard,
             path: shown,
+            files,
             diff,
             current,
             future,
@@ -490,6 +578,18 @@ impl ReviewManager {
         notes: &[String],
     ) -> Result<ReviewResponse, EditError> {
         let inner = Arc::clone(&self.inner);
+        let files = {
+            let sessions = inner.registry.lock();
+            match sessions.get(key) {
+                Some(s) => group_diff(&sessions, s)
+                    .0
+                    .iter()
+                    .map(|f| format!("'{f}'"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                None => format!("'{shown}'"),
+            }
+        };
         let act_key = key.to_path_buf();
         let act_sandbox = sandbox.clone();
         let result =
@@ -499,7 +599,7 @@ impl ReviewManager {
         Ok(match result {
             VerdictResult::Committed(info, comment) => {
                 let mut response = committed_response(
-                    format!("Changes committed to '{shown}'. No further action needed."),
+                    format!("Changes committed to {files}. No further action needed."),
                     shown,
                     &info,
                     notes,
@@ -524,7 +624,7 @@ impl ReviewManager {
                     user_action: UserAction::Rejected,
                     message: join_message(
                         format!(
-                            "The user rejected the proposal: '{shown}' was not changed and the review session ended.{why} Propose a revised edit (without session_path) or ask the user what they want."
+                            "The user rejected the proposal: {files} not changed and the review session ended.{why} Propose a revised edit (without session_path) or ask the user what they want."
                         ),
                         notes,
                     ),
@@ -554,31 +654,28 @@ impl ReviewManager {
     /// Every open proposal with its diff (what the review page lists). A proposal the human
     /// already decided on (verdict not yet collected) is left out.
     pub fn open_reviews(&self) -> Vec<ReviewListing> {
-        let mut found: Vec<(String, String, PathBuf, PathBuf)> = self
-            .inner
-            .registry
-            .lock()
+        let sessions = self.inner.registry.lock();
+        let mut found: Vec<ReviewListing> = sessions
             .values()
-            .filter(|s| s.verdict.is_none())
+            .filter(|s| s.verdict.is_none() && s.member_of.is_none())
             .map(|s| {
-                (
-                    s.dir.display().to_string(),
-                    s.shown.clone(),
-                    s.current.clone(),
-                    s.future.clone(),
-                )
+                let (files, diff) = group_diff(&sessions, s);
+                ReviewListing {
+                    session_path: s.dir.display().to_string(),
+                    path: files.join(", "),
+                    diff,
+                    // A multi-file proposal is approved or rejected, not edited in the page.
+                    proposed: if files.len() > 1 {
+                        String::new()
+                    } else {
+                        read_model(&s.future).unwrap_or_default()
+                    },
+                    files,
+                }
             })
             .collect();
-        found.sort();
+        found.sort_by(|a, b| a.session_path.cmp(&b.session_path));
         found
-            .into_iter()
-            .map(|(session_path, path, current, future)| ReviewListing {
-                diff: session_diff(&current, &future, &path),
-                proposed: read_model(&future).unwrap_or_default(),
-                session_path,
-                path,
-            })
-            .collect()
     }
 
     /// The answer when the proposal waits in the review page: nothing written yet; the link for

@@ -96,6 +96,14 @@ pub(crate) fn prepare(
     req: &ProposeRequest,
     continued: Option<&Path>,
 ) -> Result<Prepared, EditError> {
+    if req.files().is_some() {
+        if continued.is_some() {
+            return Err(EditError::invalid(
+                "A proposal whose edits name several files cannot continue a session: call propose_and_review without session_path (or with session_path and no edit to get the verdict on the open proposal).",
+            ));
+        }
+        return prepare_many(registry, auto_approve, sandbox, req);
+    }
     // The file by handle, to recognise it later; its canonical path names it in messages only.
     let (identity, target) = FileIdentity::of(sandbox, &req.path)?;
     let target = Target {
@@ -225,6 +233,8 @@ fn new_proposal(
             known_stamp: Some(stamp),
             unreviewed: true,
             busy: false,
+            members: Vec::new(),
+            member_of: None,
         },
     );
     Ok(Prepared::Wait { key: dir, notes })
@@ -355,6 +365,12 @@ fn continue_session(
         let s = sessions
             .get(key)
             .ok_or_else(|| EditError::session("The review session has ended."))?;
+        if !s.members.is_empty() || s.member_of.is_some() {
+            return Err(EditError::invalid(format!(
+                "Session {} reviews a multi-file proposal, which cannot be changed with new edits: call propose_and_review with this session_path and no edit to get the verdict, or propose again without session_path.",
+                key.display()
+            )));
+        }
         if s.identity != *target.identity {
             return Err(EditError::session(format!(
                 "Session {} reviews '{}', not '{shown}'. Pass the same path, or call propose_and_review without session_path to start a review of '{shown}'.",
@@ -452,4 +468,119 @@ fn continue_session(
         key: key.to_path_buf(),
         notes: built.notes,
     })
+}
+
+/// A proposal whose edits name several files: one session per file, linked to the first (the
+/// leader the client sees), so the files get one review, one verdict and one all-or-nothing
+/// commit (see [`crate::changeset`]). With auto-approve it is committed at once.
+fn prepare_many(
+    registry: &Registry,
+    auto_approve: bool,
+    sandbox: &Sandbox,
+    req: &ProposeRequest,
+) -> Result<Prepared, EditError> {
+    let files = req.files().unwrap_or_default();
+    let mut keys: Vec<PathBuf> = Vec::new();
+    let mut notes = Vec::new();
+    let undo = |keys: &[PathBuf]| {
+        for key in keys {
+            registry.remove(key);
+        }
+    };
+    for (path, edits) in files {
+        let one = match edits.as_slice() {
+            [single] => ProposeRequest {
+                expected_replacements: req.expected_replacements,
+                ..ProposeRequest::single(&path, &single.match_text, &single.new_string)
+            },
+            _ => ProposeRequest::batch(&path, edits),
+        };
+        let one = ProposeRequest {
+            bypass_match_text_limit: req.bypass_match_text_limit,
+            ..one
+        };
+        match prepare(registry, false, sandbox, &one, None) {
+            Ok(Prepared::Wait { key, notes: more }) => {
+                let duplicate = {
+                    let sessions = registry.lock();
+                    let identity = sessions.get(&key).map(|s| s.identity.clone());
+                    keys.iter()
+                        .filter_map(|k| sessions.get(k))
+                        .find(|s| Some(&s.identity) == identity.as_ref())
+                        .map(|s| s.shown.clone())
+                };
+                keys.push(key);
+                if let Some(other) = duplicate {
+                    undo(&keys);
+                    return Err(EditError::invalid(format!(
+                        "'{path}' and '{other}' name the same file: give all its edits the same path."
+                    )));
+                }
+                notes.extend(more);
+            }
+            Ok(Prepared::Done(_)) => {}
+            Err(e) => {
+                undo(&keys);
+                return Err(e);
+            }
+        }
+    }
+    let Some((leader, members)) = keys.split_first() else {
+        return Err(EditError::validation(
+            "Edit preparation failed: No changes to apply.",
+        ));
+    };
+    {
+        let mut sessions = registry.lock();
+        for member in members {
+            if let Some(s) = sessions.get_mut(member) {
+                s.member_of = Some(leader.clone());
+            }
+        }
+        if let Some(s) = sessions.get_mut(leader) {
+            s.members = members.to_vec();
+        }
+    }
+    if !auto_approve {
+        return Ok(Prepared::Wait {
+            key: leader.clone(),
+            notes,
+        });
+    }
+    let (diff, shown) = {
+        let sessions = registry.lock();
+        let mut diff = String::new();
+        let mut shown = Vec::new();
+        for key in &keys {
+            if let Some(s) = sessions.get(key) {
+                diff.push_str(&unified_diff(
+                    &s.base_model,
+                    &s.proposal,
+                    &format!("a/{}", s.shown),
+                    &format!("b/{}", s.shown),
+                ));
+                shown.push(format!("'{}'", s.shown));
+            }
+        }
+        (diff, shown.join(", "))
+    };
+    let committed = crate::changeset::commit_group(registry, sandbox, leader);
+    let info = match committed {
+        Ok(info) => info,
+        Err(e) => {
+            registry.remove_group(leader);
+            return Err(e);
+        }
+    };
+    let mut all = Vec::new();
+    all.extend(created_dirs_note(&info.report, |d| sandbox.display(d)));
+    all.extend(notes);
+    Ok(Prepared::Done(ReviewResponse {
+        session_path: None,
+        user_action: UserAction::Committed,
+        message: join_message(format!("Committed {shown} (auto-approve)."), &all),
+        user_comment: None,
+        user_feedback_diff: None,
+        diff: Some(diff),
+    }))
 }

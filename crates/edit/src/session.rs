@@ -129,6 +129,11 @@ pub(crate) struct Session {
     pub unreviewed: bool,
     /// A call is working on this session.
     pub busy: bool,
+    /// The other files' sessions of a multi-file proposal this session leads (one review, one
+    /// verdict, one all-or-nothing commit).
+    pub members: Vec<PathBuf>,
+    /// The session leading the multi-file proposal this file belongs to (hidden from clients).
+    pub member_of: Option<PathBuf>,
 }
 
 /// The live sessions and their directory.
@@ -206,6 +211,21 @@ impl Registry {
             Ok(c) if sessions.contains_key(&c) => Ok(c),
             _ => Err(refuse("It is not an open review session of this server.")),
         }
+    }
+
+    /// Removes a multi-file proposal's sessions (the leader's and its members'); the error text
+    /// if a directory could not be removed.
+    pub fn remove_group(&self, leader: &Path) -> Option<String> {
+        let members = self
+            .lock()
+            .get(leader)
+            .map(|s| s.members.clone())
+            .unwrap_or_default();
+        let mut error = None;
+        for member in members {
+            error = error.or(self.remove(&member));
+        }
+        self.remove(leader).or(error)
     }
 
     /// Removes a session and its directory; the error text if the directory could not be removed.
