@@ -196,22 +196,28 @@ fn session_diff(current: &Path, future: &Path, shown: &str) -> String {
     )
 }
 
-/// The files of a session's proposal (its members' too) and their diffs, one after the other.
-fn group_diff(
+/// One file of a proposal: the name shown, its "before" file and its proposal file.
+type GroupFile = (String, PathBuf, PathBuf);
+
+/// The files of a session's proposal (its members' too). Cheap: taken under the registry lock,
+/// read after it.
+fn group_files(
     sessions: &std::collections::HashMap<PathBuf, crate::session::Session>,
     lead: &crate::session::Session,
-) -> (Vec<String>, String) {
-    let mut files = vec![lead.shown.clone()];
-    let mut diff = session_diff(&lead.current, &lead.future, &lead.shown);
-    for member in lead.members.iter().filter_map(|k| sessions.get(k)) {
-        files.push(member.shown.clone());
-        diff.push_str(&session_diff(
-            &member.current,
-            &member.future,
-            &member.shown,
-        ));
+) -> Vec<GroupFile> {
+    std::iter::once(lead)
+        .chain(lead.members.iter().filter_map(|k| sessions.get(k)))
+        .map(|s| (s.shown.clone(), s.current.clone(), s.future.clone()))
+        .collect()
+}
+
+/// The names and the diffs of `group_files`, one diff after the other.
+fn group_diff(files: &[GroupFile]) -> (Vec<String>, String) {
+    let mut diff = String::new();
+    for (shown, current, future) in files {
+        diff.push_str(&session_diff(current, future, shown));
     }
-    (files, diff)
+    (files.iter().map(|f| f.0.clone()).collect(), diff)
 }
 
 /// Waits until a verdict is posted for `key`, and takes it.
@@ -527,20 +533,19 @@ impl ReviewManager {
         notes: Vec<String>,
         guard: BusyGuard,
     ) -> Result<OpenReview, EditError> {
-        let (shown, current, future, files, diff) = {
+        let (shown, current, future, files) = {
             let sessions = self.inner.registry.lock();
             let s = sessions
                 .get(&key)
                 .ok_or_else(|| EditError::session("The review session ended unexpectedly."))?;
-            let (files, diff) = group_diff(&sessions, s);
             (
                 s.shown.clone(),
                 s.current.clone(),
                 s.future.clone(),
-                files,
-                diff,
+                group_files(&sessions, s),
             )
         };
+        let (files, diff) = group_diff(&files);
         Ok(OpenReview {
             session_path: key.display().to_string(),
             key,
@@ -581,10 +586,9 @@ impl ReviewManager {
         let files = {
             let sessions = inner.registry.lock();
             match sessions.get(key) {
-                Some(s) => group_diff(&sessions, s)
-                    .0
+                Some(s) => group_files(&sessions, s)
                     .iter()
-                    .map(|f| format!("'{f}'"))
+                    .map(|f| format!("'{}'", f.0))
                     .collect::<Vec<_>>()
                     .join(", "),
                 None => format!("'{shown}'"),
@@ -654,21 +658,26 @@ impl ReviewManager {
     /// Every open proposal with its diff (what the review page lists). A proposal the human
     /// already decided on (verdict not yet collected) is left out.
     pub fn open_reviews(&self) -> Vec<ReviewListing> {
-        let sessions = self.inner.registry.lock();
-        let mut found: Vec<ReviewListing> = sessions
-            .values()
-            .filter(|s| s.verdict.is_none() && s.member_of.is_none())
-            .map(|s| {
-                let (files, diff) = group_diff(&sessions, s);
+        let open: Vec<(String, Vec<GroupFile>)> = {
+            let sessions = self.inner.registry.lock();
+            sessions
+                .values()
+                .filter(|s| s.verdict.is_none() && s.member_of.is_none())
+                .map(|s| (s.dir.display().to_string(), group_files(&sessions, s)))
+                .collect()
+        };
+        let mut found: Vec<ReviewListing> = open
+            .into_iter()
+            .map(|(session_path, group)| {
+                let (files, diff) = group_diff(&group);
                 ReviewListing {
-                    session_path: s.dir.display().to_string(),
+                    session_path,
                     path: files.join(", "),
                     diff,
                     // A multi-file proposal is approved or rejected, not edited in the page.
-                    proposed: if files.len() > 1 {
-                        String::new()
-                    } else {
-                        read_model(&s.future).unwrap_or_default()
+                    proposed: match group.as_slice() {
+                        [(_, _, future)] => read_model(future).unwrap_or_default(),
+                        _ => String::new(),
                     },
                     files,
                 }
