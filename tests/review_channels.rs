@@ -414,3 +414,65 @@ async fn rmcp_client_on_2026_07_28_reviews_through_input_required() {
         );
     }
 }
+
+/// The Gemini CLI situation (no client form, no `code` on PATH): the link the call answers with
+/// opens the review page in Chromium, the human approves there, and the agent's next call gets
+/// COMMITTED.
+#[test]
+fn approving_in_chromium_through_the_link_commits() {
+    let Some(python) = python() else { return };
+    let chromium = std::env::var_os("FS_MCP_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    let has_playwright = std::process::Command::new(&python)
+        .args(["-c", "import playwright.sync_api"])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !chromium.exists() || !has_playwright {
+        if std::env::var("FS_MCP_REQUIRE_CLIENTS").as_deref() == Ok("1") {
+            panic!("Chromium or Playwright missing: run `cargo xtask clients install`");
+        }
+        eprintln!("skipping: Chromium or Playwright not installed");
+        return;
+    }
+    let ws = Workspace::new();
+    ws.write("settings.ini", "name = demo\nversion = 1\n");
+    let mut c = start_without_editor(&ws, &[]);
+    let first = response(&c.call(
+        "propose_and_review",
+        json!({"path": "settings.ini", "match_text": "version = 1", "new_string": "version = 2"}),
+    ));
+    assert_eq!(first["user_action"], "PENDING", "{first}");
+    let session = first["session_path"].as_str().unwrap().to_string();
+    let message = first["message"].as_str().unwrap();
+    let (base, token) = link_of(message);
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/ui-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let output = std::process::Command::new(&python)
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/ui/review_page_test.py"
+        ))
+        .arg(format!("{base}/?token={token}"))
+        .arg("settings.ini")
+        .arg(shots.join("review-page.png"))
+        .env("FS_MCP_CHROMIUM", &chromium)
+        .output()
+        .expect("run the browser");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("review page test passed"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let verdict = response(&c.call(
+        "propose_and_review",
+        json!({"path": "settings.ini", "session_path": session}),
+    ));
+    assert_eq!(verdict["user_action"], "COMMITTED", "{verdict}");
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("settings.ini")).unwrap(),
+        "name = demo\nversion = 2\n"
+    );
+}

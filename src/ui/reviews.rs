@@ -187,8 +187,16 @@ async fn guard(
     response
 }
 
+/// The page, its CSS and JS inline; nothing else may load or run.
 async fn page() -> Response {
-    Html(REVIEW_HTML).into_response()
+    let mut response = Html(REVIEW_HTML).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_SECURITY_POLICY,
+        axum::http::HeaderValue::from_static(
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'",
+        ),
+    );
+    response
 }
 
 async fn list(AxumState(state): AxumState<Arc<PageState>>) -> Response {
