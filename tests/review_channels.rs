@@ -476,3 +476,39 @@ fn approving_in_chromium_through_the_link_commits() {
         "name = demo\nversion = 2\n"
     );
 }
+
+/// A client that loses the connection while its form is open leaves the file untouched, and
+/// the server goes on serving: the next client's proposal of the same file commits.
+#[test]
+fn a_client_gone_mid_review_leaves_the_file_untouched() {
+    let Some(python) = python() else { return };
+    let ws = Workspace::new();
+    ws.write("m.py", "x = 1\n");
+    let server = common::HttpServer::start(&ws, &["--review-command", "none"]);
+    let arguments = json!({"path": "m.py", "match_text": "x = 1", "new_string": "x = 2"});
+    let mut gone = std::process::Command::new(&python)
+        .arg(PY_ELICIT)
+        .arg("never")
+        .arg(arguments.to_string())
+        .args(["--http", &server.url])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start the Python client");
+    std::thread::sleep(Duration::from_secs(3));
+    gone.kill().expect("kill the client");
+    let _ = gone.wait();
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("m.py")).unwrap(),
+        "x = 1\n"
+    );
+    let report = py_elicit(&python, &ws, "accept", arguments, &["--http", &server.url]);
+    let r: Value = serde_json::from_str(report["call"]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(r["user_action"], "COMMITTED", "{r}");
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("m.py")).unwrap(),
+        "x = 2\n"
+    );
+}
