@@ -278,3 +278,21 @@ async fn a_directory_replaced_at_the_same_path_is_another_file() {
     assert_eq!(read(&ws, "sub/c.txt"), "gamma\n");
     assert_eq!(read(&ws, "sub-old/c.txt"), "gamma\n");
 }
+
+/// commit_review writes one file: for a multi-file proposal it is refused, so the change stays
+/// all or none.
+#[test]
+fn commit_review_cannot_write_one_file_of_a_multi_file_proposal() {
+    let ws = Workspace::new();
+    three_files(&ws);
+    let mut c = start(&ws, &[], &[]);
+    let r = response(&c.call("propose_and_review", three_file_edit()));
+    let session = r["session_path"].as_str().unwrap().to_string();
+    let refused = c.call(
+        "commit_review",
+        json!({"session_path": session, "original_path": "a.txt"}),
+    );
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert!(text_of(&refused).contains("multi-file"), "{refused}");
+    assert_eq!(read(&ws, "a.txt"), "alpha\n");
+}

@@ -940,6 +940,13 @@ fn commit_review_blocking(
         let s = sessions
             .get(key)
             .ok_or_else(|| EditError::session("The review session has ended."))?;
+        if !s.members.is_empty() || s.member_of.is_some() {
+            // One file of it alone would break "all or none".
+            return Err(EditError::session(format!(
+                "Session {session_path} is a multi-file proposal: it is committed only as a whole, when the user approves it. Call propose_and_review(path='{}', session_path='{session_path}') with no edit to get the verdict. Nothing was written.",
+                s.shown
+            )));
+        }
         (
             s.future.clone(),
             s.known_stamp,
