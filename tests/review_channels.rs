@@ -301,13 +301,19 @@ fn python_sdk_form_verdicts_over_http() {
 struct FormClient {
     answer: Option<Value>,
     asked: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    /// Declares URL mode too, and approves in the page a URL-mode request sends it to.
+    url_mode: bool,
 }
 
 impl rmcp::ClientHandler for FormClient {
     fn get_info(&self) -> rmcp::model::ClientConfig {
         serde_json::from_value(json!({
             "protocolVersion": "2026-07-28",
-            "capabilities": {"elicitation": {"form": {}}},
+            "capabilities": if self.url_mode {
+                json!({"elicitation": {"form": {}, "url": {}}})
+            } else {
+                json!({"elicitation": {"form": {}}})
+            },
             "clientInfo": {"name": "fs-mcp-rs-mrtr-test", "version": "1"}
         }))
         .expect("client config")
@@ -322,7 +328,32 @@ impl rmcp::ClientHandler for FormClient {
             .lock()
             .unwrap()
             .push(serde_json::to_string(&request).unwrap());
-        use rmcp::model::{ElicitResult, ElicitationAction};
+        use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
+        if let ElicitRequestParams::UrlElicitationParams { url, .. } = &request {
+            // The human opens the page and approves the one proposal listed there.
+            let (base, token) = url.split_once("/?token=").expect("a token in the URL");
+            let http = reqwest::Client::new();
+            let listed: Value = http
+                .get(format!("{base}/api/reviews"))
+                .header("x-fs-mcp-token", token)
+                .send()
+                .await
+                .expect("list")
+                .json()
+                .await
+                .expect("JSON");
+            let session = listed["reviews"][0]["session_path"].clone();
+            let status = http
+                .post(format!("{base}/api/reviews/decide"))
+                .header("x-fs-mcp-token", token)
+                .json(&json!({"session_path": session}))
+                .send()
+                .await
+                .expect("decide")
+                .status();
+            assert_eq!(status, reqwest::StatusCode::OK);
+            return Ok(ElicitResult::new(ElicitationAction::Accept));
+        }
         Ok(match &self.answer {
             Some(content) => {
                 ElicitResult::new(ElicitationAction::Accept).with_content(content.clone())
@@ -333,11 +364,27 @@ impl rmcp::ClientHandler for FormClient {
 }
 
 async fn mrtr_propose(ws: &Workspace, answer: Option<Value>) -> (Value, Vec<String>, String) {
+    mrtr_propose_with(
+        ws,
+        answer,
+        false,
+        json!({"path": "a.txt", "match_text": "two", "new_string": "TWO"}),
+    )
+    .await
+}
+
+async fn mrtr_propose_with(
+    ws: &Workspace,
+    answer: Option<Value>,
+    url_mode: bool,
+    arguments: Value,
+) -> (Value, Vec<String>, String) {
     use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
     let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let client = FormClient {
         answer,
         asked: std::sync::Arc::clone(&asked),
+        url_mode,
     };
     let mut command = tokio::process::Command::new(common::BIN);
     command
@@ -358,7 +405,6 @@ async fn mrtr_propose(ws: &Workspace, answer: Option<Value>) -> (Value, Vec<Stri
         "{:?}",
         running.peer_info().map(|i| i.protocol_version.clone())
     );
-    let arguments = json!({"path": "a.txt", "match_text": "two", "new_string": "TWO"});
     let result = running
         .call_tool(
             rmcp::model::CallToolRequestParams::new("propose_and_review")
@@ -511,4 +557,25 @@ fn a_client_gone_mid_review_leaves_the_file_untouched() {
         std::fs::read_to_string(ws.root.join("m.py")).unwrap(),
         "x = 2\n"
     );
+}
+
+/// A diff too long for the form goes to a client that takes URL mode as a link to the review
+/// page (2026-07-28, MRTR); the human approves there and the retried call answers COMMITTED.
+#[tokio::test]
+async fn a_diff_too_long_for_the_form_is_reviewed_through_url_mode() {
+    let ws = Workspace::new();
+    let old: String = (1..=100).map(|i| format!("line {i}\n")).collect();
+    let new: String = (1..=100).map(|i| format!("LINE {i}\n")).collect();
+    ws.write("a.txt", &old);
+    let (r, asked, _) = mrtr_propose_with(
+        &ws,
+        None,
+        true,
+        json!({"path": "a.txt", "match_text": "OVERWRITE_FILE", "new_string": new}),
+    )
+    .await;
+    assert_eq!(r["user_action"], "COMMITTED", "{r}");
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(asked[0].contains("\"mode\":\"url\""), "{}", asked[0]);
+    assert_eq!(std::fs::read_to_string(ws.root.join("a.txt")).unwrap(), new);
 }

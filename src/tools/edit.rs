@@ -117,10 +117,6 @@ impl FsServer {
         }
     }
 
-    fn review_timeout(&self) -> std::time::Duration {
-        self.reviews().config().review_timeout
-    }
-
     /// A token held while a review runs, or `None` once the server is shutting down.
     fn review_slot(&self) -> Option<tokio_util::task::task_tracker::TaskTrackerToken> {
         let tracker = self.reviews_in_progress();
@@ -213,17 +209,24 @@ The file keeps its line endings, final newline, BOM and permissions.",
             channel = review::Channel::Page { wait: false };
         }
         let result = match channel {
-            review::Channel::ClientForm { mrtr: true } => {
+            review::Channel::ClientForm { mrtr: true, url } => {
+                let link = review::url_mode_link(self, &open, url).await;
                 match retry
                     .as_ref()
-                    .and_then(|r| review::answer_of(&r.input_responses))
+                    .and_then(|r| review::answer_of(&r.input_responses, link.is_some()))
                 {
-                    Some(verdict) => self.reviews().decide(&sandbox, open, verdict).await,
-                    None => return Ok(review::input_required(&open, self.review_timeout()).into()),
+                    Some(review::Answer::Verdict(verdict)) => {
+                        self.reviews().decide(&sandbox, open, verdict).await
+                    }
+                    // URL mode: the human opened the page; the verdict comes from there.
+                    Some(review::Answer::Opened) => {
+                        review::in_page(self, &sandbox, open, true, &context).await
+                    }
+                    None => return Ok(review::input_required(&open, link.as_deref()).into()),
                 }
             }
-            review::Channel::ClientForm { mrtr: false } => {
-                review::ask_in_form(self, &sandbox, open, &context).await
+            review::Channel::ClientForm { mrtr: false, url } => {
+                review::ask_in_form(self, &sandbox, open, &context, url).await
             }
             review::Channel::Command => {
                 self.reviews()

@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Duration;
 
 use fs_mcp_edit::{EditError, OpenReview, ReviewResponse, Verdict};
 use fs_mcp_sandbox::Sandbox;
@@ -31,8 +30,9 @@ const FORM_DIFF_CHARS: usize = 6000;
 /// Where a proposal is reviewed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Channel {
-    /// The client's form; `mrtr`: as an `input_required` result (2026-07-28).
-    ClientForm { mrtr: bool },
+    /// The client's form; `mrtr`: as an `input_required` result (2026-07-28); `url`: the
+    /// client also takes URL-mode requests (used for a diff too long for the form).
+    ClientForm { mrtr: bool, url: bool },
     /// The review command (or files opened by hand with `--review-command none`).
     Command,
     /// The review page; `wait`: the human already looks at it (`fs-mcp-rs ui`).
@@ -42,11 +42,12 @@ pub enum Channel {
 /// The channel for this call's client, best first (see the module documentation).
 pub fn choose(server: &FsServer, context: &RequestContext<RoleServer>) -> Channel {
     let (via, page_is_client) = server.review_via();
-    let form = context
-        .client_capabilities()
-        .and_then(|c| c.elicitation)
-        // Form mode: declared, or neither mode named (what 2025-06-18 clients send).
+    let elicitation = context.client_capabilities().and_then(|c| c.elicitation);
+    // Form mode: declared, or neither mode named (what 2025-06-18 clients send).
+    let form = elicitation
+        .as_ref()
         .is_some_and(|e| e.form.is_some() || e.url.is_none());
+    let url = elicitation.as_ref().is_some_and(|e| e.url.is_some());
     let mrtr = context
         .protocol_version()
         .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
@@ -55,11 +56,11 @@ pub fn choose(server: &FsServer, context: &RequestContext<RoleServer>) -> Channe
     };
     let command = command_available(server.reviews().config().review_command.as_deref());
     match via {
-        ReviewVia::Auto if form => Channel::ClientForm { mrtr },
+        ReviewVia::Auto if form => Channel::ClientForm { mrtr, url },
         ReviewVia::Auto if page_is_client => page,
         ReviewVia::Auto if command => Channel::Command,
         ReviewVia::Auto => page,
-        ReviewVia::Elicitation if form => Channel::ClientForm { mrtr },
+        ReviewVia::Elicitation if form => Channel::ClientForm { mrtr, url },
         ReviewVia::Elicitation => page,
         ReviewVia::Command if command => Channel::Command,
         ReviewVia::Command => page,
@@ -181,22 +182,82 @@ fn verdict_of(result: &ElicitResult) -> Verdict {
     }
 }
 
-/// The verdict in an MRTR retry's answers, if the client answered our form.
-pub fn answer_of(responses: &InputResponses) -> Option<Verdict> {
-    let answer = responses.get(REVIEW_INPUT)?;
-    let result: ElicitResult = serde_json::from_value(answer.clone()).ok()?;
-    Some(verdict_of(&result))
+/// Whether the diff is cut in the form (then a client taking URL mode is sent to the page).
+pub fn too_long_for_form(open: &OpenReview) -> bool {
+    open.diff.len() > FORM_DIFF_CHARS || open.diff.lines().count() > FORM_DIFF_LINES
 }
 
-/// The `input_required` result asking the client to show the form (2026-07-28). The state is
-/// the session_path: a handle the server checks against its live sessions on the retry.
-pub fn input_required(open: &OpenReview, _timeout: Duration) -> InputRequiredResult {
+/// The URL-mode request: review the whole diff in the page (the verdict is given there).
+fn url_request(open: &OpenReview, link: &str) -> ElicitRequestParams {
+    let id = Path::new(&open.session_path)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    ElicitRequestParams::UrlElicitationParams {
+        meta: None,
+        message: format!(
+            "The agent's edit of {} is too long for this form ({} diff lines): review it in your browser, and approve or reject it there.",
+            open.files.join(", "),
+            open.diff.lines().count()
+        ),
+        url: link.to_string(),
+        elicitation_id: id,
+    }
+}
+
+/// What the client answered to our request.
+pub enum Answer {
+    /// The form's verdict.
+    Verdict(Verdict),
+    /// The human opened the review page (URL mode): the verdict comes from there.
+    Opened,
+}
+
+fn answer_to(result: &ElicitResult, url_mode: bool) -> Answer {
+    match (url_mode, &result.action) {
+        (true, ElicitationAction::Accept) => Answer::Opened,
+        (true, _) => Answer::Verdict(Verdict::Reject { comment: None }),
+        (false, _) => Answer::Verdict(verdict_of(result)),
+    }
+}
+
+/// The answer in an MRTR retry, if the client answered our request (`url_mode`: it was the
+/// URL-mode one).
+pub fn answer_of(responses: &InputResponses, url_mode: bool) -> Option<Answer> {
+    let answer = responses.get(REVIEW_INPUT)?;
+    let result: ElicitResult = serde_json::from_value(answer.clone()).ok()?;
+    Some(answer_to(&result, url_mode))
+}
+
+/// The `input_required` result asking the client to show the form, or to open `link` (URL
+/// mode), on 2026-07-28. The state is the session_path: a handle the server checks against its
+/// live sessions on the retry.
+pub fn input_required(open: &OpenReview, link: Option<&str>) -> InputRequiredResult {
+    let params = match link {
+        Some(link) => url_request(open, link),
+        None => form(open),
+    };
     let mut requests = BTreeMap::new();
     requests.insert(
         REVIEW_INPUT.to_string(),
-        InputRequest::Elicitation(ElicitRequest::new(form(open))),
+        InputRequest::Elicitation(ElicitRequest::new(params)),
     );
     InputRequiredResult::new(Some(requests), Some(open.session_path.clone()))
+}
+
+/// The page link when the diff is too long for the form and the client takes URL mode (`None`
+/// otherwise, or when the page cannot start: then the form shows the cut diff).
+pub async fn url_mode_link(server: &FsServer, open: &OpenReview, url: bool) -> Option<String> {
+    if !url || !too_long_for_form(open) {
+        return None;
+    }
+    match server.review_page_url().await {
+        Ok(link) => Some(link),
+        Err(e) => {
+            tracing::warn!("cannot start the review page ({e}); the form shows a cut diff");
+            None
+        }
+    }
 }
 
 /// Asks with `elicitation/create` (before 2026-07-28) and acts on the answer. The file is only
@@ -207,9 +268,15 @@ pub async fn ask_in_form(
     sandbox: &Sandbox,
     open: OpenReview,
     context: &RequestContext<RoleServer>,
+    url: bool,
 ) -> Result<ReviewResponse, EditError> {
     let timeout = server.reviews().config().review_timeout;
-    let asked = context.peer.create_elicitation(form(&open));
+    let link = url_mode_link(server, &open, url).await;
+    let params = match &link {
+        Some(link) => url_request(&open, link),
+        None => form(&open),
+    };
+    let asked = context.peer.create_elicitation(params);
     let cancelled = context.ct.clone();
     let shutdown = server.shutdown_token().clone();
     let outcome = tokio::select! {
@@ -219,12 +286,10 @@ pub async fn ask_in_form(
         () = shutdown.cancelled() => None,
     };
     match outcome {
-        Some(Ok(result)) => {
-            server
-                .reviews()
-                .decide(sandbox, open, verdict_of(&result))
-                .await
-        }
+        Some(Ok(result)) => match answer_to(&result, link.is_some()) {
+            Answer::Verdict(verdict) => server.reviews().decide(sandbox, open, verdict).await,
+            Answer::Opened => in_page(server, sandbox, open, true, context).await,
+        },
         Some(Err(e)) => {
             tracing::warn!("the client's review form failed ({e}); offering the review page");
             let mut response = page_link(server, open).await?;
