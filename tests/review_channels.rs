@@ -579,3 +579,35 @@ async fn a_diff_too_long_for_the_form_is_reviewed_through_url_mode() {
     assert!(asked[0].contains("\"mode\":\"url\""), "{}", asked[0]);
     assert_eq!(std::fs::read_to_string(ws.root.join("a.txt")).unwrap(), new);
 }
+
+/// `--review-via` picks the channel by hand: `page` sends even a client with a form to the page;
+/// `command` whose program is missing falls back to the page instead of waiting.
+#[test]
+fn review_via_picks_the_channel_and_never_waits_on_a_missing_program() {
+    let ws = Workspace::new();
+    ws.write("a.txt", "one\ntwo\n");
+    let mut c = start_without_editor(&ws, &["--review-via", "command"]);
+    let r = response(&c.call(
+        "propose_and_review",
+        json!({"path": "a.txt", "match_text": "two", "new_string": "TWO"}),
+    ));
+    assert_eq!(r["user_action"], "PENDING", "{r}");
+
+    let Some(python) = python() else { return };
+    let command = stdio_command(&ws, &["--review-via", "page"]);
+    let command: Vec<&str> = command.iter().map(String::as_str).collect();
+    let report = py_elicit(
+        &python,
+        &ws,
+        "accept",
+        json!({"path": "a.txt", "match_text": "one", "new_string": "ONE"}),
+        &command,
+    );
+    assert_eq!(report["elicitations"], json!([]), "{report}");
+    let r: Value = serde_json::from_str(report["call"]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(r["user_action"], "PENDING", "{r}");
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("a.txt")).unwrap(),
+        "one\ntwo\n"
+    );
+}
