@@ -611,3 +611,29 @@ fn review_via_picks_the_channel_and_never_waits_on_a_missing_program() {
         "one\ntwo\n"
     );
 }
+
+/// A client with the form only gets the diff cut to a bound, with how many lines were left out
+/// and where the whole proposal is; approving still commits all of it.
+#[tokio::test]
+async fn the_form_holds_a_bounded_diff_and_says_what_was_cut() {
+    let ws = Workspace::new();
+    let old: String = (1..=100).map(|i| format!("line {i}\n")).collect();
+    let new: String = (1..=100).map(|i| format!("LINE {i}\n")).collect();
+    ws.write("a.txt", &old);
+    let (r, asked, _) = mrtr_propose_with(
+        &ws,
+        Some(json!({"approve": true})),
+        false,
+        json!({"path": "a.txt", "match_text": "OVERWRITE_FILE", "new_string": new}),
+    )
+    .await;
+    assert_eq!(r["user_action"], "COMMITTED", "{r}");
+    let form: Value = serde_json::from_str(&asked[0]).unwrap();
+    let diff = form["requestedSchema"]["properties"]["approve"]["description"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{form}"));
+    assert!(diff.lines().count() <= 61, "{diff}");
+    assert!(diff.contains("more diff lines not shown"), "{diff}");
+    assert!(diff.contains("future_a.txt"), "{diff}");
+    assert_eq!(std::fs::read_to_string(ws.root.join("a.txt")).unwrap(), new);
+}
