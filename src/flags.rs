@@ -67,6 +67,23 @@ pub fn normalize_http_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsSt
     out
 }
 
+/// `--review-via`: where the human reviews a proposal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum ReviewVia {
+    /// Best first: the client's own form when it declares elicitation, else the review command
+    /// when its program is on PATH (or `--review-command none`: the files are opened by hand),
+    /// else the review page this server serves on 127.0.0.1 (the call answers at once with its
+    /// link).
+    #[default]
+    Auto,
+    /// The client's own form (MCP elicitation); the review page when the client has none.
+    Elicitation,
+    /// The review command (`--review-command`); the review page when its program is missing.
+    Command,
+    /// The review page on 127.0.0.1 (the call answers at once with its link).
+    Page,
+}
+
 /// `--schema-profile`: which schemas clients are served (see `gemini_compat::profile`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum SchemaProfileArg {
@@ -136,6 +153,11 @@ pub struct ServeArgs {
     /// are replaced by the two files. Use "none" to launch nothing.
     #[arg(long, value_name = "COMMAND", default_value = fs_mcp_edit::DEFAULT_REVIEW_COMMAND)]
     pub review_command: String,
+
+    /// Where the human reviews proposals: auto (the client's own form, else the review command
+    /// when installed, else a review page on 127.0.0.1), elicitation, command or page.
+    #[arg(long, value_enum, value_name = "CHANNEL", default_value = "auto")]
+    pub review_via: ReviewVia,
 
     /// Seconds propose_and_review waits for the human before answering TIMEOUT.
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]

@@ -39,6 +39,11 @@ pub struct ServerOptions {
     /// The allowed directories were given on the command line, so client roots never replace them.
     pub dirs_from_cli: bool,
     pub review: fs_mcp_edit::ReviewConfig,
+    /// `--review-via`: where the human reviews proposals.
+    pub review_via: crate::flags::ReviewVia,
+    /// The human already looks at this server's review page (`fs-mcp-rs ui`): a proposal waits
+    /// there instead of answering with a link.
+    pub review_page_is_client: bool,
     /// Memory cap of one query evaluation, in bytes.
     pub query_memory_limit: u64,
     /// List only read-only tools (the sandbox refuses writes too).
@@ -75,6 +80,8 @@ impl Default for ServerOptions {
             tier: Tier::Core,
             dirs_from_cli: false,
             review: fs_mcp_edit::ReviewConfig::default(),
+            review_via: crate::flags::ReviewVia::Auto,
+            review_page_is_client: false,
             query_memory_limit: fs_mcp_query::DEFAULT_MEMORY_LIMIT_BYTES,
             read_only: false,
             disabled_tools: Vec::new(),
@@ -127,6 +134,10 @@ struct Inner {
     openai_strict_tools: OnceLock<Vec<Tool>>,
     /// `propose_and_review` calls in progress, so a shutdown can wait for their answers.
     reviews_in_progress: TaskTracker,
+    review_via: crate::flags::ReviewVia,
+    review_page_is_client: bool,
+    /// The review page, started on the first proposal that needs it.
+    review_page: tokio::sync::OnceCell<crate::ui::ReviewPage>,
 }
 
 impl FsServer {
@@ -158,6 +169,9 @@ impl FsServer {
                 schema_profile: options.schema_profile,
                 openai_strict_tools: OnceLock::new(),
                 reviews_in_progress: TaskTracker::new(),
+                review_via: options.review_via,
+                review_page_is_client: options.review_page_is_client,
+                review_page: tokio::sync::OnceCell::new(),
             }),
             log: SessionLog::register(),
         })
@@ -183,6 +197,22 @@ impl FsServer {
     /// The review sessions (shared by every client session).
     pub fn reviews(&self) -> Arc<fs_mcp_edit::ReviewManager> {
         Arc::clone(&self.inner.reviews)
+    }
+
+    /// `--review-via`, and whether the human already looks at the review page (`ui`).
+    pub fn review_via(&self) -> (crate::flags::ReviewVia, bool) {
+        (self.inner.review_via, self.inner.review_page_is_client)
+    }
+
+    /// The review page's link, starting the page on 127.0.0.1 on first use.
+    pub async fn review_page_url(&self) -> std::io::Result<String> {
+        let reviews = self.reviews();
+        let page = self
+            .inner
+            .review_page
+            .get_or_try_init(|| crate::ui::ReviewPage::start(reviews))
+            .await?;
+        Ok(page.url().to_string())
     }
 
     /// Cancelled when the process shuts down.
@@ -396,6 +426,14 @@ impl ServerHandler for FsServer {
                     Value::Object(map) => Some(map),
                     _ => None,
                 };
+            }
+            // An MRTR retry (2026-07-28): the tool finds the client's answers in the context.
+            let mut context = context;
+            if let Some(state) = request.request_state.take() {
+                context.extensions.insert(crate::tools::edit::InputRetry {
+                    request_state: state,
+                    input_responses: request.input_responses.take().unwrap_or_default(),
+                });
             }
             let call = ToolCallContext::new(self, request, context);
             self.router().call(call).await

@@ -47,6 +47,8 @@ pub fn prepare(
         tier,
         dirs_from_cli: !args.dirs.is_empty(),
         review,
+        review_via: args.review_via,
+        review_page_is_client: false,
         query_memory_limit: args.query_memory_mb.max(16).saturating_mul(1024 * 1024),
         read_only: args.read_only,
         disabled_tools: args.disable_tools.clone(),

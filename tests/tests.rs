@@ -24,6 +24,8 @@ mod query_tools;
 mod read_files;
 mod readme_commands;
 mod real_clients;
+mod review_changesets;
+mod review_channels;
 mod roots;
 mod sandbox;
 mod schema_cli;

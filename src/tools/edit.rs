@@ -1,9 +1,9 @@
 //! Editing: propose_and_review / commit_review (human-reviewed), and the `--all` tier's direct
 //! writes write_file / append_text / move_file.
 
-use fs_mcp_edit::{EditError, EditSpec, ProposeRequest, UserAction};
+use fs_mcp_edit::{EditError, EditSpec, ProposeRequest, Staged, UserAction};
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::CallToolResult;
+use rmcp::model::{CallToolResponse, CallToolResult, InputResponses};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, tool, tool_router};
 use schemars::JsonSchema;
@@ -13,11 +13,15 @@ use serde_json::Value;
 
 use crate::lenient;
 use crate::server::FsServer;
+use crate::tools::review;
 use crate::tools::{blocking, failure, text};
 
 /// One replacement of a batch.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct EditParam {
+    /// File this edit changes, when not the top-level path: one proposal may change several files (one review, written all or none).
+    #[serde(default)]
+    pub path: Option<String>,
     /// Exact text to find (whitespace and indentation included).
     pub match_text: String,
     /// Text to put in its place.
@@ -37,10 +41,10 @@ pub struct ProposeParams {
     /// How many times match_text must occur. Default 1.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub expected_replacements: Option<i64>,
-    /// Continue a review session: the session_path from a previous REVIEW, TIMEOUT or CANCELLED response. Edits then apply to the human's version.
+    /// Continue a review session: the session_path from a previous REVIEW, PENDING, TIMEOUT or CANCELLED response. With no match_text, new_string or edits, waits for the verdict on the open proposal; with an edit, it applies to the human's version.
     #[serde(default)]
     pub session_path: Option<String>,
-    /// Several replacements in one proposal, applied in order: [{"match_text": ..., "new_string": ...}]. Use instead of match_text/new_string.
+    /// Several replacements in one proposal, applied in order: [{"match_text": ..., "new_string": ...}]. Use instead of match_text/new_string. An item with its own "path" changes that file: one proposal, one review, and every file written or none.
     #[serde(default, deserialize_with = "edit_list")]
     pub edits: Option<Vec<EditParam>>,
     /// Allow a match_text longer than 2,000 characters. Default false; prefer a shorter, unique match_text.
@@ -87,9 +91,32 @@ pub struct MoveParams {
     pub destination: String,
 }
 
+/// An MRTR retry of `tools/call` (2026-07-28): the state we handed out (the session_path) and
+/// the client's answers, put in the request's extensions by `call_tool`.
+#[derive(Debug, Clone)]
+pub struct InputRetry {
+    pub request_state: String,
+    pub input_responses: InputResponses,
+}
+
 const SHUTTING_DOWN: &str = "The server is shutting down; no new review is started. Call propose_and_review again once it runs again.";
 
 impl FsServer {
+    /// Completes when the call is cancelled or the server shuts down.
+    fn cancelled(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> impl Future<Output = ()> + Send + 'static {
+        let cancelled = context.ct.clone();
+        let shutdown = self.shutdown_token().clone();
+        async move {
+            tokio::select! {
+                () = cancelled.cancelled() => {}
+                () = shutdown.cancelled() => {}
+            }
+        }
+    }
+
     /// A token held while a review runs, or `None` once the server is shutting down.
     fn review_slot(&self) -> Option<tokio_util::task::task_tracker::TaskTrackerToken> {
         let tracker = self.reviews_in_progress();
@@ -117,7 +144,13 @@ impl From<ProposeParams> for ProposeRequest {
             edits: p.edits.filter(|e| !e.is_empty()).map(|edits| {
                 edits
                     .into_iter()
-                    .map(|e| EditSpec::new(e.match_text, e.new_string))
+                    .map(|e| {
+                        let spec = EditSpec::new(e.match_text, e.new_string);
+                        match e.path.filter(|p| !p.trim().is_empty()) {
+                            Some(path) => spec.in_file(path),
+                            None => spec,
+                        }
+                    })
                     .collect()
             }),
             bypass_match_text_limit: p.bypass_match_text_limit,
@@ -128,9 +161,9 @@ impl From<ProposeParams> for ProposeRequest {
 #[tool_router(router = edit_tools, vis = "pub(crate)")]
 impl FsServer {
     #[tool(
-        description = "Propose an edit for the human to review, and wait for the verdict. The human sees a diff in their editor and saves it unchanged to approve, or edits it to give feedback.\n\
+        description = "Propose an edit for the human to review, and get their verdict. The human sees the diff where they are: the client's own approval form, their editor, or a review page in the browser.\n\
 Single edit: match_text (exact, from read_files) -> new_string. Batch: edits=[{match_text, new_string}, ...]. New file: match_text \"\". Whole file: \"OVERWRITE_FILE\". Append: \"APPEND_TO_FILE\".\n\
-Returns JSON: user_action COMMITTED (written, done) or REVIEW (the human changed your proposal: user_feedback_diff shows how; continue with session_path), or TIMEOUT/CANCELLED (nothing written; resume with session_path). If match_text is not found or not unique, the error carries similar passages with line numbers and recovery steps.\n\
+Returns JSON user_action: COMMITTED (written, done); REJECTED (nothing written; user_comment may say why); REVIEW (the human changed your proposal: user_feedback_diff shows how; continue with session_path); PENDING (nothing written yet: give the human the link in message, then call again with path and session_path and no edit to get the verdict); TIMEOUT/CANCELLED (nothing written; resume with session_path). If match_text is not found or not unique, the error carries similar passages with line numbers and recovery steps.\n\
 An error with error_type \"conflict\" means the file changed meanwhile and nothing was written: its diff shows what changed; re-read the file and propose again.\n\
 The file keeps its line endings, final newline, BOM and permissions.",
         annotations(
@@ -144,23 +177,66 @@ The file keeps its line endings, final newline, BOM and permissions.",
         &self,
         Parameters(p): Parameters<ProposeParams>,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let sandbox = self.sandbox();
-        let reviews = self.reviews();
+    ) -> Result<CallToolResponse, ErrorData> {
         let Some(_in_progress) = self.review_slot() else {
-            return Ok(failure(SHUTTING_DOWN));
+            return Ok(failure(SHUTTING_DOWN).into());
         };
-        let cancelled = context.ct.clone();
-        let shutdown = self.shutdown_token().clone();
+        let sandbox = self.sandbox();
         let path = p.path.clone();
-        let result = reviews
-            .propose_and_review(&sandbox, p.into(), async move {
-                tokio::select! {
-                    () = cancelled.cancelled() => {}
-                    () = shutdown.cancelled() => {}
+        let mut request: ProposeRequest = p.into();
+        let retry = context.extensions.get::<InputRetry>().cloned();
+        if let Some(retry) = &retry {
+            // The client answers our form (2026-07-28): the proposal is the session's as it
+            // was shown, whatever the retried arguments say.
+            request = ProposeRequest {
+                path: request.path,
+                session_path: Some(retry.request_state.clone()),
+                ..ProposeRequest::default()
+            };
+        }
+        let collect = request.is_collect();
+        let staged = match self.reviews().stage(&sandbox, request).await {
+            Ok(staged) => staged,
+            Err(e) => return Ok(failure(e.to_string()).into()),
+        };
+        let open = match staged {
+            Staged::Done(response) => return Ok(text(response.to_json()).into()),
+            Staged::Open(open) => open,
+        };
+        let mut channel = review::choose(self, &context);
+        if open.files.len() > 1 && channel == review::Channel::Command {
+            // A diff window shows one file: a multi-file change is reviewed in the page.
+            channel = review::Channel::Page { wait: false };
+        }
+        let result = match channel {
+            review::Channel::ClientForm { mrtr: true, url } => {
+                let link = review::url_mode_link(self, &open, url).await;
+                match retry
+                    .as_ref()
+                    .and_then(|r| review::answer_of(&r.input_responses, link.is_some()))
+                {
+                    Some(review::Answer::Verdict(verdict)) => {
+                        self.reviews().decide(&sandbox, open, verdict).await
+                    }
+                    // URL mode: the human opened the page; the verdict comes from there.
+                    Some(review::Answer::Opened) => {
+                        review::in_page(self, &sandbox, open, true, &context).await
+                    }
+                    None => return Ok(review::input_required(&open, link.as_deref()).into()),
                 }
-            })
-            .await;
+            }
+            review::Channel::ClientForm { mrtr: false, url } => {
+                review::ask_in_form(self, &sandbox, open, &context, url).await
+            }
+            review::Channel::Command => {
+                self.reviews()
+                    .await_editor(&sandbox, open, !collect, self.cancelled(&context))
+                    .await
+            }
+            review::Channel::Page { wait } => {
+                review::in_page(self, &sandbox, open, wait || collect, &context).await
+            }
+        };
         Ok(match result {
             Ok(mut response) => {
                 if self.shutdown_token().is_cancelled()
@@ -175,7 +251,8 @@ The file keeps its line endings, final newline, BOM and permissions.",
                 text(response.to_json())
             }
             Err(e) => failure(e.to_string()),
-        })
+        }
+        .into())
     }
 
     #[tool(

@@ -3,6 +3,7 @@
 pub mod edit;
 pub mod query;
 pub mod read;
+mod review;
 pub mod search;
 pub mod worklog;
 

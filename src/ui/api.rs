@@ -17,7 +17,7 @@ use rmcp::service::{RunningService, ServiceError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::reviews::Pending;
+use super::reviews::{DecideBody, Pending};
 use crate::server::{FsServer, Tier};
 
 /// The header the page sends its token in (a query `token=` works too, for the page itself).
@@ -61,10 +61,21 @@ pub fn router(state: Shared) -> Router {
 
 /// Refuses other sites and other hosts (403), then requests without the token (401).
 async fn guard(AxumState(state): AxumState<Shared>, request: Request, next: Next) -> Response {
-    let own_hosts = [
-        format!("127.0.0.1:{}", state.port),
-        format!("localhost:{}", state.port),
-    ];
+    let hint = "missing or wrong token: open the URL `fs-mcp-rs ui` printed (it ends in ?token=…)";
+    guard_page(state.port, &state.token, hint, request, next).await
+}
+
+/// The guard of every page this binary serves on 127.0.0.1 (the playground, the review page):
+/// its own Host and Origin only, then the token (header or `?token=`); `wrong_token` says where
+/// the link with the token came from. A request that passes marks its connection authenticated.
+pub(super) async fn guard_page(
+    port: u16,
+    token: &str,
+    wrong_token: &'static str,
+    request: Request,
+    next: Next,
+) -> Response {
+    let own_hosts = [format!("127.0.0.1:{port}"), format!("localhost:{port}")];
     let headers = request.headers();
     let host = header_str(headers, header::HOST.as_str());
     if !own_hosts.iter().any(|h| Some(h.as_str()) == host) {
@@ -90,16 +101,18 @@ async fn guard(AxumState(state): AxumState<Shared>, request: Request, next: Next
         .map(str::to_string)
         .or(query_token)
         .unwrap_or_default();
-    if !same_bytes(given.as_bytes(), state.token.as_bytes()) {
-        return refuse(
-            StatusCode::UNAUTHORIZED,
-            "missing or wrong token: open the URL `fs-mcp-rs ui` printed (it ends in ?token=…)",
-        );
+    if !same_bytes(given.as_bytes(), token.as_bytes()) {
+        return refuse(StatusCode::UNAUTHORIZED, wrong_token);
     }
     // Its connection no longer counts among the unauthenticated ones (see crate::http).
     crate::http::mark_authenticated(&request);
     let mut response = next.run(request).await;
-    let headers = response.headers_mut();
+    harden(response.headers_mut());
+    response
+}
+
+/// Headers every guarded answer carries.
+pub(super) fn harden(headers: &mut HeaderMap) {
     // The token is in the page URL: never send it anywhere in a Referer.
     headers.insert(
         header::REFERRER_POLICY,
@@ -107,19 +120,18 @@ async fn guard(AxumState(state): AxumState<Shared>, request: Request, next: Next
     );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    response
 }
 
-fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+pub(super) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
 /// Compares without an early exit, so the time taken does not reveal how much of a guess matched.
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+pub(super) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-fn refuse(status: StatusCode, message: &str) -> Response {
+pub(super) fn refuse(status: StatusCode, message: &str) -> Response {
     (status, Json(json!({ "error": message }))).into_response()
 }
 
@@ -343,19 +355,8 @@ async fn reviews(AxumState(state): AxumState<Shared>) -> Response {
     Json(state.pending.list()).into_response()
 }
 
-#[derive(Deserialize)]
-struct DecideBody {
-    session_path: String,
-    /// Edited content (feedback to the agent); absent approves the proposal as it is.
-    #[serde(default)]
-    content: Option<String>,
-}
-
 async fn decide(AxumState(state): AxumState<Shared>, Json(body): Json<DecideBody>) -> Response {
-    match state
-        .pending
-        .decide(&body.session_path, body.content.as_deref())
-    {
+    match state.pending.decide(&body) {
         Ok(()) => Json(json!({ "ok": true })).into_response(),
         Err(message) => refuse(StatusCode::NOT_FOUND, &message),
     }

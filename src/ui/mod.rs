@@ -9,6 +9,8 @@
 mod api;
 mod reviews;
 
+pub use reviews::ReviewPage;
+
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
@@ -51,17 +53,18 @@ async fn serve(args: UiArgs) -> anyhow::Result<()> {
     let stop = CancellationToken::new();
     let (sandbox, mut options) = crate::setup::prepare(cli, "fs-mcp-rs ui .", stop.clone())?;
     let tier = options.tier;
-    let pending = reviews::Pending::default();
     // The page is the reviewer: a diff window would open on top of it, so only an explicit
     // --review-command launches one.
     if !explicit_review_command() {
         options.review.review_command = None;
     }
-    options.review.on_waiting = Some(pending.hook());
+    // The human looks at this page: a proposal waits in its Reviews view.
+    options.review_page_is_client = true;
     // The page has no MCP roots to offer: the directories given here are the sandbox.
     options.dirs_from_cli = true;
     let server = FsServer::new(sandbox, options)
         .map_err(|e| anyhow::anyhow!("cannot create the review session directory: {e}"))?;
+    let pending = reviews::Pending::new(server.reviews());
     let roots: Vec<String> = server
         .sandbox()
         .roots()
@@ -137,7 +140,7 @@ fn explicit_review_command() -> bool {
 }
 
 /// 128 random bits as hex, from the kernel's generator.
-fn random_token() -> std::io::Result<String> {
+pub(crate) fn random_token() -> std::io::Result<String> {
     use std::io::Read;
     let mut bytes = [0u8; 16];
     std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;

@@ -11,7 +11,7 @@ use crate::atomic::WriteReport;
 use crate::commit::{self, Change, CommitFail, Current, Options, ReadMode};
 use crate::diff::unified_diff;
 use crate::error::{EditError, ErrorKind};
-use crate::session::{Fingerprint, MAX_FILE_BYTES, Registry, Session};
+use crate::session::{Fingerprint, MAX_FILE_BYTES, Registry, Session, Verdict};
 use crate::text_style::{decode_text, to_model};
 use crate::watch::FileStamp;
 
@@ -102,13 +102,14 @@ pub(crate) fn commit_session(
     key: &Path,
     bytes: &[u8],
 ) -> Result<CommitInfo, EditError> {
-    let (target, base, base_model, shown, future) = {
+    let (target, identity, base, base_model, shown, future) = {
         let sessions = registry.lock();
         let s = sessions
             .get(key)
             .ok_or_else(|| EditError::session("The review session has ended."))?;
         (
             s.target.clone(),
+            s.identity.clone(),
             s.base,
             s.base_model.clone(),
             s.shown.clone(),
@@ -119,7 +120,7 @@ pub(crate) fn commit_session(
         // A file that existed needs no new directory: if its directory is gone, that is a
         // conflict, and nothing is created for it.
         create_parents: base.is_none(),
-        expect_path: Some(&target),
+        expect_path: Some(&identity),
         read: ReadMode::Whole {
             limit: MAX_FILE_BYTES,
         },
@@ -241,4 +242,87 @@ pub(crate) fn process_save(
     })?;
     record(false);
     Ok(SaveResult::Review(diff))
+}
+
+/// What acting on a [`Verdict`] did.
+pub(crate) enum VerdictResult {
+    /// The proposal is written; the human's comment, if any.
+    Committed(CommitInfo, Option<String>),
+    /// Nothing written, the session is gone; the human's comment, if any.
+    Rejected(Option<String>),
+    /// The human's own version, taken as a save of the proposal file.
+    Saved(SaveResult),
+}
+
+/// Acts on the human's decision for session `key`: the same meaning whichever channel it came
+/// through (the client's form, the review page).
+pub(crate) fn apply_verdict(
+    registry: &Registry,
+    sandbox: &Sandbox,
+    key: &Path,
+    verdict: Verdict,
+) -> Result<VerdictResult, EditError> {
+    match verdict {
+        Verdict::Approve { comment } => {
+            let (proposal, style, group) = {
+                let mut sessions = registry.lock();
+                let s = sessions
+                    .get_mut(key)
+                    .ok_or_else(|| EditError::session("The review session has ended."))?;
+                // The approval is on record before the write, so a conflict keeps it.
+                s.unreviewed = false;
+                (s.proposal.clone(), s.style, !s.members.is_empty())
+            };
+            if group {
+                let info = crate::changeset::commit_group(registry, sandbox, key)?;
+                return Ok(VerdictResult::Committed(info, comment));
+            }
+            let info = commit_session(
+                registry,
+                sandbox,
+                key,
+                style.render_verbatim(&proposal).as_bytes(),
+            )?;
+            Ok(VerdictResult::Committed(info, comment))
+        }
+        Verdict::Reject { comment } => {
+            if registry.lock().get(key).is_none() {
+                return Err(EditError::session("The review session has ended."));
+            }
+            if let Some(e) = registry.remove_group(key) {
+                tracing::warn!(
+                    "could not remove the rejected review {}: {e}",
+                    key.display()
+                );
+            }
+            Ok(VerdictResult::Rejected(comment))
+        }
+        Verdict::Edited(text) => {
+            let (future, style) = {
+                let sessions = registry.lock();
+                let s = sessions
+                    .get(key)
+                    .ok_or_else(|| EditError::session("The review session has ended."))?;
+                if !s.members.is_empty() {
+                    return Err(EditError::invalid(
+                        "An edited version cannot be sent for a multi-file proposal: approve or reject it (with a comment saying what to change).",
+                    ));
+                }
+                (s.future.clone(), s.style)
+            };
+            let bytes = style.render_verbatim(&to_model(&text)).into_bytes();
+            fs::write(&future, &bytes).map_err(|e| {
+                EditError::io(format!(
+                    "Cannot record the user's version in {}: {e}",
+                    future.display()
+                ))
+            })?;
+            let stamp = fs::metadata(&future)
+                .map(|m| FileStamp::of(&m))
+                .map_err(|e| EditError::io(format!("Cannot read {}: {e}", future.display())))?;
+            Ok(VerdictResult::Saved(process_save(
+                registry, sandbox, key, bytes, stamp,
+            )?))
+        }
+    }
 }

@@ -100,6 +100,28 @@ fn create_temp<'a>(dir: &'a DirHandle, name: &OsStr) -> io::Result<(TempFile<'a>
     Err(last.unwrap_or_else(|| io::Error::other("no free temporary name")))
 }
 
+/// Writes `bytes` to a new temporary file next to `name` in `dir` (keeping the permissions and
+/// owner of `mode`'s file), fsynced, and returns its name; the caller renames it into place
+/// (see [`crate::changeset`]) or removes it.
+pub(crate) fn write_temp(
+    dir: &DirHandle,
+    name: &OsStr,
+    bytes: &[u8],
+    mode: Replace,
+) -> io::Result<OsString> {
+    let (mut tmp, mut file) = create_temp(dir, name)?;
+    file.write_all(bytes)?;
+    if let Replace::Existing(meta) = mode {
+        let _ = std::os::unix::fs::fchown(&file, Some(meta.uid), Some(meta.gid));
+        file.set_permissions(Permissions::from_mode(meta.mode & 0o7777))?;
+    }
+    file.sync_all()?;
+    drop(file);
+    tmp.name
+        .take()
+        .ok_or_else(|| io::Error::other("the temporary file is gone"))
+}
+
 /// Atomically puts `bytes` at `name` in `dir` (see the module documentation).
 ///
 /// * [`Replace::Existing`]: the new file gets the old one's permission bits, and its owner and

@@ -13,15 +13,16 @@ use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use fs_mcp_sandbox::{AccessError, DirHandle, EntryKind, EntryMeta, FinalLink, Sandbox};
 
 use crate::atomic::{Replace, WriteReport, make_subdir, replace_in};
+use crate::session::FileIdentity;
 
 /// How often the whole sequence is tried again when the target changed under it (renamed,
 /// replaced by a symlink, created by someone not taking the lock).
-const MAX_ATTEMPTS: usize = 8;
+pub(crate) const MAX_ATTEMPTS: usize = 8;
 
 /// How much of a file is read when only its style is needed.
 pub(crate) const SNIFF_BYTES: usize = 64 * 1024;
@@ -49,7 +50,7 @@ pub(crate) struct Current {
 }
 
 impl Current {
-    fn absent() -> Current {
+    pub(crate) fn absent() -> Current {
         Current {
             meta: None,
             bytes: Vec::new(),
@@ -78,9 +79,10 @@ pub(crate) struct Options<'a> {
     /// Create missing parent directories (by handle). Without it, a missing parent means the
     /// file is absent: `decide` is asked about that, and nothing is created.
     pub create_parents: bool,
-    /// The canonical path the target had when the change was prepared: if the requested path
-    /// now leads elsewhere, nothing is written.
-    pub expect_path: Option<&'a Path>,
+    /// Where the target was when the change was prepared, by handle (device and inode of its
+    /// directory, names below; the name is kept from when it held a path, for tier_tools): if
+    /// the requested path now leads elsewhere, nothing is written.
+    pub expect_path: Option<&'a FileIdentity>,
     pub read: ReadMode,
 }
 
@@ -122,7 +124,7 @@ enum Attempt<T> {
     Retry,
 }
 
-fn identity(meta: &EntryMeta) -> (u64, u64) {
+pub(crate) fn identity(meta: &EntryMeta) -> (u64, u64) {
     (meta.dev, meta.ino)
 }
 
@@ -155,7 +157,7 @@ fn attempt<E>(
         .locate(requested, FinalLink::Follow)
         .map_err(CommitFail::Access)?;
     if let Some(expected) = options.expect_path
-        && located.path != expected
+        && !expected.is(identity(&located.dir.meta()?), &located.rest)
     {
         return Err(CommitFail::Moved { now: located.path });
     }
@@ -235,7 +237,7 @@ fn attempt<E>(
 
 /// Reads the entry `name` in `dir` without following a symlink and without blocking on a FIFO
 /// or device (`None`: it changed under the read; try again).
-fn read_current<E>(
+pub(crate) fn read_current<E>(
     dir: &DirHandle,
     name: &OsString,
     mode: ReadMode,

@@ -13,13 +13,20 @@
 //!    validation of the original server applies (blank `match_text` on a non-empty file, the
 //!    2,000-character limit and its bypass, …), with the same JSON error shapes and recovery
 //!    hints (see [`hints`]).
-//! 2. The proposal is written to a private session directory as `current_<name>` (before) and
-//!    `future_<name>` (after), and the review command (default `code --diff {current} {future}`)
-//!    is started without a shell.
-//! 3. The human saves `future_<name>`: unchanged → the proposal is committed (`COMMITTED`);
-//!    edited → `REVIEW` with a unified diff of their changes, and the session continues from the
-//!    human's version (another `propose_and_review` with `session_path`, or `commit_review` to
-//!    accept it as it is). Saves are detected with `notify` on the session directory.
+//!    An item of `edits` may name its own `path`: one proposal then changes several files (one
+//!    diff, one verdict, a commit that writes all of them or none: see `changeset.rs`).
+//! 2. [`ReviewManager::stage`] writes the proposal to a private session directory as
+//!    `current_<name>` (before) and `future_<name>` (after) and returns it open; the caller picks
+//!    where the human sees it: the client's own form ([`ReviewManager::decide`] with the
+//!    [`Verdict`]), the review command ([`ReviewManager::await_editor`], default
+//!    `code --diff {current} {future}`, started without a shell), or a review page
+//!    ([`ReviewManager::pending_response`] now, [`ReviewManager::submit_verdict`] from the page,
+//!    collected by a later call with `session_path` and no edit).
+//! 3. Verdicts mean the same everywhere: approve → `COMMITTED`; reject (declined, dismissed) →
+//!    nothing written, `REJECTED` with the human's comment; an edited version (a save of
+//!    `future_<name>` with changes, or the page's edited text) → `REVIEW` with a unified diff of
+//!    the human's changes, and the session continues from the human's version. Saves are
+//!    detected with `notify` on the session directory.
 //! 4. The wait ends early on cancellation (`CANCELLED`) or after the review timeout (`TIMEOUT`);
 //!    the user's file is then untouched and the session stays open.
 //!
@@ -77,6 +84,7 @@
 
 mod approval;
 pub mod atomic;
+mod changeset;
 mod commit;
 mod diff;
 mod editor;
@@ -103,11 +111,13 @@ pub use editor::{
 };
 pub use error::{EditError, ErrorKind};
 pub use hints::Hints;
-pub use manager::{ReviewConfig, ReviewManager, WaitingHook, WaitingInfo};
+pub use manager::{
+    OpenReview, ReviewConfig, ReviewListing, ReviewManager, Staged, WaitingHook, WaitingInfo,
+};
 pub use mkdir::create_directory;
 pub use request::{
     APPEND_TO_FILE, EditSpec, MATCH_TEXT_MAX_LENGTH, OVERWRITE_FILE, ProposeRequest,
 };
 pub use response::{ReviewResponse, UserAction};
-pub use session::MAX_FILE_BYTES;
+pub use session::{MAX_FILE_BYTES, Verdict};
 pub use tier_tools::{append_text, move_file, write_file};

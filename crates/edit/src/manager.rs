@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use fs_mcp_sandbox::Sandbox;
 
-use crate::approval::{SaveResult, commit_session, process_save};
+use crate::approval::{SaveResult, VerdictResult, apply_verdict, commit_session, process_save};
+use crate::diff::unified_diff;
 use crate::editor::{self, LaunchOutcome};
 use crate::error::{EditError, ErrorKind};
 use crate::prepare::{Prepared, prepare};
@@ -20,7 +21,7 @@ use crate::response::{
     ReviewResponse, UserAction, committed_response, created_dirs_note, join_message,
     review_response,
 };
-use crate::session::{BusyGuard, Registry};
+use crate::session::{BusyGuard, FileIdentity, Registry, Verdict};
 use crate::text_style::{decode_text, to_model};
 use crate::watch::{FileStamp, SaveWatcher, read_with_stamp};
 
@@ -92,6 +93,8 @@ impl fmt::Debug for ReviewConfig {
 
 struct Inner {
     config: ReviewConfig,
+    /// Multi-file commits a crashed process left half done were looked for (once per process).
+    recovered: std::sync::atomic::AtomicBool,
     /// Shared with the busy guards, which mark a session free again when they drop.
     registry: Arc<Registry>,
 }
@@ -117,8 +120,188 @@ impl fmt::Debug for ReviewManager {
 
 enum WaitEnd {
     Saved(io::Result<(Vec<u8>, FileStamp)>),
+    Decided(Verdict),
     TimedOut,
     Cancelled,
+}
+
+/// A staged proposal: answered already, or open and waiting for the human's verdict.
+pub enum Staged {
+    /// The call's answer (auto-approve, or a decision the agent had not heard of yet).
+    Done(ReviewResponse),
+    /// Waiting for the human: pick a channel, then [`ReviewManager::await_editor`],
+    /// [`ReviewManager::decide`] or [`ReviewManager::pending_response`].
+    Open(OpenReview),
+}
+
+/// A proposal waiting for the human. Its session is busy (no other call can use it) until
+/// this is dropped or consumed.
+pub struct OpenReview {
+    key: PathBuf,
+    notes: Vec<String>,
+    _guard: BusyGuard,
+    /// The session directory: the `session_path` to continue with.
+    pub session_path: String,
+    /// The file under review, as the client named it (the first file of a multi-file one).
+    pub path: String,
+    /// Every file of the proposal, as the client named them (one for most proposals).
+    pub files: Vec<String>,
+    /// The proposal as a unified diff (current → proposed), LF text, every file.
+    pub diff: String,
+    /// The "before" file of the diff.
+    pub current: PathBuf,
+    /// The proposal file.
+    pub future: PathBuf,
+}
+
+impl fmt::Debug for OpenReview {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenReview")
+            .field("session_path", &self.session_path)
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+/// An open proposal as the review page lists it.
+#[derive(Debug, Clone)]
+pub struct ReviewListing {
+    /// Its session.
+    pub session_path: String,
+    /// The file(s), as the client named them, comma-separated.
+    pub path: String,
+    /// Every file.
+    pub files: Vec<String>,
+    /// Unified diff current → proposed.
+    pub diff: String,
+    /// The proposed text (model view).
+    pub proposed: String,
+}
+
+/// A file of a session as LF text.
+fn read_model(path: &Path) -> Option<String> {
+    let bytes = std::fs::read(path).ok()?;
+    Some(to_model(&String::from_utf8_lossy(&bytes)))
+}
+
+/// The diff a session shows: its "current" file against its proposal file.
+fn session_diff(current: &Path, future: &Path, shown: &str) -> String {
+    let before = read_model(current).unwrap_or_default();
+    let after = read_model(future).unwrap_or_default();
+    unified_diff(
+        &before,
+        &after,
+        &format!("a/{shown}"),
+        &format!("b/{shown}"),
+    )
+}
+
+/// One file of a proposal: the name shown, its "before" file and its proposal file.
+type GroupFile = (String, PathBuf, PathBuf);
+
+/// The files of a session's proposal (its members' too). Cheap: taken under the registry lock,
+/// read after it.
+fn group_files(
+    sessions: &std::collections::HashMap<PathBuf, crate::session::Session>,
+    lead: &crate::session::Session,
+) -> Vec<GroupFile> {
+    std::iter::once(lead)
+        .chain(lead.members.iter().filter_map(|k| sessions.get(k)))
+        .map(|s| (s.shown.clone(), s.current.clone(), s.future.clone()))
+        .collect()
+}
+
+/// The names and the diffs of `group_files`, one diff after the other.
+fn group_diff(files: &[GroupFile]) -> (Vec<String>, String) {
+    let mut diff = String::new();
+    for (shown, current, future) in files {
+        diff.push_str(&session_diff(current, future, shown));
+    }
+    (files.iter().map(|f| f.0.clone()).collect(), diff)
+}
+
+/// Waits until a verdict is posted for `key`, and takes it.
+async fn next_verdict(registry: &Registry, key: &Path) -> Verdict {
+    loop {
+        let notified = registry.decided.notified();
+        tokio::pin!(notified);
+        // Registered before looking, so a verdict posted in between still wakes us.
+        notified.as_mut().enable();
+        if let Some(v) = registry.lock().get_mut(key).and_then(|s| s.verdict.take()) {
+            return v;
+        }
+        notified.await;
+    }
+}
+
+/// A save of the proposal file the server has not acted on yet, acted on now.
+fn unseen_save(
+    registry: &Registry,
+    sandbox: &Sandbox,
+    key: &Path,
+) -> Result<Option<SaveResult>, EditError> {
+    let (future, known_stamp, known_future) = {
+        let sessions = registry.lock();
+        let s = sessions
+            .get(key)
+            .ok_or_else(|| EditError::session("The review session has ended."))?;
+        (s.future.clone(), s.known_stamp, s.known_future.clone())
+    };
+    match read_with_stamp(&future) {
+        Ok((bytes, stamp)) if Some(stamp) != known_stamp || bytes != known_future => {
+            match process_save(registry, sandbox, key, bytes, stamp)? {
+                SaveResult::NoNews => Ok(None),
+                other => Ok(Some(other)),
+            }
+        }
+        Ok(_) => Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(EditError::io(format!(
+            "Cannot read {}: {e}",
+            future.display()
+        ))),
+    }
+}
+
+/// The answer for a save of the proposal file.
+fn save_response(
+    result: SaveResult,
+    session_path: &str,
+    shown: &str,
+    notes: &[String],
+    sandbox: &Sandbox,
+) -> ReviewResponse {
+    match result {
+        SaveResult::Committed(info) => committed_response(
+            format!("Changes committed to '{shown}'. No further action needed."),
+            shown,
+            &info,
+            notes,
+            sandbox,
+        ),
+        SaveResult::Review(diff) => review_response(
+            session_path,
+            "User provided feedback. A diff is included. Propose a new edit against the updated content.",
+            shown,
+            diff,
+            notes,
+        ),
+        // Only changed content reaches here, and an unreviewed proposal always yields a
+        // decision; kept for completeness.
+        SaveResult::NoNews => ReviewResponse {
+            session_path: Some(session_path.to_string()),
+            user_action: UserAction::Timeout,
+            message: join_message(
+                format!(
+                    "The proposal file was touched but not changed; '{shown}' was not changed. Call propose_and_review with session_path='{session_path}' and no edit to wait for the verdict."
+                ),
+                notes,
+            ),
+            user_comment: None,
+            user_feedback_diff: None,
+            diff: None,
+        },
+    }
 }
 
 async fn blocking<T, F>(f: F) -> Result<T, EditError>
@@ -149,7 +332,11 @@ impl ReviewManager {
     pub fn new(config: ReviewConfig) -> io::Result<ReviewManager> {
         let registry = Arc::new(Registry::new(config.sessions_parent.as_deref())?);
         Ok(ReviewManager {
-            inner: Arc::new(Inner { config, registry }),
+            inner: Arc::new(Inner {
+                config,
+                recovered: std::sync::atomic::AtomicBool::new(false),
+                registry,
+            }),
         })
     }
 
@@ -168,9 +355,8 @@ impl ReviewManager {
         self.inner.registry.lock().len()
     }
 
-    /// `propose_and_review`: validates and applies the edit, shows it to the human, and waits
-    /// until they save the proposal (→ `COMMITTED`, or `REVIEW` with their changes), the review
-    /// timeout passes (→ `TIMEOUT`) or `cancel` completes (→ `CANCELLED`). With
+    /// `propose_and_review` with the review command as the channel: [`ReviewManager::stage`],
+    /// then [`ReviewManager::await_editor`] (which launches the command). With
     /// [`ReviewConfig::auto_approve`] it commits at once.
     ///
     /// Pass `std::future::pending()` as `cancel` for no cancellation, or e.g.
@@ -188,6 +374,62 @@ impl ReviewManager {
     where
         C: Future<Output = ()> + Send,
     {
+        match self.stage(sandbox, request).await? {
+            Staged::Done(response) => Ok(response),
+            Staged::Open(open) => self.await_editor(sandbox, open, true, cancel).await,
+        }
+    }
+
+    /// Validates and stages a proposal in a review session (new, or continued with
+    /// `session_path`), without showing it to anyone yet: the caller picks the review channel.
+    /// Answers at once ([`Staged::Done`]) with auto-approve, and when the session already has a
+    /// decision the agent has not heard of (a save of the proposal file, a verdict from the
+    /// review page). A request with `session_path` and no edit at all (no `match_text`,
+    /// `new_string` or `edits`) collects the verdict on the open proposal as it is.
+    pub async fn stage(
+        &self,
+        sandbox: &Sandbox,
+        request: ProposeRequest,
+    ) -> Result<Staged, EditError> {
+        let recovered = self.recover(sandbox).await;
+        let staged = self.stage_now(sandbox, request).await;
+        if recovered.is_empty() {
+            return staged;
+        }
+        match staged {
+            Ok(Staged::Done(mut response)) => {
+                response.message = join_message(response.message, &recovered);
+                Ok(Staged::Done(response))
+            }
+            Ok(Staged::Open(mut open)) => {
+                open.notes.extend(recovered);
+                Ok(Staged::Open(open))
+            }
+            Err(e) => {
+                tracing::warn!("{}", recovered.join(" "));
+                Err(e)
+            }
+        }
+    }
+
+    /// Completes, once per process, multi-file commits a crashed server left half done.
+    async fn recover(&self, sandbox: &Sandbox) -> Vec<String> {
+        use std::sync::atomic::Ordering;
+        if self.inner.recovered.swap(true, Ordering::SeqCst) {
+            return Vec::new();
+        }
+        let root = self.inner.registry.root().to_path_buf();
+        let sandbox = sandbox.clone();
+        blocking(move || Ok(crate::changeset::recover(&sandbox, &root)))
+            .await
+            .unwrap_or_default()
+    }
+
+    async fn stage_now(
+        &self,
+        sandbox: &Sandbox,
+        request: ProposeRequest,
+    ) -> Result<Staged, EditError> {
         let inner = Arc::clone(&self.inner);
         let mut guard = match request.session() {
             Some(sp) => {
@@ -196,10 +438,65 @@ impl ReviewManager {
             }
             None => None,
         };
+        if let Some(g) = &guard {
+            let key = g.key().to_path_buf();
+            let shown = self.shown(&key)?;
+            let verdict = inner
+                .registry
+                .lock()
+                .get_mut(&key)
+                .and_then(|s| s.verdict.take());
+            if let Some(verdict) = verdict {
+                let note = (!request.is_collect()).then(|| {
+                    "Your new edit was NOT applied: the user decided on your previous proposal first.".to_string()
+                });
+                let response = self
+                    .act(sandbox, &key, &shown, verdict, note.as_slice())
+                    .await?;
+                return Ok(Staged::Done(response));
+            }
+            let group = inner
+                .registry
+                .lock()
+                .get(&key)
+                .is_some_and(|s| !s.members.is_empty());
+            if request.is_collect() && group {
+                return Ok(Staged::Open(self.open_review(
+                    key,
+                    Vec::new(),
+                    guard.take().ok_or_else(|| {
+                        EditError::session("The review session ended unexpectedly.")
+                    })?,
+                )?));
+            }
+            if request.is_collect() {
+                let save_inner = Arc::clone(&inner);
+                let save_key = key.clone();
+                let save_sandbox = sandbox.clone();
+                let seen =
+                    blocking(move || unseen_save(&save_inner.registry, &save_sandbox, &save_key))
+                        .await?;
+                return match seen {
+                    Some(result) => Ok(Staged::Done(save_response(
+                        result,
+                        &key.display().to_string(),
+                        &shown,
+                        &[],
+                        sandbox,
+                    ))),
+                    None => Ok(Staged::Open(self.open_review(
+                        key,
+                        Vec::new(),
+                        guard.take().ok_or_else(|| {
+                            EditError::session("The review session ended unexpectedly.")
+                        })?,
+                    )?)),
+                };
+            }
+        }
         let continued = guard.as_ref().map(|g| g.key().to_path_buf());
         let prep_sandbox = sandbox.clone();
         let prep_inner = Arc::clone(&inner);
-        let shown = request.path.clone();
         let prepared = blocking(move || {
             prepare(
                 &prep_inner.registry,
@@ -211,14 +508,254 @@ impl ReviewManager {
         })
         .await?;
         let (key, notes) = match prepared {
-            Prepared::Done(response) => return Ok(response),
+            Prepared::Done(response) => return Ok(Staged::Done(response)),
             Prepared::Wait { key, notes } => (key, notes),
         };
-        if guard.is_none() {
-            guard = Some(BusyGuard::acquire(&inner.registry, key.clone())?);
+        let guard = match guard {
+            Some(g) => g,
+            None => BusyGuard::acquire(&inner.registry, key.clone())?,
+        };
+        Ok(Staged::Open(self.open_review(key, notes, guard)?))
+    }
+
+    fn shown(&self, key: &Path) -> Result<String, EditError> {
+        self.inner
+            .registry
+            .lock()
+            .get(key)
+            .map(|s| s.shown.clone())
+            .ok_or_else(|| EditError::session("The review session has ended."))
+    }
+
+    fn open_review(
+        &self,
+        key: PathBuf,
+        notes: Vec<String>,
+        guard: BusyGuard,
+    ) -> Result<OpenReview, EditError> {
+        let (shown, current, future, files) = {
+            let sessions = self.inner.registry.lock();
+            let s = sessions
+                .get(&key)
+                .ok_or_else(|| EditError::session("The review session ended unexpectedly."))?;
+            (
+                s.shown.clone(),
+                s.current.clone(),
+                s.future.clone(),
+                group_files(&sessions, s),
+            )
+        };
+        let (files, diff) = group_diff(&files);
+        Ok(OpenReview {
+            session_path: key.display().to_string(),
+            key,
+            notes,
+            _guard: guard,
+            path: shown,
+            files,
+            diff,
+            current,
+            future,
+        })
+    }
+
+    /// Acts on the human's decision on an open proposal (from the client's form): approve
+    /// commits it, reject ends the session with nothing written, an edited version is feedback.
+    pub async fn decide(
+        &self,
+        sandbox: &Sandbox,
+        open: OpenReview,
+        verdict: Verdict,
+    ) -> Result<ReviewResponse, EditError> {
+        let response = self
+            .act(sandbox, &open.key, &open.path, verdict, &open.notes)
+            .await;
+        drop(open);
+        response
+    }
+
+    async fn act(
+        &self,
+        sandbox: &Sandbox,
+        key: &Path,
+        shown: &str,
+        verdict: Verdict,
+        notes: &[String],
+    ) -> Result<ReviewResponse, EditError> {
+        let inner = Arc::clone(&self.inner);
+        let files = {
+            let sessions = inner.registry.lock();
+            match sessions.get(key) {
+                Some(s) => group_files(&sessions, s)
+                    .iter()
+                    .map(|f| format!("'{}'", f.0))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                None => format!("'{shown}'"),
+            }
+        };
+        let act_key = key.to_path_buf();
+        let act_sandbox = sandbox.clone();
+        let result =
+            blocking(move || apply_verdict(&inner.registry, &act_sandbox, &act_key, verdict))
+                .await?;
+        let session_path = key.display().to_string();
+        Ok(match result {
+            VerdictResult::Committed(info, comment) => {
+                let mut response = committed_response(
+                    format!("Changes committed to {files}. No further action needed."),
+                    shown,
+                    &info,
+                    notes,
+                    sandbox,
+                );
+                if comment.is_some() {
+                    response
+                        .message
+                        .push_str(" The user added a comment (user_comment).");
+                }
+                response.user_comment = comment;
+                response
+            }
+            VerdictResult::Rejected(comment) => {
+                let why = if comment.is_some() {
+                    " user_comment says why."
+                } else {
+                    ""
+                };
+                ReviewResponse {
+                    session_path: None,
+                    user_action: UserAction::Rejected,
+                    message: join_message(
+                        format!(
+                            "The user rejected the proposal: {files} not changed and the review session ended.{why} Propose a revised edit (without session_path) or ask the user what they want."
+                        ),
+                        notes,
+                    ),
+                    user_comment: comment,
+                    user_feedback_diff: None,
+                    diff: None,
+                }
+            }
+            VerdictResult::Saved(result) => {
+                save_response(result, &session_path, shown, notes, sandbox)
+            }
+        })
+    }
+
+    /// Posts a verdict for an open session (the review page): the call waiting on it, or the
+    /// agent's next call with its `session_path`, acts on it.
+    pub fn submit_verdict(&self, session_path: &str, verdict: Verdict) -> Result<(), EditError> {
+        let key = self.inner.registry.key_for(session_path)?;
+        match self.inner.registry.lock().get_mut(&key) {
+            Some(s) => s.verdict = Some(verdict),
+            None => return Err(EditError::session("The review session has ended.")),
         }
-        let outcome = self.wait(sandbox, &key, &shown, &notes, cancel).await;
-        drop(guard);
+        self.inner.registry.decided.notify_waiters();
+        Ok(())
+    }
+
+    /// Every open proposal with its diff (what the review page lists). A proposal the human
+    /// already decided on (verdict not yet collected) is left out.
+    pub fn open_reviews(&self) -> Vec<ReviewListing> {
+        let open: Vec<(String, Vec<GroupFile>)> = {
+            let sessions = self.inner.registry.lock();
+            sessions
+                .values()
+                .filter(|s| s.verdict.is_none() && s.member_of.is_none())
+                .map(|s| (s.dir.display().to_string(), group_files(&sessions, s)))
+                .collect()
+        };
+        let mut found: Vec<ReviewListing> = open
+            .into_iter()
+            .map(|(session_path, group)| {
+                let (files, diff) = group_diff(&group);
+                ReviewListing {
+                    session_path,
+                    path: files.join(", "),
+                    diff,
+                    // A multi-file proposal is approved or rejected, not edited in the page.
+                    proposed: match group.as_slice() {
+                        [(_, _, future)] => read_model(future).unwrap_or_default(),
+                        _ => String::new(),
+                    },
+                    files,
+                }
+            })
+            .collect();
+        found.sort_by(|a, b| a.session_path.cmp(&b.session_path));
+        found
+    }
+
+    /// The answer when the proposal waits in the review page: nothing written yet; the link for
+    /// the human and how to collect the verdict.
+    pub fn pending_response(&self, open: OpenReview, link: &str) -> ReviewResponse {
+        let message = format!(
+            "Not written yet: the user reviews it in the browser. Give them this link: {link} . Then call propose_and_review(path='{path}', session_path='{sp}') with no edit to collect the verdict (it waits for it).",
+            path = open.path,
+            sp = open.session_path
+        );
+        ReviewResponse {
+            session_path: Some(open.session_path.clone()),
+            user_action: UserAction::Pending,
+            message: join_message(message, &open.notes),
+            user_comment: None,
+            user_feedback_diff: None,
+            diff: Some(open.diff.clone()),
+        }
+    }
+
+    /// The answer when the human gave no verdict: the review timeout passed (`timed_out`, →
+    /// `TIMEOUT`) or the call was cancelled (→ `CANCELLED`). Nothing written; the session stays
+    /// open.
+    pub fn undecided_response(&self, open: OpenReview, timed_out: bool) -> ReviewResponse {
+        let (action, lead) = if timed_out {
+            (
+                UserAction::Timeout,
+                format!(
+                    "No review decision within {}.",
+                    humanize(self.inner.config.review_timeout)
+                ),
+            )
+        } else {
+            (
+                UserAction::Cancelled,
+                "The review was cancelled.".to_string(),
+            )
+        };
+        let message = format!(
+            "{lead} '{path}' was not changed. The review session stays open: call propose_and_review with session_path='{sp}' and no edit to ask for the verdict again, or with a new edit; to start over, call it without session_path.",
+            path = open.path,
+            sp = open.session_path
+        );
+        ReviewResponse {
+            session_path: Some(open.session_path.clone()),
+            user_action: action,
+            message: join_message(message, &open.notes),
+            user_comment: None,
+            user_feedback_diff: None,
+            diff: None,
+        }
+    }
+
+    /// Waits for the human's decision on an open proposal in their editor (launching the review
+    /// command first when `launch`): a save of the proposal file (→ `COMMITTED`, or `REVIEW`
+    /// with their changes), a verdict posted with [`ReviewManager::submit_verdict`], the review
+    /// timeout (→ `TIMEOUT`) or `cancel` (→ `CANCELLED`).
+    pub async fn await_editor<C>(
+        &self,
+        sandbox: &Sandbox,
+        open: OpenReview,
+        launch: bool,
+        cancel: C,
+    ) -> Result<ReviewResponse, EditError>
+    where
+        C: Future<Output = ()> + Send,
+    {
+        let outcome = self
+            .wait(sandbox, &open.key, &open.path, &open.notes, launch, cancel)
+            .await;
+        drop(open);
         outcome
     }
 
@@ -228,6 +765,7 @@ impl ReviewManager {
         key: &Path,
         shown: &str,
         notes: &[String],
+        launch: bool,
         cancel: C,
     ) -> Result<ReviewResponse, EditError>
     where
@@ -254,10 +792,15 @@ impl ReviewManager {
             ))
             .with_session_path(session_path.clone())
         })?;
-        let launch = editor::launch(inner.config.review_command.as_deref(), &current, &future);
+        let command = if launch {
+            inner.config.review_command.as_deref()
+        } else {
+            None
+        };
+        let launch = editor::launch(command, &current, &future);
         let instructions = editor::manual_instructions(&current, &future);
         let launch_note = match &launch {
-            LaunchOutcome::Launched { .. } => None,
+            LaunchOutcome::Launched { .. } | LaunchOutcome::Disabled => None,
             other => Some(format!("Note: {other}; the user has to {instructions}")),
         };
         match &launch {
@@ -288,6 +831,7 @@ impl ReviewManager {
         tokio::pin!(cancel);
         let end = tokio::select! {
             saved = watcher.next_save(known_stamp, &known_bytes) => WaitEnd::Saved(saved),
+            verdict = next_verdict(&inner.registry, key) => WaitEnd::Decided(verdict),
             () = &mut timeout => WaitEnd::TimedOut,
             () = &mut cancel => WaitEnd::Cancelled,
         };
@@ -298,7 +842,7 @@ impl ReviewManager {
             let mut all = notes.to_vec();
             all.extend(launch_note.clone());
             let message = format!(
-                "{lead} '{shown}' was not changed. The review session stays open: the user can still review the diff and save {} (unchanged to approve, edited to give feedback). To continue, call commit_review(session_path='{session_path}', original_path='{shown}') once the user has saved, or call propose_and_review again with session_path='{session_path}' (repeat the same edit to wait for the review again; if the user saved in the meantime, that call reports their decision). To start over, call propose_and_review without session_path.",
+                "{lead} '{shown}' was not changed. The review session stays open: the user can still review the diff and save {} (unchanged to approve, edited to give feedback). To continue, call propose_and_review with session_path='{session_path}' and no edit to wait for the verdict again (or with a new edit), or commit_review(session_path='{session_path}', original_path='{shown}') once the user has saved. To start over, call propose_and_review without session_path.",
                 future.display()
             );
             join_message(message, &all)
@@ -314,6 +858,7 @@ impl ReviewManager {
                     ),
                     &notes,
                 ),
+                user_comment: None,
                 user_feedback_diff: None,
                 diff: None,
             }),
@@ -321,9 +866,11 @@ impl ReviewManager {
                 session_path: Some(session_path.clone()),
                 user_action: UserAction::Cancelled,
                 message: open_session("The review was cancelled.".to_string(), &notes),
+                user_comment: None,
                 user_feedback_diff: None,
                 diff: None,
             }),
+            WaitEnd::Decided(verdict) => self.act(sandbox, key, shown, verdict, &notes).await,
             WaitEnd::Saved(Err(e)) => Err(EditError::io(format!(
                 "Watching {} for the review failed: {e}. '{shown}' was not changed; the session stays open (call commit_review once the user has saved, or propose_and_review with session_path).",
                 future.display()
@@ -337,34 +884,8 @@ impl ReviewManager {
                     process_save(&save_inner.registry, &save_sandbox, &save_key, bytes, stamp)
                 })
                 .await?;
-                match result {
-                    SaveResult::Committed(info) => Ok(committed_response(
-                        format!("Changes committed to '{shown}'. No further action needed."),
-                        shown,
-                        &info,
-                        &notes,
-                        sandbox,
-                    )),
-                    SaveResult::Review(diff) => {
-                        notes.extend(launch_note.clone());
-                        Ok(review_response(
-                            &session_path,
-                            "User provided feedback. A diff is included. Propose a new edit against the updated content.",
-                            shown,
-                            diff,
-                            &notes,
-                        ))
-                    }
-                    // `next_save` only returns changed content, and an unreviewed proposal
-                    // always yields a decision; kept for completeness.
-                    SaveResult::NoNews => Ok(ReviewResponse {
-                        session_path: Some(session_path.clone()),
-                        user_action: UserAction::Timeout,
-                        message: open_session("The proposal file was touched but not changed.".into(), &notes),
-                        user_feedback_diff: None,
-                        diff: None,
-                    }),
-                }
+                notes.extend(launch_note.clone());
+                Ok(save_response(result, &session_path, shown, &notes, sandbox))
             }
         }
     }
@@ -403,9 +924,9 @@ fn commit_review_blocking(
     session_path: &str,
     original_path: &str,
 ) -> Result<String, EditError> {
-    // The canonical path, only to check that it names the session's file; the commit itself
-    // locates the file again by handles.
-    let target = sandbox.resolve(original_path).map_err(|e| {
+    // By handle, to check that it names the session's file; the commit itself locates the file
+    // again by handles.
+    let (identity, _) = FileIdentity::of(sandbox, original_path).map_err(|e| {
         EditError::new(
             ErrorKind::AccessDenied,
             format!(
@@ -414,11 +935,18 @@ fn commit_review_blocking(
         )
         .with_session_path(session_path.to_string())
     })?;
-    let (future, known_stamp, known_future, unreviewed, proposal, style, session_target, shown) = {
+    let (future, known_stamp, known_future, unreviewed, proposal, style, session_identity, shown) = {
         let sessions = inner.registry.lock();
         let s = sessions
             .get(key)
             .ok_or_else(|| EditError::session("The review session has ended."))?;
+        if !s.members.is_empty() || s.member_of.is_some() {
+            // One file of it alone would break "all or none".
+            return Err(EditError::session(format!(
+                "Session {session_path} is a multi-file proposal: it is committed only as a whole, when the user approves it. Call propose_and_review(path='{}', session_path='{session_path}') with no edit to get the verdict. Nothing was written.",
+                s.shown
+            )));
+        }
         (
             s.future.clone(),
             s.known_stamp,
@@ -426,11 +954,11 @@ fn commit_review_blocking(
             s.unreviewed,
             s.proposal.clone(),
             s.style,
-            s.target.clone(),
+            s.identity.clone(),
             s.shown.clone(),
         )
     };
-    if target != session_target {
+    if identity != session_identity {
         return Err(EditError::session(format!(
             "original_path '{original_path}' is not the file of session {session_path} (that is '{shown}'). Nothing was written."
         )));

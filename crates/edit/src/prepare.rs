@@ -18,10 +18,17 @@ use crate::response::{
     ReviewResponse, UserAction, committed_response, created_dirs_note, join_message,
     review_response,
 };
-use crate::session::{Fingerprint, MAX_FILE_BYTES, Registry, Session};
+use crate::session::{FileIdentity, Fingerprint, MAX_FILE_BYTES, Registry, Session};
 use crate::text_style::{LineEnding, TextStyle, decode_text, to_model};
-use crate::validate::{self, Plan, Target};
+use crate::validate::{self, Plan};
 use crate::watch::{FileStamp, read_with_stamp};
+
+/// The file a proposal is about: by handle, and its canonical path for messages.
+#[derive(Clone, Copy)]
+struct Target<'a> {
+    identity: &'a FileIdentity,
+    path: &'a Path,
+}
 
 /// How a proposal ended before waiting, or that it must wait.
 pub(crate) enum Prepared {
@@ -89,8 +96,20 @@ pub(crate) fn prepare(
     req: &ProposeRequest,
     continued: Option<&Path>,
 ) -> Result<Prepared, EditError> {
-    // The canonical path, to recognise the same file later (never opened by this path).
-    let target = sandbox.resolve(&req.path)?;
+    if req.files().is_some() {
+        if continued.is_some() {
+            return Err(EditError::invalid(
+                "A proposal whose edits name several files cannot continue a session: call propose_and_review without session_path (or with session_path and no edit to get the verdict on the open proposal).",
+            ));
+        }
+        return prepare_many(registry, auto_approve, sandbox, req);
+    }
+    // The file by handle, to recognise it later; its canonical path names it in messages only.
+    let (identity, target) = FileIdentity::of(sandbox, &req.path)?;
+    let target = Target {
+        identity: &identity,
+        path: &target,
+    };
     let disk = read_target(sandbox, &req.path)?;
     let disk_model = disk.as_ref().map(|(_, text)| to_model(text));
     let plan = validate::validate(req, disk_model.as_deref())?;
@@ -114,7 +133,7 @@ fn new_proposal(
     registry: &Registry,
     auto_approve: bool,
     sandbox: &Sandbox,
-    target: &Path,
+    target: &Target<'_>,
     req: &ProposeRequest,
     plan: &Plan,
     disk: Option<(Fingerprint, String)>,
@@ -127,7 +146,7 @@ fn new_proposal(
                 && plan
                     .edits
                     .first()
-                    .is_some_and(|e| e.target == Target::Overwrite);
+                    .is_some_and(|e| e.target == validate::Target::Overwrite);
             if !creates {
                 return Err(EditError::new(
                     ErrorKind::FileNotFound,
@@ -179,7 +198,7 @@ fn new_proposal(
     }
 
     let (dir, current, future) = registry
-        .new_session_dir(target)
+        .new_session_dir(target.path)
         .map_err(|e| EditError::io(format!("Cannot create a review session: {e}")))?;
     let written = (|| -> io::Result<FileStamp> {
         fs::write(&current, style.render_verbatim(&base_model))?;
@@ -199,7 +218,9 @@ fn new_proposal(
             dir: dir.clone(),
             current,
             future,
-            target: target.to_path_buf(),
+            target: target.path.to_path_buf(),
+            identity: target.identity.clone(),
+            verdict: None,
             shown: shown.to_string(),
             base: base_fp,
             base_model,
@@ -212,6 +233,8 @@ fn new_proposal(
             known_stamp: Some(stamp),
             unreviewed: true,
             busy: false,
+            members: Vec::new(),
+            member_of: None,
         },
     );
     Ok(Prepared::Wait { key: dir, notes })
@@ -231,7 +254,7 @@ struct AutoBase {
 /// the answer is a conflict with the diff of what changed. Nothing committed is overwritten.
 fn auto_commit(
     sandbox: &Sandbox,
-    target: &Path,
+    target: &Target<'_>,
     req: &ProposeRequest,
     plan: &Plan,
     base: AutoBase,
@@ -240,7 +263,7 @@ fn auto_commit(
     let shown = req.path.as_str();
     let options = Options {
         create_parents: base.fingerprint.is_none(),
-        expect_path: Some(target),
+        expect_path: Some(target.identity),
         read: ReadMode::Whole {
             limit: MAX_FILE_BYTES,
         },
@@ -292,7 +315,7 @@ fn auto_commit(
             fail,
             sandbox,
             shown,
-            target,
+            target.path,
             &format!("Re-read '{shown}' and propose again."),
         )
     })?;
@@ -321,11 +344,8 @@ fn auto_commit(
     Ok(Prepared::Done(ReviewResponse {
         session_path: None,
         user_action: UserAction::Committed,
-        message: join_message(
-            "Auto-approve is on (headless mode): changes committed to '{shown}' without human review. 'diff' shows what changed."
-                .replace("{shown}", shown),
-            &all,
-        ),
+        message: join_message(format!("Committed '{shown}' (auto-approve)."), &all),
+        user_comment: None,
         user_feedback_diff: None,
         diff: Some(diff),
     }))
@@ -335,7 +355,7 @@ fn continue_session(
     registry: &Registry,
     sandbox: &Sandbox,
     key: &Path,
-    target: &Path,
+    target: &Target<'_>,
     req: &ProposeRequest,
     plan: &Plan,
 ) -> Result<Prepared, EditError> {
@@ -345,7 +365,13 @@ fn continue_session(
         let s = sessions
             .get(key)
             .ok_or_else(|| EditError::session("The review session has ended."))?;
-        if s.target != target {
+        if !s.members.is_empty() || s.member_of.is_some() {
+            return Err(EditError::invalid(format!(
+                "Session {} reviews a multi-file proposal, which cannot be changed with new edits: call propose_and_review with this session_path and no edit to get the verdict, or propose again without session_path.",
+                key.display()
+            )));
+        }
+        if s.identity != *target.identity {
             return Err(EditError::session(format!(
                 "Session {} reviews '{}', not '{shown}'. Pass the same path, or call propose_and_review without session_path to start a review of '{shown}'.",
                 key.display(),
@@ -442,4 +468,119 @@ fn continue_session(
         key: key.to_path_buf(),
         notes: built.notes,
     })
+}
+
+/// A proposal whose edits name several files: one session per file, linked to the first (the
+/// leader the client sees), so the files get one review, one verdict and one all-or-nothing
+/// commit (see [`crate::changeset`]). With auto-approve it is committed at once.
+fn prepare_many(
+    registry: &Registry,
+    auto_approve: bool,
+    sandbox: &Sandbox,
+    req: &ProposeRequest,
+) -> Result<Prepared, EditError> {
+    let files = req.files().unwrap_or_default();
+    let mut keys: Vec<PathBuf> = Vec::new();
+    let mut notes = Vec::new();
+    let undo = |keys: &[PathBuf]| {
+        for key in keys {
+            registry.remove(key);
+        }
+    };
+    for (path, edits) in files {
+        let one = match edits.as_slice() {
+            [single] => ProposeRequest {
+                expected_replacements: req.expected_replacements,
+                ..ProposeRequest::single(&path, &single.match_text, &single.new_string)
+            },
+            _ => ProposeRequest::batch(&path, edits),
+        };
+        let one = ProposeRequest {
+            bypass_match_text_limit: req.bypass_match_text_limit,
+            ..one
+        };
+        match prepare(registry, false, sandbox, &one, None) {
+            Ok(Prepared::Wait { key, notes: more }) => {
+                let duplicate = {
+                    let sessions = registry.lock();
+                    let identity = sessions.get(&key).map(|s| s.identity.clone());
+                    keys.iter()
+                        .filter_map(|k| sessions.get(k))
+                        .find(|s| Some(&s.identity) == identity.as_ref())
+                        .map(|s| s.shown.clone())
+                };
+                keys.push(key);
+                if let Some(other) = duplicate {
+                    undo(&keys);
+                    return Err(EditError::invalid(format!(
+                        "'{path}' and '{other}' name the same file: give all its edits the same path."
+                    )));
+                }
+                notes.extend(more);
+            }
+            Ok(Prepared::Done(_)) => {}
+            Err(e) => {
+                undo(&keys);
+                return Err(e);
+            }
+        }
+    }
+    let Some((leader, members)) = keys.split_first() else {
+        return Err(EditError::validation(
+            "Edit preparation failed: No changes to apply.",
+        ));
+    };
+    {
+        let mut sessions = registry.lock();
+        for member in members {
+            if let Some(s) = sessions.get_mut(member) {
+                s.member_of = Some(leader.clone());
+            }
+        }
+        if let Some(s) = sessions.get_mut(leader) {
+            s.members = members.to_vec();
+        }
+    }
+    if !auto_approve {
+        return Ok(Prepared::Wait {
+            key: leader.clone(),
+            notes,
+        });
+    }
+    let (diff, shown) = {
+        let sessions = registry.lock();
+        let mut diff = String::new();
+        let mut shown = Vec::new();
+        for key in &keys {
+            if let Some(s) = sessions.get(key) {
+                diff.push_str(&unified_diff(
+                    &s.base_model,
+                    &s.proposal,
+                    &format!("a/{}", s.shown),
+                    &format!("b/{}", s.shown),
+                ));
+                shown.push(format!("'{}'", s.shown));
+            }
+        }
+        (diff, shown.join(", "))
+    };
+    let committed = crate::changeset::commit_group(registry, sandbox, leader);
+    let info = match committed {
+        Ok(info) => info,
+        Err(e) => {
+            registry.remove_group(leader);
+            return Err(e);
+        }
+    };
+    let mut all = Vec::new();
+    all.extend(created_dirs_note(&info.report, |d| sandbox.display(d)));
+    all.extend(notes);
+    Ok(Prepared::Done(ReviewResponse {
+        session_path: None,
+        user_action: UserAction::Committed,
+        message: join_message(format!("Committed {shown} (auto-approve)."), &all),
+        user_comment: None,
+        user_feedback_diff: None,
+        diff: Some(diff),
+    }))
 }

@@ -12,6 +12,9 @@ pub const MATCH_TEXT_MAX_LENGTH: usize = 2000;
 /// One edit of a batch.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EditSpec {
+    /// The file this edit changes, when not the request's `path` (a multi-file proposal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
     /// The exact text to replace (or a sentinel).
     pub match_text: String,
     /// The replacement.
@@ -22,9 +25,16 @@ impl EditSpec {
     /// An edit replacing `match_text` with `new_string`.
     pub fn new(match_text: impl Into<String>, new_string: impl Into<String>) -> EditSpec {
         EditSpec {
+            path: None,
             match_text: match_text.into(),
             new_string: new_string.into(),
         }
+    }
+
+    /// The same edit, of `path`.
+    pub fn in_file(mut self, path: impl Into<String>) -> EditSpec {
+        self.path = Some(path.into());
+        self
     }
 }
 
@@ -114,6 +124,42 @@ impl ProposeRequest {
             .as_deref()
             .map(str::trim)
             .filter(|s| !s.is_empty())
+    }
+
+    /// A call that only collects the verdict on an open session: `session_path` and no edit
+    /// (`match_text`, `new_string` and `edits` all empty).
+    pub fn is_collect(&self) -> bool {
+        self.session().is_some()
+            && self.match_text.is_empty()
+            && self.new_string.is_empty()
+            && self.batch_edits().is_none()
+    }
+
+    /// A multi-file proposal: the files and their edits in the order first named (the request's
+    /// `path` first), when some edit names a file other than `path`; `None` otherwise.
+    pub fn files(&self) -> Option<Vec<(String, Vec<EditSpec>)>> {
+        let edits = self.batch_edits()?;
+        let file_of = |e: &EditSpec| {
+            e.path
+                .as_deref()
+                .filter(|p| !p.trim().is_empty())
+                .unwrap_or(&self.path)
+                .to_string()
+        };
+        if edits.iter().all(|e| file_of(e) == self.path) {
+            return None;
+        }
+        let mut files: Vec<(String, Vec<EditSpec>)> = Vec::new();
+        for edit in edits {
+            let file = file_of(edit);
+            let mut edit = edit.clone();
+            edit.path = None;
+            match files.iter_mut().find(|(f, _)| *f == file) {
+                Some((_, list)) => list.push(edit),
+                None => files.push((file, vec![edit])),
+            }
+        }
+        Some(files)
     }
 
     /// The batch, if `edits` is non-empty (`[]` means single mode, as in the original).

@@ -20,10 +20,16 @@ pub enum UserAction {
     Timeout,
     /// The call was cancelled; the file is unchanged, the session stays open.
     Cancelled,
+    /// The human rejected the proposal (or declined or dismissed the form): nothing written,
+    /// the session ended; `user_comment` says why when they did.
+    Rejected,
+    /// The proposal waits in the review page; nothing written yet. Give the human the link and
+    /// collect the verdict with `session_path`.
+    Pending,
 }
 
 /// The JSON object `propose_and_review` returns (keys in this order, absent ones omitted):
-/// `session_path`, `user_action`, `message`, `user_feedback_diff`, `diff`.
+/// `session_path`, `user_action`, `message`, `user_comment`, `user_feedback_diff`, `diff`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ReviewResponse {
     /// The session to continue (REVIEW, TIMEOUT, CANCELLED; COMMITTED only when the session
@@ -34,6 +40,9 @@ pub struct ReviewResponse {
     pub user_action: UserAction,
     /// What happened and what to do next, for the model.
     pub message: String,
+    /// The human's comment (REJECTED, or COMMITTED when they added one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_comment: Option<String>,
     /// REVIEW: unified diff from the proposal to the human's version.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub user_feedback_diff: Option<String>,
@@ -93,6 +102,7 @@ pub(crate) fn committed_response(
             session_path: None,
             user_action: UserAction::Committed,
             message: join_message(lead, &all),
+            user_comment: None,
             user_feedback_diff: None,
             diff: None,
         },
@@ -105,6 +115,7 @@ pub(crate) fn committed_response(
                 ),
                 &all,
             ),
+            user_comment: None,
             user_feedback_diff: None,
             diff: None,
         },
@@ -125,6 +136,7 @@ pub(crate) fn review_response(
         session_path: Some(session_path.to_string()),
         user_action: UserAction::Review,
         message: join_message(message, notes),
+        user_comment: None,
         user_feedback_diff: Some(diff),
         diff: None,
     }

@@ -15,6 +15,10 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use std::ffi::OsString;
+
+use fs_mcp_sandbox::{AccessError, FinalLink, Sandbox};
+
 use crate::error::EditError;
 use crate::text_style::TextStyle;
 use crate::watch::FileStamp;
@@ -43,6 +47,58 @@ impl Fingerprint {
     }
 }
 
+/// Which file a proposal is about, by handle: the device and inode of the deepest directory that
+/// existed on the way when it was proposed, and the names below it. A path re-resolved later is
+/// for messages only; two requests name the same file when their identities are equal. (A
+/// missing directory created by someone else meanwhile makes a new file's identity differ: the
+/// commit then refuses and nothing is written, the safe side.)
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FileIdentity {
+    dir: (u64, u64),
+    rest: Vec<OsString>,
+}
+
+impl FileIdentity {
+    /// The identity `requested` has now, through the sandbox (following a final symlink, as an
+    /// edit does), and its canonical path for messages.
+    pub fn of(sandbox: &Sandbox, requested: &str) -> Result<(FileIdentity, PathBuf), AccessError> {
+        let located = sandbox.locate(requested, FinalLink::Follow)?;
+        let meta = located.dir.meta().map_err(|error| AccessError::Io {
+            requested: requested.to_string(),
+            error,
+        })?;
+        Ok((
+            FileIdentity {
+                dir: (meta.dev, meta.ino),
+                rest: located.rest.clone(),
+            },
+            located.path,
+        ))
+    }
+
+    /// Whether a directory handle and the names below it are this identity.
+    pub fn is(&self, dir_dev_ino: (u64, u64), rest: &[OsString]) -> bool {
+        self.dir == dir_dev_ino && self.rest == rest
+    }
+}
+
+/// The human's decision on a proposal, the same on every review channel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Write the proposal as it is (an optional comment goes back to the agent).
+    Approve {
+        /// What the human added.
+        comment: Option<String>,
+    },
+    /// Write nothing and end the session (decline and cancel carry no comment).
+    Reject {
+        /// Why, in the human's words.
+        comment: Option<String>,
+    },
+    /// The human's own version of the file (model view, LF): sent back as feedback (`REVIEW`).
+    Edited(String),
+}
+
 /// One review session.
 #[derive(Debug)]
 pub(crate) struct Session {
@@ -50,8 +106,12 @@ pub(crate) struct Session {
     pub dir: PathBuf,
     pub current: PathBuf,
     pub future: PathBuf,
-    /// The file under review (canonical, sandbox-resolved).
+    /// The file under review, canonical: for messages only.
     pub target: PathBuf,
+    /// The file under review, by handle: what "the same file" means.
+    pub identity: FileIdentity,
+    /// A decision given through the review page (or another channel) not yet acted on.
+    pub verdict: Option<Verdict>,
     /// The path as the client gave it when the session started.
     pub shown: String,
     /// The target's content when the session started (`None`: it did not exist).
@@ -69,6 +129,11 @@ pub(crate) struct Session {
     pub unreviewed: bool,
     /// A call is working on this session.
     pub busy: bool,
+    /// The other files' sessions of a multi-file proposal this session leads (one review, one
+    /// verdict, one all-or-nothing commit).
+    pub members: Vec<PathBuf>,
+    /// The session leading the multi-file proposal this file belongs to (hidden from clients).
+    pub member_of: Option<PathBuf>,
 }
 
 /// The live sessions and their directory.
@@ -76,6 +141,8 @@ pub(crate) struct Session {
 pub(crate) struct Registry {
     root: PathBuf,
     sessions: Mutex<HashMap<PathBuf, Session>>,
+    /// Woken whenever a verdict is posted, so a waiting call looks at its session's mailbox.
+    pub decided: tokio::sync::Notify,
 }
 
 fn private_dir(builder_prefix: &str, parent: &Path) -> io::Result<PathBuf> {
@@ -97,6 +164,7 @@ impl Registry {
         Ok(Registry {
             root,
             sessions: Mutex::new(HashMap::new()),
+            decided: tokio::sync::Notify::new(),
         })
     }
 
@@ -143,6 +211,21 @@ impl Registry {
             Ok(c) if sessions.contains_key(&c) => Ok(c),
             _ => Err(refuse("It is not an open review session of this server.")),
         }
+    }
+
+    /// Removes a multi-file proposal's sessions (the leader's and its members'); the error text
+    /// if a directory could not be removed.
+    pub fn remove_group(&self, leader: &Path) -> Option<String> {
+        let members = self
+            .lock()
+            .get(leader)
+            .map(|s| s.members.clone())
+            .unwrap_or_default();
+        let mut error = None;
+        for member in members {
+            error = error.or(self.remove(&member));
+        }
+        self.remove(leader).or(error)
     }
 
     /// Removes a session and its directory; the error text if the directory could not be removed.

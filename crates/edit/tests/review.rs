@@ -739,7 +739,7 @@ async fn timeout_keeps_the_session_and_resumes() {
     )));
     assert!(
         resp.message
-            .contains("propose_and_review again with session_path")
+            .contains("call propose_and_review with session_path='")
     );
     assert_eq!(json(&resp)["user_action"], "TIMEOUT");
     assert_eq!(e.read("t.py"), "a\nb\n");
@@ -864,7 +864,7 @@ async fn auto_approve_commits_at_once() {
         .await
         .unwrap();
     assert_eq!(resp.user_action, UserAction::Committed);
-    assert!(resp.message.contains("without human review"));
+    assert_eq!(resp.message, "Committed 't.py' (auto-approve).");
     assert_eq!(
         resp.diff.as_deref(),
         Some("--- a/t.py\n+++ b/t.py\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n")

@@ -1,0 +1,436 @@
+//! One change, many files: a proposal whose `edits` name several files is one review and one
+//! commit that writes all of them or none.
+//!
+//! The commit locates every file by handle, locks every directory involved (each once, in
+//! device/inode order, so two commits never wait on each other in a cycle), and under those
+//! locks checks every file against what the proposal saw (compare-and-swap). Any difference:
+//! nothing is written and the conflict names the file. Otherwise each new content goes to a
+//! temporary file in its directory (fsynced), then a journal naming every temporary file is
+//! written and fsynced (the commit point), then the temporary files are renamed into place one
+//! by one, and the journal is removed. Each rename is atomic, so every file is always either old
+//! or new; a crash between renames leaves the journal behind, and the next call of any server
+//! process rolls it forward (renames the temporary files that are still there) and says which
+//! files it completed.
+
+use std::ffi::OsString;
+use std::fs;
+use std::io::{self, Write};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+
+use fs_mcp_sandbox::{DirHandle, FinalLink, Sandbox};
+use serde::{Deserialize, Serialize};
+
+use crate::approval::{CommitInfo, model_of};
+use crate::atomic::{Replace, WriteReport, make_subdir, write_temp};
+use crate::commit::{self, CommitFail, Current, ReadMode, identity, read_current};
+use crate::diff::unified_diff;
+use crate::error::{EditError, ErrorKind};
+use crate::session::{FileIdentity, Fingerprint, MAX_FILE_BYTES, Registry};
+
+/// The journal's file name in a sessions directory.
+const JOURNAL: &str = "commit-journal.json";
+
+/// Test-only fault injection: abort the process after this many renames of a multi-file commit
+/// (to prove a crash mid-commit leaves every file old or new and is completed by the next call).
+pub(crate) const CRASH_AFTER_RENAMES_ENV: &str = "FS_MCP_TEST_CRASH_AFTER_RENAMES";
+
+/// One file of a multi-file commit.
+pub(crate) struct Item {
+    pub shown: String,
+    pub identity: FileIdentity,
+    /// What the proposal saw (`None`: the file did not exist).
+    pub base: Option<Fingerprint>,
+    pub base_model: String,
+    pub bytes: Vec<u8>,
+    pub target: PathBuf,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct JournalEntry {
+    /// The path as the client gave it (located again through the sandbox on recovery).
+    shown: String,
+    /// The temporary file's name (bytes), in the file's directory.
+    temp: Vec<u8>,
+    /// The final name (bytes).
+    name: Vec<u8>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Journal {
+    pid: u32,
+    entries: Vec<JournalEntry>,
+}
+
+struct Located {
+    dir: DirHandle,
+    name: OsString,
+    created_dirs: Vec<PathBuf>,
+}
+
+fn locate(sandbox: &Sandbox, item: &Item) -> Result<Located, EditError> {
+    let fail = |fail: CommitFail<EditError>| {
+        crate::approval::commit_failure(
+            fail,
+            sandbox,
+            &item.shown,
+            &item.target,
+            "Nothing of this change was written; re-read the files and propose again.",
+        )
+    };
+    sandbox
+        .refuse_if_read_only(&item.shown)
+        .map_err(|e| fail(CommitFail::Access(e)))?;
+    let located = sandbox
+        .locate(&item.shown, FinalLink::Follow)
+        .map_err(|e| fail(CommitFail::Access(e)))?;
+    let dir_meta = located.dir.meta().map_err(|e| fail(CommitFail::Io(e)))?;
+    if !item.identity.is(identity(&dir_meta), &located.rest) {
+        return Err(fail(CommitFail::Moved { now: located.path }));
+    }
+    let mut rest = located.rest;
+    let Some(name) = rest.pop() else {
+        return Err(fail(CommitFail::NotRegular(fs_mcp_sandbox::EntryKind::Dir)));
+    };
+    let mut dir = located.dir;
+    let mut created_dirs = Vec::new();
+    for component in &rest {
+        let (sub, created) = make_subdir(&dir, component).map_err(|e| fail(CommitFail::Io(e)))?;
+        if created {
+            created_dirs.push(sub.path().to_path_buf());
+        }
+        dir = sub;
+    }
+    Ok(Located {
+        dir,
+        name,
+        created_dirs,
+    })
+}
+
+fn conflict(item: &Item, now: &Current, leader: &Path) -> EditError {
+    EditError::new(
+        ErrorKind::Conflict,
+        format!(
+            "Conflict: '{}' changed on disk after this multi-file proposal was made, so nothing of the change was written (no file). Re-read the files and call propose_and_review again without session_path.",
+            item.shown
+        ),
+    )
+    .with_diff(unified_diff(
+        &item.base_model,
+        &model_of(now),
+        &format!("a/{} (when proposed)", item.shown),
+        &format!("b/{} (on disk now)", item.shown),
+    ))
+    .with_session_path(leader.display().to_string())
+}
+
+/// Writes every item or none (see the module documentation). `journal_dir` is the sessions
+/// directory.
+pub(crate) fn commit_all(
+    sandbox: &Sandbox,
+    items: &[Item],
+    journal_dir: &Path,
+    leader: &Path,
+) -> Result<Vec<WriteReport>, EditError> {
+    for _ in 0..commit::MAX_ATTEMPTS {
+        if let Some(done) = attempt(sandbox, items, journal_dir, leader)? {
+            return Ok(done);
+        }
+    }
+    Err(EditError::new(
+        ErrorKind::Io,
+        "The files kept changing (renamed or replaced) while the change was being committed, so nothing was written. Re-read them and propose again.",
+    ))
+}
+
+fn attempt(
+    sandbox: &Sandbox,
+    items: &[Item],
+    journal_dir: &Path,
+    leader: &Path,
+) -> Result<Option<Vec<WriteReport>>, EditError> {
+    let located: Vec<Located> = items
+        .iter()
+        .map(|item| locate(sandbox, item))
+        .collect::<Result<_, _>>()?;
+    let io_error = |e: io::Error| {
+        EditError::new(
+            ErrorKind::Io,
+            format!("Cannot commit the change: {e}. Nothing was written."),
+        )
+    };
+    // Every directory once, in a fixed order.
+    let mut dirs: Vec<((u64, u64), &DirHandle)> = located
+        .iter()
+        .map(|l| Ok((identity(&l.dir.meta()?), &l.dir)))
+        .collect::<io::Result<_>>()
+        .map_err(io_error)?;
+    dirs.sort_by_key(|(id, _)| *id);
+    dirs.dedup_by_key(|(id, _)| *id);
+    let _locks: Vec<_> = dirs
+        .iter()
+        .map(|(_, d)| d.lock())
+        .collect::<io::Result<_>>()
+        .map_err(io_error)?;
+    // Under the locks: every path still leads here, and every file is what the proposal saw.
+    let mut currents = Vec::with_capacity(items.len());
+    for (item, l) in items.iter().zip(&located) {
+        let again = sandbox
+            .locate(&item.shown, FinalLink::Follow)
+            .map_err(|e| {
+                EditError::new(ErrorKind::AccessDenied, format!("{e} Nothing was written."))
+            })?;
+        if again.rest.as_slice() != [l.name.clone()]
+            || identity(&again.dir.meta().map_err(io_error)?)
+                != identity(&l.dir.meta().map_err(io_error)?)
+        {
+            return Ok(None);
+        }
+        let current = match read_current::<EditError>(
+            &l.dir,
+            &l.name,
+            ReadMode::Whole {
+                limit: MAX_FILE_BYTES,
+            },
+        ) {
+            Ok(Some(c)) => c,
+            Ok(None) => return Ok(None),
+            Err(fail) => {
+                return Err(crate::approval::commit_failure(
+                    fail,
+                    sandbox,
+                    &item.shown,
+                    &item.target,
+                    "Nothing of this change was written.",
+                ));
+            }
+        };
+        let now = current.exists().then(|| Fingerprint::of(&current.bytes));
+        if now != item.base {
+            return Err(conflict(item, &current, leader));
+        }
+        currents.push(current);
+    }
+    // Every new content next to its file; a failure removes what was written.
+    let mut temps: Vec<OsString> = Vec::with_capacity(items.len());
+    let cleanup = |temps: &[OsString]| {
+        for (t, l) in temps.iter().zip(&located) {
+            let _ = l.dir.unlink(t);
+        }
+    };
+    for ((item, l), current) in items.iter().zip(&located).zip(&currents) {
+        let mode = current.meta.map_or(Replace::New, Replace::Existing);
+        match write_temp(&l.dir, &l.name, &item.bytes, mode) {
+            Ok(t) => temps.push(t),
+            Err(e) => {
+                cleanup(&temps);
+                return Err(io_error(e));
+            }
+        }
+    }
+    let journal = Journal {
+        pid: std::process::id(),
+        entries: items
+            .iter()
+            .zip(&located)
+            .zip(&temps)
+            .map(|((item, l), t)| JournalEntry {
+                shown: item.shown.clone(),
+                temp: t.as_bytes().to_vec(),
+                name: l.name.as_bytes().to_vec(),
+            })
+            .collect(),
+    };
+    let journal_path = journal_dir.join(JOURNAL);
+    if let Err(e) = write_journal(&journal_path, &journal) {
+        cleanup(&temps);
+        return Err(io_error(e));
+    }
+    let crash_after: Option<usize> = std::env::var(CRASH_AFTER_RENAMES_ENV)
+        .ok()
+        .and_then(|v| v.parse().ok());
+    let mut done = Vec::new();
+    for (i, ((l, t), current)) in located.iter().zip(&temps).zip(&currents).enumerate() {
+        if crash_after == Some(i) {
+            std::process::abort();
+        }
+        if let Err(e) = l.dir.rename(t, &l.dir, &l.name, current.meta.is_none()) {
+            // The journal stays: the next call completes the change or says what is left.
+            return Err(EditError::new(
+                ErrorKind::Io,
+                format!(
+                    "The change was committed only in part: {} written; writing '{}' failed: {e}. Every file holds either its old or its new content; the next propose_and_review call completes the rest.",
+                    if done.is_empty() {
+                        "no file".to_string()
+                    } else {
+                        done.join(", ")
+                    },
+                    items[i].shown
+                ),
+            ));
+        }
+        done.push(format!("'{}'", items[i].shown));
+        let _ = l.dir.sync();
+    }
+    let _ = fs::remove_file(&journal_path);
+    Ok(Some(
+        items
+            .iter()
+            .zip(&located)
+            .zip(&currents)
+            .map(|((_, l), c)| WriteReport {
+                created: c.meta.is_none(),
+                created_dirs: l.created_dirs.clone(),
+            })
+            .collect(),
+    ))
+}
+
+fn write_journal(path: &Path, journal: &Journal) -> io::Result<()> {
+    let bytes = serde_json::to_vec(journal).map_err(io::Error::other)?;
+    let mut file = fs::File::create(path)?;
+    file.write_all(&bytes)?;
+    file.sync_all()?;
+    if let Some(parent) = path.parent() {
+        fs::File::open(parent)?.sync_all()?;
+    }
+    Ok(())
+}
+
+fn process_alive(pid: u32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Completes multi-file commits that a crashed server process left half done: for each
+/// journal of a dead process among the sessions directories next to `own_root`, renames the
+/// temporary files still there into place. Returns one note per journal, naming the files.
+pub(crate) fn recover(sandbox: &Sandbox, own_root: &Path) -> Vec<String> {
+    let Some(parent) = own_root.parent() else {
+        return Vec::new();
+    };
+    let Ok(entries) = fs::read_dir(parent) else {
+        return Vec::new();
+    };
+    let mut notes = Vec::new();
+    for entry in entries.flatten() {
+        let dir = entry.path();
+        let is_ours = entry
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with("fs-mcp-rs-reviews-"));
+        if !is_ours || dir == own_root {
+            continue;
+        }
+        let journal_path = dir.join(JOURNAL);
+        let Ok(bytes) = fs::read(&journal_path) else {
+            continue;
+        };
+        let Ok(journal) = serde_json::from_slice::<Journal>(&bytes) else {
+            continue;
+        };
+        if process_alive(journal.pid) {
+            continue;
+        }
+        notes.push(roll_forward(sandbox, &journal));
+        let _ = fs::remove_file(&journal_path);
+        let _ = fs::remove_dir_all(&dir);
+    }
+    notes
+}
+
+fn roll_forward(sandbox: &Sandbox, journal: &Journal) -> String {
+    let mut completed = Vec::new();
+    let mut already = Vec::new();
+    let mut failed = Vec::new();
+    for entry in &journal.entries {
+        let temp = OsString::from_vec(entry.temp.clone());
+        let name = OsString::from_vec(entry.name.clone());
+        let result = sandbox
+            .locate(&entry.shown, FinalLink::Follow)
+            .map_err(|e| e.to_string())
+            .and_then(|l| {
+                let mut rest = l.rest;
+                rest.pop();
+                let mut dir = l.dir;
+                for c in &rest {
+                    dir = dir.open_subdir(c).map_err(|e| e.to_string())?;
+                }
+                match dir.stat(&temp) {
+                    Ok(_) => dir
+                        .rename(&temp, &dir, &name, false)
+                        .map(|()| true)
+                        .map_err(|e| e.to_string()),
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+                    Err(e) => Err(e.to_string()),
+                }
+            });
+        match result {
+            Ok(true) => completed.push(format!("'{}'", entry.shown)),
+            Ok(false) => already.push(format!("'{}'", entry.shown)),
+            Err(e) => failed.push(format!("'{}' ({e})", entry.shown)),
+        }
+    }
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    let mut note = format!(
+        "Note: an approved multi-file change was interrupted by a crash of server process {}; it is now completed: written before the crash: {}; completed now: {}.",
+        journal.pid,
+        list(&already),
+        list(&completed)
+    );
+    if !failed.is_empty() {
+        note.push_str(&format!(
+            " Could not complete (still old content): {}.",
+            failed.join(", ")
+        ));
+    }
+    note
+}
+
+/// The commit of an approved multi-file proposal led by session `leader`; removes its sessions.
+pub(crate) fn commit_group(
+    registry: &Registry,
+    sandbox: &Sandbox,
+    leader: &Path,
+) -> Result<CommitInfo, EditError> {
+    let items: Vec<Item> = {
+        let sessions = registry.lock();
+        let lead = sessions
+            .get(leader)
+            .ok_or_else(|| EditError::session("The review session has ended."))?;
+        std::iter::once(leader.to_path_buf())
+            .chain(lead.members.iter().cloned())
+            .map(|key| {
+                let s = sessions
+                    .get(&key)
+                    .ok_or_else(|| EditError::session("The review session has ended."))?;
+                Ok(Item {
+                    shown: s.shown.clone(),
+                    identity: s.identity.clone(),
+                    base: s.base,
+                    base_model: s.base_model.clone(),
+                    bytes: s.style.render_verbatim(&s.proposal).into_bytes(),
+                    target: s.target.clone(),
+                })
+            })
+            .collect::<Result<_, EditError>>()?
+    };
+    let reports = commit_all(sandbox, &items, registry.root(), leader)?;
+    let cleanup_error = registry.remove_group(leader);
+    let mut report = WriteReport::default();
+    for r in reports {
+        report.created |= r.created;
+        report.created_dirs.extend(r.created_dirs);
+    }
+    Ok(CommitInfo {
+        report,
+        cleanup_error,
+        session_path: leader.display().to_string(),
+    })
+}
