@@ -22,7 +22,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use fs_mcp_sandbox::{DirHandle, EntryKind, Sandbox};
+use fs_mcp_sandbox::{DirHandle, EntryKind, Sandbox, escape_path};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 /// Largest ignore file read (a rules file is small; a huge one is not read at all).
@@ -169,11 +169,9 @@ fn read_small(sandbox: &Sandbox, dir: &DirHandle, name: &str, limit: u64) -> Sma
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Small::Absent,
             Err(_) => None,
         },
-        EntryKind::Symlink => dir
-            .path()
-            .join(name)
-            .to_str()
-            .and_then(|path| sandbox.open_file(path).ok())
+        EntryKind::Symlink => sandbox
+            .open_file(&escape_path(&dir.path().join(name)))
+            .ok()
             .map(|opened| (opened.file, opened.meta)),
         _ => None,
     };
@@ -234,11 +232,7 @@ fn git_exclude(
     let git_dir = match meta.kind {
         EntryKind::Dir => dir.open_subdir(OsStr::new(".git")).ok(),
         EntryKind::File => pointed_dir(sandbox, dir, ".git", "gitdir:"),
-        EntryKind::Symlink => dir
-            .path()
-            .join(".git")
-            .to_str()
-            .and_then(|path| sandbox.open_dir(path).ok()),
+        EntryKind::Symlink => sandbox.open_dir(&escape_path(&dir.path().join(".git"))).ok(),
         // A FIFO, socket or device named `.git` is not a repository and is never opened.
         _ => return Ok((false, None)),
     };
@@ -288,6 +282,6 @@ fn dir_at(sandbox: &Sandbox, base: &DirHandle, bytes: &[u8]) -> Option<DirHandle
     if text.is_empty() {
         return None;
     }
-    let path = base.path().join(text);
-    sandbox.open_dir(path.to_str()?).ok()
+    // Passed escaped: the sandbox takes escaped names back, so any byte in the path is exact.
+    sandbox.open_dir(&escape_path(&base.path().join(text))).ok()
 }
