@@ -232,7 +232,9 @@ fn git_exclude(
     let git_dir = match meta.kind {
         EntryKind::Dir => dir.open_subdir(OsStr::new(".git")).ok(),
         EntryKind::File => pointed_dir(sandbox, dir, ".git", "gitdir:"),
-        EntryKind::Symlink => sandbox.open_dir(&escape_path(&dir.path().join(".git"))).ok(),
+        EntryKind::Symlink => sandbox
+            .open_dir(&escape_path(&dir.path().join(".git")))
+            .ok(),
         // A FIFO, socket or device named `.git` is not a repository and is never opened.
         _ => return Ok((false, None)),
     };

@@ -176,6 +176,8 @@ impl TokenWindow {
 
 /// An entry being read.
 struct Open {
+    /// Within [`MAX_LOGS_LISTED`]: its signals are looked for.
+    listed: bool,
     header: patterns::Header,
     start: usize,
     end: usize,
@@ -255,7 +257,7 @@ pub fn analyze(mut reader: impl BufRead) -> io::Result<Analysis> {
     };
     let mut close = |open: Open, window: &mut TokenWindow, logs: &mut Vec<LogEntry>| {
         let tokens = open.tokens + window.take();
-        if logs.len() < MAX_LOGS_LISTED {
+        if open.listed {
             logs.push(finish(open, tokens));
         } else {
             logs_not_listed += 1;
@@ -283,10 +285,15 @@ pub fn analyze(mut reader: impl BufRead) -> io::Result<Analysis> {
                 total_tokens += window.take();
             }
             // A header that does not parse still ends the previous entry.
+            // Entries past the listing cap are only counted: their signals are not looked for.
+            let listed = logs.len() < MAX_LOGS_LISTED;
             current = patterns::parse_header(trimmed).map(|header| {
                 let mut signals = patterns::Found::default();
-                signals.header(text);
+                if listed {
+                    signals.header(text);
+                }
                 Open {
+                    listed,
                     header,
                     start: line_no,
                     end: line_no,
@@ -295,7 +302,7 @@ pub fn analyze(mut reader: impl BufRead) -> io::Result<Analysis> {
                 }
             });
         } else if let Some(open) = current.as_mut() {
-            if !masked_line {
+            if open.listed && !masked_line {
                 open.signals.body_line(text, line_no);
             }
             open.end = line_no;

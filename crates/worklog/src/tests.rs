@@ -204,3 +204,22 @@ fn invalid_utf8_is_refused() {
     let err = analyze(&b"### [LOG-001] - [PLAN] - x\n\xff\xfe\n"[..]).unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
 }
+
+#[test]
+fn entries_past_the_cap_are_counted_not_listed() {
+    let mut log = String::new();
+    for i in 0..MAX_LOGS_LISTED + 5 {
+        log.push_str(&format!("### [LOG-{i}] - [PLAN] - killed {i}\nbody\n"));
+    }
+    let a = run(&log);
+    assert_eq!(a.logs.len(), MAX_LOGS_LISTED);
+    assert_eq!(a.logs_not_listed, 5);
+    let json: serde_json::Value = serde_json::from_str(&render_json(&a, "W.md")).unwrap();
+    assert_eq!(json["summary"]["total_logs"], MAX_LOGS_LISTED + 5);
+    assert!(
+        json["summary"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("5 more entries after the first 2000")
+    );
+}
