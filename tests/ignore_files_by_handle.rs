@@ -269,3 +269,38 @@ fn ignore_files_swapped_mid_call_never_hang_or_apply_outside_rules() {
         }
     }
 }
+
+/// Thirty directories with a megabyte of globs each: building their matchers took the old walk
+/// minutes per call, whatever `timeout` said. A search reads at most 20,000 rule lines; the
+/// directories beyond are not entered, and the answer says so.
+#[test]
+fn megabytes_of_rules_cost_a_bounded_time() {
+    let ws = Workspace::new();
+    for d in 0..30 {
+        let mut rules = String::new();
+        let mut i = 0;
+        while rules.len() < (1 << 20) - 100 {
+            rules.push_str(&format!("**/a{d}x{i}*b*c?[0-9]*/**/*.{}x\n", i % 7));
+            i += 1;
+        }
+        ws.write(&format!("d{d:02}/.gitignore"), rules);
+        ws.write(&format!("d{d:02}/{CONTROL}"), "needle\n");
+    }
+    ws.write("top.txt", "needle\n");
+    let mut c = start_limited(&ws);
+    for (tool, args) in [
+        ("search_files", json!({"pattern": "*.txt"})),
+        ("grep_content", json!({"pattern": "needle", "timeout": 3})),
+    ] {
+        let (is_error, text) = call(&mut c, tool, args, "megabytes of rules");
+        assert!(!is_error, "{tool}: {text}");
+        assert!(text.contains("top.txt"), "{tool}: {text}");
+        if tool == "search_files" {
+            assert!(
+                text.contains("directories not entered") && text.contains("20,000 lines"),
+                "{tool}: {text}"
+            );
+        }
+    }
+    c.finish();
+}

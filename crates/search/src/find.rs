@@ -127,7 +127,14 @@ pub fn search_files(
         include_ignored: true,
     };
     let exclusions = Exclusions::new(sandbox, &root, options)?;
-    let (builder, _) = walk::walker(sandbox, &root, everything, walk::default_threads(), true)?;
+    let (builder, _) = walk::walker(
+        sandbox,
+        &root,
+        everything,
+        walk::default_threads(),
+        true,
+        None,
+    )?;
     let cap = options.max_results.max(1);
     // The `cap` smallest displayed paths seen so far (a max-heap, so the largest is dropped).
     let best: Mutex<BinaryHeap<String>> = Mutex::new(BinaryHeap::with_capacity(cap + 1));
@@ -252,7 +259,7 @@ impl<'a> Exclusions<'a> {
         let tree = if options.include_ignored {
             None
         } else {
-            Some(walk::RuleTree::load(sandbox, root)?)
+            Some(walk::RuleTree::load(sandbox, root, None)?)
         };
         Ok(Exclusions {
             root,

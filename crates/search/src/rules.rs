@@ -7,7 +7,8 @@
 //! only if it is a regular file of at most [`MAX_RULES_BYTES`]; a symlink is followed only by the
 //! sandbox's own handle walk, so only to a file inside the allowed directories. Where such a file
 //! exists but must not be read (a FIFO, socket, device, a file over the cap, a symlink leading
-//! outside), the directory's rules are unknown: [`UnsafeRules`], and the walk does not enter it.
+//! outside) or whose rules would take the search past [`MAX_RULE_LINES`], the directory's rules
+//! are unknown: [`UnsafeRules`], and the walk does not enter it.
 //!
 //! `.git` is read as follows: a `.git` directory's `info/exclude`; a `.git` file (`gitdir: …`,
 //! as in worktrees and submodules) or a `.git` symlink is followed only to a directory inside
@@ -21,6 +22,7 @@ use std::ffi::OsStr;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use fs_mcp_sandbox::{DirHandle, EntryKind, Sandbox, escape_path};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -30,6 +32,37 @@ pub(crate) const MAX_RULES_BYTES: u64 = 1 << 20;
 
 /// Largest `.git` or `commondir` pointer file read (one path).
 const MAX_POINTER_BYTES: u64 = 4096;
+
+/// Rule lines one search reads at most, over all its directories: building the matchers costs
+/// time per glob, so a tree of megabyte-sized ignore files cannot make one call run for minutes.
+/// (Real trees have a few thousand: the Linux kernel some 1,500.) Must match the number
+/// `unsafe_rules_kinds!` in `walk.rs` names.
+pub(crate) const MAX_RULE_LINES: usize = 20_000;
+
+/// What is left of [`MAX_RULE_LINES`] for one search.
+#[derive(Debug)]
+pub(crate) struct RuleBudget {
+    lines_left: AtomicUsize,
+}
+
+impl Default for RuleBudget {
+    fn default() -> Self {
+        RuleBudget {
+            lines_left: AtomicUsize::new(MAX_RULE_LINES),
+        }
+    }
+}
+
+impl RuleBudget {
+    /// Takes `lines` from the budget; `false` (and nothing taken) if not that many are left.
+    fn take(&self, lines: usize) -> bool {
+        self.lines_left
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                left.checked_sub(lines)
+            })
+            .is_ok()
+    }
+}
 
 /// An ignore file that exists but must not be read, so the rules of its directory are unknown.
 #[derive(Debug)]
@@ -78,10 +111,11 @@ impl DirRules {
         sandbox: &Sandbox,
         dir: &DirHandle,
         parent: Option<Arc<DirRules>>,
+        budget: &RuleBudget,
     ) -> Result<Arc<DirRules>, UnsafeRules> {
-        let ignore = read_rules(sandbox, dir, ".ignore")?;
-        let gitignore = read_rules(sandbox, dir, ".gitignore")?;
-        let (repo_root, exclude) = git_exclude(sandbox, dir)?;
+        let ignore = read_rules(sandbox, dir, ".ignore", budget)?;
+        let gitignore = read_rules(sandbox, dir, ".gitignore", budget)?;
+        let (repo_root, exclude) = git_exclude(sandbox, dir, budget)?;
         if let Some(parent) = parent
             .as_ref()
             .filter(|_| ignore.is_none() && gitignore.is_none() && exclude.is_none() && !repo_root)
@@ -194,20 +228,30 @@ fn read_rules(
     sandbox: &Sandbox,
     dir: &DirHandle,
     name: &str,
+    budget: &RuleBudget,
 ) -> Result<Option<Gitignore>, UnsafeRules> {
+    let file = || UnsafeRules {
+        file: dir.path().join(name),
+    };
     match read_small(sandbox, dir, name, MAX_RULES_BYTES) {
         Small::Absent => Ok(None),
-        Small::Refused => Err(UnsafeRules {
-            file: dir.path().join(name),
-        }),
-        Small::Bytes(bytes) => Ok(matcher(dir.path(), &bytes)),
+        Small::Refused => Err(file()),
+        Small::Bytes(bytes) => matcher(dir.path(), &bytes, budget).ok_or_else(file),
     }
 }
 
-/// A matcher for rules read from a file of the directory `base`. A partly invalid file still
-/// yields its valid globs, as ripgrep does.
-fn matcher(base: &Path, bytes: &[u8]) -> Option<Gitignore> {
+/// A matcher for rules read from a file of the directory `base` (`Some(None)`: no rule in it;
+/// `None`: more rule lines than the budget has left). A partly invalid file still yields its
+/// valid globs, as ripgrep does.
+fn matcher(base: &Path, bytes: &[u8], budget: &RuleBudget) -> Option<Option<Gitignore>> {
     let text = String::from_utf8_lossy(bytes);
+    let rules = text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .count();
+    if !budget.take(rules) {
+        return None;
+    }
     let mut builder = GitignoreBuilder::new(base);
     for (i, line) in text.lines().enumerate() {
         let line = if i == 0 {
@@ -217,7 +261,7 @@ fn matcher(base: &Path, bytes: &[u8]) -> Option<Gitignore> {
         };
         let _ = builder.add_line(None, line);
     }
-    builder.build().ok().filter(|m| !m.is_empty())
+    Some(builder.build().ok().filter(|m| !m.is_empty()))
 }
 
 /// Whether `dir` is a repository root (it holds a `.git` entry) and the repository's exclude
@@ -225,6 +269,7 @@ fn matcher(base: &Path, bytes: &[u8]) -> Option<Gitignore> {
 fn git_exclude(
     sandbox: &Sandbox,
     dir: &DirHandle,
+    budget: &RuleBudget,
 ) -> Result<(bool, Option<Gitignore>), UnsafeRules> {
     let Ok(meta) = dir.stat(OsStr::new(".git")) else {
         return Ok((false, None));
@@ -258,12 +303,16 @@ fn git_exclude(
         return Ok((true, None));
     };
     // The exclude patterns are relative to the working tree, like a root `.gitignore`.
+    let file = || UnsafeRules {
+        file: info.path().join("exclude"),
+    };
     match read_small(sandbox, &info, "exclude", MAX_RULES_BYTES) {
         Small::Absent => Ok((true, None)),
-        Small::Refused => Err(UnsafeRules {
-            file: info.path().join("exclude"),
-        }),
-        Small::Bytes(bytes) => Ok((true, matcher(dir.path(), &bytes))),
+        Small::Refused => Err(file()),
+        Small::Bytes(bytes) => match matcher(dir.path(), &bytes, budget) {
+            Some(rules) => Ok((true, rules)),
+            None => Err(file()),
+        },
     }
 }
 

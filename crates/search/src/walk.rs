@@ -17,11 +17,12 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
+use std::time::Instant;
 
 use fs_mcp_sandbox::{DirHandle, EntryMeta, FinalLink, Sandbox};
 use ignore::{DirEntry, WalkBuilder};
 
-use crate::rules::{DirRules, UnsafeRules, Verdict};
+use crate::rules::{DirRules, RuleBudget, UnsafeRules, Verdict};
 
 /// Version-control directories: never interesting to search, often huge.
 pub const VCS_DIRS: &[&str] = &[".git", ".hg", ".svn", ".bzr", "_darcs", ".jj", ".pijul"];
@@ -88,6 +89,9 @@ impl SkipStats {
 pub(crate) struct RuleTree {
     sandbox: Sandbox,
     dirs: RwLock<HashMap<PathBuf, Arc<DirRules>>>,
+    budget: RuleBudget,
+    /// Past it, no directory is entered (its rules would be read and built for nothing).
+    deadline: Option<Instant>,
 }
 
 /// What entering a directory found.
@@ -104,7 +108,12 @@ impl RuleTree {
     /// The rules at `root` (canonical, inside the sandbox), with those of the directories from
     /// its allowed directory down to it. An ignore file of `root` itself that must not be read is
     /// an error that says what to do; one of a directory above is left unapplied.
-    pub(crate) fn load(sandbox: &Sandbox, root: &Path) -> Result<RuleTree, crate::SearchError> {
+    pub(crate) fn load(
+        sandbox: &Sandbox,
+        root: &Path,
+        deadline: Option<Instant>,
+    ) -> Result<RuleTree, crate::SearchError> {
+        let budget = RuleBudget::default();
         let mut rules: Option<Arc<DirRules>> = None;
         if let Some(base) = sandbox.root_of(root) {
             let mut chain: Vec<&Path> = root
@@ -116,7 +125,7 @@ impl RuleTree {
                 let Ok(handle) = sandbox.open_walked_dir(dir) else {
                     continue;
                 };
-                match DirRules::load(sandbox, &handle, rules.clone()) {
+                match DirRules::load(sandbox, &handle, rules.clone(), &budget) {
                     Ok(loaded) => rules = Some(loaded),
                     Err(unsafe_rules) if dir == root => {
                         return Err(unsafe_rules_error(sandbox, &unsafe_rules));
@@ -132,6 +141,8 @@ impl RuleTree {
         Ok(RuleTree {
             sandbox: sandbox.clone(),
             dirs: RwLock::new(dirs),
+            budget,
+            deadline,
         })
     }
 
@@ -155,11 +166,14 @@ impl RuleTree {
     /// Reads the rules of the directory `dir` (an entry of a directory already entered) before
     /// the walk enters it.
     pub(crate) fn enter(&self, dir: &Path) -> Entered {
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Entered::Gone;
+        }
         let parent = dir.parent().and_then(|p| self.rules_of(p));
         let Ok(handle) = self.sandbox.open_walked_dir(dir) else {
             return Entered::Gone;
         };
-        match DirRules::load(&self.sandbox, &handle, parent) {
+        match DirRules::load(&self.sandbox, &handle, parent, &self.budget) {
             Ok(rules) => {
                 let mut dirs = self.dirs.write().unwrap_or_else(|e| e.into_inner());
                 dirs.insert(dir.to_path_buf(), rules);
@@ -182,12 +196,13 @@ pub(crate) fn walker(
     options: WalkOptions,
     threads: usize,
     prune_swapped: bool,
+    deadline: Option<Instant>,
 ) -> Result<(WalkBuilder, Arc<SkipStats>), crate::SearchError> {
     let stats = Arc::new(SkipStats::default());
     let tree = if options.include_ignored {
         None
     } else {
-        let tree = RuleTree::load(sandbox, root)?;
+        let tree = RuleTree::load(sandbox, root, deadline)?;
         if !tree.is_empty_at(root) {
             stats.ignore_rules.store(true, Ordering::Relaxed);
         }
@@ -206,7 +221,7 @@ pub(crate) fn walker(
 /// The kinds of ignore file never read, as the notes and errors name them.
 macro_rules! unsafe_rules_kinds {
     () => {
-        "a FIFO, socket, device, file over 1 MiB or symlink to none inside the allowed directories"
+        "a FIFO, socket, device, file over 1 MiB or symlink to none inside the allowed directories, or has more rules than the 20,000 lines a search reads"
     };
 }
 
