@@ -73,8 +73,11 @@ pub struct Analysis {
     pub total_tokens: usize,
     /// How tokens were counted, said in every output.
     pub tokenizer: &'static str,
-    /// Some text was counted approximately (see [`Limits`]): the counts are estimates.
+    /// A line was longer than [`MAX_LINE_BYTES`]: its rest was estimated and not scanned.
     pub approximate: bool,
+    /// More than [`MAX_TOKENIZED_BYTES`] of text: the rest was counted at the rate measured on
+    /// the text tokenized.
+    pub tokens_estimated: bool,
     /// Bytes read and analyzed; the analysis stops after [`MAX_ANALYZED_BYTES`].
     pub bytes_analyzed: u64,
     /// The file goes on after [`MAX_ANALYZED_BYTES`]: what follows is not analyzed.
@@ -105,6 +108,12 @@ impl Analysis {
                 MAX_LINE_BYTES >> 10
             ));
         }
+        if self.tokens_estimated {
+            parts.push(format!(
+                "tokens after the first {} MiB of text were estimated at the rate counted on those",
+                MAX_TOKENIZED_BYTES >> 20
+            ));
+        }
         (!parts.is_empty()).then(|| {
             let mut note = parts.join("; ");
             note[..1].make_ascii_uppercase();
@@ -125,6 +134,11 @@ pub const MAX_LINE_BYTES: usize = 64 * 1024;
 /// Bytes of a file analyzed: a work log is markdown of a few megabytes at most; the rest of a
 /// larger file is not read, so one call's time stays bounded.
 pub const MAX_ANALYZED_BYTES: u64 = 64 << 20;
+
+/// Bytes of text given to the tokenizer in one call (its cost per byte varies with the text, up
+/// to about a microsecond for long runs of spaces or digits); the rest is estimated at the rate
+/// measured on them.
+pub const MAX_TOKENIZED_BYTES: usize = 8 << 20;
 
 /// Entries listed; the others are counted. Bounds the answer and the memory it takes.
 pub const MAX_LOGS_LISTED: usize = 2_000;
@@ -149,6 +163,10 @@ pub fn count_tokens(text: &str) -> usize {
 struct TokenWindow {
     pending: String,
     counted: usize,
+    /// Bytes and tokens the tokenizer saw, for the rate past [`MAX_TOKENIZED_BYTES`].
+    tokenized_bytes: usize,
+    tokenized_tokens: usize,
+    estimated: bool,
 }
 
 impl TokenWindow {
@@ -161,10 +179,20 @@ impl TokenWindow {
     }
 
     fn flush(&mut self) {
-        if !self.pending.is_empty() {
-            self.counted += count_tokens(&self.pending);
-            self.pending.clear();
+        if self.pending.is_empty() {
+            return;
         }
+        if self.tokenized_bytes < MAX_TOKENIZED_BYTES {
+            let tokens = count_tokens(&self.pending);
+            self.tokenized_bytes += self.pending.len();
+            self.tokenized_tokens += tokens;
+            self.counted += tokens;
+        } else {
+            let rate = self.tokenized_tokens as f64 / self.tokenized_bytes.max(1) as f64;
+            self.counted += (self.pending.len() as f64 * rate).ceil() as usize;
+            self.estimated = true;
+        }
+        self.pending.clear();
     }
 
     /// All tokens pushed so far, and resets.
@@ -325,6 +353,7 @@ pub fn analyze(mut reader: impl BufRead) -> io::Result<Analysis> {
         total_tokens,
         tokenizer: TOKENIZER,
         approximate,
+        tokens_estimated: window.estimated,
         bytes_analyzed: MAX_ANALYZED_BYTES - budget,
         stopped_early,
     })

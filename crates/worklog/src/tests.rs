@@ -223,3 +223,24 @@ fn entries_past_the_cap_are_counted_not_listed() {
             .contains("5 more entries after the first 2000")
     );
 }
+
+#[test]
+fn text_past_the_tokenized_bytes_is_estimated_at_the_measured_rate() {
+    let line = "hello world ".repeat(100);
+    let lines = MAX_TOKENIZED_BYTES / line.len() + 200;
+    let mut log = String::from("### [LOG-001] - [PLAN] - Big\n");
+    for _ in 0..lines {
+        log.push_str(&line);
+        log.push('\n');
+    }
+    let a = run(&log);
+    assert!(a.tokens_estimated && !a.approximate);
+    // 200 tokens a line (each "hello world " is two), tokenized or estimated.
+    let expected = lines * 201;
+    assert!(
+        a.total_tokens.abs_diff(expected) < expected / 50,
+        "{} vs {expected}",
+        a.total_tokens
+    );
+    assert!(a.note().unwrap().contains("estimated at the rate"));
+}
