@@ -63,7 +63,7 @@ fn outside(ws: &Workspace) -> (PathBuf, PathBuf) {
 fn call(c: &mut StdioClient, tool: &str, args: Value, what: &str) -> (bool, String) {
     let id = c.send_request("tools/call", json!({"name": tool, "arguments": args}));
     let Some(reply) = c.try_wait_for(id, CALL_LIMIT) else {
-        panic!("{tool} hung on {what}");
+        panic!("{tool} did not answer (hung or crashed) on {what}");
     };
     let result = &reply["result"];
     (result["isError"] == json!(true), text_of(result))
@@ -302,5 +302,31 @@ fn megabytes_of_rules_cost_a_bounded_time() {
             );
         }
     }
+    c.finish();
+}
+
+/// The `.git` directory itself swapped with a `.git` symlink to an outside repository while the
+/// tools run: the outside repository's exclude never applies.
+#[test]
+fn a_git_directory_swapped_with_a_link_to_an_outside_repository_never_applies_its_rules() {
+    const CALLS: usize = 60;
+    let ws = Workspace::new();
+    let (_, repo) = outside(&ws);
+    hostile_dir(&ws, "d", ".git");
+    ws.write("d/.git/info/exclude", "nothing_is_named_so\n");
+    let other = ws.root.join("d/.git_swap");
+    symlink(&repo, &other).unwrap();
+    let mut c = start_limited(&ws);
+    let stop = Arc::new(AtomicBool::new(false));
+    let swaps = swapper(ws.root.join("d/.git"), other, Arc::clone(&stop), usize::MAX);
+    let mut entered = 0;
+    for _ in 0..CALLS / 2 {
+        for (_, text) in check_both(&mut c, "d", ".git swapped with a symlink") {
+            entered += usize::from(text.contains(CONTROL));
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    assert!(swaps.join().unwrap() > 0);
+    assert!(entered > 0, "the directory was never entered");
     c.finish();
 }
