@@ -306,10 +306,19 @@ fn walk(
     first_file: &mut Option<String>,
 ) {
     const SKIP: &[&str] = &["target", "node_modules", "__pycache__"];
-    let Ok(mut entries) = dir.entries() else {
+    // Names read per directory: the excerpt shows a few dozen lines, and a directory of
+    // millions of entries must not cost millions.
+    const READ: usize = 10_000;
+    let Ok((mut entries, more)) = dir.entries_up_to(READ) else {
         return;
     };
     entries.sort_by(|a, b| a.name.cmp(&b.name));
+    if more {
+        let indent = "  ".repeat(depth);
+        lines.push(format!(
+            "{indent}(a directory of over {READ} entries: the first {READ} read are shown, sorted)"
+        ));
+    }
     for entry in entries {
         if lines.len() > TREE_LINES {
             return;
