@@ -1,6 +1,5 @@
 //! The playground's HTTP side: the guard, the page, and the JSON endpoints.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use crate::schema_cli::{change_json, issue_json};
@@ -19,6 +18,7 @@ use serde_json::{Value, json};
 
 use super::reviews::{DecideBody, Pending};
 use crate::server::{FsServer, Tier};
+use fs_mcp_sandbox::{DirHandle, EntryKind, Sandbox, escape_os};
 
 /// The header the page sends its token in (a query `token=` works too, for the page itself).
 pub const TOKEN_HEADER: &str = "x-fs-mcp-token";
@@ -267,16 +267,11 @@ fn schema_report(label: &str, schema: &Value) -> Value {
 
 /// Allowed directories and a short tree of the first one, to paste into an agent's prompt.
 async fn workspace(AxumState(state): AxumState<Shared>) -> Response {
-    let roots = state.roots.clone();
-    let read_only = state.server.sandbox().is_read_only();
-    let excerpt = tokio::task::spawn_blocking(move || {
-        roots
-            .first()
-            .map(|root| tree_excerpt(Path::new(root)))
-            .unwrap_or_default()
-    })
-    .await
-    .unwrap_or_default();
+    let sandbox = state.server.sandbox();
+    let read_only = sandbox.is_read_only();
+    let excerpt = tokio::task::spawn_blocking(move || tree_excerpt(&sandbox))
+        .await
+        .unwrap_or_default();
     let sample_file = excerpt.1;
     let mut description = format!(
         "You can use filesystem tools (fs-mcp-rs) on these directories: {}.{}\nRelative paths resolve against the first one.\n",
@@ -298,11 +293,17 @@ async fn workspace(AxumState(state): AxumState<Shared>) -> Response {
     .into_response()
 }
 
-/// Two levels of `root` (hidden entries and build output left out), and the first file seen.
-fn tree_excerpt(root: &Path) -> (String, Option<String>) {
+/// Two levels of the first allowed directory (hidden entries and build output left out), and
+/// the first file seen. Listed through the sandbox's directory handles: a subdirectory is
+/// opened without following a symlink, so one swapped for a symlink to outside mid-listing is
+/// not entered, and names are escaped as every tool escapes them (a newline in a name cannot
+/// forge a line of the excerpt).
+fn tree_excerpt(sandbox: &Sandbox) -> (String, Option<String>) {
     let mut lines = Vec::new();
     let mut first_file = None;
-    walk(root, root, 0, &mut lines, &mut first_file);
+    if let Some(root) = sandbox.root_handles().first() {
+        walk(sandbox, root, 0, &mut lines, &mut first_file);
+    }
     if lines.len() > TREE_LINES {
         let more = lines.len() - TREE_LINES;
         lines.truncate(TREE_LINES);
@@ -312,40 +313,52 @@ fn tree_excerpt(root: &Path) -> (String, Option<String>) {
 }
 
 fn walk(
-    root: &Path,
-    dir: &Path,
+    sandbox: &Sandbox,
+    dir: &DirHandle,
     depth: usize,
     lines: &mut Vec<String>,
     first_file: &mut Option<String>,
 ) {
     const SKIP: &[&str] = &["target", "node_modules", "__pycache__"];
-    let Ok(entries) = std::fs::read_dir(dir) else {
+    // Names read per directory: the excerpt shows a few dozen lines, and a directory of
+    // millions of entries must not cost millions.
+    const READ: usize = 10_000;
+    let Ok((mut entries, more)) = dir.entries_up_to(READ) else {
         return;
     };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    if more {
+        let indent = "  ".repeat(depth);
+        lines.push(format!(
+            "{indent}(a directory of over {READ} entries: the first {READ} read are shown, sorted)"
+        ));
+    }
     for entry in entries {
         if lines.len() > TREE_LINES {
             return;
         }
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') || SKIP.contains(&name.as_str()) {
+        let raw = entry.name.as_os_str();
+        if raw.as_encoded_bytes().starts_with(b".")
+            || SKIP.iter().any(|s| raw == std::ffi::OsStr::new(s))
+        {
             continue;
         }
-        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        let name = escape_os(raw);
         let indent = "  ".repeat(depth);
-        if is_dir {
+        if entry.kind == EntryKind::Dir {
             lines.push(format!("{indent}{name}/"));
-            if depth < 1 {
-                walk(root, &entry.path(), depth + 1, lines, first_file);
+            if depth < 1
+                && let Ok(sub) = dir.open_subdir(raw)
+            {
+                walk(sandbox, &sub, depth + 1, lines, first_file);
             }
         } else {
             lines.push(format!("{indent}{name}"));
             // Prefer a top-level file for the example arguments: it is the likeliest to be text.
             let better = first_file.is_none()
                 || depth == 0 && first_file.as_deref().is_some_and(|f| f.contains('/'));
-            if better && let Ok(rel) = entry.path().strip_prefix(root) {
-                *first_file = Some(rel.to_string_lossy().into_owned());
+            if better {
+                *first_file = Some(sandbox.display(&dir.path().join(raw)));
             }
         }
     }

@@ -308,10 +308,14 @@ fn last_byte(
 
 /// Appends `bytes` to the regular file `name` (the one read under the lock: same inode), through
 /// a handle that checks its type before writing. A failed write is undone (the file is cut back
-/// to its old length). `false`: the file is no longer the one that was read.
+/// to its old length). `false`: the file is no longer the one that was read, or it has other
+/// names now (hard links, perhaps outside the allowed directories, which an in-place write would
+/// change too): the caller's decision sees the link count on the next attempt.
 fn append_in(dir: &DirHandle, name: &OsString, read: &EntryMeta, bytes: &[u8]) -> io::Result<bool> {
     let (mut file, meta) = dir.open_write_existing(name)?;
-    if identity(&meta) != identity(read) {
+    // Checked on the handle written through: a name linked to this inode later is one someone
+    // gave to this file, not an outside file's content reached through the workspace.
+    if identity(&meta) != identity(read) || meta.nlink > 1 {
         return Ok(false);
     }
     let end = file.seek(SeekFrom::End(0))?;

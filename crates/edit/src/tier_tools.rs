@@ -110,7 +110,8 @@ pub fn write_file(sandbox: &Sandbox, path: &str, content: &str) -> Result<String
 ///
 /// A newline is put in between only if the file is non-empty and does not end with one;
 /// `content`'s line endings follow the file's style. An existing file is appended to through
-/// its handle (a failed write is cut back off); a new one is created atomically. Returns
+/// its handle (a failed write is cut back off) unless it has more than one hard link (refused:
+/// the other names would change too); a new one is created atomically. Returns
 /// `Successfully appended content to '{path}'.`
 pub fn append_text(sandbox: &Sandbox, path: &str, content: &str) -> Result<String, EditError> {
     let options = Options {
@@ -120,10 +121,13 @@ pub fn append_text(sandbox: &Sandbox, path: &str, content: &str) -> Result<Strin
     };
     let addition = normalize_newlines(content);
     let committed = commit::commit(sandbox, path, options, |current| {
-        if !current.exists() {
+        let Some(meta) = current.meta else {
             return Ok(Change::Replace(
                 TextStyle::PLAIN.render_verbatim(&addition).into_bytes(),
             ));
+        };
+        if meta.nlink > 1 {
+            return Err(hard_linked(path, meta.nlink));
         }
         let Some(text) = sniffed_text(current) else {
             return Err(EditError::invalid(format!(
@@ -147,6 +151,14 @@ pub fn append_text(sandbox: &Sandbox, path: &str, content: &str) -> Result<Strin
     Ok(format!(
         "Successfully appended content to '{path}'.{}",
         dirs_note(sandbox, &committed.report)
+    ))
+}
+
+/// Refusal of an in-place append to a file with other names: they would change too, and they may
+/// lie outside the allowed directories.
+fn hard_linked(path: &str, links: u64) -> EditError {
+    EditError::invalid(format!(
+        "Cannot append to '{path}': it has {links} hard links (other names for the same file, possibly outside the allowed directories), and an append in place would change them all; nothing was written. To change only this name, write the whole new content with write_file (it replaces the name atomically, leaving the other names as they were)."
     ))
 }
 

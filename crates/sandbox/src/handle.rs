@@ -283,7 +283,13 @@ impl DirHandle {
 
     /// The names in this directory (without `.` and `..`), in the order the filesystem gives.
     pub fn entries(&self) -> io::Result<Vec<DirEntryInfo>> {
-        collect_entries(rustix::fs::Dir::read_from(self.fd())?)
+        collect_entries(rustix::fs::Dir::read_from(self.fd())?, usize::MAX).map(|(all, _)| all)
+    }
+
+    /// At most `limit` names of this directory, in the order the filesystem gives, and whether
+    /// there are more: for a view that shows a few, so a directory of millions costs `limit`.
+    pub fn entries_up_to(&self, limit: usize) -> io::Result<(Vec<DirEntryInfo>, bool)> {
+        collect_entries(rustix::fs::Dir::read_from(self.fd())?, limit)
     }
 
     /// Like [`DirHandle::entries`], cheaper for a handle nothing else shares (a tree walk's): the
@@ -296,17 +302,26 @@ impl DirHandle {
         // `entries` on a later clone reopens `.`, so moving the offset here is harmless.
         let dup = self.fd.try_clone()?;
         rustix::fs::seek(&dup, rustix::fs::SeekFrom::Start(0))?;
-        collect_entries(rustix::fs::Dir::new(dup)?)
+        collect_entries(rustix::fs::Dir::new(dup)?, usize::MAX).map(|(all, _)| all)
     }
 }
 
-fn collect_entries(mut dir: rustix::fs::Dir) -> io::Result<Vec<DirEntryInfo>> {
+/// The names of `dir` (at most `limit`) and whether some were left unread.
+fn collect_entries(
+    mut dir: rustix::fs::Dir,
+    limit: usize,
+) -> io::Result<(Vec<DirEntryInfo>, bool)> {
     let mut out = Vec::new();
+    let mut more = false;
     for entry in dir.by_ref() {
         let entry = entry?;
         let bytes = entry.file_name().to_bytes();
         if bytes == b"." || bytes == b".." {
             continue;
+        }
+        if out.len() == limit {
+            more = true;
+            break;
         }
         let name = OsStr::from_bytes(bytes).to_os_string();
         out.push(DirEntryInfo {
@@ -320,7 +335,7 @@ fn collect_entries(mut dir: rustix::fs::Dir) -> io::Result<Vec<DirEntryInfo>> {
             info.kind = EntryMeta::from_stat(&stat).kind;
         }
     }
-    Ok(out)
+    Ok((out, more))
 }
 
 /// Releases the directory lock on drop.

@@ -748,6 +748,20 @@ mod tests {
     }
 
     #[test]
+    fn entries_up_to_reads_at_most_the_limit_and_says_there_are_more() {
+        let (_t, base, sb) = setup();
+        for i in 0..5 {
+            fs::write(base.join(format!("ws/sub/f{i}")), "").unwrap();
+        }
+        let dir = sb.open_dir("sub").unwrap();
+        let (some, more) = dir.entries_up_to(3).unwrap();
+        assert_eq!((some.len(), more), (3, true));
+        let (all, more) = dir.entries_up_to(5).unwrap();
+        assert_eq!((all.len(), more), (5, false));
+        assert_eq!(dir.entries().unwrap().len(), 5);
+    }
+
+    #[test]
     fn relative_paths_resolve_against_first_root() {
         let (_t, base, sb) = setup();
         assert_eq!(sb.resolve("a.txt").unwrap(), base.join("ws/a.txt"));

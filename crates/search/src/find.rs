@@ -12,17 +12,18 @@
 //! note giving the total, and a `Skipped:` line counting the matching files left out as hidden or
 //! ignored (counted in the same walk, within [`SKIPPED_COUNT_BUDGET`] left-out entries).
 
-use std::collections::BinaryHeap;
-use std::path::Path;
-use std::sync::Mutex;
+use std::collections::{BinaryHeap, HashSet};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, RwLock};
 
 use fs_mcp_sandbox::Sandbox;
 use globset::{GlobBuilder, GlobMatcher};
-use ignore::{IncrementalIgnore, WalkState};
+use ignore::WalkState;
 
 use crate::SearchError;
 use crate::format::thousands;
+use crate::rules::Verdict;
 use crate::walk::{self, WalkOptions};
 
 /// Settings of a `search_files` call.
@@ -125,11 +126,15 @@ pub fn search_files(
         include_hidden: true,
         include_ignored: true,
     };
-    if !options.include_ignored {
-        walk::check_root_rules(sandbox, &root)?;
-    }
-    let (builder, _) = walk::walker(sandbox, &root, everything, walk::default_threads(), true)?;
-    let exclusions = Exclusions::new(sandbox, &root, options);
+    let exclusions = Exclusions::new(sandbox, &root, options)?;
+    let (builder, _) = walk::walker(
+        sandbox,
+        &root,
+        everything,
+        walk::default_threads(),
+        true,
+        None,
+    )?;
     let cap = options.max_results.max(1);
     // The `cap` smallest displayed paths seen so far (a max-heap, so the largest is dropped).
     let best: Mutex<BinaryHeap<String>> = Mutex::new(BinaryHeap::with_capacity(cap + 1));
@@ -137,7 +142,6 @@ pub fn search_files(
     let counts = SkipCounts::default();
     builder.build_parallel().run(|| {
         let mut names = walk::NameCheck::new(sandbox);
-        let mut matcher = exclusions.thread_matcher();
         let (best, total, target, root, exclusions, counts) =
             (&best, &total, &target, &root, &exclusions, &counts);
         Box::new(move |entry| {
@@ -148,17 +152,19 @@ pub fn search_files(
                 return WalkState::Continue;
             }
             let is_dir = entry.file_type().is_none_or(|t| t.is_dir());
-            let exclusion = exclusions.classify(&mut matcher, &entry, is_dir);
-            // Its rules would be read (by path, by the matcher) to classify what is in it, also
-            // in a left-out directory entered to count (one excluded by a rule above the root);
-            // under a hidden name left out, the rules are never asked.
-            if is_dir
-                && !options.include_ignored
-                && !exclusion.hidden
-                && walk::unsafe_rules_file(sandbox, entry.path()).is_some()
-            {
-                counts.unsafe_rules.fetch_add(1, Ordering::Relaxed);
-                return WalkState::Skip;
+            let exclusion = exclusions.classify(&entry, is_dir);
+            // Its rules are read (by handle) to classify what is in it, also in a left-out
+            // directory entered to count (one excluded by a rule above the root); under a hidden
+            // name left out, the rules are never asked.
+            if is_dir && !exclusion.hidden {
+                match exclusions.enter(entry.path(), exclusion) {
+                    walk::Entered::Rules => {}
+                    walk::Entered::Unsafe => {
+                        counts.unsafe_rules.fetch_add(1, Ordering::Relaxed);
+                        return WalkState::Skip;
+                    }
+                    walk::Entered::Gone => return WalkState::Skip,
+                }
             }
             if exclusion.left_out() {
                 // Counted only if the directory reached by handles holds it too: a left-out
@@ -230,56 +236,41 @@ impl Exclusion {
 }
 
 /// The listing rules of [`walk::walker`] without `include_hidden`/`include_ignored`, applied per
-/// entry of a walk that visits everything: hidden names, VCS directories, the `ignore` crate's
-/// own matcher for `.gitignore`/`.ignore`/git excludes, and the rules of the directories above
-/// the walk root. What holds for a directory holds for everything under it (a rule-respecting
-/// walk would not have entered it): names are checked along the whole path below the root, and
-/// the matcher answers "ignored" under an ignored directory. Each walker thread has its own
-/// matcher (no lock: a blocked thread costs more than loading a directory's rules twice).
+/// entry of a walk that visits everything: hidden names, VCS directories, and the ignore rules
+/// read by handle ([`walk::RuleTree`], which includes those of the directories above the walk
+/// root). What holds for a directory holds for everything under it (a rule-respecting walk
+/// would not have entered it): names are checked along the whole path below the root, and the
+/// directories left out by a rule are remembered for their entries.
 struct Exclusions<'a> {
     root: &'a Path,
     include_hidden: bool,
-    include_ignored: bool,
-    ancestors: walk::AncestorRules,
-    /// `None` with `include_ignored` (no rule applies); cloned for each thread.
-    matcher: Option<IncrementalIgnore>,
+    /// `None` with `include_ignored` (no rule applies).
+    tree: Option<walk::RuleTree>,
+    /// Directories excluded by a rule (or under one), entered only to count.
+    ignored_dirs: RwLock<HashSet<PathBuf>>,
 }
 
 impl<'a> Exclusions<'a> {
-    fn new(sandbox: &Sandbox, root: &'a Path, options: &FindOptions) -> Exclusions<'a> {
-        let (mut matcher, ancestors) = if options.include_ignored {
-            (None, walk::AncestorRules::default())
+    fn new(
+        sandbox: &Sandbox,
+        root: &'a Path,
+        options: &FindOptions,
+    ) -> Result<Exclusions<'a>, SearchError> {
+        let tree = if options.include_ignored {
+            None
         } else {
-            (
-                walk::ignore_rule_matcher(root),
-                walk::AncestorRules::load(sandbox, root),
-            )
+            Some(walk::RuleTree::load(sandbox, root, None)?)
         };
-        // Loads the root's rules once, before the matcher is cloned for the threads.
-        if let Some(m) = matcher.as_mut() {
-            m.matched(Path::new("-"), false);
-        }
-        Exclusions {
+        Ok(Exclusions {
             root,
             include_hidden: options.include_hidden,
-            include_ignored: options.include_ignored,
-            ancestors,
-            matcher,
-        }
+            tree,
+            ignored_dirs: RwLock::new(HashSet::new()),
+        })
     }
 
-    /// A matcher for one walker thread.
-    fn thread_matcher(&self) -> Option<IncrementalIgnore> {
-        self.matcher.clone()
-    }
-
-    /// The verdict for `entry` (depth ≥ 1), with the calling thread's matcher.
-    fn classify(
-        &self,
-        matcher: &mut Option<IncrementalIgnore>,
-        entry: &ignore::DirEntry,
-        is_dir: bool,
-    ) -> Exclusion {
+    /// The verdict for `entry` (depth ≥ 1).
+    fn classify(&self, entry: &ignore::DirEntry, is_dir: bool) -> Exclusion {
         let path = entry.path();
         let Ok(rel) = path.strip_prefix(self.root) else {
             return Exclusion::default();
@@ -290,47 +281,33 @@ impl<'a> Exclusions<'a> {
             verdict.hidden = true;
             return verdict;
         }
-        if self.include_ignored {
+        let Some(tree) = &self.tree else {
             return verdict;
-        }
+        };
         let in_vcs_dir = (is_dir && walk::is_vcs_dir(entry.file_name()))
             || rel
                 .parent()
                 .is_some_and(|p| p.components().any(|c| walk::is_vcs_dir(c.as_os_str())));
-        verdict.ignored = in_vcs_dir || self.ignored_by_rules(matcher, rel, is_dir);
+        let under_ignored = path.parent().is_some_and(|dir| {
+            let dirs = self.ignored_dirs.read().unwrap_or_else(|e| e.into_inner());
+            dirs.contains(dir)
+        });
+        verdict.ignored =
+            in_vcs_dir || under_ignored || tree.verdict(path, is_dir) == Verdict::Ignore;
         verdict
     }
 
-    /// The ignore rules exclude `rel` or a directory above it. As in git, the rules of a deeper
-    /// directory win: a path the rules at or below the walk root re-include (`!name`) is not
-    /// excluded by a rule of a directory above the root, so searching `a/` lists what searching
-    /// `.` lists under `a/`.
-    fn ignored_by_rules(
-        &self,
-        matcher: &mut Option<IncrementalIgnore>,
-        rel: &Path,
-        is_dir: bool,
-    ) -> bool {
-        let Some(m) = matcher.as_mut() else {
-            return false;
+    /// Reads the rules of a directory the walk is about to enter (not under a hidden name left
+    /// out) and remembers whether it is left out by a rule.
+    fn enter(&self, dir: &Path, exclusion: Exclusion) -> walk::Entered {
+        let Some(tree) = &self.tree else {
+            return walk::Entered::Rules;
         };
-        let own = m.matched(rel, is_dir);
-        if own.is_ignore() {
-            return true;
+        if exclusion.ignored {
+            let mut dirs = self.ignored_dirs.write().unwrap_or_else(|e| e.into_inner());
+            dirs.insert(dir.to_path_buf());
         }
-        if self.ancestors.is_empty() {
-            return false;
-        }
-        let excluded_above = |m: &mut IncrementalIgnore, path: &Path, is_dir: bool| {
-            self.ancestors.is_ignored(&self.root.join(path), is_dir)
-                && !m.matched(path, is_dir).is_whitelist()
-        };
-        (!own.is_whitelist() && self.ancestors.is_ignored(&self.root.join(rel), is_dir))
-            || rel
-                .ancestors()
-                .skip(1)
-                .filter(|dir| !dir.as_os_str().is_empty())
-                .any(|dir| excluded_above(m, dir, true))
+        tree.enter(dir)
     }
 }
 
@@ -404,7 +381,7 @@ struct Skipped {
     ignored: u64,
     /// The count stopped at [`SKIPPED_COUNT_BUDGET`] entries: the numbers are lower bounds.
     partial: bool,
-    /// Directories not entered ([`walk::unsafe_rules_file`]).
+    /// Directories not entered: an ignore file in them must not be read.
     unsafe_rules: u64,
     include_hidden: bool,
     include_ignored: bool,

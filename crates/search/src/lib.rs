@@ -15,9 +15,10 @@
 //! not errors (e.g. `No matches found.`) are `Ok` text. (`create_directory` is a write and lives
 //! in `fs-mcp-edit`; `read_media_file` is a read and lives in `fs-mcp-read`.)
 //!
-//! Directory walks (grep, search_files) use ripgrep's `ignore` crate: `.gitignore`/`.ignore` are
-//! honoured even outside a git repository, hidden entries and VCS directories are skipped unless
-//! asked for, and symlinks are never followed.
+//! Directory walks (grep, search_files) use ripgrep's `ignore` crate for the walk and its glob
+//! matcher, fed with ignore files this crate reads by handle (the crate opens none itself):
+//! `.gitignore`/`.ignore` are honoured even outside a git repository, hidden entries and VCS
+//! directories are skipped unless asked for, and symlinks are never followed.
 //!
 //! The modules are private; what the server and its tests use is re-exported below, and nothing
 //! else is public.
@@ -30,6 +31,7 @@ mod hints;
 mod info;
 mod listing;
 mod matched;
+mod rules;
 mod tree;
 mod walk;
 

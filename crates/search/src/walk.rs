@@ -1,23 +1,28 @@
 //! The directory walk shared by `grep_content` and `search_files`: ripgrep's `ignore` walker,
-//! configured for a sandbox.
+//! configured for a sandbox, with every ignore-file reading of its own turned off.
 //!
-//! * `.gitignore` and `.ignore` apply even outside a git repository (`require_git(false)`), and so
-//!   do the ones in the directories between the sandbox root and the searched directory, so that
-//!   searching `frontend/` honours the root's `node_modules/` rule. Ignore files *above* the
-//!   sandbox root are not read.
+//! * The rules (`.gitignore`, `.ignore`, a repository's `info/exclude`) are read by this server
+//!   through directory handles ([`crate::rules`]) and applied per directory ([`RuleTree`]), in the
+//!   `ignore` crate's precedence. They apply even outside a git repository, and so do the ones in
+//!   the directories between the allowed directory and the searched one, so that searching
+//!   `frontend/` honours the root's `node_modules/` rule. Ignore files *above* the allowed
+//!   directory, and the global git excludes file, are not read.
 //! * Hidden entries (a name starting with `.`) are skipped unless asked for; so are VCS
 //!   directories (`.git`, `.hg`, `.svn`, …), which are also treated as ignored.
 //! * Symlinks are never followed, so loops are harmless and the walk cannot leave the directory
 //!   it started in. Callers still skip symlink entries themselves rather than open them.
 
+use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::Instant;
 
 use fs_mcp_sandbox::{DirHandle, EntryMeta, FinalLink, Sandbox};
-use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use ignore::{DirEntry, IncrementalIgnore, WalkBuilder};
+use ignore::{DirEntry, WalkBuilder};
+
+use crate::rules::{DirRules, RuleBudget, UnsafeRules, Verdict};
 
 /// Version-control directories: never interesting to search, often huge.
 pub const VCS_DIRS: &[&str] = &[".git", ".hg", ".svn", ".bzr", "_darcs", ".jj", ".pijul"];
@@ -27,7 +32,8 @@ pub const VCS_DIRS: &[&str] = &[".git", ".hg", ".svn", ".bzr", "_darcs", ".jj", 
 pub struct WalkOptions {
     /// Also visit hidden entries (names starting with `.`).
     pub include_hidden: bool,
-    /// Also visit entries excluded by `.gitignore`/`.ignore`/git excludes, and VCS directories.
+    /// Also visit entries excluded by `.gitignore`/`.ignore`/a repository's exclude file, and VCS
+    /// directories.
     pub include_ignored: bool,
 }
 
@@ -77,241 +83,188 @@ impl SkipStats {
     }
 }
 
-/// Ignore rules of the directories strictly between the sandbox root (inclusive) and the walk
-/// root, deepest first; each directory contributes `.ignore` before `.gitignore` (higher
-/// precedence first).
-#[derive(Default)]
-pub(crate) struct AncestorRules {
-    matchers: Vec<Gitignore>,
+/// The rules of every directory a walk entered, by the path the walk reached it by. Each
+/// directory's rules are read once, by a handle opened without following any symlink, when the
+/// walk is about to enter it; its entries are then judged by them ([`DirRules::verdict`]).
+pub(crate) struct RuleTree {
+    sandbox: Sandbox,
+    dirs: RwLock<HashMap<PathBuf, Arc<DirRules>>>,
+    budget: RuleBudget,
+    /// Past it, no directory is entered (its rules would be read and built for nothing).
+    deadline: Option<Instant>,
 }
 
-impl AncestorRules {
-    pub(crate) fn load(sandbox: &Sandbox, root: &Path) -> AncestorRules {
-        let mut matchers = Vec::new();
-        let Some(base) = sandbox.root_of(root) else {
-            return AncestorRules { matchers };
-        };
-        for dir in root.ancestors().skip(1) {
-            if !dir.starts_with(base) {
-                break;
-            }
-            for name in [".ignore", ".gitignore"] {
-                let Some(text) = read_rules(sandbox, &dir.join(name)) else {
+/// What entering a directory found.
+pub(crate) enum Entered {
+    /// Its rules are known.
+    Rules,
+    /// One of its ignore files must not be read ([`UnsafeRules`]): not entered.
+    Unsafe,
+    /// It is no longer reachable without a symlink (swapped, removed): not entered.
+    Gone,
+}
+
+impl RuleTree {
+    /// The rules at `root` (canonical, inside the sandbox), with those of the directories from
+    /// its allowed directory down to it. An ignore file of `root` itself that must not be read is
+    /// an error that says what to do; one of a directory above is left unapplied.
+    pub(crate) fn load(
+        sandbox: &Sandbox,
+        root: &Path,
+        deadline: Option<Instant>,
+    ) -> Result<RuleTree, crate::SearchError> {
+        let budget = RuleBudget::default();
+        let mut rules: Option<Arc<DirRules>> = None;
+        if let Some(base) = sandbox.root_of(root) {
+            let mut chain: Vec<&Path> = root
+                .ancestors()
+                .take_while(|dir| dir.starts_with(base))
+                .collect();
+            chain.reverse();
+            for dir in chain {
+                let Ok(handle) = sandbox.open_walked_dir(dir) else {
                     continue;
                 };
-                let mut builder = GitignoreBuilder::new(dir);
-                // A partly invalid file still yields its valid globs, as ripgrep does.
-                for line in text.lines() {
-                    let _ = builder.add_line(None, line);
-                }
-                if let Ok(matcher) = builder.build()
-                    && !matcher.is_empty()
-                {
-                    matchers.push(matcher);
+                match DirRules::load(sandbox, &handle, rules.clone(), &budget) {
+                    Ok(loaded) => rules = Some(loaded),
+                    Err(unsafe_rules) if dir == root => {
+                        return Err(unsafe_rules_error(sandbox, &unsafe_rules));
+                    }
+                    Err(_) => {}
                 }
             }
         }
-        AncestorRules { matchers }
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.matchers.is_empty()
-    }
-
-    pub(crate) fn is_ignored(&self, path: &Path, is_dir: bool) -> bool {
-        for m in &self.matchers {
-            let verdict = m.matched(path, is_dir);
-            if verdict.is_ignore() {
-                return true;
-            }
-            if verdict.is_whitelist() {
-                return false;
-            }
+        let mut dirs = HashMap::new();
+        if let Some(rules) = rules {
+            dirs.insert(root.to_path_buf(), rules);
         }
-        false
+        Ok(RuleTree {
+            sandbox: sandbox.clone(),
+            dirs: RwLock::new(dirs),
+            budget,
+            deadline,
+        })
     }
-}
 
-/// Largest ignore file read (a rules file is small; a huge one is not read whole).
-const MAX_RULES_BYTES: u64 = 1 << 20;
+    /// No rule applies at the root.
+    pub(crate) fn is_empty_at(&self, root: &Path) -> bool {
+        self.rules_of(root).is_none_or(|rules| rules.is_empty())
+    }
 
-/// An ignore file's text, opened by handle without following symlinks; `None` if absent.
-fn read_rules(sandbox: &Sandbox, path: &Path) -> Option<String> {
-    use std::io::Read;
-    let opened = sandbox.open_walked(path).ok()?;
-    let mut bytes = Vec::new();
-    opened
-        .file
-        .take(MAX_RULES_BYTES)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    Some(String::from_utf8_lossy(&bytes).into_owned())
+    fn rules_of(&self, dir: &Path) -> Option<Arc<DirRules>> {
+        let dirs = self.dirs.read().unwrap_or_else(|e| e.into_inner());
+        dirs.get(dir).cloned()
+    }
+
+    /// The verdict of the rules of `path`'s directory on `path`.
+    pub(crate) fn verdict(&self, path: &Path, is_dir: bool) -> Verdict {
+        path.parent()
+            .and_then(|dir| self.rules_of(dir))
+            .map_or(Verdict::None, |rules| rules.verdict(path, is_dir))
+    }
+
+    /// Reads the rules of the directory `dir` (an entry of a directory already entered) before
+    /// the walk enters it.
+    pub(crate) fn enter(&self, dir: &Path) -> Entered {
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Entered::Gone;
+        }
+        let parent = dir.parent().and_then(|p| self.rules_of(p));
+        let Ok(handle) = self.sandbox.open_walked_dir(dir) else {
+            return Entered::Gone;
+        };
+        match DirRules::load(&self.sandbox, &handle, parent, &self.budget) {
+            Ok(rules) => {
+                let mut dirs = self.dirs.write().unwrap_or_else(|e| e.into_inner());
+                dirs.insert(dir.to_path_buf(), rules);
+                Entered::Rules
+            }
+            Err(_) => Entered::Unsafe,
+        }
+    }
 }
 
 /// A configured walker over `root` (canonical, inside the sandbox) plus the counters its filter
 /// fills in. With `prune_swapped`, a directory is entered only while it is reachable without a
 /// symlink (one `openat2` per directory): for walks without a timeout, so that a directory
 /// swapped for a symlink to a large tree outside cannot make them walk it. (Confidentiality does
-/// not depend on it: files are opened, and names confirmed, by handle.)
+/// not depend on it: files are opened, and names confirmed, by handle.) A walk that reads rules
+/// opens every directory by handle anyway, to read them, and is pruned so in any case.
 pub(crate) fn walker(
     sandbox: &Sandbox,
     root: &Path,
     options: WalkOptions,
     threads: usize,
     prune_swapped: bool,
+    deadline: Option<Instant>,
 ) -> Result<(WalkBuilder, Arc<SkipStats>), crate::SearchError> {
     let stats = Arc::new(SkipStats::default());
-    let rules = if options.include_ignored {
-        AncestorRules {
-            matchers: Vec::new(),
-        }
-    } else {
-        AncestorRules::load(sandbox, root)
-    };
-    if !rules.matchers.is_empty() {
-        stats.ignore_rules.store(true, Ordering::Relaxed);
-    }
-    if !options.include_ignored {
-        check_root_rules(sandbox, root)?;
-    }
-    // The walk's own rules, asked only when a rule above the root excludes an entry: a
-    // negation below the root re-includes it, as in git.
-    let own_rules = if rules.matchers.is_empty() {
+    let tree = if options.include_ignored {
         None
     } else {
-        ignore_rule_matcher(root).map(|m| OwnRules {
-            root: root.to_path_buf(),
-            matcher: std::sync::Mutex::new(m),
-        })
+        let tree = RuleTree::load(sandbox, root, deadline)?;
+        if !tree.is_empty_at(root) {
+            stats.ignore_rules.store(true, Ordering::Relaxed);
+        }
+        Some(tree)
     };
-    let mut builder = configured_builder(root, options, threads);
+    let mut builder = configured_builder(root, threads);
     let filter_stats = Arc::clone(&stats);
     let filter_sandbox = sandbox.clone();
     builder.filter_entry(move |entry| {
-        keep_entry(
-            entry,
-            options,
-            &rules,
-            own_rules.as_ref(),
-            &filter_sandbox,
-            &filter_stats,
-        ) && !(prune_swapped && is_swapped_dir(&filter_sandbox, entry))
+        keep_entry(entry, options, tree.as_ref(), &filter_stats)
+            && !(tree.is_none() && prune_swapped && is_swapped_dir(&filter_sandbox, entry))
     });
     Ok((builder, stats))
 }
 
-/// The ignore files the `ignore` crate reads itself, by path and following symlinks.
-const IGNORE_FILE_NAMES: [&str; 2] = [".gitignore", ".ignore"];
-
-/// What a directory skipped by [`unsafe_rules_file`] has.
 /// The kinds of ignore file never read, as the notes and errors name them.
 macro_rules! unsafe_rules_kinds {
     () => {
-        "a FIFO, socket, device, file over 1 MiB or symlink to none inside the allowed directories"
+        "a FIFO, socket, device, file over 1 MiB or symlink to none inside the allowed directories, or has more rules than the 20,000 lines a search reads"
     };
 }
 
+/// What a directory not entered because of [`UnsafeRules`] has.
 pub(crate) const UNSAFE_RULES_NOTE: &str = concat!(
-    "not entered: their .gitignore/.ignore is ",
+    "not entered: their .gitignore/.ignore/.git/info/exclude is ",
     unsafe_rules_kinds!()
 );
 
-/// An ignore file in `dir` that must not be read: a FIFO (opening it blocks for ever), a socket,
-/// a device, a file over [`MAX_RULES_BYTES`] (read whole), or a symlink that does not lead to
-/// such a plain file inside the allowed directories (it could lead outside, to a device, or to
-/// the server's own stdin). The `ignore` crate opens ignore files by path, following symlinks,
-/// so a directory holding one is not entered by a walk that reads rules.
-pub(crate) fn unsafe_rules_file(sandbox: &Sandbox, dir: &Path) -> Option<PathBuf> {
-    let plain = |kind_is_file: bool, len: u64| kind_is_file && len <= MAX_RULES_BYTES;
-    IGNORE_FILE_NAMES.iter().map(|n| dir.join(n)).find(|path| {
-        std::fs::symlink_metadata(path).is_ok_and(|meta| {
-            let kind = meta.file_type();
-            if kind.is_symlink() {
-                // Followed by handles, inside the allowed directories only.
-                let target = path
-                    .to_str()
-                    .and_then(|p| sandbox.locate(p, FinalLink::Follow).ok())
-                    .and_then(|located| located.meta);
-                return !target
-                    .is_some_and(|m| plain(m.kind == fs_mcp_sandbox::EntryKind::File, m.len));
-            }
-            !(kind.is_dir() || plain(kind.is_file(), meta.len()))
-        })
-    })
-}
-
-/// Refuses a walk root whose own ignore files must not be read ([`unsafe_rules_file`]).
-pub(crate) fn check_root_rules(sandbox: &Sandbox, root: &Path) -> Result<(), crate::SearchError> {
-    match unsafe_rules_file(sandbox, root) {
-        Some(path) => Err(crate::SearchError::WrongType {
-            path: sandbox.display(&path),
-            message: concat!(
-                "is ",
-                unsafe_rules_kinds!(),
-                ", so it is not read as ignore rules, and the search that needs them is not run. Search with include_ignored=true (no rules read), or search a sub-directory."
-            )
-            .into(),
-        }),
-        None => Ok(()),
+/// The error for a walk root whose own ignore files must not be read.
+fn unsafe_rules_error(sandbox: &Sandbox, unsafe_rules: &UnsafeRules) -> crate::SearchError {
+    crate::SearchError::WrongType {
+        path: sandbox.display(&unsafe_rules.file),
+        message: concat!(
+            "is ",
+            unsafe_rules_kinds!(),
+            ", so it is not read as ignore rules, and the search that needs them is not run. Search with include_ignored=true (no rules read), or search a sub-directory."
+        )
+        .into(),
     }
 }
 
-/// A walk builder with the ignore-file settings of every walk (hidden and VCS entries are left to
-/// the callers' filters).
-fn configured_builder(root: &Path, options: WalkOptions, threads: usize) -> WalkBuilder {
+/// A walk builder that reads no ignore file itself (the rules are applied by the callers'
+/// filters from [`RuleTree`]), nor any hidden-file or VCS filter (the callers' too).
+fn configured_builder(root: &Path, threads: usize) -> WalkBuilder {
     let mut builder = WalkBuilder::new(root);
-    let respect = !options.include_ignored;
     builder
         .standard_filters(false)
         .follow_links(false)
         .require_git(false)
         .parents(false)
-        .git_ignore(respect)
-        .git_exclude(respect)
-        .git_global(respect)
-        .ignore(respect)
+        .git_ignore(false)
+        .git_exclude(false)
+        .git_global(false)
+        .ignore(false)
         .threads(threads);
     builder
-}
-
-/// The ignore-file rules a walk of `root` without `include_ignored` applies (`.gitignore`,
-/// `.ignore`, git excludes, in the `ignore` crate's own precedence), as a matcher for single
-/// paths relative to `root`: for a walk that visits ignored entries too and must tell which ones
-/// a rule-respecting walk would have left out. Ancestor rules ([`AncestorRules`]), hidden names
-/// and VCS directories are not part of it.
-pub(crate) fn ignore_rule_matcher(root: &Path) -> Option<IncrementalIgnore> {
-    let respecting = WalkOptions {
-        include_hidden: true,
-        include_ignored: false,
-    };
-    configured_builder(root, respecting, 1)
-        .build_matchers()
-        .pop()
-}
-
-/// The ignore rules at and below a walk root, for single paths.
-struct OwnRules {
-    root: PathBuf,
-    matcher: std::sync::Mutex<IncrementalIgnore>,
-}
-
-impl OwnRules {
-    /// A `!pattern` at or below the root re-includes `path`.
-    fn reincludes(&self, path: &Path, is_dir: bool) -> bool {
-        let Ok(rel) = path.strip_prefix(&self.root) else {
-            return false;
-        };
-        let mut matcher = self.matcher.lock().unwrap_or_else(|e| e.into_inner());
-        matcher.matched(rel, is_dir).is_whitelist()
-    }
 }
 
 fn keep_entry(
     entry: &DirEntry,
     options: WalkOptions,
-    rules: &AncestorRules,
-    own_rules: Option<&OwnRules>,
-    sandbox: &Sandbox,
+    tree: Option<&RuleTree>,
     stats: &SkipStats,
 ) -> bool {
     if entry.depth() == 0 {
@@ -330,17 +283,24 @@ fn keep_entry(
         stats.hidden.fetch_add(1, Ordering::Relaxed);
         return false;
     }
-    if !options.include_ignored
-        && rules.is_ignored(entry.path(), is_dir)
-        && !own_rules.is_some_and(|own| own.reincludes(entry.path(), is_dir))
-    {
+    let Some(tree) = tree else {
+        return true;
+    };
+    if tree.verdict(entry.path(), is_dir) == Verdict::Ignore {
+        stats.ignore_rules.store(true, Ordering::Relaxed);
         return false;
     }
-    if is_dir && !options.include_ignored && unsafe_rules_file(sandbox, entry.path()).is_some() {
-        stats.unsafe_rules.fetch_add(1, Ordering::Relaxed);
-        return false;
+    if !is_dir {
+        return true;
     }
-    true
+    match tree.enter(entry.path()) {
+        Entered::Rules => true,
+        Entered::Unsafe => {
+            stats.unsafe_rules.fetch_add(1, Ordering::Relaxed);
+            false
+        }
+        Entered::Gone => false,
+    }
 }
 
 /// True for a directory the walk is about to enter that is not reachable from its allowed

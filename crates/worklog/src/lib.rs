@@ -3,8 +3,9 @@
 //!
 //! Entries run from their header to the line before the next header (or the end). Headers inside
 //! fenced code blocks are documentation, not entries. Signals are searched case-insensitively in
-//! the entry with code (fenced blocks and inline spans) masked, so a log that *documents* the
-//! patterns does not trip them; a header's own signals are counted once, in pattern order.
+//! each line of the entry with code (fenced blocks and inline spans) masked, so a log that
+//! *documents* the patterns does not trip them; a header's own signals are counted once, in
+//! pattern order. Time and memory are bounded whatever the file: see [`analyze`].
 
 mod patterns;
 mod render;
@@ -37,22 +38,117 @@ pub struct LogEntry {
 pub struct Signals {
     pub tier_1: Vec<String>,
     pub tier_2: Vec<String>,
+    /// Tier 1 signals beyond the [`MAX_SIGNALS_LISTED`] listed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub tier_1_not_listed: usize,
+    /// Tier 2 signals beyond the [`MAX_SIGNALS_LISTED`] listed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub tier_2_not_listed: usize,
+}
+
+impl Signals {
+    /// All tier 1 signals found, listed or not.
+    pub fn tier_1_count(&self) -> usize {
+        self.tier_1.len() + self.tier_1_not_listed
+    }
+
+    /// All tier 2 signals found, listed or not.
+    pub fn tier_2_count(&self) -> usize {
+        self.tier_2.len() + self.tier_2_not_listed
+    }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The whole analysis.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Analysis {
+    /// The first [`MAX_LOGS_LISTED`] entries.
     pub logs: Vec<LogEntry>,
-    /// Tokens of the whole file (preamble included).
+    /// Entries found after the first [`MAX_LOGS_LISTED`] (counted, not listed).
+    pub logs_not_listed: usize,
+    /// Tokens of the analyzed part (preamble included).
     pub total_tokens: usize,
     /// How tokens were counted, said in every output.
     pub tokenizer: &'static str,
+    /// A line was longer than [`MAX_LINE_BYTES`]: its rest was estimated and not scanned.
+    pub approximate: bool,
+    /// More than [`MAX_TOKENIZED_BYTES`] of text: the rest was counted at the rate measured on
+    /// the text tokenized.
+    pub tokens_estimated: bool,
+    /// Bytes read and analyzed; the analysis stops after [`MAX_ANALYZED_BYTES`].
+    pub bytes_analyzed: u64,
+    /// The file goes on after [`MAX_ANALYZED_BYTES`]: what follows is not analyzed.
+    pub stopped_early: bool,
+}
+
+impl Analysis {
+    /// A sentence on what was estimated or left out, for both output formats; `None` if nothing.
+    pub fn note(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.stopped_early {
+            parts.push(format!(
+                "only the first {} MiB were analyzed (entries after that are not listed and their tokens not counted)",
+                MAX_ANALYZED_BYTES >> 20
+            ));
+        }
+        if self.logs_not_listed > 0 {
+            parts.push(format!(
+                "{} more entries after the first {MAX_LOGS_LISTED} are counted in total_logs but not listed",
+                self.logs_not_listed
+            ));
+        }
+        if self.approximate {
+            parts.push(format!(
+                "lines over {} KiB were counted approximately (4 bytes per token after their first {} KiB) and scanned for signals only in their first {} KiB",
+                MAX_LINE_BYTES >> 10,
+                MAX_LINE_BYTES >> 10,
+                MAX_LINE_BYTES >> 10
+            ));
+        }
+        if self.tokens_estimated {
+            parts.push(format!(
+                "tokens after the first {} MiB of text were estimated at the rate counted on those",
+                MAX_TOKENIZED_BYTES >> 20
+            ));
+        }
+        (!parts.is_empty()).then(|| {
+            let mut note = parts.join("; ");
+            note[..1].make_ascii_uppercase();
+            note.push('.');
+            note
+        })
+    }
 }
 
 /// The tokenizer named in outputs.
 pub const TOKENIZER: &str = "cl100k_base (GPT-4), counted offline";
 
+/// Bytes of a line that are kept, scanned for headers and signals and counted exactly: a longer
+/// line's rest is read past and counted as 4 bytes per token. Bounds the memory of one line and
+/// the tokenizer's input (its merge state takes some 40 bytes per input byte).
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// Bytes of a file analyzed: a work log is markdown of a few megabytes at most; the rest of a
+/// larger file is not read, so one call's time stays bounded.
+pub const MAX_ANALYZED_BYTES: u64 = 64 << 20;
+
+/// Bytes of text given to the tokenizer in one call (its cost per byte varies with the text, up
+/// to about a microsecond for long runs of spaces or digits); the rest is estimated at the rate
+/// measured on them.
+pub const MAX_TOKENIZED_BYTES: usize = 8 << 20;
+
+/// Entries listed; the others are counted. Bounds the answer and the memory it takes.
+pub const MAX_LOGS_LISTED: usize = 2_000;
+
+/// Signals listed per entry and tier; the others are counted in `tier_N_not_listed`.
+pub const MAX_SIGNALS_LISTED: usize = 50;
+
 /// Counts tokens with cl100k_base; falls back to bytes ÷ 4 if the tables cannot be built.
+/// The text should be at most [`MAX_LINE_BYTES`] or so: the tokenizer's memory grows with the
+/// longest run of text without a break.
 pub fn count_tokens(text: &str) -> usize {
     static BPE: OnceLock<Option<tiktoken_rs::CoreBPE>> = OnceLock::new();
     match BPE.get_or_init(|| tiktoken_rs::cl100k_base().ok()) {
@@ -61,78 +157,217 @@ pub fn count_tokens(text: &str) -> usize {
     }
 }
 
-/// An entry being read.
-struct Open {
-    header: patterns::Header,
-    header_text: String,
-    start: usize,
-    body: String,
+/// Text waiting to be counted, counted in windows of about [`MAX_LINE_BYTES`] (cut at line ends,
+/// so a window boundary changes the count little).
+#[derive(Default)]
+struct TokenWindow {
+    pending: String,
+    counted: usize,
+    /// Bytes and tokens the tokenizer saw, for the rate past [`MAX_TOKENIZED_BYTES`].
+    tokenized_bytes: usize,
+    tokenized_tokens: usize,
+    estimated: bool,
 }
 
-/// Reads the log line by line; memory is one entry at a time.
-pub fn analyze(reader: impl BufRead) -> io::Result<Analysis> {
+impl TokenWindow {
+    fn push_line(&mut self, line: &str) {
+        if self.pending.len() + line.len() > MAX_LINE_BYTES {
+            self.flush();
+        }
+        self.pending.push_str(line);
+        self.pending.push('\n');
+    }
+
+    fn flush(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        if self.tokenized_bytes < MAX_TOKENIZED_BYTES {
+            let tokens = count_tokens(&self.pending);
+            self.tokenized_bytes += self.pending.len();
+            self.tokenized_tokens += tokens;
+            self.counted += tokens;
+        } else {
+            let rate = self.tokenized_tokens as f64 / self.tokenized_bytes.max(1) as f64;
+            self.counted += (self.pending.len() as f64 * rate).ceil() as usize;
+            self.estimated = true;
+        }
+        self.pending.clear();
+    }
+
+    /// All tokens pushed so far, and resets.
+    fn take(&mut self) -> usize {
+        self.flush();
+        std::mem::take(&mut self.counted)
+    }
+}
+
+/// An entry being read.
+struct Open {
+    /// Within [`MAX_LOGS_LISTED`]: its signals are looked for.
+    listed: bool,
+    header: patterns::Header,
+    start: usize,
+    end: usize,
+    signals: patterns::Found,
+    tokens: usize,
+}
+
+/// One line as read: at most [`MAX_LINE_BYTES`] of it kept, its full length known.
+struct Line {
+    kept: Vec<u8>,
+    /// Bytes beyond `kept`, newline excluded.
+    cut: u64,
+}
+
+/// Reads one line (without its `\n`) into `line`, keeping at most [`MAX_LINE_BYTES`] and reading
+/// past the rest without storing it. `Ok(false)` at the end of input; `budget` bytes at most.
+fn read_line(reader: &mut impl BufRead, line: &mut Line, budget: &mut u64) -> io::Result<bool> {
+    line.kept.clear();
+    line.cut = 0;
+    let mut any = false;
+    loop {
+        if *budget == 0 {
+            return Ok(any);
+        }
+        let chunk = reader.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(any);
+        }
+        any = true;
+        let window = &chunk[..chunk
+            .len()
+            .min(usize::try_from(*budget).unwrap_or(usize::MAX))];
+        let (body, used, done) = match window.iter().position(|&b| b == b'\n') {
+            Some(i) => (&window[..i], i + 1, true),
+            None => (window, window.len(), false),
+        };
+        let room = MAX_LINE_BYTES - line.kept.len();
+        let keep = body.len().min(room);
+        line.kept.extend_from_slice(&body[..keep]);
+        line.cut += (body.len() - keep) as u64;
+        reader.consume(used);
+        *budget -= used as u64;
+        if done {
+            return Ok(true);
+        }
+    }
+}
+
+/// The kept part of a line as text; a character cut at the [`MAX_LINE_BYTES`] boundary is
+/// dropped, any other invalid byte is an `InvalidData` error (the log is not UTF-8 text).
+fn line_text(line: &Line) -> io::Result<&str> {
+    match std::str::from_utf8(&line.kept) {
+        Ok(text) => Ok(text),
+        Err(e) if line.cut > 0 && e.error_len().is_none() => {
+            Ok(std::str::from_utf8(&line.kept[..e.valid_up_to()]).unwrap_or_default())
+        }
+        Err(e) => Err(io::Error::new(io::ErrorKind::InvalidData, e)),
+    }
+}
+
+/// Reads the log line by line. Memory is one line (at most [`MAX_LINE_BYTES`]), one token
+/// window and the entries listed; time is linear in the bytes read, at most
+/// [`MAX_ANALYZED_BYTES`].
+pub fn analyze(mut reader: impl BufRead) -> io::Result<Analysis> {
     let mut logs = Vec::new();
+    let mut logs_not_listed = 0;
     let mut total_tokens = 0;
+    let mut approximate = false;
+    let mut window = TokenWindow::default();
     let mut current: Option<Open> = None;
     let mut in_fence = false;
     let mut line_no = 0;
-    let mut chunk = String::new();
-    for line in reader.lines() {
-        let line = line?;
+    let mut budget = MAX_ANALYZED_BYTES;
+    let mut line = Line {
+        kept: Vec::new(),
+        cut: 0,
+    };
+    let mut close = |open: Open, window: &mut TokenWindow, logs: &mut Vec<LogEntry>| {
+        let tokens = open.tokens + window.take();
+        if open.listed {
+            logs.push(finish(open, tokens));
+        } else {
+            logs_not_listed += 1;
+        }
+        tokens
+    };
+    while read_line(&mut reader, &mut line, &mut budget)? {
         line_no += 1;
-        let trimmed = line.trim_start();
+        let text = line_text(&line)?;
+        let text = text.strip_suffix('\r').unwrap_or(text);
+        // The rest of a pathologically long line: estimated, never given to the tokenizer.
+        let estimated = usize::try_from(line.cut.div_ceil(4)).unwrap_or(usize::MAX);
+        approximate |= line.cut > 0;
+        let trimmed = text.trim_start();
+        let is_fence = trimmed.starts_with("```");
         let is_header = !in_fence && trimmed.starts_with("### [LOG-");
-        if trimmed.starts_with("```") {
+        let masked_line = in_fence || is_fence;
+        if is_fence {
             in_fence = !in_fence;
         }
         if is_header {
             if let Some(open) = current.take() {
-                logs.push(finish(open, line_no - 1));
+                total_tokens += close(open, &mut window, &mut logs);
+            } else {
+                total_tokens += window.take();
             }
             // A header that does not parse still ends the previous entry.
-            current = patterns::parse_header(trimmed).map(|header| Open {
-                header,
-                header_text: line.clone(),
-                start: line_no,
-                body: String::new(),
+            // Entries past the listing cap are only counted: their signals are not looked for.
+            let listed = logs.len() < MAX_LOGS_LISTED;
+            current = patterns::parse_header(trimmed).map(|header| {
+                let mut signals = patterns::Found::default();
+                if listed {
+                    signals.header(text);
+                }
+                Open {
+                    listed,
+                    header,
+                    start: line_no,
+                    end: line_no,
+                    signals,
+                    tokens: 0,
+                }
             });
         } else if let Some(open) = current.as_mut() {
-            open.body.push_str(&line);
-            open.body.push('\n');
+            if open.listed && !masked_line {
+                open.signals.body_line(text, line_no);
+            }
+            open.end = line_no;
         }
-        chunk.push_str(&line);
-        chunk.push('\n');
-        if chunk.len() > 1 << 20 {
-            total_tokens += count_tokens(&chunk);
-            chunk.clear();
+        window.push_line(text);
+        match current.as_mut() {
+            Some(open) => open.tokens = open.tokens.saturating_add(estimated),
+            None => total_tokens += estimated,
         }
     }
-    total_tokens += count_tokens(&chunk);
     if let Some(open) = current.take() {
-        logs.push(finish(open, line_no));
+        total_tokens += close(open, &mut window, &mut logs);
     }
+    total_tokens += window.take();
+    // Anything left unread after the budget: the file goes on.
+    let stopped_early = budget == 0 && !reader.fill_buf()?.is_empty();
     Ok(Analysis {
         logs,
+        logs_not_listed,
         total_tokens,
         tokenizer: TOKENIZER,
+        approximate,
+        tokens_estimated: window.estimated,
+        bytes_analyzed: MAX_ANALYZED_BYTES - budget,
+        stopped_early,
     })
 }
 
-fn finish(open: Open, end: usize) -> LogEntry {
-    let mut signals = Signals::default();
-    patterns::header_signals(&open.header_text, &mut signals);
-    let masked = patterns::mask_code(&open.body);
-    // The body starts on the line after the header.
-    patterns::body_signals(&masked, open.start + 1, &mut signals);
-    let tokens = count_tokens(&open.header_text) + 1 + count_tokens(&open.body);
+fn finish(open: Open, tokens: usize) -> LogEntry {
     LogEntry {
         log_id: open.header.log_id,
         kind: open.header.kind,
         title: open.header.title,
         task: open.header.task,
         tokens,
-        lines: [open.start, end.max(open.start)],
-        signals,
+        lines: [open.start, open.end.max(open.start)],
+        signals: open.signals.into_signals(),
     }
 }
 

@@ -4,7 +4,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::Signals;
+use crate::{MAX_SIGNALS_LISTED, Signals};
 
 pub(crate) struct Header {
     pub log_id: String,
@@ -113,29 +113,75 @@ fn matched_text(re: &Regex, caps: &regex::Captures<'_>) -> String {
     m.map_or_else(String::new, |m| m.as_str().to_string())
 }
 
-/// Every pattern on the (unmasked) header line, in pattern order.
-pub(crate) fn header_signals(header: &str, out: &mut Signals) {
-    let masked = mask_code(header);
-    for (name, re, tier_1, _) in COMPILED.iter() {
-        for caps in re.captures_iter(&masked) {
-            let signal = format!("{name}: {}", matched_text(re, &caps));
-            push(out, *tier_1, signal);
-        }
-    }
+/// The signals of one entry as its lines are read: the header's, then per body pattern in
+/// pattern order, each list at most [`MAX_SIGNALS_LISTED`] long (the others counted).
+#[derive(Default)]
+pub(crate) struct Found {
+    header: Signals,
+    body: Vec<Vec<String>>,
+    not_listed: [usize; 2],
 }
 
-/// Body patterns (not the header-only ones) with the line each match is on.
-pub(crate) fn body_signals(masked: &str, first_line: usize, out: &mut Signals) {
-    for (name, re, tier_1, header_only) in COMPILED.iter() {
-        if *header_only {
-            continue;
+impl Found {
+    /// Every pattern on the header line, in pattern order.
+    pub(crate) fn header(&mut self, header: &str) {
+        let masked = mask_code(header);
+        for (name, re, tier_1, _) in COMPILED.iter() {
+            for caps in re.captures_iter(&masked) {
+                let signal = format!("{name}: {}", matched_text(re, &caps));
+                push(&mut self.header, *tier_1, signal);
+            }
         }
-        for caps in re.captures_iter(masked) {
-            let start = caps.get(0).map_or(0, |m| m.start());
-            let line = first_line + masked[..start].matches('\n').count();
-            let signal = format!("{name}: {} (L{line})", matched_text(re, &caps));
-            push(out, *tier_1, signal);
+    }
+
+    /// Body patterns (not the header-only ones) on one line outside fenced blocks, whose inline
+    /// code spans are masked here.
+    pub(crate) fn body_line(&mut self, line: &str, line_no: usize) {
+        // Most lines hold no code span: no masking (three regex passes) needed.
+        let masked = if line.contains('`') {
+            std::borrow::Cow::Owned(mask_code(line))
+        } else {
+            std::borrow::Cow::Borrowed(line)
+        };
+        if self.body.is_empty() {
+            self.body = vec![Vec::new(); COMPILED.len()];
         }
+        for (index, (name, re, tier_1, header_only)) in COMPILED.iter().enumerate() {
+            if *header_only {
+                continue;
+            }
+            for caps in re.captures_iter(&masked) {
+                if self.body[index].len() >= MAX_SIGNALS_LISTED {
+                    self.not_listed[usize::from(!*tier_1)] += 1;
+                    continue;
+                }
+                let signal = format!("{name}: {} (L{line_no})", matched_text(re, &caps));
+                self.body[index].push(signal);
+            }
+        }
+    }
+
+    /// The entry's signals: header first, then the body's in pattern order, at most
+    /// [`MAX_SIGNALS_LISTED`] per tier.
+    pub(crate) fn into_signals(self) -> Signals {
+        let mut out = self.header;
+        out.tier_1_not_listed = self.not_listed[0];
+        out.tier_2_not_listed = self.not_listed[1];
+        for ((_, _, tier_1, _), found) in COMPILED.iter().zip(self.body) {
+            for signal in found {
+                push(&mut out, *tier_1, signal);
+            }
+        }
+        for (list, more) in [
+            (&mut out.tier_1, &mut out.tier_1_not_listed),
+            (&mut out.tier_2, &mut out.tier_2_not_listed),
+        ] {
+            if list.len() > MAX_SIGNALS_LISTED {
+                *more += list.len() - MAX_SIGNALS_LISTED;
+                list.truncate(MAX_SIGNALS_LISTED);
+            }
+        }
+        out
     }
 }
 

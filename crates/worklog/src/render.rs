@@ -8,7 +8,10 @@ use crate::Analysis;
 
 fn counts(analysis: &Analysis) -> (usize, usize) {
     analysis.logs.iter().fold((0, 0), |(t1, t2), log| {
-        (t1 + log.signals.tier_1.len(), t2 + log.signals.tier_2.len())
+        (
+            t1 + log.signals.tier_1_count(),
+            t2 + log.signals.tier_2_count(),
+        )
     })
 }
 
@@ -19,12 +22,21 @@ pub fn render_json(analysis: &Analysis, shown_path: &str) -> String {
             "file_path": shown_path,
             "total_tokens": analysis.total_tokens,
             "tokenizer": analysis.tokenizer,
-            "total_logs": analysis.logs.len(),
+            "total_logs": analysis.logs.len() + analysis.logs_not_listed,
             "tier_1_flags": t1,
             "tier_2_flags": t2,
         },
         "logs": analysis.logs,
     });
+    let value = match (value, analysis.note()) {
+        (serde_json::Value::Object(mut map), Some(note)) => {
+            if let Some(serde_json::Value::Object(summary)) = map.get_mut("summary") {
+                summary.insert("note".into(), note.into());
+            }
+            serde_json::Value::Object(map)
+        }
+        (value, _) => value,
+    };
     serde_json::to_string_pretty(&value).unwrap_or_else(|e| format!("Error: {e}"))
 }
 
@@ -47,15 +59,18 @@ pub fn render_table(analysis: &Analysis, shown_path: &str) -> String {
     let _ = writeln!(
         out,
         "**Summary:** {} logs | {} tokens ({}) | {t1} T1 flags | {t2} T2 flags\n",
-        analysis.logs.len(),
+        analysis.logs.len() + analysis.logs_not_listed,
         thousands(analysis.total_tokens),
         analysis.tokenizer
     );
+    if let Some(note) = analysis.note() {
+        let _ = writeln!(out, "**Note:** {note}\n");
+    }
     out.push_str("| Log ID | Type | Task | Tokens | Lines | T1 Signals | T2 Signals |\n");
     out.push_str("|---|---|---|---|---|---|---|\n");
     for log in &analysis.logs {
-        let t1 = log.signals.tier_1.len();
-        let t2 = log.signals.tier_2.len();
+        let t1 = log.signals.tier_1_count();
+        let t2 = log.signals.tier_2_count();
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {}-{} | {} | {} |",
@@ -87,6 +102,9 @@ pub fn render_table(analysis: &Analysis, shown_path: &str) -> String {
             let _ = writeln!(out, "\n### {}", log.log_id);
             for signal in &log.signals.tier_1 {
                 let _ = writeln!(out, "- {signal}");
+            }
+            if log.signals.tier_1_not_listed > 0 {
+                let _ = writeln!(out, "- … and {} more", log.signals.tier_1_not_listed);
             }
         }
     }

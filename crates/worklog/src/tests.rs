@@ -145,3 +145,102 @@ fn the_seed_work_log() {
         a.logs.iter().map(|l| l.tokens).collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn many_signals_are_counted_and_listed_up_to_the_cap_with_right_lines() {
+    let mut log = String::from("### [LOG-001] - [PLAN] - Many pivots\n");
+    for _ in 0..5_000 {
+        log.push_str("we pivot\n");
+    }
+    log.push_str("### [LOG-002] - [PLAN] - Next\nwe pivoted\n");
+    let a = run(&log);
+    let first = &a.logs[0].signals;
+    assert_eq!(first.tier_2.len(), MAX_SIGNALS_LISTED);
+    assert_eq!(first.tier_2_count(), 5_000);
+    assert_eq!(first.tier_2[0], "pivot: pivot (L2)");
+    assert_eq!(first.tier_2[49], "pivot: pivot (L51)");
+    assert_eq!(a.logs[1].signals.tier_2, ["pivot: pivoted (L5003)"]);
+    assert_eq!(a.logs[1].lines, [5002, 5003]);
+    let json: serde_json::Value = serde_json::from_str(&render_json(&a, "W.md")).unwrap();
+    assert_eq!(json["summary"]["tier_2_flags"], 5_001);
+    assert_eq!(json["logs"][0]["signals"]["tier_2_not_listed"], 4_950);
+}
+
+#[test]
+fn a_huge_word_is_estimated_not_tokenized_and_the_output_says_so() {
+    let mut log = String::from("### [LOG-001] - [PLAN] - Long\nkilled ");
+    log.push_str(&"x".repeat(3 * MAX_LINE_BYTES));
+    log.push_str(" killed\nnext line\n");
+    let a = run(&log);
+    assert!(a.approximate);
+    assert_eq!(a.logs[0].lines, [1, 3]);
+    // The first killed is within the kept part, the second is past it.
+    assert_eq!(a.logs[0].signals.tier_1, ["killed: killed (L2)"]);
+    let estimated = 2 * MAX_LINE_BYTES / 4;
+    assert!(a.logs[0].tokens >= estimated, "{}", a.logs[0].tokens);
+    assert!(render_json(&a, "W.md").contains("counted approximately"));
+    assert!(render_table(&a, "W.md").contains("**Note:** Lines over 64 KiB"));
+}
+
+#[test]
+fn reading_stops_after_the_analyzed_bytes() {
+    let reader = std::io::Read::chain(
+        "### [LOG-001] - [PLAN] - First\n".as_bytes(),
+        std::io::repeat(b'a'),
+    );
+    let a = analyze(std::io::BufReader::new(reader)).unwrap();
+    assert!(a.stopped_early);
+    assert_eq!(a.bytes_analyzed, MAX_ANALYZED_BYTES);
+    assert_eq!(a.logs.len(), 1);
+    assert!(
+        a.note()
+            .unwrap()
+            .contains("Only the first 64 MiB were analyzed")
+    );
+}
+
+#[test]
+fn invalid_utf8_is_refused() {
+    let err = analyze(&b"### [LOG-001] - [PLAN] - x\n\xff\xfe\n"[..]).unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
+}
+
+#[test]
+fn entries_past_the_cap_are_counted_not_listed() {
+    let mut log = String::new();
+    for i in 0..MAX_LOGS_LISTED + 5 {
+        log.push_str(&format!("### [LOG-{i}] - [PLAN] - killed {i}\nbody\n"));
+    }
+    let a = run(&log);
+    assert_eq!(a.logs.len(), MAX_LOGS_LISTED);
+    assert_eq!(a.logs_not_listed, 5);
+    let json: serde_json::Value = serde_json::from_str(&render_json(&a, "W.md")).unwrap();
+    assert_eq!(json["summary"]["total_logs"], MAX_LOGS_LISTED + 5);
+    assert!(
+        json["summary"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("5 more entries after the first 2000")
+    );
+}
+
+#[test]
+fn text_past_the_tokenized_bytes_is_estimated_at_the_measured_rate() {
+    let line = "hello world ".repeat(100);
+    let lines = MAX_TOKENIZED_BYTES / line.len() + 200;
+    let mut log = String::from("### [LOG-001] - [PLAN] - Big\n");
+    for _ in 0..lines {
+        log.push_str(&line);
+        log.push('\n');
+    }
+    let a = run(&log);
+    assert!(a.tokens_estimated && !a.approximate);
+    // 200 tokens a line (each "hello world " is two), tokenized or estimated.
+    let expected = lines * 201;
+    assert!(
+        a.total_tokens.abs_diff(expected) < expected / 50,
+        "{} vs {expected}",
+        a.total_tokens
+    );
+    assert!(a.note().unwrap().contains("estimated at the rate"));
+}

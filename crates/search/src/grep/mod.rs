@@ -245,7 +245,9 @@ pub fn search(
     };
     // The timeout bounds a walk that a swapped directory sends outside; every file is opened
     // by handle below, so nothing outside is read.
-    let (builder, skip_stats) = walk::walker(sandbox, &root, walk_options, threads, false)?;
+    let deadline = started.checked_add(options.timeout);
+    let (builder, skip_stats) =
+        walk::walker(sandbox, &root, walk_options, threads, false, deadline)?;
 
     let shared = Shared {
         sandbox,
@@ -254,7 +256,7 @@ pub fn search(
         cap: options.max_matches as u64,
         count_limit: count_limit(options.max_matches),
         context: options.context_lines as u64,
-        deadline: started.checked_add(options.timeout),
+        deadline,
         started,
         cancel: control.cancel,
         progress: control.progress.clone(),
