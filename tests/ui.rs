@@ -8,67 +8,27 @@
 
 use crate::common;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
-use common::{BIN, Workspace};
+use common::{UiPage, Workspace};
 use serde_json::Value;
 
-/// A running `fs-mcp-rs ui`, killed on drop.
-struct Ui {
-    child: Child,
-    /// `http://127.0.0.1:PORT/?token=…` as printed.
-    url: String,
-    base: String,
-    token: String,
-}
-
-impl Ui {
-    fn start(dir: &Path) -> Ui {
-        let mut child = Command::new(BIN)
-            .args(["ui", "--port", "0", "--review-timeout", "120"])
-            .arg(dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start fs-mcp-rs ui");
-        let stdout = child.stdout.take().expect("stdout");
-        let mut line = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("read the URL line");
-        let url = line.trim().to_string();
-        let (base, token) = url
-            .split_once("/?token=")
-            .unwrap_or_else(|| panic!("the first stdout line is not the page URL: {line:?}"));
-        assert!(base.starts_with("http://127.0.0.1:"), "not loopback: {url}");
-        assert_eq!(token.len(), 32, "token should be 128 bits of hex: {url}");
-        Ui {
-            base: base.to_string(),
-            token: token.to_string(),
-            url,
-            child,
-        }
-    }
-}
-
-impl Drop for Ui {
-    /// SIGTERM first, so the server removes its review session directory; SIGKILL if it lingers.
-    fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
-        for _ in 0..50 {
-            if matches!(self.child.try_wait(), Ok(Some(_))) {
-                return;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// `fs-mcp-rs ui` on `dir`, its reviews waiting up to 120 s.
+fn start_ui(dir: &Path) -> UiPage {
+    let ui = UiPage::start(dir, &["--review-timeout", "120"]);
+    assert!(
+        ui.base.starts_with("http://127.0.0.1:"),
+        "not loopback: {}",
+        ui.url
+    );
+    assert_eq!(
+        ui.token.len(),
+        32,
+        "token should be 128 bits of hex: {}",
+        ui.url
+    );
+    ui
 }
 
 fn core_tools() -> Vec<String> {
@@ -82,7 +42,7 @@ fn core_tools() -> Vec<String> {
 async fn token_host_and_origin_are_enforced() {
     let ws = Workspace::new();
     ws.write("hello.txt", "hi\n");
-    let ui = Ui::start(&ws.root);
+    let ui = start_ui(&ws.root);
     let http = reqwest::Client::new();
     let tools = format!("{}/api/tools", ui.base);
 
@@ -155,7 +115,7 @@ async fn token_host_and_origin_are_enforced() {
 async fn call_and_transform_endpoints_answer_like_an_mcp_client() {
     let ws = Workspace::new();
     ws.write("hello.txt", "hello over the api\n");
-    let ui = Ui::start(&ws.root);
+    let ui = start_ui(&ws.root);
     let http = reqwest::Client::new();
     let call: Value = http
         .post(format!("{}/api/call", ui.base))
@@ -246,7 +206,7 @@ fn the_page_works_in_chromium() {
     let ws = Workspace::new();
     ws.write("hello.txt", "hello from the browser test\n");
     ws.write("src/lib.rs", "pub fn answer() -> u32 { 42 }\n");
-    let ui = Ui::start(&ws.root);
+    let ui = start_ui(&ws.root);
     let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/ui-screenshots");
     let output = Command::new(python)
         .arg(concat!(

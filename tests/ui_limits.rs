@@ -4,92 +4,61 @@
 
 use crate::common;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::Workspace;
+use common::{UiPage, Workspace};
 
 /// The playground under a lowered file descriptor limit.
-struct LimitedUi {
-    child: Child,
-    /// `127.0.0.1:PORT`.
-    addr: String,
-    token: String,
+fn start_limited(ws: &Workspace, fd_limit: u32, extra: &[&str]) -> UiPage {
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("ulimit -n {fd_limit} && exec \"$0\" \"$@\""))
+        .arg(common::BIN)
+        .args(["ui", "--port", "0", "--review-command", "none"])
+        .args(extra)
+        .arg(&ws.root)
+        .stderr(Stdio::null());
+    UiPage::spawn(command)
 }
 
-impl LimitedUi {
-    fn start(ws: &Workspace, fd_limit: u32, extra: &[&str]) -> LimitedUi {
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(format!("ulimit -n {fd_limit} && exec \"$0\" \"$@\""))
-            .arg(common::BIN)
-            .args(["ui", "--port", "0", "--review-command", "none"])
-            .args(extra)
-            .arg(&ws.root)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start fs-mcp-rs ui");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout"))
-            .read_line(&mut line)
-            .expect("read the URL line");
-        let (base, token) = line
-            .trim()
-            .split_once("/?token=")
-            .unwrap_or_else(|| panic!("the first stdout line is not the page URL: {line:?}"));
-        LimitedUi {
-            addr: base.trim_start_matches("http://").to_string(),
-            token: token.to_string(),
-            child,
-        }
-    }
-
-    /// One request on a fresh connection: the answer's status line, if one came within 10 s.
-    fn get(&self, path: &str, token: Option<&str>) -> Option<String> {
-        let mut stream = TcpStream::connect(&self.addr).ok()?;
-        stream
-            .set_read_timeout(Some(Duration::from_secs(10)))
-            .ok()?;
-        let auth = token
-            .map(|t| format!("x-fs-mcp-token: {t}\r\n"))
-            .unwrap_or_default();
-        let request = format!(
-            "GET {path} HTTP/1.1\r\nHost: {}\r\n{auth}Connection: close\r\n\r\n",
-            self.addr
-        );
-        stream.write_all(request.as_bytes()).ok()?;
-        let mut answer = Vec::new();
-        stream.read_to_end(&mut answer).ok()?;
-        let answer = String::from_utf8_lossy(&answer);
-        answer.lines().next().map(str::to_string)
-    }
-}
-
-impl Drop for LimitedUi {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// One request on a fresh connection: the answer's status line, if one came within 10 s.
+fn get(ui: &UiPage, path: &str, token: Option<&str>) -> Option<String> {
+    let mut stream = TcpStream::connect(ui.addr()).ok()?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .ok()?;
+    let auth = token
+        .map(|t| format!("x-fs-mcp-token: {t}\r\n"))
+        .unwrap_or_default();
+    let request = format!(
+        "GET {path} HTTP/1.1\r\nHost: {}\r\n{auth}Connection: close\r\n\r\n",
+        ui.addr()
+    );
+    stream.write_all(request.as_bytes()).ok()?;
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).ok()?;
+    let answer = String::from_utf8_lossy(&answer);
+    answer.lines().next().map(str::to_string)
 }
 
 #[test]
 fn a_flood_of_idle_connections_does_not_lock_the_page_out() {
     let ws = Workspace::new();
     // 256 descriptors and a long header timeout: only the cap making room lets the page in.
-    let ui = LimitedUi::start(&ws, 256, &["--http-header-timeout-ms", "60000"]);
+    let ui = start_limited(&ws, 256, &["--http-header-timeout-ms", "60000"]);
     let token = ui.token.clone();
     let mut flood = Vec::new();
     for round in 0..3 {
         for _ in 0..300 {
-            if let Ok(stream) = TcpStream::connect(&ui.addr) {
+            if let Ok(stream) = TcpStream::connect(ui.addr()) {
                 flood.push(stream);
             }
         }
-        let status = ui.get("/api/workspace", Some(&token));
+        let status = get(&ui, "/api/workspace", Some(&token));
         assert_eq!(
             status.as_deref(),
             Some("HTTP/1.1 200 OK"),
@@ -101,12 +70,12 @@ fn a_flood_of_idle_connections_does_not_lock_the_page_out() {
     // Tokenless requests get their 401 and do not crowd out the page either.
     for _ in 0..50 {
         assert_eq!(
-            ui.get("/api/workspace", None).as_deref(),
+            get(&ui, "/api/workspace", None).as_deref(),
             Some("HTTP/1.1 401 Unauthorized")
         );
     }
     assert_eq!(
-        ui.get("/api/workspace", Some(&token)).as_deref(),
+        get(&ui, "/api/workspace", Some(&token)).as_deref(),
         Some("HTTP/1.1 200 OK")
     );
 }
@@ -114,8 +83,8 @@ fn a_flood_of_idle_connections_does_not_lock_the_page_out() {
 #[test]
 fn idle_connections_to_the_page_are_closed_after_the_header_timeout() {
     let ws = Workspace::new();
-    let ui = LimitedUi::start(&ws, 1024, &["--http-header-timeout-ms", "300"]);
-    let mut idle = TcpStream::connect(&ui.addr).expect("connect");
+    let ui = start_limited(&ws, 1024, &["--http-header-timeout-ms", "300"]);
+    let mut idle = TcpStream::connect(ui.addr()).expect("connect");
     idle.set_read_timeout(Some(Duration::from_secs(5)))
         .expect("timeout");
     let started = Instant::now();

@@ -4,72 +4,31 @@
 
 use crate::common;
 
-use common::{BIN, Workspace, swapper};
+use common::{UiPage, Workspace, swapper};
 
 use std::ffi::OsStr;
-use std::io::{BufRead, BufReader};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::symlink;
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value;
 
-/// A running `fs-mcp-rs ui` on `dir`: base URL and token; killed on drop.
-struct Ui {
-    child: Child,
-    base: String,
-    token: String,
-}
-
-impl Ui {
-    fn start(dir: &std::path::Path) -> Ui {
-        let mut child = Command::new(BIN)
-            .args(["ui", "--port", "0"])
-            .arg(dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start fs-mcp-rs ui");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout"))
-            .read_line(&mut line)
-            .expect("read the URL line");
-        let (base, token) = line
-            .trim()
-            .split_once("/?token=")
-            .unwrap_or_else(|| panic!("not the page URL: {line:?}"));
-        Ui {
-            base: base.to_string(),
-            token: token.to_string(),
-            child,
-        }
-    }
-
-    async fn description(&self, http: &reqwest::Client) -> String {
-        let reply: Value = http
-            .get(format!("{}/api/workspace", self.base))
-            .header("x-fs-mcp-token", &self.token)
-            .send()
-            .await
-            .expect("request")
-            .json()
-            .await
-            .expect("json");
-        reply["description"]
-            .as_str()
-            .expect("description")
-            .to_string()
-    }
-}
-
-impl Drop for Ui {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The page's workspace excerpt.
+async fn description(ui: &UiPage, http: &reqwest::Client) -> String {
+    let reply: Value = http
+        .get(format!("{}/api/workspace", ui.base))
+        .header("x-fs-mcp-token", &ui.token)
+        .send()
+        .await
+        .expect("request")
+        .json()
+        .await
+        .expect("json");
+    reply["description"]
+        .as_str()
+        .expect("description")
+        .to_string()
 }
 
 const OUTSIDE_NAME: &str = "OUTSIDE_ONLY_NAME.txt";
@@ -93,9 +52,9 @@ async fn a_directory_swapped_for_a_symlink_to_outside_never_shows_outside_names(
             ws.write(&format!("d{i:02}/f{f}.txt"), "x");
         }
     }
-    let ui = Ui::start(&ws.root);
+    let ui = UiPage::start(&ws.root, &[]);
     let http = reqwest::Client::new();
-    let first = ui.description(&http).await;
+    let first = description(&ui, &http).await;
     assert!(first.contains("sub/\n  inside.txt"), "{first}");
     let stop = Arc::new(AtomicBool::new(false));
     let swaps = swapper(
@@ -106,7 +65,7 @@ async fn a_directory_swapped_for_a_symlink_to_outside_never_shows_outside_names(
     );
     let mut listed_inside = 0;
     for _ in 0..REQUESTS {
-        let description = ui.description(&http).await;
+        let description = description(&ui, &http).await;
         assert!(
             !description.contains(OUTSIDE_NAME),
             "outside names listed: {description}"
@@ -124,9 +83,9 @@ async fn names_with_newlines_or_invalid_utf8_cannot_forge_lines() {
     std::fs::create_dir(ws.root.join("a\nFORGED_DIR")).unwrap();
     std::fs::write(ws.root.join("b\nFORGED_FILE"), "x").unwrap();
     std::fs::write(ws.root.join(OsStr::from_bytes(b"c\xff.txt")), "x").unwrap();
-    let ui = Ui::start(&ws.root);
+    let ui = UiPage::start(&ws.root, &[]);
     let http = reqwest::Client::new();
-    let description = ui.description(&http).await;
+    let description = description(&ui, &http).await;
     assert!(
         !description
             .lines()

@@ -669,3 +669,72 @@ pub fn parse_body(body: &str) -> Value {
         .find(|v| v.get("id").is_some())
         .unwrap_or_else(|| panic!("no JSON-RPC response in body: {body}"))
 }
+
+/// A running `fs-mcp-rs ui` page (or another command whose first stdout line is the page URL
+/// `http://127.0.0.1:PORT/?token=…`). Dropped: SIGTERM first, so the server removes its review
+/// session directories, SIGKILL if it lingers.
+pub struct UiPage {
+    pub child: Child,
+    /// The URL as printed.
+    pub url: String,
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+    pub token: String,
+}
+
+impl UiPage {
+    /// `fs-mcp-rs ui --port 0 EXTRA… DIR`, its stderr shown.
+    pub fn start(dir: &Path, extra: &[&str]) -> UiPage {
+        let mut command = Command::new(BIN);
+        command
+            .args(["ui", "--port", "0"])
+            .args(extra)
+            .arg(dir)
+            .stderr(Stdio::inherit());
+        UiPage::spawn(command)
+    }
+
+    /// Starts `command` (stdin closed, stdout read for the URL line).
+    pub fn spawn(mut command: Command) -> UiPage {
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("start fs-mcp-rs ui");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut line)
+            .expect("read the URL line");
+        let url = line.trim().to_string();
+        let (base, token) = url
+            .split_once("/?token=")
+            .unwrap_or_else(|| panic!("the first stdout line is not the page URL: {line:?}"));
+        UiPage {
+            base: base.to_string(),
+            token: token.to_string(),
+            url: url.clone(),
+            child,
+        }
+    }
+
+    /// `127.0.0.1:PORT`.
+    pub fn addr(&self) -> &str {
+        self.base.trim_start_matches("http://")
+    }
+}
+
+impl Drop for UiPage {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        for _ in 0..50 {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
