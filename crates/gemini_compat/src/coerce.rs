@@ -473,22 +473,8 @@ impl<'a> Coercer<'a> {
                 }
             }
             Value::Array(items) => {
-                let positions: Option<&'a Vec<Value>> =
-                    parts
-                        .iter()
-                        .find_map(|p| match (p.get("prefixItems"), p.get("items")) {
-                            (Some(Value::Array(ps)), _) | (_, Some(Value::Array(ps))) => Some(ps),
-                            _ => None,
-                        });
-                let rest: Option<&'a Value> = parts.iter().find_map(|p| {
-                    if matches!(p.get("items"), Some(Value::Array(_))) {
-                        p.get("additionalItems")
-                    } else {
-                        p.get("items")
-                    }
-                });
                 for (i, v) in items.iter().enumerate() {
-                    if let Some(s) = positions.and_then(|ps| ps.get(i)).or(rest) {
+                    if let Some(s) = item_schema(parts, i) {
                         let sub = self.parts(s);
                         self.violations(&sub, v, &format!("{at}[{i}]"), out, depth + 1);
                         if !out.is_empty() {
@@ -650,24 +636,10 @@ impl<'a> Coercer<'a> {
         {
             parts.extend(self.parts(alt));
         }
-        let positions: Option<&'a Vec<Value>> =
-            parts
-                .iter()
-                .find_map(|p| match (p.get("prefixItems"), p.get("items")) {
-                    (Some(Value::Array(ps)), _) | (_, Some(Value::Array(ps))) => Some(ps),
-                    _ => None,
-                });
-        let rest: Option<&'a Value> = parts.iter().find_map(|p| {
-            if matches!(p.get("items"), Some(Value::Array(_))) {
-                p.get("additionalItems")
-            } else {
-                p.get("items")
-            }
-        });
         let out = items
             .into_iter()
             .enumerate()
-            .map(|(i, v)| match positions.and_then(|ps| ps.get(i)).or(rest) {
+            .map(|(i, v)| match item_schema(&parts, i) {
                 Some(s) if !v.is_null() => {
                     self.at(format!("[{i}]"), || self.value(s, v, depth + 1))
                 }
@@ -792,6 +764,26 @@ fn same_value(a: &Value, b: &Value) -> bool {
 }
 
 /// The types the union branches of `parts` declare (one level down, deduplicated).
+/// The schema of an array's item at `index`: its positional schema (`prefixItems`, or draft-07's
+/// array form of `items`), else the one for the rest (`items`, or `additionalItems` after
+/// positional ones).
+fn item_schema<'a>(parts: &[&'a Obj], index: usize) -> Option<&'a Value> {
+    let positions = parts
+        .iter()
+        .find_map(|p| match (p.get("prefixItems"), p.get("items")) {
+            (Some(Value::Array(ps)), _) | (_, Some(Value::Array(ps))) => Some(ps),
+            _ => None,
+        });
+    let rest = parts.iter().find_map(|p| {
+        if matches!(p.get("items"), Some(Value::Array(_))) {
+            p.get("additionalItems")
+        } else {
+            p.get("items")
+        }
+    });
+    positions.and_then(|ps| ps.get(index)).or(rest)
+}
+
 fn alternatives_types<'a>(coercer: &Coercer<'a>, parts: &[&'a Obj]) -> Vec<&'a str> {
     let mut out: Vec<&'a str> = Vec::new();
     for alt in Coercer::alternatives(parts) {
