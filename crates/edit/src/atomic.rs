@@ -112,6 +112,7 @@ pub(crate) fn write_temp(
     let (mut tmp, mut file) = create_temp(dir, name)?;
     file.write_all(bytes)?;
     if let Replace::Existing(meta) = mode {
+        // Owner first: chown may clear set-id bits, which the chmod below restores.
         let _ = std::os::unix::fs::fchown(&file, Some(meta.uid), Some(meta.gid));
         file.set_permissions(Permissions::from_mode(meta.mode & 0o7777))?;
     }
@@ -129,19 +130,15 @@ pub(crate) fn write_temp(
 /// * [`Replace::New`]: the file gets `0o666` minus the umask; an entry that appeared at `name`
 ///   meanwhile is left alone and the call fails with `AlreadyExists`.
 pub fn replace_in(dir: &DirHandle, name: &OsStr, bytes: &[u8], mode: Replace) -> io::Result<()> {
-    let (mut tmp, mut file) = create_temp(dir, name)?;
-    file.write_all(bytes)?;
-    if let Replace::Existing(meta) = mode {
-        // Owner first: chown may clear set-id bits, which the chmod below restores.
-        let _ = std::os::unix::fs::fchown(&file, Some(meta.uid), Some(meta.gid));
-        file.set_permissions(Permissions::from_mode(meta.mode & 0o7777))?;
-    }
-    file.sync_all()?;
-    drop(file);
-    let Some(tmp_name) = tmp.name.clone() else {
-        return Err(io::Error::other("the temporary file is gone"));
+    let written = write_temp(dir, name, bytes, mode)?;
+    // Removed on drop unless the rename below takes it.
+    let mut tmp = TempFile {
+        dir,
+        name: Some(written),
     };
-    dir.rename(&tmp_name, dir, name, matches!(mode, Replace::New))?;
+    if let Some(tmp_name) = &tmp.name {
+        dir.rename(tmp_name, dir, name, matches!(mode, Replace::New))?;
+    }
     // Renamed: nothing left to clean up.
     tmp.name = None;
     // Best effort: the content is durable already; this makes the rename survive a crash too.
