@@ -18,6 +18,7 @@ mod google_genai;
 mod http;
 mod proxy;
 mod proxy_depth;
+mod proxy_hostile;
 mod query_tools;
 mod read_files;
 mod real_clients;
