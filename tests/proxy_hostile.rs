@@ -110,7 +110,7 @@ fn a_chatty_upstream_does_not_hang_the_handshake_and_its_early_notes_arrive() {
 #[test]
 fn every_tool_field_the_proxy_need_not_change_passes_through() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let mut client = start("chatty", tmp.path());
+    let mut client = start("plain", tmp.path());
     let tools = client.list_tools();
     let summary = tools
         .iter()
@@ -161,7 +161,7 @@ asyncio.run(main())
         .arg("-c")
         .arg(script)
         .arg(common::BIN)
-        .args(proxy_args("chatty"))
+        .args(proxy_args("plain"))
         .output()
         .expect("run the Python SDK");
     assert!(
@@ -307,7 +307,7 @@ fn unreadable_upstream_answers_become_errors_naming_what_was_wrong() {
 #[test]
 fn unreadable_client_lines_are_answered_not_dropped() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let mut client = start("chatty", tmp.path());
+    let mut client = start("plain", tmp.path());
     for line in [
         r#"{"jsonrpc":"2.0","id":5,"method":"ping""#,
         r#"{"jsonrpc":"2.0","id":6,"method":"ping","params":{"x":1e309}}"#,
@@ -328,7 +328,7 @@ fn unreadable_client_lines_are_answered_not_dropped() {
 #[test]
 fn big_integers_reach_the_upstream_exactly() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let mut client = start("chatty", tmp.path());
+    let mut client = start("plain", tmp.path());
     let tools = client.list_tools();
     let echo = tools.iter().find(|t| t["name"] == "echo").expect("echo");
     let level = echo["inputSchema"]["properties"]["level"]["enum"][1].clone();
@@ -394,7 +394,7 @@ fn a_notification_flood_during_a_call_stays_bounded() {
     let mut client = StdioClient::spawn_full(
         tmp.path(),
         &["prlimit", "--as=1500000000", "--"],
-        &proxy_args("chatty"),
+        &proxy_args("plain"),
         &[("HOSTILE_FLOOD", Path::new(count))],
     );
     let init = client.request(
