@@ -39,7 +39,7 @@ impl IdScanner {
             if self.capturing {
                 push_capped(&mut self.value, b);
             }
-            if self.reading_key && !(b == b'"' && !self.escaped) {
+            if self.reading_key && (b != b'"' || self.escaped) {
                 push_capped(&mut self.key, b);
             }
             if self.escaped {
