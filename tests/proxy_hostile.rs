@@ -427,7 +427,7 @@ impl Drop for KillOnDrop {
 }
 
 /// Over HTTP: a chatty upstream's handshake is answered, and when the HTTP session ends (DELETE)
-/// its stubborn upstream is shut down.
+/// its stubborn upstream is shut down; so is another session's on SIGTERM.
 #[test]
 fn over_http_a_chatty_upstream_is_answered_and_an_ended_session_leaves_no_upstream() {
     use std::io::{BufRead, BufReader};
@@ -505,6 +505,39 @@ fn over_http_a_chatty_upstream_is_answered_and_an_ended_session_leaves_no_upstre
     assert!(
         gone_within(pid, Duration::from_secs(10)),
         "the upstream {pid} of an ended session is still running"
+    );
+
+    // A second session's upstream goes when the proxy is told to stop.
+    std::fs::remove_file(&pid_file).expect("remove the pid file");
+    let body = runtime.block_on(async {
+        let init = reqwest::Client::new()
+            .post(&url)
+            .header("Accept", "application/json, text/event-stream")
+            .header("Content-Type", "application/json")
+            .timeout(Duration::from_secs(30))
+            .body(
+                json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                    "protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"}}})
+                .to_string(),
+            )
+            .send()
+            .await
+            .expect("initialize");
+        init.text().await.expect("body")
+    });
+    assert!(body.contains("hostile-stubborn"), "{body}");
+    let pid = upstream_pid(&pid_file);
+    let _guard = KillPid(pid);
+    let mut server = server;
+    common::send_signal(server.0.id(), "TERM");
+    assert!(
+        common::wait_child(&mut server.0, Duration::from_secs(15)).is_some(),
+        "proxy --http did not exit on SIGTERM"
+    );
+    assert!(
+        gone_within(pid, Duration::from_secs(2)),
+        "the upstream {pid} outlived proxy --http"
     );
     drop(server);
 }

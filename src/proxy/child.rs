@@ -45,6 +45,8 @@ pub struct UpstreamChild {
     pid: Option<u32>,
     stdin: Stdin,
     exited: watch::Receiver<bool>,
+    /// One shutdown at a time: a second caller waits for the first one's outcome.
+    shutting_down: tokio::sync::Mutex<()>,
 }
 
 impl UpstreamChild {
@@ -77,6 +79,7 @@ impl UpstreamChild {
 
     /// Closes stdin, waits, SIGTERM, waits, SIGKILL: at most about 2 × [`SHUTDOWN_STEP`] + 1 s.
     pub async fn shut_down(&self) {
+        let _one_at_a_time = self.shutting_down.lock().await;
         if self.has_exited() {
             return;
         }
@@ -175,6 +178,7 @@ pub fn spawn(
         pid,
         stdin: Arc::clone(&stdin),
         exited,
+        shutting_down: tokio::sync::Mutex::new(()),
     });
     let raw_pages = Arc::new(RawToolPages::default());
     let transport = ChildTransport {

@@ -120,6 +120,8 @@ pub struct Shared {
     pub upstream_died: CancellationToken,
     /// Upstream processes started, so none outlives the proxy.
     children: Mutex<Vec<Arc<child::UpstreamChild>>>,
+    /// Set when the proxy shuts its upstreams down: their connections closing is no crash.
+    pub stopping: std::sync::atomic::AtomicBool,
 }
 
 impl Shared {
@@ -131,6 +133,8 @@ impl Shared {
 
     /// Shuts every upstream process down (stdin closed, SIGTERM, SIGKILL; bounded), together.
     async fn stop_upstreams(&self) {
+        self.stopping
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         let children =
             std::mem::take(&mut *self.children.lock().unwrap_or_else(|e| e.into_inner()));
         let mut stopping = tokio::task::JoinSet::new();
@@ -178,6 +182,7 @@ async fn run(
         profile,
         upstream_died: CancellationToken::new(),
         children: Mutex::new(Vec::new()),
+        stopping: std::sync::atomic::AtomicBool::new(false),
     });
     let result = match http {
         Some(addr) => serve_http(&shared, addr, token).await,

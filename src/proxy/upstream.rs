@@ -295,7 +295,7 @@ async fn watch(
     });
     let reason = running.waiting().await;
     stopper.abort();
-    if !closing.load(Ordering::SeqCst) {
+    if !closing.load(Ordering::SeqCst) && !shared.stopping.load(Ordering::SeqCst) {
         tracing::error!(
             "the upstream MCP server ({}) closed the connection ({reason:?}); it exited or crashed, see its stderr above",
             shared.upstream.describe()
