@@ -417,22 +417,9 @@ fn a_notification_flood_during_a_call_stays_bounded() {
     client.notifications.clear();
 }
 
-/// Kills a child process when dropped (an assertion failed first).
-struct KillOnDrop(Child);
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Over HTTP: a chatty upstream's handshake is answered, and when the HTTP session ends (DELETE)
-/// its stubborn upstream is shut down; so is another session's on SIGTERM.
-#[test]
-fn over_http_a_chatty_upstream_is_answered_and_an_ended_session_leaves_no_upstream() {
+/// `proxy --http 127.0.0.1:0` in front of the fixture in `mode`, and its URL.
+fn start_http_proxy(mode: &str, env: &[(&str, &Path)]) -> (KillOnDrop, String) {
     use std::io::{BufRead, BufReader};
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let pid_file = tmp.path().join("upstream.pid");
     let mut server = Command::new(common::BIN)
         .args([
             "proxy",
@@ -441,9 +428,9 @@ fn over_http_a_chatty_upstream_is_answered_and_an_ended_session_leaves_no_upstre
             "--",
             "python3",
             FIXTURE,
-            "stubborn",
+            mode,
         ])
-        .env("HOSTILE_PID_FILE", &pid_file)
+        .envs(env.iter().map(|(k, v)| (*k, *v)))
         .env_remove("RUST_LOG")
         .env_remove("FS_MCP_HTTP_TOKEN")
         .stdin(Stdio::null())
@@ -464,6 +451,64 @@ fn over_http_a_chatty_upstream_is_answered_and_an_ended_session_leaves_no_upstre
     let url = rx
         .recv_timeout(Duration::from_secs(30))
         .expect("proxy --http printed its URL");
+    (server, url)
+}
+
+/// The Python SDK over streamable HTTP: the served outputSchema accepts the upstream's `null`.
+#[test]
+fn the_python_sdk_over_http_accepts_a_null_the_upstream_schema_allows() {
+    let Some(python) = sdk_python() else { return };
+    let (_server, url) = start_http_proxy("plain", &[]);
+    let script = r#"
+import asyncio, json, sys
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+async def main():
+    async with streamable_http_client(sys.argv[1]) as streams:
+        read, write = streams[0], streams[1]
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            await session.list_tools()
+            result = await session.call_tool("summary", {"topic": "x"})
+            print(json.dumps({"isError": result.is_error, "structured": result.structured_content}))
+
+asyncio.run(main())
+"#;
+    let output = Command::new(python)
+        .arg("-c")
+        .arg(script)
+        .arg(&url)
+        .output()
+        .expect("run the Python SDK");
+    assert!(
+        output.status.success(),
+        "the Python SDK failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).expect("report");
+    assert_eq!(
+        report,
+        json!({"isError": false, "structured": {"summary": null}})
+    );
+}
+
+/// Kills a child process when dropped (an assertion failed first).
+struct KillOnDrop(Child);
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Over HTTP: a chatty upstream's handshake is answered, and when the HTTP session ends (DELETE)
+/// its stubborn upstream is shut down; so is another session's on SIGTERM.
+#[test]
+fn over_http_a_chatty_upstream_is_answered_and_an_ended_session_leaves_no_upstream() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let pid_file = tmp.path().join("upstream.pid");
+    let (server, url) = start_http_proxy("stubborn", &[("HOSTILE_PID_FILE", pid_file.as_path())]);
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let (session, body) = runtime.block_on(async {
         let init = reqwest::Client::new()
