@@ -439,10 +439,7 @@ impl Transport<RoleClient> for ChildTransport {
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let stdin = Arc::clone(&self.stdin);
         if let JsonRpcMessage::Request(r) = &item {
-            let method = serde_json::to_value(&r.request)
-                .ok()
-                .and_then(|v| v.get("method").and_then(Value::as_str).map(String::from))
-                .unwrap_or_default();
+            let method = r.request.method().to_string();
             self.methods
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
