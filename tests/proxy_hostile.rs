@@ -586,3 +586,70 @@ fn over_http_a_chatty_upstream_is_answered_and_an_ended_session_leaves_no_upstre
     );
     drop(server);
 }
+
+/// One JSON-RPC message to `url` (in `session`, if any); the session id and the reply.
+async fn http_rpc(url: &str, session: Option<&str>, body: Value) -> (Option<String>, Value) {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .header("MCP-Protocol-Version", "2025-06-18")
+        .timeout(Duration::from_secs(30))
+        .body(body.to_string());
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    let response = request.send().await.expect("POST");
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(String::from);
+    let text = response.text().await.expect("body");
+    let reply = if text.trim().is_empty() {
+        Value::Null
+    } else {
+        common::parse_body(&text)
+    };
+    (session, reply)
+}
+
+/// Over HTTP too, endless pages are cut and the cut is named.
+#[test]
+fn over_http_endless_tool_pages_are_cut_with_a_note() {
+    let (_server, url) = start_http_proxy("pages", &[]);
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let reply = runtime.block_on(async {
+        let (session, init) = http_rpc(
+            &url,
+            None,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}}),
+        )
+        .await;
+        assert!(init.get("result").is_some(), "{init}");
+        let session = session.expect("a session id");
+        http_rpc(
+            &url,
+            Some(&session),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        )
+        .await;
+        http_rpc(
+            &url,
+            Some(&session),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}),
+        )
+        .await
+        .1
+    });
+    let tools = reply["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("tools/list failed: {reply}"));
+    assert_eq!(tools.len(), 2000);
+    let note = reply["result"]["_meta"]["io.github.fs-mcp-rs/toolsLeftOut"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no note of what was cut: {reply}"));
+    assert!(note.contains("2000"), "{note}");
+}

@@ -353,7 +353,13 @@ impl ServerHandler for ProxySession {
             .iter()
             .filter_map(|t| serde_json::from_value(t.clone()).ok())
             .collect();
-        Ok(ListToolsResult::with_all_items(tools))
+        let mut result = ListToolsResult::with_all_items(tools);
+        if let Some(cut) = &cache.cut {
+            let mut meta = rmcp::model::JsonObject::new();
+            meta.insert(CUT_META_KEY.into(), Value::String(cut.clone()));
+            result.meta = Some(rmcp::model::MetaObject(meta));
+        }
+        Ok(result)
     }
 
     async fn call_tool(
