@@ -398,6 +398,32 @@ mod tests {
     }
 
     #[test]
+    fn a_call_with_a_number_floats_cannot_hold_keeps_its_argument_text() {
+        let raw_of = |line: &str| match parse_line(line.as_bytes()) {
+            Parsed::Message(m) => match *m {
+                RxJsonRpcMessage::<RoleServer>::Request(r) => {
+                    r.request.extensions().get::<RawArguments>().cloned()
+                }
+                _ => panic!("{line} is not a request"),
+            },
+            _ => panic!("{line} did not parse"),
+        };
+        let raw = raw_of(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"n":18446744073709551617,"s":"x"}}}"#,
+        )
+        .expect("raw arguments kept");
+        assert_eq!(raw.0["n"].get(), "18446744073709551617");
+        assert_eq!(raw.0["s"].get(), r#""x""#);
+        // Integers serde_json holds exactly cost no copy.
+        assert!(
+            raw_of(
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{"n":3}}}"#
+            )
+            .is_none()
+        );
+    }
+
+    #[test]
     fn valid_messages_pass_and_unknown_notifications_are_ignored() {
         assert!(matches!(
             parse_line(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#),
