@@ -508,7 +508,13 @@ impl Drop for KillOnDrop {
 fn over_http_a_chatty_upstream_is_answered_and_an_ended_session_leaves_no_upstream() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let pid_file = tmp.path().join("upstream.pid");
-    let (server, url) = start_http_proxy("stubborn", &[("HOSTILE_PID_FILE", pid_file.as_path())]);
+    let (server, url) = start_http_proxy(
+        "stubborn",
+        &[
+            ("HOSTILE_PID_FILE", pid_file.as_path()),
+            ("HOSTILE_CHATTY", Path::new("1")),
+        ],
+    );
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let (session, body) = runtime.block_on(async {
         let init = reqwest::Client::new()
