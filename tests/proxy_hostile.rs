@@ -253,6 +253,20 @@ fn no_upstream_outlives_the_proxy_after_sigterm_or_sigint() {
     }
 }
 
+/// A proxy killed outright (SIGKILL, no shutdown of its own) still takes its upstream along.
+#[cfg(target_os = "linux")]
+#[test]
+fn no_upstream_outlives_a_killed_proxy() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (mut client, pid, _guard) = spawn_with_pid("stubborn", tmp.path(), true);
+    common::send_signal(client.pid(), "KILL");
+    assert!(client.wait_exit(Duration::from_secs(15)).is_some());
+    assert!(
+        gone_within(pid, Duration::from_secs(5)),
+        "the upstream {pid} outlived a killed proxy"
+    );
+}
+
 /// An upstream that never answers `initialize`: the client's end of input still ends the proxy,
 /// and the upstream with it.
 #[test]

@@ -10,7 +10,8 @@
 //!
 //! Shutdown follows MCP's stdio lifecycle: close the upstream's stdin, wait, SIGTERM, wait,
 //! SIGKILL, each wait bounded; the signals go to the upstream's process group (it is started in
-//! one of its own), so `npx`/`uvx` wrappers and their children go too.
+//! one of its own), so `npx`/`uvx` wrappers and their children go too. On Linux the upstream also
+//! gets SIGKILL when the proxy dies without that shutdown (PR_SET_PDEATHSIG).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -159,6 +160,18 @@ pub fn spawn(
         .process_group(0)
         // The last resort if the proxy ends without its shutdown (a panic).
         .kill_on_drop(true);
+    #[cfg(target_os = "linux")]
+    // SAFETY: the closure runs between fork and exec and only calls prctl(2), which is
+    // async-signal-safe and allocates nothing.
+    unsafe {
+        command.pre_exec(|| {
+            // The upstream gets SIGKILL if the proxy dies without shutting it down (killed with
+            // SIGKILL, or its process group signalled by a client that gave up waiting). It is
+            // started from a runtime worker thread, which lives as long as the proxy.
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
     let mut process = command.spawn()?;
     let pid = process.id();
     let stdout = process
