@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::RoleServer;
+use rmcp::model::GetExtensions;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::{Value, json};
@@ -36,6 +37,9 @@ pub struct PendingReplies {
     changed: Notify,
     /// Cancelled when stdin ends: the client is gone.
     input_ended: tokio_util::sync::CancellationToken,
+    /// Cancelled by the reader as soon as stdin ends, even while rmcp reads nothing (a
+    /// handshake under way): a proxy whose upstream never answers still sees its client leave.
+    stdin_closed: tokio_util::sync::CancellationToken,
 }
 
 impl PendingReplies {
@@ -56,6 +60,11 @@ impl PendingReplies {
     /// Resolves when stdin has ended (rmcp would otherwise wait for running calls first).
     pub async fn input_ended(&self) {
         self.input_ended.cancelled().await;
+    }
+
+    /// Resolves as soon as the reader meets the end of stdin (lines may still be queued).
+    pub async fn stdin_closed(&self) {
+        self.stdin_closed.cancelled().await;
     }
 
     /// How many requests still wait for their reply.
@@ -90,15 +99,19 @@ pub struct StdioTransport {
 /// The transport over this process's stdin and stdout, and its record of unanswered requests.
 pub fn transport() -> (StdioTransport, Arc<PendingReplies>) {
     let (tx, rx) = mpsc::channel(16);
+    let pending = Arc::new(PendingReplies::default());
+    let closed = pending.stdin_closed.clone();
     // A plain thread, not the runtime's blocking pool: shutting the runtime down never waits on
     // a read that only the client can end.
     let spawned = std::thread::Builder::new()
         .name("stdin-reader".into())
-        .spawn(move || read_stdin(&tx));
+        .spawn(move || {
+            read_stdin(&tx);
+            closed.cancel();
+        });
     if let Err(e) = spawned {
         tracing::error!("cannot start the stdin reader thread: {e}");
     }
-    let pending = Arc::new(PendingReplies::default());
     (
         StdioTransport {
             input: rx,
@@ -169,6 +182,49 @@ fn reply_id(value: &Value) -> Value {
     }
 }
 
+/// The text of each top-level argument of a `tools/call`, as the client wrote it, attached to
+/// the request (its extensions) when a number in them does not survive parsing exactly (an
+/// integer beyond 2^64, digits past f64's precision): `fs-mcp-rs proxy` sends that text on
+/// where it leaves an argument unchanged.
+#[derive(Debug, Clone)]
+pub struct RawArguments(
+    pub Arc<std::collections::HashMap<String, Box<serde_json::value::RawValue>>>,
+);
+
+#[derive(serde::Deserialize)]
+struct RawCall {
+    params: RawCallParams,
+}
+
+#[derive(serde::Deserialize)]
+struct RawCallParams {
+    arguments: std::collections::HashMap<String, Box<serde_json::value::RawValue>>,
+}
+
+/// True if `value` holds a number parsed as a float: written with a fraction or exponent, or an
+/// integer outside i64/u64, whose text the float may not keep.
+fn has_float(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => n.is_f64(),
+        Value::Array(items) => items.iter().any(has_float),
+        Value::Object(map) => map.values().any(has_float),
+        _ => false,
+    }
+}
+
+/// [`RawArguments`] for a `tools/call` line whose arguments hold a float.
+fn raw_arguments(line: &[u8], value: &Value) -> Option<RawArguments> {
+    if value.get("method").and_then(Value::as_str) != Some("tools/call") {
+        return None;
+    }
+    let arguments = value.get("params")?.get("arguments")?;
+    if !has_float(arguments) {
+        return None;
+    }
+    let call: RawCall = serde_json::from_slice(line).ok()?;
+    Some(RawArguments(Arc::new(call.params.arguments)))
+}
+
 /// What one input line means.
 enum Parsed {
     Message(Box<RxJsonRpcMessage<RoleServer>>),
@@ -205,8 +261,14 @@ fn parse_line(line: &[u8]) -> Parsed {
     }
     let id = reply_id(&value);
     let is_notification = value.get("method").is_some() && value.get("id").is_none();
+    let raw = raw_arguments(line, &value);
     match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value) {
-        Ok(message) => Parsed::Message(Box::new(message)),
+        Ok(mut message) => {
+            if let (Some(raw), RxJsonRpcMessage::<RoleServer>::Request(r)) = (raw, &mut message) {
+                r.request.extensions_mut().insert(raw);
+            }
+            Parsed::Message(Box::new(message))
+        }
         // Unknown notifications (other protocols' traffic, newer MCP versions) are not errors.
         Err(_) if is_notification => Parsed::Ignore,
         Err(e) => Parsed::Reply(error_line(id, -32600, &format!("Invalid Request: {e}"))),
@@ -332,6 +394,32 @@ mod tests {
         assert_eq!(
             (r["error"]["code"].clone(), r["id"].clone()),
             (json!(-32600), json!(7))
+        );
+    }
+
+    #[test]
+    fn a_call_with_a_number_floats_cannot_hold_keeps_its_argument_text() {
+        let raw_of = |line: &str| match parse_line(line.as_bytes()) {
+            Parsed::Message(m) => match *m {
+                RxJsonRpcMessage::<RoleServer>::Request(r) => {
+                    r.request.extensions().get::<RawArguments>().cloned()
+                }
+                _ => panic!("{line} is not a request"),
+            },
+            _ => panic!("{line} did not parse"),
+        };
+        let raw = raw_of(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"n":18446744073709551617,"s":"x"}}}"#,
+        )
+        .expect("raw arguments kept");
+        assert_eq!(raw.0["n"].get(), "18446744073709551617");
+        assert_eq!(raw.0["s"].get(), r#""x""#);
+        // Integers serde_json holds exactly cost no copy.
+        assert!(
+            raw_of(
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{"n":3}}}"#
+            )
+            .is_none()
         );
     }
 

@@ -22,6 +22,7 @@ mod http;
 mod ignore_files_by_handle;
 mod proxy;
 mod proxy_depth;
+mod proxy_hostile;
 mod query_tools;
 mod read_files;
 mod readme_commands;

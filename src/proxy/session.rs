@@ -3,8 +3,9 @@
 
 #![expect(deprecated)] // logging/subscribe are legacy in rmcp's newest protocol, still in use.
 
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientConfig, ClientRequest,
@@ -12,11 +13,15 @@ use rmcp::model::{
     CustomResult, GetPromptRequestParams, GetPromptResponse, InitializeRequestParams,
     InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ReadResourceRequestParams,
-    ReadResourceResponse, Request, RequestOptionalParam, ServerCapabilities, ServerConfig,
-    ServerResult, SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
+    ReadResourceResponse, Request, RequestId, RequestOptionalParam, ServerCapabilities,
+    ServerConfig, ServerResult, SetLevelRequestParams, SubscribeRequestParams,
+    UnsubscribeRequestParams,
 };
-use rmcp::service::{NotificationContext, RequestContext};
-use rmcp::{ErrorData, RoleServer, ServerHandler};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RequestContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler, Service};
+use serde_json::Value;
+
+use crate::stdio::RawArguments;
 
 use super::tools::ToolCache;
 use super::upstream::{self, Upstream, forward, upstream_error};
@@ -36,7 +41,22 @@ struct SessionState {
     info: OnceLock<ServerConfig>,
     /// The schema profile for this client (`auto` resolved by its name).
     profile: OnceLock<SchemaProfile>,
+    /// The listing each `tools/list` request is answered with, from `list_tools` to
+    /// [`ProxyService`], which serves its raw tools.
+    listings: Mutex<HashMap<RequestId, Arc<ToolCache>>>,
+    /// Served through [`ProxyService`] (stdio); over HTTP rmcp needs a `ServerHandler`, and the
+    /// tools are served as rmcp's `Tool` (fields it does not know are lost there).
+    serves_raw_tools: std::sync::atomic::AtomicBool,
 }
+
+/// Pages of the upstream's `tools/list` followed at most.
+const MAX_TOOL_PAGES: usize = 100;
+/// Tools served at most.
+const MAX_TOOLS: usize = 2000;
+/// Bytes of `tools/list` answers read at most.
+const MAX_TOOL_LIST_BYTES: usize = 32 * 1024 * 1024;
+/// The `_meta` key of the served `tools/list` that says what was left out.
+const CUT_META_KEY: &str = "io.github.fs-mcp-rs/toolsLeftOut";
 
 impl ProxySession {
     pub fn new(shared: Arc<Shared>) -> ProxySession {
@@ -80,30 +100,88 @@ impl ProxySession {
                 Ok(up)
             })
             .await
+            .inspect(|up| {
+                // A request after `initialize`: the client's handshake is over.
+                if params.is_none() {
+                    up.links.release_early();
+                }
+            })
     }
 
-    /// The upstream's tools as served; listed (all pages) when not cached.
+    /// The upstream's tools as served; listed (all pages, within [`MAX_TOOL_PAGES`],
+    /// [`MAX_TOOLS`] and [`MAX_TOOL_LIST_BYTES`]) when not cached.
     async fn tools(&self, up: &Upstream) -> Result<Arc<ToolCache>, ErrorData> {
         if let Some(cache) = up.links.tools.read().await.as_ref() {
             return Ok(Arc::clone(cache));
         }
         let generation = up.links.tools_generation.load(Ordering::SeqCst);
-        let mut tools = Vec::new();
+        let mut tools: Vec<Value> = Vec::new();
         let mut cursor = None;
-        loop {
-            let page = up
+        let (mut pages, mut bytes) = (0usize, 0usize);
+        let cut = loop {
+            let request = ClientRequest::ListToolsRequest(optional(Some(
+                PaginatedRequestParams::default().with_cursor(cursor),
+            )));
+            let handle = up
                 .peer
-                .list_tools(Some(PaginatedRequestParams::default().with_cursor(cursor)))
+                .send_request_with_option(request, PeerRequestOptions::no_options())
                 .await
                 .map_err(|e| upstream_error(&self.shared, e))?;
-            tools.extend(page.tools);
+            let id = handle.id.clone();
+            let result = handle
+                .await_response()
+                .await
+                .map_err(|e| upstream_error(&self.shared, e))?;
+            let ServerResult::ListToolsResult(page) = result else {
+                return Err(unexpected("tools/list", &result));
+            };
+            // The tools as the upstream wrote them; rmcp's `Tool` drops fields it does not know.
+            let (page_tools, page_bytes) = match up.raw_pages.as_ref().and_then(|p| p.take(&id)) {
+                Some(raw) => (raw.tools, raw.bytes),
+                None => {
+                    let page_tools: Vec<Value> = page
+                        .tools
+                        .iter()
+                        .filter_map(|t| serde_json::to_value(t).ok())
+                        .collect();
+                    let page_bytes = page_tools.iter().map(|t| t.to_string().len()).sum();
+                    (page_tools, page_bytes)
+                }
+            };
+            pages += 1;
+            bytes += page_bytes;
+            tools.extend(page_tools);
             cursor = page.next_cursor;
-            if cursor.is_none() {
-                break;
+            if tools.len() > MAX_TOOLS {
+                tools.truncate(MAX_TOOLS);
+                break Some(format!(
+                    "the upstream lists more than {MAX_TOOLS} tools; the first {MAX_TOOLS} are served"
+                ));
             }
+            if bytes > MAX_TOOL_LIST_BYTES {
+                break Some(format!(
+                    "the upstream's tools/list answers exceed {} MiB after {pages} pages; the {} tools read so far are served",
+                    MAX_TOOL_LIST_BYTES / (1024 * 1024),
+                    tools.len()
+                ));
+            }
+            if cursor.is_none() {
+                break None;
+            }
+            if pages >= MAX_TOOL_PAGES {
+                break Some(format!(
+                    "the upstream's tools/list still had a next page after {MAX_TOOL_PAGES} pages; the {} tools of those pages are served",
+                    tools.len()
+                ));
+            }
+        };
+        if let Some(cut) = &cut {
+            tracing::warn!("{cut}");
         }
         let profile = self.state.profile.get().copied().unwrap_or_default();
-        let cache = Arc::new(ToolCache::new(tools, profile));
+        let mut cache = ToolCache::new(tools, profile);
+        cache.cut = cut;
+        let cache = Arc::new(cache);
         let mut slot = up.links.tools.write().await;
         // A list_changed arrived while listing: serve this listing once, but do not keep it.
         if up.links.tools_generation.load(Ordering::SeqCst) == generation {
@@ -119,6 +197,81 @@ impl ProxySession {
     ) -> Result<ServerResult, ErrorData> {
         let up = self.upstream(None, &context).await?;
         forward(&self.shared, up, request, context).await
+    }
+}
+
+/// [`ProxySession`] as rmcp serves it, except that `tools/list` is answered with the upstream's
+/// tools as it wrote them (transformed input schemas aside): rmcp's `Tool` has no place for
+/// fields it does not know (`execution`, newer ones), and everything the proxy need not change
+/// passes through untouched.
+#[derive(Clone)]
+pub struct ProxyService(ProxySession);
+
+impl ProxyService {
+    pub fn new(session: ProxySession) -> ProxyService {
+        session
+            .state
+            .serves_raw_tools
+            .store(true, Ordering::Relaxed);
+        ProxyService(session)
+    }
+}
+
+impl Service<RoleServer> for ProxyService {
+    async fn handle_request(
+        &self,
+        request: ClientRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ServerResult, ErrorData> {
+        let listing =
+            matches!(request, ClientRequest::ListToolsRequest(_)).then(|| context.id.clone());
+        let result = Service::<RoleServer>::handle_request(&self.0, request, context).await;
+        let Some(id) = listing else {
+            return result;
+        };
+        let cache = self
+            .0
+            .state
+            .listings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&id);
+        let (Ok(ServerResult::ListToolsResult(page)), Some(cache)) = (&result, cache) else {
+            return result;
+        };
+        // rmcp's own shaping of the result (resultType, cache hints) stays; the tools are raw.
+        let mut value = serde_json::to_value(page)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        if let Value::Object(fields) = &mut value {
+            fields.insert("tools".into(), Value::Array(cache.served.clone()));
+            if let Some(cut) = &cache.cut {
+                let meta = fields
+                    .entry("_meta")
+                    .or_insert_with(|| Value::Object(Default::default()));
+                if let Value::Object(meta) = meta {
+                    meta.insert(CUT_META_KEY.into(), Value::String(cut.clone()));
+                }
+            }
+        }
+        Ok(ServerResult::CustomResult(CustomResult(value)))
+    }
+
+    async fn handle_notification(
+        &self,
+        notification: rmcp::model::ClientNotification,
+        context: NotificationContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Service::<RoleServer>::handle_notification(&self.0, notification, context).await
+    }
+
+    fn get_info(&self) -> ServerConfig {
+        Service::<RoleServer>::get_info(&self.0)
+    }
+
+    fn supported_protocol_versions(
+        &self,
+    ) -> std::borrow::Cow<'static, [rmcp::model::ProtocolVersion]> {
+        Service::<RoleServer>::supported_protocol_versions(&self.0)
     }
 }
 
@@ -185,8 +338,28 @@ impl ServerHandler for ProxySession {
     ) -> Result<ListToolsResult, ErrorData> {
         let up = self.upstream(None, &context).await?;
         let cache = self.tools(up).await?;
-        // One page with every tool: the upstream's pages are already followed.
-        Ok(ListToolsResult::with_all_items(cache.served.clone()))
+        // One page with every tool (the upstream's pages are already followed), filled in by
+        // [`ProxyService`] with the tools as the upstream wrote them.
+        if self.state.serves_raw_tools.load(Ordering::Relaxed) {
+            self.state
+                .listings
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(context.id.clone(), cache);
+            return Ok(ListToolsResult::with_all_items(Vec::new()));
+        }
+        let tools = cache
+            .served
+            .iter()
+            .filter_map(|t| serde_json::from_value(t.clone()).ok())
+            .collect();
+        let mut result = ListToolsResult::with_all_items(tools);
+        if let Some(cut) = &cache.cut {
+            let mut meta = rmcp::model::JsonObject::new();
+            meta.insert(CUT_META_KEY.into(), Value::String(cut.clone()));
+            result.meta = Some(rmcp::model::MetaObject(meta));
+        }
+        Ok(result)
     }
 
     async fn call_tool(
@@ -196,9 +369,17 @@ impl ServerHandler for ProxySession {
     ) -> Result<CallToolResponse, ErrorData> {
         let up = self.upstream(None, &context).await?;
         let cache = self.tools(up).await?;
+        let raw = context.extensions.get::<RawArguments>().cloned();
+        let mut unchanged_raw = None;
         if let Some(arguments) = request.arguments.take() {
+            let original = raw.as_ref().map(|_| arguments.clone());
             match cache.coerce(&request.name, arguments) {
-                Ok(coerced) => request.arguments = Some(coerced),
+                Ok(coerced) => {
+                    if let (Some(RawArguments(raw)), Some(original)) = (&raw, original) {
+                        unchanged_raw = Some(raw_where_unchanged(raw, &original, &coerced));
+                    }
+                    request.arguments = Some(coerced);
+                }
                 Err(message) => {
                     return Ok(CallToolResponse::Complete(CallToolResult::error(vec![
                         ContentBlock::text(message),
@@ -206,10 +387,14 @@ impl ServerHandler for ProxySession {
                 }
             }
         }
+        let mut call = Request::new(request);
+        if let Some(raw) = unchanged_raw {
+            call.extensions.insert(raw);
+        }
         let result = forward(
             &self.shared,
             up,
-            ClientRequest::CallToolRequest(Request::new(request)),
+            ClientRequest::CallToolRequest(call),
             context,
         )
         .await?;
@@ -384,7 +569,11 @@ impl ServerHandler for ProxySession {
     }
 
     async fn on_initialized(&self, _context: NotificationContext<RoleServer>) {
-        // The proxy sent its own `initialized` to the upstream in the handshake.
+        // The proxy sent its own `initialized` to the upstream in the handshake. What the
+        // upstream said before the client's handshake was over can reach the client now.
+        if let Some(up) = self.state.upstream.get() {
+            up.links.release_early();
+        }
     }
 
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
@@ -411,6 +600,25 @@ impl ServerHandler for ProxySession {
             let _ = up.peer.send_notification(notification.into()).await;
         }
     }
+}
+
+/// The client's text of each argument coercion left as it was: sent on instead of its parsed
+/// value, whose numbers may have lost digits (an integer beyond 2^64 parsed as a float).
+/// Coercion may change a value's representation, never its content.
+fn raw_where_unchanged(
+    raw: &HashMap<String, Box<serde_json::value::RawValue>>,
+    original: &rmcp::model::JsonObject,
+    coerced: &rmcp::model::JsonObject,
+) -> RawArguments {
+    let kept = raw
+        .iter()
+        .filter(|(key, _)| {
+            original.get(key.as_str()).is_some()
+                && original.get(key.as_str()) == coerced.get(key.as_str())
+        })
+        .map(|(key, text)| (key.clone(), text.clone()))
+        .collect();
+    RawArguments(Arc::new(kept))
 }
 
 fn optional<M: Default>(

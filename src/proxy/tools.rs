@@ -1,9 +1,9 @@
-//! The upstream's tools as served: schemas transformed, raw input schemas kept for coercion.
+//! The upstream's tools as served: input schemas transformed, raw input schemas kept for
+//! coercion, every other field (outputSchema, execution, annotations, icons, `_meta`, fields
+//! newer than this proxy) exactly as the upstream wrote it.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
-use rmcp::model::Tool;
 use serde_json::Value;
 
 use gemini_compat::SchemaProfile;
@@ -14,46 +14,68 @@ use crate::schemas;
 #[derive(Debug, Default)]
 pub struct ToolCache {
     /// The tools as the client sees them, in the upstream's order.
-    pub served: Vec<Tool>,
+    pub served: Vec<Value>,
     /// Untransformed input schemas by tool name: what the upstream really expects.
     pub raw_inputs: HashMap<String, Value>,
     /// Input schemas as served, by tool name, of the tools that ask for JSON text somewhere
     /// (where the schema nests too deep): only their arguments are checked for text that
     /// does not parse.
     pub json_text_inputs: HashMap<String, Value>,
+    /// What of the upstream's listing was left out (caps), if anything.
+    pub cut: Option<String>,
 }
 
 impl ToolCache {
-    /// `profile` is resolved (never `Auto`).
-    pub fn new(upstream_tools: Vec<Tool>, profile: SchemaProfile) -> ToolCache {
+    /// `upstream_tools` as the upstream wrote them; `profile` is resolved (never `Auto`).
+    ///
+    /// The served `outputSchema` is the upstream's own: clients validate `structuredContent`
+    /// against it, and the proxy passes `structuredContent` on as the upstream wrote it, so any
+    /// narrower schema would reject results the upstream's schema allows (`null` in an
+    /// `anyOf [string, null]`). Gemini takes an output schema as `responseJsonSchema`, which
+    /// accepts unions, references and nullable fields.
+    pub fn new(upstream_tools: Vec<Value>, profile: SchemaProfile) -> ToolCache {
         let mut served = Vec::with_capacity(upstream_tools.len());
         let mut raw_inputs = HashMap::with_capacity(upstream_tools.len());
         let mut json_text_inputs = HashMap::new();
         for mut tool in upstream_tools {
-            let report = schemas::transform_tool(&tool);
-            if let Some(issue) = gemini_compat::lint_tool_name(&tool.name) {
+            let Some(fields) = tool.as_object_mut() else {
+                tracing::warn!("the upstream listed a tool that is not an object; left out");
+                continue;
+            };
+            let Some(name) = fields.get("name").and_then(Value::as_str).map(String::from) else {
+                tracing::warn!("the upstream listed a tool without a name; left out");
+                continue;
+            };
+            if let Some(issue) = gemini_compat::lint_tool_name(&name) {
                 // Renaming would need a second mapping on every call; say so instead.
-                tracing::warn!("upstream tool name {:?}: {issue:?}", tool.name);
+                tracing::warn!("upstream tool name {name:?}: {issue:?}");
             }
-            let mut input = report.transformed_input;
-            let mut description = tool.description.as_ref().map(|d| d.to_string());
+            let raw_input = match fields.get("inputSchema") {
+                Some(schema @ Value::Object(_)) => schema.clone(),
+                _ => serde_json::json!({"type": "object"}),
+            };
+            let mut input = gemini_compat::transform(&raw_input).schema;
+            let mut description = fields
+                .get("description")
+                .and_then(Value::as_str)
+                .map(String::from);
             gemini_compat::profile::apply_to_tool(profile, &mut input, description.as_mut());
-            tool.input_schema = Arc::new(schemas::as_object(&input));
+            let input = Value::Object(schemas::as_object(&input));
             if gemini_compat::asks_for_json_text(&input) {
-                json_text_inputs.insert(report.name.clone(), input);
+                json_text_inputs.insert(name.clone(), input.clone());
             }
-            tool.output_schema = report
-                .transformed_output
-                .as_ref()
-                .map(|s| Arc::new(schemas::as_object(s)));
-            tool.description = description.map(Into::into);
-            raw_inputs.insert(report.name, report.raw_input);
+            fields.insert("inputSchema".into(), input);
+            if let Some(description) = description {
+                fields.insert("description".into(), Value::String(description));
+            }
+            raw_inputs.insert(name, raw_input);
             served.push(tool);
         }
         ToolCache {
             served,
             raw_inputs,
             json_text_inputs,
+            cut: None,
         }
     }
 

@@ -1,14 +1,14 @@
 //! The client side of the proxy: one connection to the upstream server, and the handler that
 //! passes the upstream's own requests and notifications on to the proxy's client.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     CancelledNotification, CancelledNotificationParam, ClientConfig, ClientNotification,
-    ClientRequest, ClientResult, GetMeta, JsonRpcMessage, ProgressNotificationParam, ProgressToken,
-    RequestId, ServerNotification, ServerRequest,
+    ClientRequest, ClientResult, GetExtensions, GetMeta, JsonRpcMessage, ProgressNotificationParam,
+    ProgressToken, RequestId, ServerNotification, ServerRequest,
 };
 use rmcp::service::{
     NotificationContext, Peer, PeerRequestOptions, RequestContext, RunningService, ServiceError,
@@ -18,8 +18,21 @@ use rmcp::transport::{IntoTransport, Transport};
 use rmcp::{ErrorData, RoleClient, RoleServer, Service, ServiceExt};
 use tokio_util::sync::CancellationToken;
 
+use super::child::RawToolPages;
 use super::tools::ToolCache;
 use super::{Shared, UpstreamSpec};
+
+/// Upstream notifications and requests handled at once; the next waits for one to finish, so a
+/// flood waits in the upstream's pipe (backpressure) rather than in the proxy's memory.
+const MAX_IN_FLIGHT_FROM_UPSTREAM: usize = 256;
+
+/// Notifications the upstream sends before the client's handshake is over, kept to send after
+/// it; beyond this many they are dropped, with a note in the log.
+const MAX_EARLY_NOTIFICATIONS: usize = 64;
+
+/// Held by a message from the upstream until its handler is done.
+#[derive(Clone)]
+struct InFlight(#[allow(dead_code)] Arc<tokio::sync::OwnedSemaphorePermit>);
 
 /// Progress tokens of forwarded requests: the token the proxy sent on → the one the sender gave.
 #[derive(Default)]
@@ -47,10 +60,12 @@ impl ProgressMap {
 #[derive(Debug, Clone, Copy)]
 struct ProgressSeq(u64);
 
-/// The upstream transport, stamping each incoming progress notification with its arrival order.
+/// The upstream transport, stamping each incoming progress notification with its arrival order
+/// and bounding the messages handled at once ([`MAX_IN_FLIGHT_FROM_UPSTREAM`]).
 struct Sequenced<T> {
     inner: T,
     next: u64,
+    in_flight: Arc<tokio::sync::Semaphore>,
 }
 
 impl<T: Transport<RoleClient>> Transport<RoleClient> for Sequenced<T> {
@@ -64,12 +79,21 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Sequenced<T> {
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        let permit = Arc::clone(&self.in_flight).acquire_owned().await.ok()?;
         let mut message = self.inner.receive().await?;
-        if let JsonRpcMessage::Notification(n) = &mut message
-            && let ServerNotification::ProgressNotification(progress) = &mut n.notification
-        {
-            progress.extensions.insert(ProgressSeq(self.next));
-            self.next += 1;
+        let held = InFlight(Arc::new(permit));
+        match &mut message {
+            JsonRpcMessage::Notification(n) => {
+                if let ServerNotification::ProgressNotification(progress) = &mut n.notification {
+                    progress.extensions.insert(ProgressSeq(self.next));
+                    self.next += 1;
+                }
+                n.notification.extensions_mut().insert(held);
+            }
+            JsonRpcMessage::Request(r) => {
+                r.request.extensions_mut().insert(held);
+            }
+            _ => {}
         }
         Some(message)
     }
@@ -87,6 +111,7 @@ where
     Sequenced {
         inner: transport.into_transport(),
         next: 0,
+        in_flight: Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT_FROM_UPSTREAM)),
     }
 }
 
@@ -116,12 +141,58 @@ pub struct Links {
     /// The upstream peer, set once connected (for progress the client sends back).
     pub upstream: std::sync::OnceLock<Peer<RoleClient>>,
     progress_order: tokio::sync::Mutex<ProgressOrder>,
+    /// Notifications held until the client's handshake is over (None once it is), and how many
+    /// were dropped beyond [`MAX_EARLY_NOTIFICATIONS`].
+    early: Mutex<Option<(VecDeque<ServerNotification>, usize)>>,
+}
+
+impl Links {
+    /// The client's handshake is over: send what the upstream said before it, in order.
+    pub fn release_early(self: &Arc<Self>) {
+        let held = self.early.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let Some((notifications, dropped)) = held else {
+            return;
+        };
+        if dropped > 0 {
+            tracing::warn!(
+                "the upstream sent {} notifications before the handshake was over; the first {MAX_EARLY_NOTIFICATIONS} are passed on, {dropped} were dropped",
+                notifications.len() + dropped
+            );
+        }
+        if notifications.is_empty() {
+            return;
+        }
+        let links = Arc::clone(self);
+        tokio::spawn(async move {
+            for n in notifications {
+                let _ = links.downstream.send_notification(n).await;
+            }
+        });
+    }
+
+    /// Holds `notification` if the client's handshake is not over; gives it back otherwise.
+    fn hold_early(&self, notification: ServerNotification) -> Option<ServerNotification> {
+        let mut early = self.early.lock().unwrap_or_else(|e| e.into_inner());
+        match early.as_mut() {
+            None => Some(notification),
+            Some((held, dropped)) => {
+                if held.len() < MAX_EARLY_NOTIFICATIONS {
+                    held.push_back(notification);
+                } else {
+                    *dropped += 1;
+                }
+                None
+            }
+        }
+    }
 }
 
 /// A live upstream connection of one session.
 pub struct Upstream {
     pub peer: Peer<RoleClient>,
     pub links: Arc<Links>,
+    /// The raw `tools/list` answers (a command upstream; None for a URL).
+    pub raw_pages: Option<Arc<RawToolPages>>,
     /// Set when the session ends, so the connection closing is not taken for a crash.
     closing: Arc<AtomicBool>,
     stop: CancellationToken,
@@ -150,26 +221,26 @@ impl Upstream {
             progress_to_upstream: ProgressMap::default(),
             upstream: std::sync::OnceLock::new(),
             progress_order: tokio::sync::Mutex::new(ProgressOrder::default()),
+            early: Mutex::new(Some((VecDeque::new(), 0))),
         });
         let handler = UpstreamHandler {
             links: Arc::clone(&links),
             config,
         };
         let describe = shared.upstream.describe();
+        let mut raw_pages = None;
         let running: RunningService<RoleClient, UpstreamHandler> = match &shared.upstream {
             UpstreamSpec::Command { program, args } => {
-                let mut command = tokio::process::Command::new(program);
-                command.args(args);
-                // stderr is inherited: the upstream's logs land in ours.
-                let transport =
-                    rmcp::transport::TokioChildProcess::new(command).map_err(|e| {
-                        ErrorData::internal_error(
-                            format!(
-                                "cannot start the upstream MCP server `{describe}`: {e}. Check the command after `--` (is it installed and on PATH?)."
-                            ),
-                            None,
-                        )
-                    })?;
+                let (transport, child, pages) = super::child::spawn(program, args).map_err(|e| {
+                    ErrorData::internal_error(
+                        format!(
+                            "cannot start the upstream MCP server `{describe}`: {e}. Check the command after `--` (is it installed and on PATH?)."
+                        ),
+                        None,
+                    )
+                })?;
+                shared.register(child);
+                raw_pages = Some(pages);
                 handler.serve(sequenced(transport)).await.map_err(|e| {
                     ErrorData::internal_error(
                         format!(
@@ -203,6 +274,7 @@ impl Upstream {
         Ok(Upstream {
             peer,
             links,
+            raw_pages,
             closing,
             stop,
         })
@@ -223,7 +295,7 @@ async fn watch(
     });
     let reason = running.waiting().await;
     stopper.abort();
-    if !closing.load(Ordering::SeqCst) {
+    if !closing.load(Ordering::SeqCst) && !shared.stopping.load(Ordering::SeqCst) {
         tracing::error!(
             "the upstream MCP server ({}) closed the connection ({reason:?}); it exited or crashed, see its stderr above",
             shared.upstream.describe()
@@ -356,6 +428,10 @@ impl Service<RoleClient> for UpstreamHandler {
             _ => {}
         }
         *notification.get_meta_mut() = context.meta;
+        // Before the client's handshake is over nothing reaches it: hold, never wait.
+        let Some(notification) = self.links.hold_early(notification) else {
+            return Ok(());
+        };
         if let Err(e) = self.links.downstream.send_notification(notification).await {
             tracing::debug!("cannot pass an upstream notification on: {e}");
         }
