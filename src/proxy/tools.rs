@@ -17,10 +17,6 @@ pub struct ToolCache {
     pub served: Vec<Value>,
     /// Untransformed input schemas by tool name: what the upstream really expects.
     pub raw_inputs: HashMap<String, Value>,
-    /// Input schemas as served, by tool name, of the tools that ask for JSON text somewhere
-    /// (where the schema nests too deep): only their arguments are checked for text that
-    /// does not parse.
-    pub json_text_inputs: HashMap<String, Value>,
     /// What of the upstream's listing was left out (caps), if anything.
     pub cut: Option<String>,
 }
@@ -36,7 +32,6 @@ impl ToolCache {
     pub fn new(upstream_tools: Vec<Value>, profile: SchemaProfile) -> ToolCache {
         let mut served = Vec::with_capacity(upstream_tools.len());
         let mut raw_inputs = HashMap::with_capacity(upstream_tools.len());
-        let mut json_text_inputs = HashMap::new();
         for mut tool in upstream_tools {
             let Some(fields) = tool.as_object_mut() else {
                 tracing::warn!("the upstream listed a tool that is not an object; left out");
@@ -61,9 +56,6 @@ impl ToolCache {
                 .map(String::from);
             gemini_compat::profile::apply_to_tool(profile, &mut input, description.as_mut());
             let input = Value::Object(schemas::as_object(&input));
-            if gemini_compat::asks_for_json_text(&input) {
-                json_text_inputs.insert(name.clone(), input.clone());
-            }
             fields.insert("inputSchema".into(), input);
             if let Some(description) = description {
                 fields.insert("description".into(), Value::String(description));
@@ -74,14 +66,14 @@ impl ToolCache {
         ToolCache {
             served,
             raw_inputs,
-            json_text_inputs,
             cut: None,
         }
     }
 
     /// Maps arguments written for the served schema back to the upstream's raw schema, or says
-    /// which JSON text (asked for where the schema nests too deep) does not parse and is not a
-    /// string the upstream takes: forwarded as a string, it would make a wrong call.
+    /// what it refuses to send (coercion changes how a value is written, never what it holds):
+    /// JSON text that does not parse or whose content the raw schema refuses, and arguments too
+    /// costly to map.
     pub fn coerce(
         &self,
         tool: &str,
@@ -90,31 +82,16 @@ impl ToolCache {
         let Some(raw) = self.raw_inputs.get(tool) else {
             return Ok(arguments);
         };
-        // Only a tool that asks for JSON text pays for a copy of its arguments.
-        let json_text = self
-            .json_text_inputs
-            .get(tool)
-            .map(|served| (served, Value::Object(arguments.clone())));
-        let (coerced, refused) =
-            gemini_compat::coerce_arguments_reporting(raw, Value::Object(arguments));
-        if let Some((served, original)) = json_text
-            && !refused.is_empty()
-        {
-            let lines: Vec<String> = gemini_compat::malformed_json_text(served, &original)
-                .iter()
-                .filter(|m| refused.contains(&m.location))
-                .map(ToString::to_string)
-                .collect();
-            if !lines.is_empty() {
-                return Err(format!(
-                    "{}\nNothing was sent to {tool}; call it again with valid JSON text.",
+        match gemini_compat::coerce_arguments_checked(raw, Value::Object(arguments)) {
+            Ok(Value::Object(map)) => Ok(map),
+            Ok(_) => Ok(rmcp::model::JsonObject::new()),
+            Err(refused) => {
+                let lines: Vec<String> = refused.iter().map(ToString::to_string).collect();
+                Err(format!(
+                    "{}\nNothing was sent to {tool}; call it again with arguments its schema accepts.",
                     lines.join("\n")
-                ));
+                ))
             }
         }
-        Ok(match coerced {
-            Value::Object(map) => map,
-            _ => rmcp::model::JsonObject::new(),
-        })
     }
 }
