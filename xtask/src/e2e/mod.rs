@@ -8,6 +8,10 @@
 //! turn (see `script.rs`); a scenario passes when the tool's result, with the expected content,
 //! reaches the model's next request. Everything of a run (project, home, the model's request log,
 //! the CLI's output, the HTTP server's log) stays in `target/e2e/<cli>-<transport>/`.
+//!
+//! `--scenario review` (also in the default run) reviews a proposal without `--auto-approve`:
+//! Claude Code's own form driven under tmux, Gemini CLI's review page link (see `review.rs`);
+//! those runs are in `target/e2e/<cli>-review-*/`.
 
 pub mod agents;
 pub mod ai_sdk;
@@ -306,6 +310,16 @@ fn run_reviews(
     rows: &mut Vec<(&str, &str, Vec<Outcome>)>,
 ) {
     for &cli in &options.clis {
+        if cli == Cli::Claude
+            && !Path::new(crate::clients::TMUX).exists()
+            && std::env::var("FS_MCP_REQUIRE_CLIENTS").as_deref() != Ok("1")
+        {
+            eprintln!(
+                "xtask e2e: SKIPPING the Claude Code review scenario: {} is missing (`sudo apt-get install -y tmux`; FS_MCP_REQUIRE_CLIENTS=1 makes this an error)",
+                crate::clients::TMUX
+            );
+            continue;
+        }
         let runs: Vec<(String, &str)> = match cli {
             Cli::Claude => [review::Answer::Approve, review::Answer::Reject]
                 .iter()
