@@ -320,29 +320,22 @@ fn run_reviews(
             );
             continue;
         }
-        let runs: Vec<(String, &str)> = match cli {
-            Cli::Claude => [review::Answer::Approve, review::Answer::Reject]
-                .iter()
-                .map(|a| (format!("review-{}", a.key()), a.key()))
-                .collect(),
-            Cli::Gemini => vec![("review-page".to_string(), "page")],
+        let runs: Vec<Option<script::FormAnswer>> = match cli {
+            Cli::Claude => script::FormAnswer::ALL.into_iter().map(Some).collect(),
+            Cli::Gemini => vec![None],
             Cli::OpenCode => Vec::new(),
         };
-        for (run, how) in runs {
+        for form in runs {
+            let how = form.map_or("page", |f| f.key());
             let label = format!("{} review ({how})", cli.label());
             eprintln!("xtask e2e: {label} …");
             let started = Instant::now();
-            let dir = out.join(format!("{}-{run}", cli.key()));
-            let outcomes = match cli {
-                Cli::Claude => {
-                    let answer = if how == "approve" {
-                        review::Answer::Approve
-                    } else {
-                        review::Answer::Reject
-                    };
+            let dir = out.join(format!("{}-review-{how}", cli.key()));
+            let outcomes = match form {
+                Some(answer) => {
                     review::claude_form(answer, &dir, server_dir, snippets, options.timeout)
                 }
-                _ => review::gemini_page(&dir, server_dir, snippets, options.timeout),
+                None => review::gemini_page(&dir, server_dir, snippets, options.timeout),
             }
             .unwrap_or_else(setup_failed);
             report_run(&label, &outcomes, started, &dir);

@@ -3,8 +3,9 @@
 //!
 //! - Claude Code, run interactively under tmux: the server asks through Claude Code's own form
 //!   (MCP elicitation); the harness reads the form from the screen (`tmux capture-pane`), checks
-//!   the diff is on it, and approves (Space on Approve, Down to Accept, Enter) or rejects
-//!   (Escape). Every screen seen is kept in `screens.txt` of the run.
+//!   the diff is on it, and, in three runs, approves (Space on Approve, Down, Down to Accept,
+//!   Enter), dismisses the form (Escape), or rejects with a comment (Down, the comment typed,
+//!   Down to Accept, Enter). Every screen seen, and every key sent, is kept in `screens.txt`.
 //! - Gemini CLI (no elicitation) with no `code` on PATH: the call answers at once with PENDING and
 //!   the review page's link; the harness, as the human given the link, approves through the
 //!   page's HTTP API (as `tests/review_channels.rs` does), and the model's next call, with the
@@ -24,7 +25,7 @@ use serde_json::{Value, json};
 use super::agents::{Cli, Session, Transport};
 use super::exchange::{self, Recorded};
 use super::model::{self, StandIn};
-use super::script::{self, Outcome, REVIEW_FILE, RunEnd, Script};
+use super::script::{self, FormAnswer, Outcome, REVIEW_COMMENT, REVIEW_FILE, RunEnd, Script};
 use crate::util;
 
 /// How long after a tool call its PENDING answer may reach the model.
@@ -35,22 +36,6 @@ const FORM_WITHIN: Duration = Duration::from_secs(90);
 const STEP_WITHIN: Duration = Duration::from_secs(30);
 /// Claude Code ignores an Enter sent the instant the pointer lands on a button.
 const SETTLE: Duration = Duration::from_millis(400);
-
-/// How the human answers Claude Code's form.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Answer {
-    Approve,
-    Reject,
-}
-
-impl Answer {
-    pub fn key(self) -> &'static str {
-        match self {
-            Answer::Approve => "approve",
-            Answer::Reject => "reject",
-        }
-    }
-}
 
 /// A run's project with the fixtures, and a fresh home.
 fn prepare(dir: &Path) -> anyhow::Result<(PathBuf, PathBuf)> {
@@ -109,16 +94,16 @@ fn outcome(scenario: &str, result: Result<String, String>) -> Outcome {
 
 /// One interactive Claude Code run: the model proposes, the harness answers the form.
 pub fn claude_form(
-    answer: Answer,
+    answer: FormAnswer,
     dir: &Path,
     server_dir: &Path,
     snippets: &std::collections::BTreeMap<String, String>,
     limit: Duration,
 ) -> anyhow::Result<Vec<Outcome>> {
     let (project, home) = prepare(dir)?;
-    let script = Script::review_in_form(answer == Answer::Approve);
+    let script = Script::review_in_form(answer);
     let log_path = model::log_path(dir);
-    let model = StandIn::start(Script::review_in_form(answer == Answer::Approve), &log_path)?;
+    let model = StandIn::start(Script::review_in_form(answer), &log_path)?;
     let session = session(Cli::Claude, dir, project.clone(), home, server_dir, &model);
     session.configure(snippets)?;
     session.prepare_interactive_claude()?;
@@ -158,7 +143,7 @@ pub fn claude_form(
 /// reached the model. Pushes the "form" outcome.
 fn drive_form(
     screen: &Screen,
-    answer: Answer,
+    answer: FormAnswer,
     log_path: &Path,
     limit: Duration,
     outcomes: &mut Vec<Outcome>,
@@ -189,28 +174,30 @@ fn drive_form(
         },
     ));
     match answer {
-        Answer::Approve => {
+        FormAnswer::Approve => {
             // Space checks Approve; the screen changes when it did.
             screen.keys(&["Space"])?;
             screen
                 .wait_for(STEP_WITHIN, |s| s != form)
                 .context("Space did not check Approve")?;
-            // Down to the comment, Down to Accept, then Enter once the pointer settled.
+            // Down to the comment, Down to Accept.
             screen.keys(&["Down"])?;
             std::thread::sleep(SETTLE);
             screen.keys(&["Down"])?;
-            std::thread::sleep(SETTLE);
-            screen.keys(&["Enter"])?;
+            accept(screen)?;
         }
-        Answer::Reject => screen.keys(&["Escape"])?,
-    }
-    // An Enter Claude Code took too early leaves the form up: one more, after a pause.
-    if screen
-        .wait_for(Duration::from_secs(3), |s| !is_form(s))
-        .is_err()
-        && answer == Answer::Approve
-    {
-        screen.keys(&["Enter"])?;
+        FormAnswer::Cancel => screen.keys(&["Escape"])?,
+        FormAnswer::RejectWithComment => {
+            // Down to the comment, type it (it must show), Down to Accept.
+            screen.keys(&["Down"])?;
+            std::thread::sleep(SETTLE);
+            screen.text(REVIEW_COMMENT)?;
+            screen
+                .wait_for(STEP_WITHIN, |s| s.contains(REVIEW_COMMENT))
+                .context("the typed comment did not show in the form")?;
+            screen.keys(&["Down"])?;
+            accept(screen)?;
+        }
     }
     screen
         .wait_for(STEP_WITHIN, |s| !is_form(s))
@@ -225,6 +212,20 @@ fn drive_form(
         })
     })
     .context("the tool's result never reached the model")?;
+    Ok(())
+}
+
+/// Enter on Accept once the pointer settled there (Claude Code ignores an Enter sent the
+/// instant it lands); one more if the form is still up 3 s later, as a human would.
+fn accept(screen: &Screen) -> anyhow::Result<()> {
+    std::thread::sleep(SETTLE);
+    screen.keys(&["Enter"])?;
+    if screen
+        .wait_for(Duration::from_secs(3), |s| !is_form(s))
+        .is_err()
+    {
+        screen.keys(&["Enter"])?;
+    }
     Ok(())
 }
 
@@ -342,7 +343,14 @@ impl Screen {
         Ok(text)
     }
 
-    fn keys(&self, keys: &[&str]) -> anyhow::Result<()> {
+    /// Types `text` literally.
+    fn text(&self, text: &str) -> anyhow::Result<()> {
+        self.note(&format!("text {text:?}"));
+        self.tmux(&["send-keys", "-t", "e2e", "-l", text])
+            .map(|_| ())
+    }
+
+    fn note(&self, what: &str) {
         if let Ok(mut file) = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -350,11 +358,14 @@ impl Screen {
         {
             let _ = writeln!(
                 file,
-                "===== keys at {:.1}s: {} =====",
-                self.started.elapsed().as_secs_f64(),
-                keys.join(" ")
+                "===== {what} at {:.1}s =====",
+                self.started.elapsed().as_secs_f64()
             );
         }
+    }
+
+    fn keys(&self, keys: &[&str]) -> anyhow::Result<()> {
+        self.note(&format!("keys {}", keys.join(" ")));
         let mut args = vec!["send-keys", "-t", "e2e"];
         args.extend_from_slice(keys);
         self.tmux(&args).map(|_| ())

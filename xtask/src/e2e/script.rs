@@ -231,29 +231,35 @@ impl Script {
     }
 
     /// Review in the client's own form (no `--auto-approve`): one proposal, which the human
-    /// approves (`COMMITTED`, the file changed) or rejects (`REJECTED`, the file untouched).
-    pub fn review_in_form(approve: bool) -> Script {
-        let step = if approve {
-            Step {
-                scenario: "review in the form: approved → COMMITTED",
-                tool: "propose_and_review",
-                args: review_edit(),
-                check: |s| contains_all(s, &["COMMITTED"], &["REJECTED"]),
-                on_disk: Some((REVIEW_FILE, REVIEWED)),
-                continues_session: false,
-            }
-        } else {
-            Step {
-                scenario: "review in the form: rejected → REJECTED",
-                tool: "propose_and_review",
-                args: review_edit(),
-                check: |s| contains_all(s, &["REJECTED"], &["COMMITTED"]),
-                on_disk: Some((REVIEW_FILE, UNREVIEWED)),
-                continues_session: false,
-            }
+    /// approves (`COMMITTED`, the file changed), dismisses (`REJECTED`, untouched) or rejects
+    /// with a comment (`REJECTED` carrying it, untouched).
+    pub fn review_in_form(answer: FormAnswer) -> Script {
+        let (scenario, check, on_disk): (_, fn(&Seen) -> Result<(), String>, _) = match answer {
+            FormAnswer::Approve => (
+                "review in the form: approved → COMMITTED",
+                |s| contains_all(s, &["COMMITTED"], &["REJECTED"]),
+                REVIEWED,
+            ),
+            FormAnswer::Cancel => (
+                "review in the form: Escape → REJECTED",
+                |s| contains_all(s, &["REJECTED"], &["COMMITTED"]),
+                UNREVIEWED,
+            ),
+            FormAnswer::RejectWithComment => (
+                "review in the form: unchecked + comment → REJECTED with it",
+                |s| contains_all(s, &["REJECTED", REVIEW_COMMENT], &["COMMITTED"]),
+                UNREVIEWED,
+            ),
         };
         Script {
-            steps: vec![step],
+            steps: vec![Step {
+                scenario,
+                tool: "propose_and_review",
+                args: review_edit(),
+                check,
+                on_disk: Some((REVIEW_FILE, on_disk)),
+                continues_session: false,
+            }],
             checks_schema: false,
         }
     }
@@ -343,6 +349,36 @@ impl Script {
         ))
     }
 }
+
+/// How the human answers the client's review form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FormAnswer {
+    /// Approve checked, Accept.
+    Approve,
+    /// Escape: the form dismissed.
+    Cancel,
+    /// Approve left unchecked, a comment typed, Accept.
+    RejectWithComment,
+}
+
+impl FormAnswer {
+    pub const ALL: [FormAnswer; 3] = [
+        FormAnswer::Approve,
+        FormAnswer::Cancel,
+        FormAnswer::RejectWithComment,
+    ];
+
+    pub fn key(self) -> &'static str {
+        match self {
+            FormAnswer::Approve => "approve",
+            FormAnswer::Cancel => "escape",
+            FormAnswer::RejectWithComment => "comment",
+        }
+    }
+}
+
+/// The comment the human types when rejecting in the form.
+pub const REVIEW_COMMENT: &str = "keep version 1 for now";
 
 /// The file the review scenarios propose to change, before and after.
 pub const REVIEW_FILE: &str = "edit.txt";
