@@ -40,12 +40,15 @@ pub struct Seen<'a> {
     pub is_error: bool,
 }
 
+/// How a step judges what the model received.
+pub type Check = fn(&Seen) -> Result<(), String>;
+
 pub struct Step {
     pub scenario: &'static str,
     /// The tool to call: a declared tool named this or ending with `_` + this.
     pub tool: &'static str,
     pub args: Value,
-    pub check: fn(&Seen) -> Result<(), String>,
+    pub check: Check,
     /// A file of the project and what it must contain after the run.
     pub on_disk: Option<(&'static str, &'static str)>,
     /// The call carries the `session_path` the previous step's result named (collecting a
@@ -234,7 +237,7 @@ impl Script {
     /// approves (`COMMITTED`, the file changed), dismisses (`REJECTED`, untouched) or rejects
     /// with a comment (`REJECTED` carrying it, untouched).
     pub fn review_in_form(answer: FormAnswer) -> Script {
-        let (scenario, check, on_disk): (_, fn(&Seen) -> Result<(), String>, _) = match answer {
+        let (scenario, check, on_disk): (_, Check, _) = match answer {
             FormAnswer::Approve => (
                 "review in the form: approved → COMMITTED",
                 |s| contains_all(s, &["COMMITTED"], &["REJECTED"]),
