@@ -259,7 +259,16 @@ use crate::clients::TMUX;
 
 impl Screen {
     fn start(program: &Command, dir: &Path) -> anyhow::Result<Screen> {
-        let socket = dir.join("tmux.sock");
+        // A Unix socket's path holds at most 107 bytes: a deep target dir falls back to /tmp.
+        let mut socket = dir.join("tmux.sock");
+        if socket.as_os_str().len() > 100 {
+            let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+            socket = std::env::temp_dir().join(format!(
+                "fs-mcp-e2e-{}-{}.sock",
+                std::process::id(),
+                name.unwrap_or_default()
+            ));
+        }
         let mut tmux = Command::new(TMUX);
         tmux.env_clear();
         for (key, value) in program.get_envs() {
