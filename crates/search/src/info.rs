@@ -716,7 +716,9 @@ mod tests {
     #[test]
     fn a_batch_is_capped_with_a_note_on_the_rest() {
         let fx = Fixture::new();
-        let paths: Vec<String> = (0..MAX_INFO_PATHS + 3).map(|i| format!("f{i}.txt")).collect();
+        let paths: Vec<String> = (0..MAX_INFO_PATHS + 3)
+            .map(|i| format!("f{i}.txt"))
+            .collect();
         for p in &paths {
             fx.write(p, "x\n");
         }
