@@ -186,7 +186,7 @@ impl FsServer {
     }
 
     #[tool(
-        description = "Find files by glob (\"*.rs\" at any depth; with \"/\" below `path`: \"src/**/test_*.py\"). Skips .gitignored and hidden files (counted at the end).",
+        description = "Find files by glob: \"*.rs\" at any depth; with \"/\" it matches the path relative to `path` (\"src/**/test_*.py\"). Results are relative to the first allowed directory. Skips .gitignored and hidden files (counted at the end).",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn search_files(
