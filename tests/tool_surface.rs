@@ -256,6 +256,18 @@ fn get_file_info_caps_a_batch_with_a_note_on_the_rest() {
         ws.write(p, "x\n");
     }
     let mut client = ws.start(&[]);
+    let listed = client.list_tools();
+    let info = listed
+        .iter()
+        .find(|t| t["name"] == "get_file_info")
+        .expect("get_file_info is listed");
+    let described = info["inputSchema"]["properties"]["paths"]["description"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        described.contains(&format!("at most {cap}")),
+        "the listed cap is the real one: {described}"
+    );
     let text = client.call_text("get_file_info", json!({"paths": paths}));
     assert_eq!(text.matches("\nLines: 1").count(), cap, "{text}");
     assert!(
