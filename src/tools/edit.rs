@@ -214,7 +214,10 @@ JSON user_action: COMMITTED (written); REJECTED (see user_comment); REVIEW (the 
                     Some(review::Answer::Opened) => {
                         review::in_page(self, &sandbox, open, true, &context).await
                     }
-                    None => return Ok(review::input_required(&open, link.as_deref()).into()),
+                    None => {
+                        let layout = review::DiffLayout::for_client(&context);
+                        return Ok(review::input_required(&open, link.as_deref(), layout).into());
+                    }
                 }
             }
             review::Channel::ClientForm { mrtr: false, url } => {
