@@ -12,7 +12,8 @@ use super::competitors::{Kind, OFFICIAL_PACKAGE, Setup, YQ_VERSION};
 use super::data::{self, Data, Format, Tree};
 use super::measure::{fmt_duration, fmt_kb};
 use super::workloads::{
-    CASE_IDLE, CASE_INIT, Outcome, Row, SUBJECT_JQ, SUBJECT_RG, SUBJECT_RG_STOPPED, SUBJECT_YQ,
+    CASE_IDLE, CASE_INIT, Outcome, Row, SUBJECT_JAQ, SUBJECT_JQ, SUBJECT_QJ, SUBJECT_RG,
+    SUBJECT_RG_STOPPED, SUBJECT_RUST_MCP_FILESYSTEM, SUBJECT_YQ,
     Workload,
 };
 
@@ -113,7 +114,7 @@ fn speed_goal(
 /// The memory bound for a query: fs-mcp-rs's peak resident memory while answering it
 /// (the server and its query worker, as sampled for the row) at most this many times the size of
 /// the file queried.
-const QUERY_MEMORY_FACTOR: f64 = 3.0;
+const QUERY_MEMORY_FACTOR: f64 = 2.0;
 /// The end of a memory goal's name (the report explains these goals when there are any).
 const PEAK_MEMORY: &str = "peak memory of fs-mcp-rs";
 
@@ -222,6 +223,15 @@ pub fn goals(rows: &[Row], data: &Data) -> Vec<Goal> {
             "≥ 100× faster".into(),
             |r| r >= 100.0,
         ));
+        goals.push(speed_goal(
+            rows,
+            Workload::Startup,
+            CASE_INIT,
+            &[SUBJECT_RUST_MCP_FILESYSTEM],
+            "startup: spawn → initialize reply vs rust-mcp-filesystem".into(),
+            "no slower".into(),
+            |r| r >= 1.0,
+        ));
         let idle = find(rows, Workload::Startup, CASE_IDLE, RUST);
         let limit_kb = 15 * 1024;
         goals.push(match idle.map(|r| &r.outcome) {
@@ -282,6 +292,17 @@ pub fn goals(rows: &[Row], data: &Data) -> Vec<Goal> {
                 format!("no slower than {baseline}"),
                 |r| r >= 1.0,
             ));
+            if format == Format::Json {
+                goals.push(speed_goal(
+                    rows,
+                    Workload::Query,
+                    case,
+                    &[SUBJECT_QJ, SUBJECT_JAQ],
+                    format!("query, {case}: vs the fastest of qj, jaq"),
+                    "no slower".into(),
+                    |r| r >= 1.0,
+                ));
+            }
             goals.push(query_memory_goal(rows, case, file_bytes));
         }
     }

@@ -10,7 +10,7 @@ use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
 use super::client::McpClient;
-use super::competitors::{self, Kind, Server, Setup, Tool, YQ_VERSION};
+use super::competitors::{self, JAQ_VERSION, Kind, QJ_VERSION, Server, Setup, Tool, YQ_VERSION};
 use super::data::{self, Data, Format, Tree};
 use super::measure::{self, CommandRun, RssSampler, Stats};
 
@@ -105,6 +105,12 @@ pub const SUBJECT_RG_AS_ORIGINAL: &str = "rg, fs-mcp's flags";
 pub const SUBJECT_JQ: &str = "jq";
 /// kislyuk's yq (PyPI), the YAML baseline.
 pub const SUBJECT_YQ: &str = "yq";
+/// qj over the JSON file (the jq language on simdjson).
+pub const SUBJECT_QJ: &str = "qj";
+/// The start-up-only peer.
+pub const SUBJECT_RUST_MCP_FILESYSTEM: &str = "rust-mcp-filesystem";
+/// jaq over the JSON file.
+pub const SUBJECT_JAQ: &str = "jaq";
 
 /// What every workload needs.
 pub struct Plan<'a> {
@@ -264,15 +270,25 @@ fn proxy_runs(plan: &Plan, server: &Server) -> anyhow::Result<[ProxySamples; 2]>
 
 fn startup(plan: &Plan) -> Vec<Row> {
     let mut rows = Vec::new();
-    for server in &plan.setup.servers {
-        let subject = server.kind.label();
+    let servers = plan
+        .setup
+        .servers
+        .iter()
+        .map(|s| (s.kind.label(), StartCommand::Server(s)));
+    let peers = plan
+        .setup
+        .startup_peers
+        .iter()
+        .map(|p| (p.label, StartCommand::Peer(p)));
+    let subjects: Vec<_> = servers.chain(peers).collect();
+    for (subject, start) in &subjects {
         let row = |case: &str, outcome| Row {
             workload: Workload::Startup,
             case: case.to_string(),
             subject: subject.to_string(),
             outcome,
         };
-        match startup_runs(plan, server) {
+        match startup_runs(plan, subject, start) {
             Ok(m) => {
                 let tools = format!("{} tools", m.tools);
                 rows.push(row(
@@ -304,6 +320,21 @@ fn startup(plan: &Plan) -> Vec<Row> {
     rows
 }
 
+/// What the startup workload starts: one of the servers, or a start-up-only peer.
+enum StartCommand<'a> {
+    Server(&'a Server),
+    Peer(&'a competitors::StartupPeer),
+}
+
+impl StartCommand<'_> {
+    fn command(&self, dir: &Path, log: &Path) -> anyhow::Result<Command> {
+        match self {
+            StartCommand::Server(s) => s.command(dir, log),
+            StartCommand::Peer(p) => p.command(dir, log),
+        }
+    }
+}
+
 struct StartupRuns {
     init: Vec<Duration>,
     list: Vec<Duration>,
@@ -312,8 +343,7 @@ struct StartupRuns {
     tools: usize,
 }
 
-fn startup_runs(plan: &Plan, server: &Server) -> anyhow::Result<StartupRuns> {
-    let subject = server.kind.label();
+fn startup_runs(plan: &Plan, subject: &str, start: &StartCommand) -> anyhow::Result<StartupRuns> {
     let mut m = StartupRuns {
         init: Vec::new(),
         list: Vec::new(),
@@ -322,7 +352,7 @@ fn startup_runs(plan: &Plan, server: &Server) -> anyhow::Result<StartupRuns> {
         tools: 0,
     };
     for i in 0..plan.warmup + plan.runs {
-        let command = server.command(&plan.data.dir, &plan.log(subject))?;
+        let command = start.command(&plan.data.dir, &plan.log(subject))?;
         let start = Instant::now();
         let mut client = McpClient::spawn(subject, command)?;
         client.initialize(plan.timeout)?;
@@ -1029,6 +1059,8 @@ struct QueryLanguage<'a> {
     /// The baseline command (`jq`, `yq`), or why it cannot run.
     baseline_subject: &'static str,
     baseline: Result<&'a Tool, String>,
+    /// Faster tools of the same language, timed alongside (qj, jaq over JSON), or why not.
+    rivals: Vec<(&'static str, Result<&'a Tool, String>)>,
     /// Whether fs-mcp can run the tool, or why not.
     original: Result<(), String>,
     queries: Vec<(&'static str, &'static str)>,
@@ -1050,6 +1082,20 @@ fn query(plan: &Plan) -> Vec<Row> {
             None => Err("its query_json needs jq on PATH".into()),
         },
         queries: data::queries(),
+        rivals: vec![
+            (
+                SUBJECT_QJ,
+                setup.qj.as_ref().ok_or_else(|| {
+                    format!("qj {QJ_VERSION} is not installed in target/bench/cargo (pass --install)")
+                }),
+            ),
+            (
+                SUBJECT_JAQ,
+                setup.jaq.as_ref().ok_or_else(|| {
+                    format!("jaq {JAQ_VERSION} is not installed in target/bench/venv (pass --install)")
+                }),
+            ),
+        ],
     };
     let yaml = QueryLanguage {
         format: Format::Yaml,
@@ -1065,6 +1111,7 @@ fn query(plan: &Plan) -> Vec<Row> {
         },
         original: original_query_yaml(setup),
         queries: data::yaml_queries(),
+        rivals: Vec::new(),
     };
     let mut rows = Vec::new();
     let mut cases = query_cases(plan, &json, &mut rows);
@@ -1138,6 +1185,31 @@ fn query_cases<'a>(
                         },
                         move |run| baseline_detail(subject, run),
                     ));
+                }
+            }
+            for (rival, found) in &language.rivals {
+                let rival: &'static str = rival;
+                match found {
+                    Err(why) => rows.push(missing(Workload::Query, label, rival, why)),
+                    Ok(tool) => {
+                        let tool: &'a Tool = tool;
+                        companions.push(Companion::new(
+                            rival,
+                            move || {
+                                let mut c = Command::new(&tool.path);
+                                c.arg("-c").arg(expression).arg(file);
+                                Some((
+                                    c,
+                                    Capture {
+                                        prefix: b"",
+                                        keep: 1 << 20,
+                                        stop_after: None,
+                                    },
+                                ))
+                            },
+                            move |run| baseline_detail(rival, run),
+                        ));
+                    }
                 }
             }
             let file = path_str(file);
