@@ -50,14 +50,25 @@ struct Builder<'a> {
     /// Object keys seen so far: every item of a big array has the same few
     /// keys, so they are shared instead of allocated again.
     keys: HashMap<Vec<u8>, Val>,
+    /// Short string values seen so far (a group, a status, a region): the
+    /// same few recur in every item, so they are built once and shared too
+    /// (at most [`MAX_SHARED_STRINGS`] of them).
+    strings: HashMap<Box<[u8]>, Val>,
     skipper: Skipper,
 }
+
+/// Only string values this short are shared ...
+const MAX_SHARED_STRING_BYTES: usize = 32;
+/// ... and only this many distinct ones (a file of unique names must not
+/// grow the table without bound).
+const MAX_SHARED_STRINGS: usize = 4096;
 
 impl<'a> Builder<'a> {
     fn new(body: &'a [u8]) -> Self {
         Self {
             body,
             keys: HashMap::new(),
+            strings: HashMap::new(),
             skipper: Skipper::default(),
         }
     }
@@ -84,7 +95,7 @@ impl<'a> Builder<'a> {
         self.skip(lexer)?;
         let text = &body[start..self.offset(lexer)];
         match text {
-            [b'"', raw @ .., b'"'] if !raw.contains(&b'\\') => Ok(Val::utf8_str(raw.to_vec())),
+            [b'"', raw @ .., b'"'] if !raw.contains(&b'\\') => Ok(self.string(raw)),
             [b'0'..=b'9' | b'-', ..] => jaq_json::read::parse_single_num(text)
                 .map(Val::Num)
                 .ok_or(Unread),
@@ -163,6 +174,22 @@ impl<'a> Builder<'a> {
             Ok(Val::TStr(s)) => Ok(Cow::Owned(s.to_vec())),
             _ => Err(Unread),
         }
+    }
+
+    /// A string value without escapes, shared with its earlier copies when
+    /// it is short.
+    fn string(&mut self, raw: &[u8]) -> Val {
+        if raw.len() > MAX_SHARED_STRING_BYTES {
+            return Val::utf8_str(raw.to_vec());
+        }
+        if let Some(v) = self.strings.get(raw) {
+            return v.clone();
+        }
+        let v = Val::utf8_str(raw.to_vec());
+        if self.strings.len() < MAX_SHARED_STRINGS {
+            self.strings.insert(raw.into(), v.clone());
+        }
+        v
     }
 
     /// The value of an object key: one shared string per distinct key.
@@ -415,6 +442,19 @@ mod tests {
             v.iter().map(json).collect::<Vec<_>>(),
             [r#"{"a":1}"#, r#"{"a":3}"#]
         );
+    }
+
+    #[test]
+    fn shared_strings_beyond_the_table_are_still_built() {
+        let mut body = String::from("[");
+        for i in 0..(MAX_SHARED_STRINGS + 100) {
+            body.push_str(&format!("\"s{i}\", \"g\", \"{}\", ", "x".repeat(40)));
+        }
+        body.push_str("\"end\"]");
+        let n = need(&[(&["[]"], Level::Full)], false);
+        let ours = read_all(body.as_bytes(), &n).unwrap();
+        let whole = jaq_json::read::parse_single(body.as_bytes()).unwrap();
+        assert_eq!(json(&ours[0]), json(&whole));
     }
 
     #[test]
