@@ -276,13 +276,22 @@ mod tests {
     fn every_prefix_and_byte_flip_agrees() {
         let text = br#"{"id": 12, "name": "item-000000012", "tags": ["a\"b", "\u0041"], "o": {"x": [true, null, -1.5E+2]}}"#;
         for end in 0..=text.len() {
-            assert_eq!(ours(&text[..end]), hifijson_end(&text[..end]), "prefix {end}");
+            assert_eq!(
+                ours(&text[..end]),
+                hifijson_end(&text[..end]),
+                "prefix {end}"
+            );
         }
         for at in 0..text.len() {
             for flip in [b'"', b'\\', b',', b':', b'}', b']', b' ', 0x01, b'u'] {
                 let mut t = text.to_vec();
                 t[at] = flip;
-                assert_eq!(ours(&t), hifijson_end(&t), "{}", String::from_utf8_lossy(&t));
+                assert_eq!(
+                    ours(&t),
+                    hifijson_end(&t),
+                    "{}",
+                    String::from_utf8_lossy(&t)
+                );
             }
         }
     }

@@ -393,7 +393,10 @@ fn cargo_tool(
         if !install {
             return Ok(None);
         }
-        eprintln!("bench: cargo install {name}@{version} into {}", root.display());
+        eprintln!(
+            "bench: cargo install {name}@{version} into {}",
+            root.display()
+        );
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
         run(Command::new(cargo)
             .args(["install", "--locked", name, "--version", version, "--root"])

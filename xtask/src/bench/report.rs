@@ -13,8 +13,7 @@ use super::data::{self, Data, Format, Tree};
 use super::measure::{fmt_duration, fmt_kb};
 use super::workloads::{
     CASE_IDLE, CASE_INIT, Outcome, Row, SUBJECT_JAQ, SUBJECT_JQ, SUBJECT_QJ, SUBJECT_RG,
-    SUBJECT_RG_STOPPED, SUBJECT_RUST_MCP_FILESYSTEM, SUBJECT_YQ,
-    Workload,
+    SUBJECT_RG_STOPPED, SUBJECT_RUST_MCP_FILESYSTEM, SUBJECT_YQ, Workload,
 };
 
 pub const ANALYSIS_BEGIN: &str =

@@ -1086,13 +1086,17 @@ fn query(plan: &Plan) -> Vec<Row> {
             (
                 SUBJECT_QJ,
                 setup.qj.as_ref().ok_or_else(|| {
-                    format!("qj {QJ_VERSION} is not installed in target/bench/cargo (pass --install)")
+                    format!(
+                        "qj {QJ_VERSION} is not installed in target/bench/cargo (pass --install)"
+                    )
                 }),
             ),
             (
                 SUBJECT_JAQ,
                 setup.jaq.as_ref().ok_or_else(|| {
-                    format!("jaq {JAQ_VERSION} is not installed in target/bench/venv (pass --install)")
+                    format!(
+                        "jaq {JAQ_VERSION} is not installed in target/bench/venv (pass --install)"
+                    )
                 }),
             ),
         ],
