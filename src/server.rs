@@ -111,14 +111,15 @@ struct Inner {
     base_sandbox: Arc<Sandbox>,
     /// The allowed directories came from the command line, so client roots are ignored.
     dirs_from_cli: bool,
-    /// The router and schemas, built on a thread of their own from the start (see [`Tools`]).
-    tools: Arc<OnceLock<Tools>>,
-    /// What decides which tools [`Tools`] holds.
-    tool_choice: ToolChoice,
+    tool_router: ToolRouter<FsServer>,
     /// Review sessions of every client, in one private directory this process owns.
     reviews: Arc<fs_mcp_edit::ReviewManager>,
     query_memory_limit: u64,
     read_limits: ReadLimits,
+    /// Untransformed input schemas by tool name: what the typed parameters really expect.
+    raw_input_schemas: HashMap<String, Value>,
+    /// Input schemas as listed to clients, by tool name: what argument names a call may use.
+    served_input_schemas: HashMap<String, Value>,
     shutdown: CancellationToken,
     /// `--schema-profile`, resolved per session in `tools/list`.
     schema_profile: SchemaProfile,
@@ -128,59 +129,15 @@ struct Inner {
     reviews_in_progress: TaskTracker,
 }
 
-/// The tool router with every schema transformed, and the input schemas by tool name. Building
-/// it (every tool's schema generated and transformed) is most of the start-up work, and the
-/// `initialize` reply does not need it: it is built on a thread of its own while the handshake
-/// runs, and whoever needs it first waits for that build.
-struct Tools {
-    router: ToolRouter<FsServer>,
-    /// Untransformed input schemas by tool name: what the typed parameters really expect.
-    raw_input_schemas: HashMap<String, Value>,
-    /// Input schemas as listed to clients, by tool name: what argument names a call may use.
-    served_input_schemas: HashMap<String, Value>,
-}
-
-/// The options that decide which tools a server has.
-#[derive(Clone)]
-struct ToolChoice {
-    tier: Tier,
-    read_only: bool,
-    disabled_tools: Vec<String>,
-}
-
-impl Tools {
-    fn build(choice: &ToolChoice) -> Tools {
-        let (router, reports) = prepared_router(choice);
+impl FsServer {
+    /// Builds the tool router once (schemas transformed) and the review session directory.
+    pub fn new(sandbox: Sandbox, options: ServerOptions) -> std::io::Result<FsServer> {
+        let (tool_router, reports) = prepared_router(&options);
         let served_input_schemas = reports
             .iter()
             .map(|r| (r.name.clone(), r.transformed_input.clone()))
             .collect();
         let raw_input_schemas = reports.into_iter().map(|r| (r.name, r.raw_input)).collect();
-        Tools {
-            router,
-            raw_input_schemas,
-            served_input_schemas,
-        }
-    }
-}
-
-impl FsServer {
-    /// Starts building the tool router (schemas transformed) and makes the review session
-    /// directory.
-    pub fn new(sandbox: Sandbox, options: ServerOptions) -> std::io::Result<FsServer> {
-        let tool_choice = ToolChoice {
-            tier: options.tier,
-            read_only: options.read_only,
-            disabled_tools: options.disabled_tools.clone(),
-        };
-        let tools = Arc::new(OnceLock::new());
-        let (building, choice) = (Arc::clone(&tools), tool_choice.clone());
-        // If no thread can be started, the first use builds the tools instead.
-        let _ = std::thread::Builder::new()
-            .name("tool-schemas".into())
-            .spawn(move || {
-                building.get_or_init(|| Tools::build(&choice));
-            });
         let reviews = Arc::new(fs_mcp_edit::ReviewManager::new(options.review)?);
         let base_sandbox = Arc::new(sandbox.with_read_only(options.read_only));
         Ok(FsServer {
@@ -191,11 +148,12 @@ impl FsServer {
             inner: Arc::new(Inner {
                 base_sandbox,
                 dirs_from_cli: options.dirs_from_cli,
-                tools,
-                tool_choice,
+                tool_router,
                 reviews,
                 query_memory_limit: options.query_memory_limit,
                 read_limits: options.read_limits,
+                raw_input_schemas,
+                served_input_schemas,
                 shutdown: options.shutdown,
                 schema_profile: options.schema_profile,
                 openai_strict_tools: OnceLock::new(),
@@ -265,13 +223,8 @@ impl FsServer {
         self.inner.read_limits
     }
 
-    fn tools(&self) -> &Tools {
-        let inner = &self.inner;
-        inner.tools.get_or_init(|| Tools::build(&inner.tool_choice))
-    }
-
     fn router(&self) -> &ToolRouter<FsServer> {
-        &self.tools().router
+        &self.inner.tool_router
     }
 
     /// The tools a client of `profile` (resolved) is served.
@@ -304,11 +257,9 @@ impl FsServer {
 
     /// Every tool the router of this tier holds, raw and transformed (for `schema check` and xtask).
     pub fn schema_reports(tier: Tier) -> Vec<ToolSchemaReport> {
-        let options = ServerOptions::default();
-        prepared_router(&ToolChoice {
+        prepared_router(&ServerOptions {
             tier,
-            read_only: options.read_only,
-            disabled_tools: options.disabled_tools,
+            ..ServerOptions::default()
         })
         .1
     }
@@ -336,10 +287,6 @@ pub fn all_tool_names() -> Vec<String> {
 
 /// Refuses names that are not tools (`--disable-tools`), listing the valid ones.
 pub fn check_tool_names(names: &[String]) -> Result<(), String> {
-    if names.is_empty() {
-        // nothing to check: spare the start-up a build of every tool's schema
-        return Ok(());
-    }
     let known = all_tool_names();
     let unknown: Vec<&str> = names
         .iter()
@@ -359,7 +306,7 @@ pub fn check_tool_names(names: &[String]) -> Result<(), String> {
 
 /// Builds the router of a server once and transforms every schema in it. This is the only place a
 /// router is built for serving, so no code path can list an untransformed schema.
-fn prepared_router(options: &ToolChoice) -> (ToolRouter<FsServer>, Vec<ToolSchemaReport>) {
+fn prepared_router(options: &ServerOptions) -> (ToolRouter<FsServer>, Vec<ToolSchemaReport>) {
     let mut router = FsServer::full_router();
     let mut removed: Vec<String> = options.disabled_tools.clone();
     if options.tier == Tier::Core {
@@ -425,7 +372,7 @@ impl ServerHandler for FsServer {
             self.session.refresh_from_roots(&context.peer).await;
             if let (Some(arguments), Some(served)) = (
                 request.arguments.as_ref(),
-                self.tools().served_input_schemas.get(request.name.as_ref()),
+                self.inner.served_input_schemas.get(request.name.as_ref()),
             ) {
                 let unknown =
                     gemini_compat::unknown_arguments(served, &Value::Object(arguments.clone()));
@@ -442,7 +389,7 @@ impl ServerHandler for FsServer {
             }
             if let (Some(arguments), Some(raw)) = (
                 request.arguments.take(),
-                self.tools().raw_input_schemas.get(request.name.as_ref()),
+                self.inner.raw_input_schemas.get(request.name.as_ref()),
             ) {
                 let coerced = gemini_compat::coerce_arguments(raw, Value::Object(arguments));
                 request.arguments = match coerced {
