@@ -281,14 +281,29 @@ fn startup(plan: &Plan) -> Vec<Row> {
         .iter()
         .map(|p| (p.label, StartCommand::Peer(p)));
     let subjects: Vec<_> = servers.chain(peers).collect();
-    for (subject, start) in &subjects {
+    // Runs alternate between the subjects (one start of each, then again), so that every
+    // subject sees the same load on a shared machine.
+    let mut measured: Vec<anyhow::Result<StartupRuns>> = subjects
+        .iter()
+        .map(|_| Ok(StartupRuns::default()))
+        .collect();
+    for i in 0..plan.warmup + plan.runs {
+        for ((subject, start), runs) in subjects.iter().zip(measured.iter_mut()) {
+            if let Ok(m) = runs
+                && let Err(e) = startup_run(plan, subject, start, m, i >= plan.warmup)
+            {
+                *runs = Err(e);
+            }
+        }
+    }
+    for ((subject, _), runs) in subjects.iter().zip(measured) {
         let row = |case: &str, outcome| Row {
             workload: Workload::Startup,
             case: case.to_string(),
             subject: subject.to_string(),
             outcome,
         };
-        match startup_runs(plan, subject, start) {
+        match runs {
             Ok(m) => {
                 let tools = format!("{} tools", m.tools);
                 rows.push(row(
@@ -335,6 +350,7 @@ impl StartCommand<'_> {
     }
 }
 
+#[derive(Default)]
 struct StartupRuns {
     init: Vec<Duration>,
     list: Vec<Duration>,
@@ -343,37 +359,36 @@ struct StartupRuns {
     tools: usize,
 }
 
-fn startup_runs(plan: &Plan, subject: &str, start: &StartCommand) -> anyhow::Result<StartupRuns> {
-    let mut m = StartupRuns {
-        init: Vec::new(),
-        list: Vec::new(),
-        idle_kb: Vec::new(),
-        peak_kb: 0,
-        tools: 0,
-    };
-    for i in 0..plan.warmup + plan.runs {
-        let command = start.command(&plan.data.dir, &plan.log(subject))?;
-        let start = Instant::now();
-        let mut client = McpClient::spawn(subject, command)?;
-        client.initialize(plan.timeout)?;
-        let init = start.elapsed();
-        let start = Instant::now();
-        let tools = client.list_tools(plan.timeout)?;
-        let list = start.elapsed();
-        // Let start-up work (threads, lazy imports) settle before reading the idle size.
-        std::thread::sleep(Duration::from_millis(250));
-        let idle = measure::tree_rss_kb(client.pid());
-        let peak = measure::hwm_kb(client.pid()).unwrap_or(0).max(idle);
-        client.shutdown(Duration::from_secs(10))?;
-        if i >= plan.warmup {
-            m.init.push(init);
-            m.list.push(list);
-            m.idle_kb.push(idle);
-            m.peak_kb = m.peak_kb.max(peak);
-            m.tools = tools.len();
-        }
+/// One start of `subject`: spawn → `initialize` reply, `tools/list`, idle size; recorded in `m`
+/// when `timed`.
+fn startup_run(
+    plan: &Plan,
+    subject: &str,
+    start: &StartCommand,
+    m: &mut StartupRuns,
+    timed: bool,
+) -> anyhow::Result<()> {
+    let command = start.command(&plan.data.dir, &plan.log(subject))?;
+    let started = Instant::now();
+    let mut client = McpClient::spawn(subject, command)?;
+    client.initialize(plan.timeout)?;
+    let init = started.elapsed();
+    let listed = Instant::now();
+    let tools = client.list_tools(plan.timeout)?;
+    let list = listed.elapsed();
+    // Let start-up work (threads, lazy imports) settle before reading the idle size.
+    std::thread::sleep(Duration::from_millis(250));
+    let idle = measure::tree_rss_kb(client.pid());
+    let peak = measure::hwm_kb(client.pid()).unwrap_or(0).max(idle);
+    client.shutdown(Duration::from_secs(10))?;
+    if timed {
+        m.init.push(init);
+        m.list.push(list);
+        m.idle_kb.push(idle);
+        m.peak_kb = m.peak_kb.max(peak);
+        m.tools = tools.len();
     }
-    Ok(m)
+    Ok(())
 }
 
 fn timed(samples: &[Duration], peak_kb: Option<u64>, detail: String) -> Outcome {
