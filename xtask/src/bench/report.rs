@@ -764,8 +764,9 @@ fn method_text(ctx: &Context) -> String {
     );
     let _ = writeln!(
         m,
-        "* **startup**: a fresh process per run; spawn → `initialize` reply, then `tools/list`. Idle \
-         RSS is read 250 ms after `tools/list`."
+        "* **startup**: a fresh process per run, the subjects' starts alternating (rust-mcp-filesystem \
+         runs `rust-mcp-filesystem DIR`, read-only); spawn → `initialize` reply, then `tools/list`. \
+         Idle RSS is read 250 ms after `tools/list`."
     );
     let _ = writeln!(
         m,
@@ -795,8 +796,8 @@ fn method_text(ctx: &Context) -> String {
         m,
         "* **query**: fs-mcp-rs's `query_json` evaluates the jq expression with jaq in a child \
          process; fs-mcp's writes the expression to a temp file and runs `jq -c -f`; the baseline is \
-         `jq -c EXPR FILE` run directly (its time includes writing all its output to the harness). \
-         Servers show at most 100 result lines; the answer column says whether the lines shown equal \
+         `jq -c EXPR FILE` run directly (its time includes writing all its output to the harness); \
+         `qj -c EXPR FILE` and `jaq -c EXPR FILE` run the same way over the JSON file. Servers show at most 100 result lines; the answer column says whether the lines shown equal \
          jq's."
     );
     let _ = writeln!(
