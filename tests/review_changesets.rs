@@ -296,3 +296,138 @@ fn commit_review_cannot_write_one_file_of_a_multi_file_proposal() {
     assert!(text_of(&refused).contains("multi-file"), "{refused}");
     assert_eq!(read(&ws, "a.txt"), "alpha\n");
 }
+
+/// A crashed server's journal belongs to its workspace: a server of another workspace sharing
+/// the temp directory leaves it alone (it once consumed it, saying files were written that were
+/// not), and the next server of the right workspace completes it.
+#[test]
+fn a_crash_journal_is_completed_only_by_a_server_of_its_own_workspace() {
+    let ws = Workspace::new();
+    three_files(&ws);
+    let other = Workspace::new();
+    other.write("d.txt", "delta\n");
+    let tmp: PathBuf = ws.base.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let one = PathBuf::from("1");
+    let mut crashing = start(
+        &ws,
+        &["--auto-approve"],
+        &[
+            ("TMPDIR", tmp.as_path()),
+            ("FS_MCP_TEST_CRASH_AFTER_RENAMES", one.as_path()),
+        ],
+    );
+    let id = crashing.send_request(
+        "tools/call",
+        json!({"name": "propose_and_review", "arguments": three_file_edit()}),
+    );
+    assert!(crashing.try_wait_for(id, Duration::from_secs(20)).is_none());
+    assert!(crashing.wait_exit(Duration::from_secs(10)).is_some());
+
+    let mut stranger = start(&other, &["--auto-approve"], &[("TMPDIR", tmp.as_path())]);
+    let r = response(&stranger.call(
+        "propose_and_review",
+        json!({"path": "d.txt", "match_text": "delta", "new_string": "DELTA"}),
+    ));
+    let message = r["message"].as_str().unwrap();
+    assert!(!message.contains("crash"), "{message}");
+    assert_eq!(
+        read(&ws, "b.txt"),
+        "beta\n",
+        "another workspace completed it"
+    );
+
+    let mut next = start(&ws, &["--auto-approve"], &[("TMPDIR", tmp.as_path())]);
+    ws.write("e.txt", "eps\n");
+    let r = response(&next.call(
+        "propose_and_review",
+        json!({"path": "e.txt", "match_text": "eps", "new_string": "EPS"}),
+    ));
+    let message = r["message"].as_str().unwrap();
+    assert!(message.contains("interrupted by a crash"), "{message}");
+    assert_eq!(
+        [
+            read(&ws, "a.txt"),
+            read(&ws, "b.txt"),
+            read(&ws, "sub/c.txt")
+        ],
+        ["ALPHA\n", "BETA\n", "GAMMA\n"]
+    );
+}
+
+/// A journal planted in the temp directory cannot make the server rename files: one naming a
+/// file that is not a temp file of this server, one in a directory others may enter, and one
+/// written for other allowed directories are all left alone (they once renamed `junk.txt` over
+/// `important.txt` on an unrelated, unapproved proposal).
+#[test]
+fn planted_journals_rename_nothing() {
+    use std::os::unix::fs::PermissionsExt;
+    let ws = Workspace::new();
+    ws.write("important.txt", "precious\n");
+    ws.write("junk.txt", "attacker-chosen\n");
+    ws.write(
+        ".important.txt.0123456789abcdef.fsmcp-tmp",
+        "attacker-chosen\n",
+    );
+    ws.write("x.txt", "x\n");
+    let tmp: PathBuf = ws.base.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let roots = json!([std::fs::canonicalize(&ws.root).unwrap()]);
+    let entry = |temp: &str| {
+        json!({"shown": "important.txt", "temp": temp.as_bytes(), "name": b"important.txt",
+               "dir": [0, 0]})
+    };
+    let plant = |dir: &str, mode: u32, journal: Value| {
+        let d = tmp.join(dir);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("commit-journal.json"), journal.to_string()).unwrap();
+        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(mode)).unwrap();
+        d
+    };
+    let planted = [
+        // Not a temp file of this server.
+        plant(
+            "fs-mcp-rs-reviews-AAAAAAAA",
+            0o700,
+            json!({"pid": 4194303, "roots": roots, "entries": [entry("junk.txt")]}),
+        ),
+        // A directory others may write.
+        plant(
+            "fs-mcp-rs-reviews-BBBBBBBB",
+            0o777,
+            json!({"pid": 4194303, "roots": roots,
+                   "entries": [entry(".important.txt.0123456789abcdef.fsmcp-tmp")]}),
+        ),
+        // Another workspace's.
+        plant(
+            "fs-mcp-rs-reviews-CCCCCCCC",
+            0o700,
+            json!({"pid": 4194303, "roots": ["/elsewhere"],
+                   "entries": [entry(".important.txt.0123456789abcdef.fsmcp-tmp")]}),
+        ),
+        // The right form and workspace, but not the directory the journal names.
+        plant(
+            "fs-mcp-rs-reviews-DDDDDDDD",
+            0o700,
+            json!({"pid": 4194303, "roots": roots,
+                   "entries": [entry(".important.txt.0123456789abcdef.fsmcp-tmp")]}),
+        ),
+    ];
+    let mut c = start(&ws, &["--review-via", "page"], &[("TMPDIR", tmp.as_path())]);
+    let r = response(&c.call(
+        "propose_and_review",
+        json!({"path": "x.txt", "match_text": "x", "new_string": "y"}),
+    ));
+    assert_eq!(r["user_action"], json!("PENDING"), "{r}");
+    assert_eq!(read(&ws, "important.txt"), "precious\n");
+    assert_eq!(read(&ws, "junk.txt"), "attacker-chosen\n");
+    assert_eq!(read(&ws, "x.txt"), "x\n");
+    // They stay where they are (only completed journals are removed).
+    for dir in &planted {
+        assert!(
+            dir.join("commit-journal.json").exists(),
+            "{}",
+            dir.display()
+        );
+    }
+}

@@ -54,11 +54,18 @@ struct JournalEntry {
     temp: Vec<u8>,
     /// The final name (bytes).
     name: Vec<u8>,
+    /// Device and inode of the file's directory: recovery renames only in that very directory.
+    dir: (u64, u64),
 }
 
+/// What a server process writes before the renames of a multi-file commit, so that the next
+/// process of the same workspace can complete them after a crash.
 #[derive(Debug, Serialize, Deserialize)]
 struct Journal {
     pid: u32,
+    /// The allowed directories of the server that wrote it: only a server with the same ones
+    /// completes it (another workspace's server leaves it alone).
+    roots: Vec<PathBuf>,
     entries: Vec<JournalEntry>,
 }
 
@@ -229,18 +236,26 @@ fn attempt(
             }
         }
     }
+    let mut entries = Vec::with_capacity(items.len());
+    for ((item, l), t) in items.iter().zip(&located).zip(&temps) {
+        let dir = match l.dir.meta() {
+            Ok(meta) => (meta.dev, meta.ino),
+            Err(e) => {
+                cleanup(&temps);
+                return Err(io_error(e));
+            }
+        };
+        entries.push(JournalEntry {
+            shown: item.shown.clone(),
+            temp: t.as_bytes().to_vec(),
+            name: l.name.as_bytes().to_vec(),
+            dir,
+        });
+    }
     let journal = Journal {
         pid: std::process::id(),
-        entries: items
-            .iter()
-            .zip(&located)
-            .zip(&temps)
-            .map(|((item, l), t)| JournalEntry {
-                shown: item.shown.clone(),
-                temp: t.as_bytes().to_vec(),
-                name: l.name.as_bytes().to_vec(),
-            })
-            .collect(),
+        roots: sandbox.root_paths().to_vec(),
+        entries,
     };
     let journal_path = journal_dir.join(JOURNAL);
     if let Err(e) = write_journal(&journal_path, &journal) {
@@ -302,44 +317,95 @@ fn process_alive(pid: u32) -> bool {
     Path::new(&format!("/proc/{pid}")).exists()
 }
 
-/// Completes multi-file commits that a crashed server process left half done: for each
-/// journal of a dead process among the sessions directories next to `own_root`, renames the
-/// temporary files still there into place. Returns one note per journal, naming the files.
+/// Completes multi-file commits that a crashed server process of this workspace left half
+/// done: for each journal of a dead process among the sessions directories next to `own_root`,
+/// renames the temporary files still there into place. Returns one note per journal, naming the
+/// files. Only this server's own kind of directory is read (ours: same user, mode 0700, not a
+/// link), only a journal written for the same allowed directories is acted on, and only temp
+/// files of this server's form in the very directory the journal names are renamed; anything
+/// else is left alone, never deleted.
 pub(crate) fn recover(sandbox: &Sandbox, own_root: &Path) -> Vec<String> {
     let Some(parent) = own_root.parent() else {
         return Vec::new();
     };
+    // Whose directories are ours: the owner of the one this process made.
+    let Ok(own) = fs::symlink_metadata(own_root) else {
+        return Vec::new();
+    };
+    let uid = std::os::unix::fs::MetadataExt::uid(&own);
     let Ok(entries) = fs::read_dir(parent) else {
         return Vec::new();
     };
     let mut notes = Vec::new();
     for entry in entries.flatten() {
         let dir = entry.path();
-        let is_ours = entry
+        let named_ours = entry
             .file_name()
             .to_str()
             .is_some_and(|n| n.starts_with("fs-mcp-rs-reviews-"));
-        if !is_ours || dir == own_root {
+        if !named_ours || dir == own_root || !private_to(&dir, uid) {
             continue;
         }
         let journal_path = dir.join(JOURNAL);
-        let Ok(bytes) = fs::read(&journal_path) else {
+        if !private_to(&journal_path, uid) {
+            continue;
+        }
+        let Ok(bytes) = read_journal(&journal_path) else {
             continue;
         };
         let Ok(journal) = serde_json::from_slice::<Journal>(&bytes) else {
             continue;
         };
-        if process_alive(journal.pid) {
+        let all_ours = journal
+            .entries
+            .iter()
+            .all(|e| is_temp_for(&e.temp, &e.name));
+        if journal.roots != sandbox.root_paths() || !all_ours || process_alive(journal.pid) {
             continue;
         }
-        notes.push(roll_forward(sandbox, &journal));
-        let _ = fs::remove_file(&journal_path);
-        let _ = fs::remove_dir_all(&dir);
+        let (note, complete) = roll_forward(sandbox, &journal);
+        notes.push(note);
+        // A journal with a file left to do stays, for the next process to try again.
+        if complete {
+            let _ = fs::remove_file(&journal_path);
+            let _ = fs::remove_dir_all(&dir);
+        }
     }
     notes
 }
 
-fn roll_forward(sandbox: &Sandbox, journal: &Journal) -> String {
+/// Whether `path` (not followed if a link) belongs to `uid` and is shaped as this server makes
+/// it: a directory nobody else may enter (mode 0700), or a regular file (inside such a one).
+fn private_to(path: &Path, uid: u32) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = fs::symlink_metadata(path) else {
+        return false;
+    };
+    let shape = (meta.is_dir() && meta.mode() & 0o077 == 0) || meta.is_file();
+    meta.uid() == uid && shape
+}
+
+/// Reads a journal, at most 1 MiB (it names a handful of files).
+fn read_journal(path: &Path) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    fs::File::open(path)?
+        .take(1 << 20)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Whether `temp` is a temp file name this server makes for `name` (`.NAME.HEX.fsmcp-tmp`).
+fn is_temp_for(temp: &[u8], name: &[u8]) -> bool {
+    temp.starts_with(b".")
+        && temp.ends_with(b".fsmcp-tmp")
+        && temp.len() > name.len().min(100) + 1
+        && temp[1..].starts_with(&name[..name.len().min(100)])
+        && !temp.contains(&b'/')
+}
+
+/// Renames what is left of `journal`; the note for the model, and whether nothing is left.
+fn roll_forward(sandbox: &Sandbox, journal: &Journal) -> (String, bool) {
     let mut completed = Vec::new();
     let mut already = Vec::new();
     let mut failed = Vec::new();
@@ -355,6 +421,10 @@ fn roll_forward(sandbox: &Sandbox, journal: &Journal) -> String {
                 let mut dir = l.dir;
                 for c in &rest {
                     dir = dir.open_subdir(c).map_err(|e| e.to_string())?;
+                }
+                let here = dir.meta().map_err(|e| e.to_string())?;
+                if (here.dev, here.ino) != entry.dir {
+                    return Err("its directory is not the one the change was for".to_string());
                 }
                 match dir.stat(&temp) {
                     Ok(_) => dir
@@ -390,7 +460,7 @@ fn roll_forward(sandbox: &Sandbox, journal: &Journal) -> String {
             failed.join(", ")
         ));
     }
-    note
+    (note, failed.is_empty())
 }
 
 /// The commit of an approved multi-file proposal led by session `leader`; removes its sessions.
