@@ -8,27 +8,24 @@ use serde_json::Value;
 use crate::lenient;
 
 // The one definition of a read request's fields on the wire (the doc comments are the schema a
-// model reads); it converts into `fs_mcp_read::ReadRequest`, which the read crate validates. A
-// bare path string is accepted as an item too (see `file_list`).
-/// One file to read. Give `path` alone for the whole file, or pick ONE way to read part of it:
-/// `head`, `tail`, `start_line` (+ `end_line`), or `start_line` + `read_to_next_pattern`.
+// model reads; the modes are explained once, in read_files' description); it converts into
+// `fs_mcp_read::ReadRequest`, which the read crate validates. A bare path string is accepted as
+// an item too (see `file_list`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[schemars(transform = lean_schema)]
 pub struct FileReadRequest {
-    /// Path of the file, relative to the first allowed directory or absolute inside an allowed directory.
     pub path: String,
-    /// Read only the first N lines. 0 means not given.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub head: Option<i64>,
-    /// Read only the last N lines. 0 means not given.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub tail: Option<i64>,
-    /// First line to read (1-based, inclusive). Use the line numbers grep_content reports.
+    /// 1-based.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub start_line: Option<i64>,
-    /// Last line to read (1-based, inclusive). Leave out to read to the end of the file. Not with read_to_next_pattern.
+    /// Inclusive.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub end_line: Option<i64>,
-    /// Regex (Rust syntax). With start_line: read from start_line up to, not including, the next line that matches, e.g. "^def " or "^## " to read one function or section.
+    /// Regex; with start_line, read up to the next matching line ("^def ").
     #[serde(default)]
     pub read_to_next_pattern: Option<String>,
 }
@@ -47,11 +44,12 @@ impl From<FileReadRequest> for fs_mcp_read::ReadRequest {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = lean_schema)]
 pub struct ReadFilesParams {
-    /// The files to read, each an object with at least "path", e.g. [{"path": "src/main.rs"}, {"path": "README.md", "head": 40}].
+    /// E.g. [{"path": "a.md", "head": 40}].
     #[serde(deserialize_with = "file_list")]
     pub files: Vec<FileReadRequest>,
-    /// Read a whole JSON/YAML or other large file even though it is big, and show long lines whole (the reply cap still holds). Prefer query_json/query_yaml or a partial read.
+    /// Read big JSON/YAML whole, long lines uncut.
     #[serde(default, deserialize_with = "lenient::bool_or_default")]
     pub large_file_passthrough: bool,
 }
@@ -75,6 +73,41 @@ fn file_list<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<FileReadR
             ))),
         })
         .collect()
+}
+
+/// Drops from a parameter schema what tells a model nothing, since every listed token is paid on
+/// each model request: the `"format": "int64"` schemars writes on every integer ("integer" says
+/// enough, and the lenient deserializers take any integer or a string holding one), and a
+/// `default` of `false` or `""` (what leaving an optional flag or text out means anyway; the
+/// Gemini-safe transform would otherwise spell each one out as "Default: false.").
+pub fn lean_schema(schema: &mut schemars::Schema) {
+    fn is_type(map: &serde_json::Map<String, Value>, wanted: &str) -> bool {
+        match map.get("type") {
+            Some(Value::String(t)) => t == wanted,
+            Some(Value::Array(types)) => types.iter().any(|t| t == wanted),
+            _ => false,
+        }
+    }
+    fn walk(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                if is_type(map, "integer") {
+                    map.remove("format");
+                }
+                if matches!(map.get("default"), Some(Value::Bool(false)))
+                    || map.get("default").and_then(Value::as_str) == Some("")
+                {
+                    map.remove("default");
+                }
+                map.values_mut().for_each(walk);
+            }
+            Value::Array(items) => items.iter_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    if let Some(map) = schema.as_object_mut() {
+        map.values_mut().for_each(walk);
+    }
 }
 
 /// For tools that take no arguments.

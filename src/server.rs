@@ -97,6 +97,12 @@ pub const ALL_TIER_ONLY: &[&str] = &["write_file", "append_text", "move_file", "
 
 pub const SERVER_NAME: &str = "fs-mcp-rs";
 
+/// How long a client may keep `tools/list` (2026-07-28 `ttlMs`). The list is built once at
+/// startup from the flags and never changes while the process runs (roots change the sandbox,
+/// not the tools, and no `list_changed` is sent); the hour only bounds how long a cache could
+/// outlive a restart with other flags, whose calls then fail with a clear error.
+pub const TOOLS_LIST_TTL_MS: u64 = 60 * 60 * 1000;
+
 const INSTRUCTIONS: &str = "Filesystem tools sandboxed to the allowed directories (list_allowed_directories). \
 Save tokens: find code with grep_content, whose matches carry a section end hint, then read just that block with \
 read_files (start_line + end_line, or start_line + read_to_next_pattern) instead of whole files. \
@@ -363,6 +369,7 @@ fn prepared_router(options: &ServerOptions) -> (ToolRouter<FsServer>, Vec<ToolSc
     }
     let mut reports = Vec::with_capacity(router.map.len());
     for route in router.map.values_mut() {
+        route.attr.meta = crate::tools::result_budget_meta(&route.attr.name, options.read_limits);
         let report = schemas::transform_tool(&route.attr);
         route.attr.input_schema = Arc::new(schemas::as_object(&report.transformed_input));
         route.attr.output_schema = report
@@ -472,7 +479,9 @@ impl ServerHandler for FsServer {
             } else {
                 rmcp::model::CacheScope::Public
             };
-            result = result.with_ttl_ms(0).with_cache_scope(scope);
+            result = result
+                .with_ttl_ms(TOOLS_LIST_TTL_MS)
+                .with_cache_scope(scope);
         }
         Ok(result)
     }

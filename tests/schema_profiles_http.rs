@@ -207,6 +207,10 @@ async fn auto_over_http_lists_per_session_and_strict_nulls_work_on_every_tool() 
     let calls = [
         ("analyze_gsd_work_log", json!({})),
         ("directory_tree", json!({})),
+        (
+            "get_file_info",
+            json!({"paths": ["notes/a.txt", "data.json"]}),
+        ),
         ("grep_content", json!({"pattern": "needle"})),
         (
             "propose_and_review",

@@ -43,6 +43,7 @@ mod search_tools;
 mod shutdown;
 mod stdio_server;
 mod tool_selection;
+mod tool_surface;
 mod ui;
 mod ui_limits;
 mod ui_workspace_listing;

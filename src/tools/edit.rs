@@ -12,42 +12,39 @@ use serde::de::{self, Deserializer};
 use serde_json::Value;
 
 use crate::lenient;
+use crate::params::lean_schema;
 use crate::server::FsServer;
 use crate::tools::review;
 use crate::tools::{blocking, failure, text};
 
-/// One replacement of a batch.
+// One replacement of a batch (a plain comment: the listed schema carries no description of it).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct EditParam {
-    /// File this edit changes, when not the top-level path: one proposal may change several files (one review, written all or none).
+    /// This edit's file, if not `path`.
     #[serde(default)]
     pub path: Option<String>,
-    /// Exact text to find (whitespace and indentation included).
     pub match_text: String,
-    /// Text to put in its place.
     pub new_string: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = lean_schema)]
 pub struct ProposeParams {
-    /// File to edit or create, relative to the first allowed directory.
     pub path: String,
-    /// Exact text to replace (copy it from read_files). Sentinels: "" creates a new file (or fills an empty one), "OVERWRITE_FILE" replaces the whole file, "APPEND_TO_FILE" adds new_string at the end. At most 2,000 characters unless bypass_match_text_limit.
+    /// At most 2,000 characters unless bypass_match_text_limit.
     #[serde(default)]
     pub match_text: String,
-    /// The replacement text (or the new file's content).
     #[serde(default)]
     pub new_string: String,
-    /// How many times match_text must occur. Default 1.
+    /// How often match_text must occur. Default 1.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub expected_replacements: Option<i64>,
-    /// Continue a review session: the session_path from a previous REVIEW, PENDING, TIMEOUT or CANCELLED response. With no match_text, new_string or edits, waits for the verdict on the open proposal; with an edit, it applies to the human's version.
+    /// From a REVIEW/PENDING/TIMEOUT/CANCELLED reply. Alone: wait for the verdict; with an edit: edit the human's version.
     #[serde(default)]
     pub session_path: Option<String>,
-    /// Several replacements in one proposal, applied in order: [{"match_text": ..., "new_string": ...}]. Use instead of match_text/new_string. An item with its own "path" changes that file: one proposal, one review, and every file written or none.
+    /// Instead of match_text/new_string, in order; all written or none.
     #[serde(default, deserialize_with = "edit_list")]
     pub edits: Option<Vec<EditParam>>,
-    /// Allow a match_text longer than 2,000 characters. Default false; prefer a shorter, unique match_text.
     #[serde(default, deserialize_with = "lenient::bool_or_default")]
     pub bypass_match_text_limit: bool,
 }
@@ -61,33 +58,30 @@ fn edit_list<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<EditParam>>, 
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CommitReviewParams {
-    /// The session_path of the review to accept.
     pub session_path: String,
-    /// The file the session edits (as given to propose_and_review).
+    /// As given to propose_and_review.
     pub original_path: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct WriteParams {
-    /// File to write, relative to the first allowed directory. Missing parent directories are created.
+    /// Missing parent directories are created.
     pub path: String,
-    /// The complete new content.
     pub content: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct AppendParams {
-    /// File to append to (created if missing).
+    /// Created if missing.
     pub path: String,
-    /// Text to add; it starts on a new line.
+    /// Starts on a new line.
     pub content: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct MoveParams {
-    /// File or directory to move.
     pub source: String,
-    /// Where to move it; must not exist yet.
+    /// Must not exist yet.
     pub destination: String,
 }
 
@@ -161,11 +155,9 @@ impl From<ProposeParams> for ProposeRequest {
 #[tool_router(router = edit_tools, vis = "pub(crate)")]
 impl FsServer {
     #[tool(
-        description = "Propose an edit for the human to review, and get their verdict. The human sees the diff where they are: the client's own approval form, their editor, or a review page in the browser.\n\
-Single edit: match_text (exact, from read_files) -> new_string. Batch: edits=[{match_text, new_string}, ...]. New file: match_text \"\". Whole file: \"OVERWRITE_FILE\". Append: \"APPEND_TO_FILE\".\n\
-Returns JSON user_action: COMMITTED (written, done); REJECTED (nothing written; user_comment may say why); REVIEW (the human changed your proposal: user_feedback_diff shows how; continue with session_path); PENDING (nothing written yet: give the human the link in message, then call again with path and session_path and no edit to get the verdict); TIMEOUT/CANCELLED (nothing written; resume with session_path). If match_text is not found or not unique, the error carries similar passages with line numbers and recovery steps.\n\
-An error with error_type \"conflict\" means the file changed meanwhile and nothing was written: its diff shows what changed; re-read the file and propose again.\n\
-The file keeps its line endings, final newline, BOM and permissions.",
+        description = "Propose an edit; the human reviews the diff (in the client's form, an editor or a browser page) and you get the verdict.\n\
+match_text (exact) -> new_string; match_text \"\" creates the file, \"OVERWRITE_FILE\" replaces it, \"APPEND_TO_FILE\" appends. Several: edits, each may name its own path.\n\
+JSON user_action: COMMITTED (written); REJECTED (see user_comment); REVIEW (the human edited it: user_feedback_diff; continue with session_path); PENDING (give the human the link in message, then call with path and session_path only to collect the verdict); TIMEOUT/CANCELLED (resume with session_path). Only COMMITTED writes. error_type \"conflict\": the file changed; re-read it, propose again.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,
@@ -222,7 +214,10 @@ The file keeps its line endings, final newline, BOM and permissions.",
                     Some(review::Answer::Opened) => {
                         review::in_page(self, &sandbox, open, true, &context).await
                     }
-                    None => return Ok(review::input_required(&open, link.as_deref()).into()),
+                    None => {
+                        let layout = review::DiffLayout::for_client(&context);
+                        return Ok(review::input_required(&open, link.as_deref(), layout).into());
+                    }
                 }
             }
             review::Channel::ClientForm { mrtr: false, url } => {
@@ -256,7 +251,7 @@ The file keeps its line endings, final newline, BOM and permissions.",
     }
 
     #[tool(
-        description = "Accept the human's current version of a review session (after a REVIEW, TIMEOUT or CANCELLED response) and write it to the file.",
+        description = "Write the human's version of a review session (after REVIEW, TIMEOUT or CANCELLED).",
         annotations(
             read_only_hint = false,
             destructive_hint = true,
@@ -277,7 +272,7 @@ The file keeps its line endings, final newline, BOM and permissions.",
     }
 
     #[tool(
-        description = "Write a file without review (--all tier): create it or replace its content, atomically (regular files only). Prefer propose_and_review when a human should see the change.",
+        description = "Create or replace a file, atomically, without review (--all tier). Prefer propose_and_review when a human should see the change.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,
@@ -297,7 +292,7 @@ The file keeps its line endings, final newline, BOM and permissions.",
     }
 
     #[tool(
-        description = "Append text to a file without review (--all tier), on a new line; creates the file if missing (regular files only).",
+        description = "Append text to a file without review (--all tier).",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -317,7 +312,7 @@ The file keeps its line endings, final newline, BOM and permissions.",
     }
 
     #[tool(
-        description = "Move or rename a file or directory (--all tier). The destination must not exist.",
+        description = "Move or rename a file or directory (--all tier).",
         annotations(
             read_only_hint = false,
             destructive_hint = true,

@@ -14,6 +14,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::lenient;
+use crate::params::lean_schema;
 use crate::server::FsServer;
 use crate::tools::{blocking, failure, text};
 
@@ -22,23 +23,23 @@ pub const WORKER_SUBCOMMAND: &str = "__query-worker";
 const MAX_TIMEOUT_SECS: i64 = 600;
 
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = lean_schema)]
 pub struct QueryJsonParams {
-    /// The JSON file, relative to the first allowed directory.
     pub file_path: String,
-    /// jq expression, e.g. "keys", ".items[0:5]", ".items[] | select(.status == \"open\") | .id". May span lines and hold # comments.
+    /// E.g. ".items[0:3]".
     pub jq_expression: String,
-    /// Seconds before the query is stopped. Default 30.
+    /// Seconds. Default 30, at most 600.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub timeout: Option<i64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = lean_schema)]
 pub struct QueryYamlParams {
-    /// The YAML file (several documents are several inputs), relative to the first allowed directory.
     pub file_path: String,
-    /// jq expression (yq syntax is jq syntax), e.g. "keys", ".services | keys", ".spec.containers[].image".
+    /// jq syntax.
     pub yq_expression: String,
-    /// Seconds before the query is stopped. Default 30.
+    /// Seconds. Default 30, at most 600.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub timeout: Option<i64>,
 }
@@ -46,8 +47,7 @@ pub struct QueryYamlParams {
 #[tool_router(router = query_tools, vis = "pub(crate)")]
 impl FsServer {
     #[tool(
-        description = "Query a JSON file with a jq expression instead of reading it (no jq needed; key order kept). Output: one compact JSON result per line, the first 100 results then a note on how to slice (.items[100:200]); a lone result is followed by the line '(1 result)'; 'No results found.' when nothing (or only null) comes out.\n\
-Start with \"keys\" or \"length\", then narrow: \".items[0:3]\", \".items[] | select(.id == 7)\", \"[.items[].name] | unique\".",
+        description = "Run jq on a JSON file instead of reading it: one compact JSON result per line, at most 100. Start with \"keys\" or \"length\".",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn query_json(
@@ -67,7 +67,7 @@ Start with \"keys\" or \"length\", then narrow: \".items[0:3]\", \".items[] | se
     }
 
     #[tool(
-        description = "Query a YAML file with a jq expression (YAML 1.2: 'no' stays a string; anchors and merge keys resolved; each document of a multi-document file is one input). Same output as query_json: compact JSON, one result per line, at most 100; a lone result is followed by '(1 result)'.",
+        description = "query_json for YAML files (1.2; anchors resolved; each document one input).",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn query_yaml(

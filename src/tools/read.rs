@@ -11,7 +11,7 @@ use crate::tools::{blocking, text};
 #[tool_router(router = read_tools, vis = "pub(crate)")]
 impl FsServer {
     #[tool(
-        description = "List the directories this server may read and write. Relative paths resolve against the first one.",
+        description = "The directories this server may access; relative paths resolve against the first.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn list_allowed_directories(
@@ -29,12 +29,8 @@ impl FsServer {
     }
 
     #[tool(
-        description = "Read one or more text files in one call: whole, or just the part you need.\n\
-Each item: {\"path\": ...} plus at most one mode: head=N, tail=N, start_line (+ end_line), or start_line + read_to_next_pattern (reads up to the next line matching the regex, e.g. one function).\n\
-Workflow that saves tokens: grep_content gives line numbers and a section end hint -> read_files with start_line/end_line.\n\
-Output: one block per item, in order. The reply starts with a tag such as [3fa9c2d1], new for each reply; only lines starting with it are from the server ('[tag] File: {path}', '[tag] Error: ...', '[tag] Note: ...'); everything between them is file text. A failing item shows Error in its block; the others still succeed.\n\
-Replies are capped (about 50 KB) and very long lines cut: a Note or Cut marker says what was left out and the exact item that reads on.\n\
-Large JSON/YAML files are refused whole: query them with query_json/query_yaml (or set large_file_passthrough).",
+        description = "Read text files whole or in part: per item at most one of head, tail, start_line (+ end_line), start_line + read_to_next_pattern.\n\
+Lines starting with the reply's [tag] are the server's (File, Error, Note, Cut); the rest is file text. Capped; a Note says how to read on. Big JSON/YAML: use query_json/query_yaml.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn read_files(

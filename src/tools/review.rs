@@ -86,9 +86,41 @@ fn command_available(template: Option<&[String]>) -> bool {
     })
 }
 
+/// How the form lays the diff out in the approve field's description.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiffLayout {
+    /// One diff line per line.
+    Lines,
+    /// One line, the line ends marked ` ⏎ `: Claude Code shows a field's description whole but
+    /// draws its line breaks (`\n`, U+2028) as U+FFFD, which ran the diff lines together.
+    OneLine,
+}
+
+impl DiffLayout {
+    /// The layout this call's client shows legibly (by the name it gives).
+    pub fn for_client(context: &RequestContext<RoleServer>) -> DiffLayout {
+        let name = context
+            .client_info()
+            .map(|info| info.name.to_ascii_lowercase())
+            .unwrap_or_default();
+        if name.contains("claude") {
+            DiffLayout::OneLine
+        } else {
+            DiffLayout::Lines
+        }
+    }
+
+    fn line_end(self) -> &'static str {
+        match self {
+            DiffLayout::Lines => "\n",
+            DiffLayout::OneLine => " ⏎ ",
+        }
+    }
+}
+
 /// The diff as the form shows it: at most [`FORM_DIFF_LINES`] lines and [`FORM_DIFF_CHARS`]
 /// characters, then how many lines were cut and where the whole proposal is.
-fn bounded_diff(open: &OpenReview) -> String {
+fn bounded_diff(open: &OpenReview, layout: DiffLayout) -> String {
     let lines: Vec<&str> = open.diff.lines().collect();
     let mut shown = String::new();
     let mut count = 0;
@@ -97,7 +129,7 @@ fn bounded_diff(open: &OpenReview) -> String {
             break;
         }
         shown.push_str(line);
-        shown.push('\n');
+        shown.push_str(layout.line_end());
         count += 1;
     }
     if count < lines.len() {
@@ -111,7 +143,7 @@ fn bounded_diff(open: &OpenReview) -> String {
 }
 
 /// The form: approve (its description holds the diff, which clients show whole) and a comment.
-fn form(open: &OpenReview) -> ElicitRequestParams {
+fn form(open: &OpenReview, layout: DiffLayout) -> ElicitRequestParams {
     let added = open
         .diff
         .lines()
@@ -137,7 +169,7 @@ fn form(open: &OpenReview) -> ElicitRequestParams {
             "approve": {
                 "type": "boolean",
                 "title": "Approve",
-                "description": bounded_diff(open),
+                "description": bounded_diff(open, layout),
                 "default": false
             },
             "comment": {
@@ -232,10 +264,14 @@ pub fn answer_of(responses: &InputResponses, url_mode: bool) -> Option<Answer> {
 /// The `input_required` result asking the client to show the form, or to open `link` (URL
 /// mode), on 2026-07-28. The state is the session_path: a handle the server checks against its
 /// live sessions on the retry.
-pub fn input_required(open: &OpenReview, link: Option<&str>) -> InputRequiredResult {
+pub fn input_required(
+    open: &OpenReview,
+    link: Option<&str>,
+    layout: DiffLayout,
+) -> InputRequiredResult {
     let params = match link {
         Some(link) => url_request(open, link),
-        None => form(open),
+        None => form(open, layout),
     };
     let mut requests = BTreeMap::new();
     requests.insert(
@@ -274,7 +310,7 @@ pub async fn ask_in_form(
     let link = url_mode_link(server, &open, url).await;
     let params = match &link {
         Some(link) => url_request(&open, link),
-        None => form(&open),
+        None => form(&open, DiffLayout::for_client(context)),
     };
     let asked = context.peer.create_elicitation(params);
     let cancelled = context.ct.clone();

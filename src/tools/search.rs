@@ -17,8 +17,11 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde::de::{self, Deserializer};
+use serde_json::Value;
 
 use crate::lenient;
+use crate::params::lean_schema;
 use crate::server::FsServer;
 use crate::tools::{blocking, failure, text};
 
@@ -33,67 +36,78 @@ fn dot() -> String {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = lean_schema)]
 pub struct GrepContentParams {
-    /// Regex to search for (ripgrep / Rust regex syntax), e.g. "fn main", "class \\w+Error", "TODO|FIXME". A pattern starting with "-" is fine.
+    /// Rust regex, e.g. "fn main|TODO".
     pub pattern: String,
-    /// File or directory to search, relative to the first allowed directory. Default ".".
     #[serde(default = "dot")]
     pub search_path: String,
-    /// Match case-insensitively. Default false.
     #[serde(default, deserialize_with = "lenient::bool_or_default")]
     pub case_insensitive: bool,
-    /// Lines of context shown before and after each match. Default 2.
+    /// Default 2, at most 20.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub context_lines: Option<i64>,
-    /// Regexes of lines that start a section, for the section end hints. Leave out for the built-in ones per language (functions, classes, headings, top-level keys); [] turns hints off. With custom patterns the hint L{m} is the last line of the block: the line before the next line matching one of them after the match (blank lines before that line not counted), or EOF; so read_files with end_line = m reads the block.
+    /// Section-start regexes (default: built-in per language; [] none). L{m} is then the last line of the block before the next one: end_line = m reads the block.
     #[serde(default)]
     pub section_patterns: Option<Vec<String>>,
-    /// Most matching lines to show (all files together). Default 100.
+    /// Default 100, at most 1000.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub max_matches: Option<i64>,
-    /// Also search files that .gitignore/.ignore exclude. Default false.
     #[serde(default, deserialize_with = "lenient::bool_or_default")]
     pub include_ignored: bool,
-    /// Also search hidden files and directories. Default false.
     #[serde(default, deserialize_with = "lenient::bool_or_default")]
     pub include_hidden: bool,
-    /// Seconds before the search stops and returns what it found. Default 30.
+    /// Seconds. Default 30, at most 300.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub timeout: Option<i64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = lean_schema)]
 pub struct SearchFilesParams {
-    /// Directory to search in, relative to the first allowed directory. Default ".".
     #[serde(default = "dot")]
     pub path: String,
-    /// Glob. Without "/" it matches file names at any depth ("*.rs", "Cargo.toml"); with "/" or "**" it matches the path relative to `path` (path "web" with "src/*.ts" finds web/src/index.ts). Results are shown relative to the first allowed directory, like every other path.
     pub pattern: String,
-    /// Also match hidden files. Default false.
     #[serde(default, deserialize_with = "lenient::bool_or_default")]
     pub include_hidden: bool,
-    /// Also match files that .gitignore/.ignore exclude. Default false.
     #[serde(default, deserialize_with = "lenient::bool_or_default")]
     pub include_ignored: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = lean_schema)]
 pub struct DirectoryTreeParams {
-    /// Directory to show, relative to the first allowed directory. Default ".".
     #[serde(default = "dot")]
     pub path: String,
-    /// Levels below `path` to show. Default 4.
+    /// Default 4.
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub max_depth: Option<i64>,
-    /// Directory names to leave out. Leave out for the defaults (.git, node_modules, target, .venv, __pycache__, .pytest_cache, dist, build); [] shows everything.
+    /// Names not to expand (default .git, node_modules, target…; [] none).
     #[serde(default)]
     pub exclude_dirs: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct PathParams {
-    /// Path, relative to the first allowed directory or absolute inside an allowed directory.
     pub path: String,
+}
+
+// `get_file_info`'s files: `path`, `paths`, or both (`path` first).
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct FileInfoParams {
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Several files, at most 20.
+    #[serde(default, deserialize_with = "path_list")]
+    pub paths: Option<Vec<String>>,
+}
+
+/// `paths` as a list, a lone string, or a JSON string holding the list (see [`lenient::list_of`]).
+fn path_list<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => lenient::list_of(v).map(Some).map_err(de::Error::custom),
+    }
 }
 
 /// A search answer, or the error the model reads.
@@ -111,9 +125,7 @@ fn bounded(value: Option<i64>, default: i64, min: i64, max: i64) -> i64 {
 #[tool_router(router = search_tools, vis = "pub(crate)")]
 impl FsServer {
     #[tool(
-        description = "Search file contents with a regex (ripgrep engine, in-process). Respects .gitignore, skips hidden and binary files.\n\
-Each match: 'File: {path}, Line: {n} (section end hint: L{m})' and the lines around it ('n:' match, 'n-' context). The hint is the last line of the function/class/section the match is in, so you can read exactly that block next: read_files [{\"path\": ..., \"start_line\": n, \"end_line\": m}].\n\
-At most max_matches (default 100) matching lines are shown, with a note of the total; narrow search_path or the pattern for more.",
+        description = "Regex search of file contents (ripgrep; skips .gitignored, hidden and binary files). For a match at line n with 'section end hint: L{m}', read_files start_line n, end_line m reads its block.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn grep_content(
@@ -125,12 +137,27 @@ At most max_matches (default 100) matching lines are shown, with a note of the t
         let mut options = GrepOptions::new(p.pattern);
         options.search_path = p.search_path;
         options.case_insensitive = p.case_insensitive;
-        options.context_lines = bounded(p.context_lines, 2, 0, MAX_CONTEXT_LINES) as usize;
+        options.context_lines = bounded(
+            p.context_lines,
+            GrepOptions::DEFAULT_CONTEXT_LINES as i64,
+            0,
+            MAX_CONTEXT_LINES,
+        ) as usize;
         options.section_patterns = p.section_patterns;
-        options.max_matches = bounded(p.max_matches, 100, 1, MAX_MATCHES_LIMIT) as usize;
+        options.max_matches = bounded(
+            p.max_matches,
+            GrepOptions::DEFAULT_MAX_MATCHES as i64,
+            1,
+            MAX_MATCHES_LIMIT,
+        ) as usize;
         options.include_ignored = p.include_ignored;
         options.include_hidden = p.include_hidden;
-        options.timeout = Duration::from_secs(bounded(p.timeout, 30, 1, MAX_TIMEOUT_SECS) as u64);
+        options.timeout = Duration::from_secs(bounded(
+            p.timeout,
+            GrepOptions::DEFAULT_TIMEOUT.as_secs() as i64,
+            1,
+            MAX_TIMEOUT_SECS,
+        ) as u64);
 
         // MCP cancellation stops the walk; the partial result is still returned.
         let cancel = Arc::new(AtomicBool::new(false));
@@ -159,7 +186,7 @@ At most max_matches (default 100) matching lines are shown, with a note of the t
     }
 
     #[tool(
-        description = "Find files by name or path glob (\"*.rs\", \"Cargo.toml\", \"src/**/test_*.py\"). A glob with \"/\" matches the path relative to `path`; the results are paths relative to the first allowed directory (as everywhere), sorted, ready for read_files, capped with a note. Respects .gitignore, skips hidden files and VCS directories; a last line after a blank line says how many were skipped and how to include them.",
+        description = "Find files by glob: \"*.rs\" at any depth; with \"/\" it matches the path relative to `path` (\"src/**/test_*.py\"). Results are relative to the first allowed directory. Skips .gitignored and hidden files (counted at the end).",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn search_files(
@@ -179,7 +206,7 @@ At most max_matches (default 100) matching lines are shown, with a note of the t
     }
 
     #[tool(
-        description = "The directory structure as compact JSON ({name, type, children}), max_depth levels deep (default 4). Build output and VCS directories are listed but not expanded (\"excluded\": true); directories cut by max_depth are marked \"truncated\": true.",
+        description = "Directory tree as compact JSON {name, type, children}; VCS and build directories \"excluded\", max_depth cuts \"truncated\".",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn directory_tree(
@@ -188,7 +215,7 @@ At most max_matches (default 100) matching lines are shown, with a note of the t
     ) -> Result<CallToolResult, ErrorData> {
         let sandbox = self.sandbox();
         let options = TreeOptions {
-            max_depth: bounded(p.max_depth, 4, 0, 64) as usize,
+            max_depth: bounded(p.max_depth, TreeOptions::DEFAULT_MAX_DEPTH as i64, 0, 64) as usize,
             exclude_dirs: p.exclude_dirs,
             ..TreeOptions::default()
         };
@@ -198,7 +225,7 @@ At most max_matches (default 100) matching lines are shown, with a note of the t
     }
 
     #[tool(
-        description = "List a directory's entries as '[DIR] name' and '[FILE] name' lines, directories first.",
+        description = "A directory's entries as '[DIR] name' and '[FILE] name' lines, directories first.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn list_directory(
@@ -211,7 +238,7 @@ At most max_matches (default 100) matching lines are shown, with a note of the t
     }
 
     #[tool(
-        description = "List a directory's entries with their sizes ('[FILE] name  1.80 KB'), directories first, with totals.",
+        description = "A directory's entries with sizes and totals, directories first.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn list_directory_with_sizes(
@@ -225,23 +252,47 @@ At most max_matches (default 100) matching lines are shown, with a note of the t
     }
 
     #[tool(
-        description = "Size, modification time, line count and token estimate of a file, with advice on how to read it in chunks, plus a structure preview for JSON (keys) and CSV (columns). Streams: safe on huge files.",
+        description = "Size, mtime, lines, tokens and chunked-read advice per file; JSON keys, CSV columns.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn get_file_info(
         &self,
-        Parameters(p): Parameters<PathParams>,
+        Parameters(p): Parameters<FileInfoParams>,
     ) -> Result<CallToolResult, ErrorData> {
+        let paths: Vec<String> = p
+            .path
+            .into_iter()
+            .chain(p.paths.unwrap_or_default())
+            .collect();
         let sandbox = self.sandbox();
-        let body = blocking(move || {
-            fs_mcp_search::get_file_info(&sandbox, &p.path, &InfoOptions::default())
-        })
-        .await?;
-        Ok(answer(body))
+        match <[String; 1]>::try_from(paths) {
+            // One file: its answer, or its error as the call's.
+            Ok([path]) => {
+                let body = blocking(move || {
+                    fs_mcp_search::get_file_info(&sandbox, &path, &InfoOptions::default())
+                })
+                .await?;
+                Ok(answer(body))
+            }
+            Err(paths) if paths.is_empty() => Ok(failure(
+                "Error: no file given. Call get_file_info with {\"path\": \"src/main.rs\"} or {\"paths\": [\"a.md\", \"b.md\"]}.",
+            )),
+            Err(paths) => {
+                let batch = blocking(move || {
+                    fs_mcp_search::get_files_info(&sandbox, &paths, &InfoOptions::default())
+                })
+                .await?;
+                Ok(if batch.all_failed {
+                    failure(batch.text)
+                } else {
+                    text(batch.text)
+                })
+            }
+        }
     }
 
     #[tool(
-        description = "Create a directory and any missing parents. An existing directory is fine.",
+        description = "Create a directory with any missing parents (mkdir -p).",
         annotations(
             read_only_hint = false,
             destructive_hint = false,
@@ -262,7 +313,7 @@ At most max_matches (default 100) matching lines are shown, with a note of the t
     }
 
     #[tool(
-        description = "Read an image (png, jpg, gif, webp, svg, …) or audio file (mp3, wav, ogg, …) and return it as MCP image/audio content, up to 10 MB. For text files use read_files.",
+        description = "An image or audio file as image/audio content, at most 10 MB.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn read_media_file(

@@ -14,19 +14,19 @@ use crate::tools::{blocking, failure, text};
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum WorkLogFormat {
-    /// The summary and every log as JSON.
+    // The summary and every log as JSON (plain comments: docs/tools.md describes both formats).
     #[default]
     Json,
-    /// A markdown table, then the tier-1 flags per log.
+    // A markdown table, then the tier-1 flags per log.
     Table,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct AnalyzeWorkLogParams {
-    /// The work log, relative to the first allowed directory. Default "gsd-lite/WORK.md".
+    /// Default "gsd-lite/WORK.md".
     #[serde(default)]
     pub file_path: Option<String>,
-    /// "json" (default) or "table".
+    /// Default json.
     #[serde(default)]
     pub output_format: Option<WorkLogFormat>,
 }
@@ -34,7 +34,7 @@ pub struct AnalyzeWorkLogParams {
 #[tool_router(router = worklog_tools, vis = "pub(crate)")]
 impl FsServer {
     #[tool(
-        description = "Analyze a GSD-Lite work log (markdown with '### [LOG-NNN] - [TYPE] - title - Task: ID' headers): per log its type, task, line range and size in tokens (cl100k, counted offline), and signals that it may be superseded. Tier 1 (strikethrough or SUPERSEDED BY in the header, [DEPRECATED], 'do not follow', status obsolete, killed/scrapped) are strong; tier 2 (depends on, supersedes, replaces, pivot, hit a wall, decided not to, options evaluated) are hints. Code spans and fenced blocks are ignored. Read a flagged log with read_files start_line/end_line from its 'lines'.",
+        description = "Analyze a GSD-Lite work log (### [LOG-NNN] headers): per log its type, task, lines, cl100k tokens and signs it is superseded (tier 1 strong, tier 2 hints).",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn analyze_gsd_work_log(

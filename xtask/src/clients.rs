@@ -3,7 +3,8 @@
 //! - `cargo xtask clients install`: the clients the test suite drives (the official Python SDK,
 //!   the MCP Inspector CLI and the MCP conformance suite, with the Node 22 they need) into
 //!   `target/clients`, with google-genai and the AI SDK; Playwright for Python into the same venv and Debian's Chromium (apt-get,
-//!   as root) for the `ui` browser test.
+//!   as root) for the `ui` browser test; Debian's tmux (apt-get, as root) for the Claude Code
+//!   review scenario of `cargo xtask e2e`.
 //! - `cargo xtask clients verify`: installs OpenCode, Claude Code and Gemini CLI into
 //!   `target/agents` (the pinned versions `cargo xtask e2e` drives), configures each with
 //!   fs-mcp-rs (release build), and runs each client's own `mcp list`, which must show the server
@@ -49,6 +50,7 @@ pub fn install() -> anyhow::Result<()> {
     let dir = clients_dir();
     std::fs::create_dir_all(&dir)?;
     install_chromium()?;
+    install_tmux()?;
     let marker = dir.join("installed.txt");
     let wanted = format!(
         "{PYTHON_MCP}\n{GOOGLE_GENAI}\n{PLAYWRIGHT}\n{NODE22}\n{INSPECTOR}\n{CONFORMANCE}\n{}\n",
@@ -110,27 +112,46 @@ fn install_chromium() -> anyhow::Result<()> {
     if Path::new(CHROMIUM).exists() {
         return Ok(());
     }
-    let is_root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
-    if !is_root {
+    if !is_root() {
         eprintln!(
             "xtask: {CHROMIUM} is missing and this is not root, so it is not installed: for the ui browser test run `sudo apt-get install -y chromium`, or set FS_MCP_CHROMIUM to a Chromium binary"
         );
         return Ok(());
     }
-    eprintln!("xtask: installing Debian's chromium with apt-get");
+    apt_get_install("chromium")
+}
+
+/// Where Debian's `tmux` puts the terminal multiplexer the Claude Code review scenario of
+/// `cargo xtask e2e` drives Claude Code's interactive UI in.
+pub const TMUX: &str = "/usr/bin/tmux";
+
+/// tmux for `cargo xtask e2e`'s review scenario: installed with apt-get when missing and running
+/// as root (CI); otherwise an error saying how (that scenario then fails its setup check).
+pub fn install_tmux() -> anyhow::Result<()> {
+    if Path::new(TMUX).exists() {
+        return Ok(());
+    }
+    if !is_root() {
+        bail!(
+            "{TMUX} is missing and this is not root: run `sudo apt-get install -y tmux` for the Claude Code review scenario"
+        );
+    }
+    apt_get_install("tmux")
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+fn apt_get_install(package: &str) -> anyhow::Result<()> {
+    eprintln!("xtask: installing Debian's {package} with apt-get");
     status(Command::new("apt-get").args(["update", "-qq"]))?;
     status(
         Command::new("apt-get")
-            .args([
-                "install",
-                "-y",
-                "-qq",
-                "--no-install-recommends",
-                "chromium",
-            ])
+            .args(["install", "-y", "-qq", "--no-install-recommends", package])
             .env("DEBIAN_FRONTEND", "noninteractive"),
     )
 }

@@ -6,7 +6,7 @@
 //!   original fs-mcp, the official filesystem server, rg, jq and yq; writes docs/BENCHMARKS.md.
 //! - `clients install|verify`: install the test clients; verify OpenCode, Claude Code and
 //!   Gemini CLI connect to the server.
-//! - `e2e [--cli NAME] [--transport stdio|http|proxy]`: those three CLIs call the tools against a
+//! - `e2e [--cli NAME] [--transport stdio|http|proxy] [--scenario standard|review]`: those three CLIs call the tools against a
 //!   scripted stand-in model, offline, configured as README.md shows.
 //! - `schemas [--tool NAME]`: every tool's raw schemars schema next to the Gemini-safe one.
 
@@ -23,7 +23,7 @@ mod util;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <test [CARGO TEST ARGS] | bench [all|startup|read|grep|query|tree|proxy]... [--quick] | e2e [--cli NAME] [--transport stdio|http|proxy] | clients install|verify | schemas [--tool NAME]>
+const USAGE: &str = "usage: cargo xtask <test [CARGO TEST ARGS] | bench [all|startup|read|grep|query|tree|proxy]... [--quick] | e2e [--cli NAME] [--transport stdio|http|proxy] [--scenario standard|review] | clients install|verify | schemas [--tool NAME]>
   `cargo xtask bench --help` lists the benchmark options.";
 
 fn main() -> ExitCode {

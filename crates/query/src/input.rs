@@ -71,20 +71,14 @@ pub(crate) fn json_inputs(body: &[u8]) -> Result<InputIter<'_>, QueryError> {
 const MAX_JSON_DEPTH: usize = 10_000;
 
 fn check_depth(body: &[u8]) -> Result<(), QueryError> {
-    let (mut depth, mut in_str, mut escaped) = (0usize, false, false);
-    for (i, &b) in body.iter().enumerate() {
-        if in_str {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_str = false;
-            }
-            continue;
-        }
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(&b) = body.get(i) {
         match b {
-            b'"' => in_str = true,
+            b'"' => {
+                i = crate::skip::string_end_unchecked(body, i + 1);
+                continue;
+            }
             b'[' | b'{' => {
                 depth += 1;
                 if depth > MAX_JSON_DEPTH {
@@ -98,6 +92,7 @@ fn check_depth(body: &[u8]) -> Result<(), QueryError> {
             b']' | b'}' => depth = depth.saturating_sub(1),
             _ => {}
         }
+        i += 1;
     }
     Ok(())
 }

@@ -149,6 +149,7 @@ mod request;
 mod rewrite;
 mod run;
 mod shape;
+mod skip;
 mod worker;
 
 #[doc = include_str!("COMPAT.md")]

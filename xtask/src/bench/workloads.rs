@@ -10,7 +10,7 @@ use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
 use super::client::McpClient;
-use super::competitors::{self, Kind, Server, Setup, Tool, YQ_VERSION};
+use super::competitors::{self, JAQ_VERSION, Kind, QJ_VERSION, Server, Setup, Tool, YQ_VERSION};
 use super::data::{self, Data, Format, Tree};
 use super::measure::{self, CommandRun, RssSampler, Stats};
 
@@ -105,6 +105,12 @@ pub const SUBJECT_RG_AS_ORIGINAL: &str = "rg, fs-mcp's flags";
 pub const SUBJECT_JQ: &str = "jq";
 /// kislyuk's yq (PyPI), the YAML baseline.
 pub const SUBJECT_YQ: &str = "yq";
+/// qj over the JSON file (the jq language on simdjson).
+pub const SUBJECT_QJ: &str = "qj";
+/// The start-up-only peer.
+pub const SUBJECT_RUST_MCP_FILESYSTEM: &str = "rust-mcp-filesystem";
+/// jaq over the JSON file.
+pub const SUBJECT_JAQ: &str = "jaq";
 
 /// What every workload needs.
 pub struct Plan<'a> {
@@ -264,15 +270,40 @@ fn proxy_runs(plan: &Plan, server: &Server) -> anyhow::Result<[ProxySamples; 2]>
 
 fn startup(plan: &Plan) -> Vec<Row> {
     let mut rows = Vec::new();
-    for server in &plan.setup.servers {
-        let subject = server.kind.label();
+    let servers = plan
+        .setup
+        .servers
+        .iter()
+        .map(|s| (s.kind.label(), StartCommand::Server(s)));
+    let peers = plan
+        .setup
+        .startup_peers
+        .iter()
+        .map(|p| (p.label, StartCommand::Peer(p)));
+    let subjects: Vec<_> = servers.chain(peers).collect();
+    // Runs alternate between the subjects (one start of each, then again), so that every
+    // subject sees the same load on a shared machine.
+    let mut measured: Vec<anyhow::Result<StartupRuns>> = subjects
+        .iter()
+        .map(|_| Ok(StartupRuns::default()))
+        .collect();
+    for i in 0..plan.warmup + plan.runs {
+        for ((subject, start), runs) in subjects.iter().zip(measured.iter_mut()) {
+            if let Ok(m) = runs
+                && let Err(e) = startup_run(plan, subject, start, m, i >= plan.warmup)
+            {
+                *runs = Err(e);
+            }
+        }
+    }
+    for ((subject, _), runs) in subjects.iter().zip(measured) {
         let row = |case: &str, outcome| Row {
             workload: Workload::Startup,
             case: case.to_string(),
             subject: subject.to_string(),
             outcome,
         };
-        match startup_runs(plan, server) {
+        match runs {
             Ok(m) => {
                 let tools = format!("{} tools", m.tools);
                 rows.push(row(
@@ -304,6 +335,22 @@ fn startup(plan: &Plan) -> Vec<Row> {
     rows
 }
 
+/// What the startup workload starts: one of the servers, or a start-up-only peer.
+enum StartCommand<'a> {
+    Server(&'a Server),
+    Peer(&'a competitors::StartupPeer),
+}
+
+impl StartCommand<'_> {
+    fn command(&self, dir: &Path, log: &Path) -> anyhow::Result<Command> {
+        match self {
+            StartCommand::Server(s) => s.command(dir, log),
+            StartCommand::Peer(p) => p.command(dir, log),
+        }
+    }
+}
+
+#[derive(Default)]
 struct StartupRuns {
     init: Vec<Duration>,
     list: Vec<Duration>,
@@ -312,38 +359,36 @@ struct StartupRuns {
     tools: usize,
 }
 
-fn startup_runs(plan: &Plan, server: &Server) -> anyhow::Result<StartupRuns> {
-    let subject = server.kind.label();
-    let mut m = StartupRuns {
-        init: Vec::new(),
-        list: Vec::new(),
-        idle_kb: Vec::new(),
-        peak_kb: 0,
-        tools: 0,
-    };
-    for i in 0..plan.warmup + plan.runs {
-        let command = server.command(&plan.data.dir, &plan.log(subject))?;
-        let start = Instant::now();
-        let mut client = McpClient::spawn(subject, command)?;
-        client.initialize(plan.timeout)?;
-        let init = start.elapsed();
-        let start = Instant::now();
-        let tools = client.list_tools(plan.timeout)?;
-        let list = start.elapsed();
-        // Let start-up work (threads, lazy imports) settle before reading the idle size.
-        std::thread::sleep(Duration::from_millis(250));
-        let idle = measure::tree_rss_kb(client.pid());
-        let peak = measure::hwm_kb(client.pid()).unwrap_or(0).max(idle);
-        client.shutdown(Duration::from_secs(10))?;
-        if i >= plan.warmup {
-            m.init.push(init);
-            m.list.push(list);
-            m.idle_kb.push(idle);
-            m.peak_kb = m.peak_kb.max(peak);
-            m.tools = tools.len();
-        }
+/// One start of `subject`: spawn → `initialize` reply, `tools/list`, idle size; recorded in `m`
+/// when `timed`.
+fn startup_run(
+    plan: &Plan,
+    subject: &str,
+    start: &StartCommand,
+    m: &mut StartupRuns,
+    timed: bool,
+) -> anyhow::Result<()> {
+    let command = start.command(&plan.data.dir, &plan.log(subject))?;
+    let started = Instant::now();
+    let mut client = McpClient::spawn(subject, command)?;
+    client.initialize(plan.timeout)?;
+    let init = started.elapsed();
+    let listed = Instant::now();
+    let tools = client.list_tools(plan.timeout)?;
+    let list = listed.elapsed();
+    // Let start-up work (threads, lazy imports) settle before reading the idle size.
+    std::thread::sleep(Duration::from_millis(250));
+    let idle = measure::tree_rss_kb(client.pid());
+    let peak = measure::hwm_kb(client.pid()).unwrap_or(0).max(idle);
+    client.shutdown(Duration::from_secs(10))?;
+    if timed {
+        m.init.push(init);
+        m.list.push(list);
+        m.idle_kb.push(idle);
+        m.peak_kb = m.peak_kb.max(peak);
+        m.tools = tools.len();
     }
-    Ok(m)
+    Ok(())
 }
 
 fn timed(samples: &[Duration], peak_kb: Option<u64>, detail: String) -> Outcome {
@@ -1029,6 +1074,8 @@ struct QueryLanguage<'a> {
     /// The baseline command (`jq`, `yq`), or why it cannot run.
     baseline_subject: &'static str,
     baseline: Result<&'a Tool, String>,
+    /// Faster tools of the same language, timed alongside (qj, jaq over JSON), or why not.
+    rivals: Vec<(&'static str, Result<&'a Tool, String>)>,
     /// Whether fs-mcp can run the tool, or why not.
     original: Result<(), String>,
     queries: Vec<(&'static str, &'static str)>,
@@ -1050,6 +1097,24 @@ fn query(plan: &Plan) -> Vec<Row> {
             None => Err("its query_json needs jq on PATH".into()),
         },
         queries: data::queries(),
+        rivals: vec![
+            (
+                SUBJECT_QJ,
+                setup.qj.as_ref().ok_or_else(|| {
+                    format!(
+                        "qj {QJ_VERSION} is not installed in target/bench/cargo (pass --install)"
+                    )
+                }),
+            ),
+            (
+                SUBJECT_JAQ,
+                setup.jaq.as_ref().ok_or_else(|| {
+                    format!(
+                        "jaq {JAQ_VERSION} is not installed in target/bench/venv (pass --install)"
+                    )
+                }),
+            ),
+        ],
     };
     let yaml = QueryLanguage {
         format: Format::Yaml,
@@ -1065,6 +1130,7 @@ fn query(plan: &Plan) -> Vec<Row> {
         },
         original: original_query_yaml(setup),
         queries: data::yaml_queries(),
+        rivals: Vec::new(),
     };
     let mut rows = Vec::new();
     let mut cases = query_cases(plan, &json, &mut rows);
@@ -1138,6 +1204,31 @@ fn query_cases<'a>(
                         },
                         move |run| baseline_detail(subject, run),
                     ));
+                }
+            }
+            for (rival, found) in &language.rivals {
+                let rival: &'static str = rival;
+                match found {
+                    Err(why) => rows.push(missing(Workload::Query, label, rival, why)),
+                    Ok(tool) => {
+                        let tool: &'a Tool = tool;
+                        companions.push(Companion::new(
+                            rival,
+                            move || {
+                                let mut c = Command::new(&tool.path);
+                                c.arg("-c").arg(expression).arg(file);
+                                Some((
+                                    c,
+                                    Capture {
+                                        prefix: b"",
+                                        keep: 1 << 20,
+                                        stop_after: None,
+                                    },
+                                ))
+                            },
+                            move |run| baseline_detail(rival, run),
+                        ));
+                    }
                 }
             }
             let file = path_str(file);

@@ -21,6 +21,10 @@ pub const PACKAGES: &[&str] = &[
 /// The flags the harness adds to the README's server command: proposals commit without a human.
 pub const SERVER_FLAGS: &[&str] = &["--auto-approve"];
 
+/// The review scenarios' flags: no `--auto-approve`, so a human decides (the harness, on the
+/// screen or in the page); a review nobody decides ends within a minute, inside the run's limit.
+pub const REVIEW_FLAGS: &[&str] = &["--review-timeout", "60"];
+
 /// The proxy run: the README's stdio command becomes `fs-mcp-rs proxy -- fs-mcp-rs
 /// --auto-approve ARGS`, so every call of the script goes through `fs-mcp-rs proxy` to the server.
 pub const PROXY_FLAGS: &[&str] = &["proxy", "--", "fs-mcp-rs", "--auto-approve"];
@@ -157,6 +161,8 @@ pub struct Session {
     /// `127.0.0.1:PORT` of the HTTP server (HTTP runs).
     pub http_addr: Option<String>,
     pub token: String,
+    /// A review scenario: the server runs with [`REVIEW_FLAGS`] instead of `--auto-approve`.
+    pub review: bool,
 }
 
 pub const PROMPT: &str = "Run the fs-mcp-rs end-to-end script.";
@@ -271,7 +277,7 @@ impl Session {
                             .iter()
                             .position(|w| w.ends_with("fs-mcp-rs"))
                             .context("README claude-stdio: no `fs-mcp-rs` in the command")?;
-                        for (i, flag) in self.transport.server_flags().iter().enumerate() {
+                        for (i, flag) in self.server_flags().iter().enumerate() {
                             words.insert(at + 1 + i, flag.to_string());
                         }
                     }
@@ -292,9 +298,18 @@ impl Session {
         }
     }
 
+    /// What the harness inserts after the README's `fs-mcp-rs` (stdio runs).
+    fn server_flags(&self) -> &'static [&'static str] {
+        if self.review {
+            REVIEW_FLAGS
+        } else {
+            self.transport.server_flags()
+        }
+    }
+
     fn flag_stdio(&self, config: &mut Value) -> anyhow::Result<()> {
         if self.transport != Transport::Http
-            && readme::add_server_flags(config, self.transport.server_flags()) == 0
+            && readme::add_server_flags(config, self.server_flags()) == 0
         {
             bail!(
                 "README `{}`: no server entry starting `fs-mcp-rs`",
@@ -320,18 +335,8 @@ impl Session {
             }
             Cli::Claude => {
                 let mut command = self.base_command("claude");
-                command
-                    .args(["-p", PROMPT, "--dangerously-skip-permissions"])
-                    .env("ANTHROPIC_BASE_URL", &self.model_url)
-                    .env("ANTHROPIC_API_KEY", "e2e-stand-in")
-                    // Root may skip permissions only in a declared sandbox.
-                    .env("IS_SANDBOX", "1")
-                    // As against Anthropic's API: MCP tools deferred behind ToolSearch.
-                    .env("ENABLE_TOOL_SEARCH", "true")
-                    .env("DISABLE_AUTOUPDATER", "1")
-                    .env("DISABLE_TELEMETRY", "1")
-                    .env("DISABLE_ERROR_REPORTING", "1")
-                    .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+                command.args(["-p", PROMPT, "--dangerously-skip-permissions"]);
+                self.claude_env(&mut command);
                 command
             }
             Cli::OpenCode => {
@@ -351,6 +356,78 @@ impl Session {
         }
     }
 }
+
+impl Session {
+    /// Claude Code's environment: the stand-in model, nothing sent elsewhere.
+    fn claude_env(&self, command: &mut Command) {
+        command
+            .env("ANTHROPIC_BASE_URL", &self.model_url)
+            .env("ANTHROPIC_API_KEY", CLAUDE_API_KEY)
+            // Root may skip permissions only in a declared sandbox.
+            .env("IS_SANDBOX", "1")
+            // As against Anthropic's API: MCP tools deferred behind ToolSearch.
+            .env("ENABLE_TOOL_SEARCH", "true")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("DISABLE_ERROR_REPORTING", "1")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+    }
+
+    /// Claude Code interactive (run under tmux by the review scenario): a human answers its
+    /// prompts, and only `propose_and_review` runs without asking.
+    pub fn interactive_claude(&self) -> Command {
+        let mut command = self.base_command("claude");
+        // The prompt first: after --allowedTools it would be read as another tool name.
+        command.args([
+            PROMPT,
+            "--permission-mode",
+            "default",
+            "--allowedTools",
+            CLAUDE_REVIEW_TOOL,
+        ]);
+        self.claude_env(&mut command);
+        command
+    }
+
+    /// What an interactive Claude Code asks once per machine or folder, answered beforehand in
+    /// `~/.claude.json` (kept beside what `claude mcp add` wrote there): onboarding done, the
+    /// stand-in's API key approved, the project folder trusted.
+    pub fn prepare_interactive_claude(&self) -> anyhow::Result<()> {
+        let path = self.home.join(".claude.json");
+        let mut config: Value = match std::fs::read_to_string(&path) {
+            Ok(text) => serde_json::from_str(&text)
+                .with_context(|| format!("{} is not JSON", path.display()))?,
+            Err(_) => json!({}),
+        };
+        let Some(object) = config.as_object_mut() else {
+            bail!("{} is not a JSON object", path.display());
+        };
+        object.insert("hasCompletedOnboarding".into(), json!(true));
+        object.insert("theme".into(), json!("dark"));
+        // Claude Code remembers a key by its last 20 characters.
+        let key: String = {
+            let chars: Vec<char> = CLAUDE_API_KEY.trim().chars().collect();
+            chars[chars.len().saturating_sub(20)..].iter().collect()
+        };
+        object.insert(
+            "customApiKeyResponses".into(),
+            json!({"approved": [key], "rejected": []}),
+        );
+        let projects = object.entry("projects").or_insert_with(|| json!({}));
+        let project = &mut projects[self.project.display().to_string()];
+        if !project.is_object() {
+            *project = json!({});
+        }
+        project["hasTrustDialogAccepted"] = json!(true);
+        project["hasCompletedProjectOnboarding"] = json!(true);
+        write_json(&path, &config)
+    }
+}
+
+/// The API key Claude Code is given (the stand-in accepts any).
+const CLAUDE_API_KEY: &str = "e2e-stand-in";
+/// The one tool the interactive review run lets Claude Code call without asking.
+pub const CLAUDE_REVIEW_TOOL: &str = "mcp__fs__propose_and_review";
 
 fn write_json(path: &Path, value: &Value) -> anyhow::Result<()> {
     if let Some(parent) = path.parent() {

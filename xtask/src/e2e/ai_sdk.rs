@@ -77,7 +77,10 @@ fn script() -> Script {
             }),
             check: raw_types_arrived,
             on_disk: None,
+            continues_session: false,
         }],
+        // Its first outcome is replaced by this upstream's own schema check (below).
+        checks_schema: true,
     }
 }
 

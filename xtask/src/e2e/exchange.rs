@@ -272,6 +272,8 @@ pub fn endpoint(path: &str) -> Endpoint {
 pub struct Recorded {
     pub exchange: Option<Exchange>,
     pub reply: Value,
+    /// When the stand-in answered it, in milliseconds since the stand-in started.
+    pub ms: Option<u64>,
 }
 
 /// Reads a stand-in log back: each model request parsed in its dialect.
@@ -292,6 +294,7 @@ pub fn read_log(path: &Path) -> anyhow::Result<Vec<Recorded>> {
         out.push(Recorded {
             exchange: dialect.map(|d| Exchange::parse(d, &entry["body"])),
             reply: entry["reply"].clone(),
+            ms: entry["ms"].as_u64(),
         });
     }
     Ok(out)

@@ -8,12 +8,17 @@
 //! turn (see `script.rs`); a scenario passes when the tool's result, with the expected content,
 //! reaches the model's next request. Everything of a run (project, home, the model's request log,
 //! the CLI's output, the HTTP server's log) stays in `target/e2e/<cli>-<transport>/`.
+//!
+//! `--scenario review` (also in the default run) reviews a proposal without `--auto-approve`:
+//! Claude Code's own form driven under tmux, Gemini CLI's review page link (see `review.rs`);
+//! those runs are in `target/e2e/<cli>-review-*/`.
 
 pub mod agents;
 pub mod ai_sdk;
 pub mod exchange;
 pub mod model;
 pub mod readme;
+pub mod review;
 pub mod script;
 #[cfg(test)]
 mod tests;
@@ -33,10 +38,30 @@ use script::{Outcome, RunEnd, Script};
 use crate::util;
 
 const USAGE: &str = "usage: cargo xtask e2e [--cli gemini|claude|opencode|ai-sdk]... \
-[--transport stdio|http|proxy] [--server-bin PATH] [--no-install] [--timeout SECONDS]";
+[--transport stdio|http|proxy] [--scenario standard|review] [--server-bin PATH] [--no-install] \
+[--timeout SECONDS]";
+
+/// Which sessions run: the standard script (each CLI × transport, with `--auto-approve`), and
+/// the review scenarios (see review.rs: Claude Code's form under tmux, Gemini CLI's page link).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scenario {
+    Standard,
+    Review,
+}
+
+impl Scenario {
+    fn parse(name: &str) -> anyhow::Result<Scenario> {
+        match name.to_ascii_lowercase().as_str() {
+            "standard" => Ok(Scenario::Standard),
+            "review" => Ok(Scenario::Review),
+            _ => bail!("unknown scenario `{name}` (standard, review)"),
+        }
+    }
+}
 
 struct Options {
     clis: Vec<Cli>,
+    scenarios: Vec<Scenario>,
     /// Run the AI SDK harness (`--cli ai-sdk`, or no `--cli`).
     ai_sdk: bool,
     transports: Vec<Transport>,
@@ -49,6 +74,7 @@ impl Options {
     fn parse(args: &[String]) -> anyhow::Result<Options> {
         let mut options = Options {
             clis: Vec::new(),
+            scenarios: Vec::new(),
             ai_sdk: false,
             transports: Vec::new(),
             server_bin: None,
@@ -76,6 +102,11 @@ impl Options {
                         options.transports.push(Transport::parse(name)?);
                     }
                 }
+                "--scenario" => {
+                    for name in value()?.split(',') {
+                        options.scenarios.push(Scenario::parse(name)?);
+                    }
+                }
                 "--server-bin" => options.server_bin = Some(PathBuf::from(value()?)),
                 "--no-install" => options.install = false,
                 "--timeout" => {
@@ -85,9 +116,18 @@ impl Options {
                 _ => bail!("unknown argument `{arg}`\n{USAGE}"),
             }
         }
+        let only_review =
+            !options.scenarios.is_empty() && !options.scenarios.contains(&Scenario::Standard);
         if options.clis.is_empty() && !options.ai_sdk {
             options.clis = Cli::ALL.to_vec();
-            options.ai_sdk = true;
+            // The AI SDK harness is part of the standard sessions.
+            options.ai_sdk = !only_review;
+        }
+        if only_review {
+            options.ai_sdk = false;
+        }
+        if options.scenarios.is_empty() {
+            options.scenarios = vec![Scenario::Standard, Scenario::Review];
         }
         if options.transports.is_empty() {
             options.transports = Transport::ALL.to_vec();
@@ -106,6 +146,9 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         agents::install()?;
         if options.ai_sdk && !ai_sdk::installed() {
             crate::clients::install()?;
+        }
+        if options.review_in_tmux() {
+            crate::clients::install_tmux()?;
         }
     }
     let tally = run_sessions(&options, &server)?;
@@ -155,7 +198,20 @@ pub fn run_for_tests(server: &Path) -> anyhow::Result<Tally> {
         });
     }
     let options = Options::parse(&[])?;
+    if options.review_in_tmux()
+        && let Err(e) = crate::clients::install_tmux()
+    {
+        // The Claude Code review run then fails its setup check, saying why.
+        eprintln!("xtask: tmux for the Claude Code review scenario: {e:#}");
+    }
     run_sessions(&options, server)
+}
+
+impl Options {
+    /// Whether a review scenario drives Claude Code under tmux.
+    fn review_in_tmux(&self) -> bool {
+        self.scenarios.contains(&Scenario::Review) && self.clis.contains(&Cli::Claude)
+    }
 }
 
 /// `--cli ai-sdk`: the AI SDK harness (see ai_sdk.rs).
@@ -194,7 +250,8 @@ fn run_sessions(options: &Options, server: &Path) -> anyhow::Result<Tally> {
     std::os::unix::fs::symlink(&server, server_dir.join("fs-mcp-rs"))?;
 
     let mut rows: Vec<(&str, &str, Vec<Outcome>)> = Vec::new();
-    for &cli in &options.clis {
+    let standard = options.scenarios.contains(&Scenario::Standard);
+    for &cli in options.clis.iter().filter(|_| standard) {
         for &transport in &options.transports {
             eprintln!("xtask e2e: {} over {} …", cli.label(), transport.key());
             let started = Instant::now();
@@ -218,6 +275,9 @@ fn run_sessions(options: &Options, server: &Path) -> anyhow::Result<Tally> {
             rows.push((cli.label(), transport.key(), outcomes));
         }
     }
+    if options.scenarios.contains(&Scenario::Review) {
+        run_reviews(options, &out, &server_dir, &snippets, &mut rows);
+    }
     if options.ai_sdk {
         eprintln!("xtask e2e: AI SDK over fs-mcp-rs proxy …");
         let dir = out.join(AI_SDK_KEY);
@@ -238,6 +298,60 @@ fn run_sessions(options: &Options, server: &Path) -> anyhow::Result<Tally> {
         failed,
         logs: out,
     })
+}
+
+/// The review scenarios (review.rs), over stdio: Claude Code approves and rejects in its own
+/// form under tmux; Gemini CLI gets the review page's link. OpenCode has none yet.
+fn run_reviews(
+    options: &Options,
+    out: &Path,
+    server_dir: &Path,
+    snippets: &std::collections::BTreeMap<String, String>,
+    rows: &mut Vec<(&str, &str, Vec<Outcome>)>,
+) {
+    for &cli in &options.clis {
+        if cli == Cli::Claude
+            && !Path::new(crate::clients::TMUX).exists()
+            && std::env::var("FS_MCP_REQUIRE_CLIENTS").as_deref() != Ok("1")
+        {
+            eprintln!(
+                "xtask e2e: SKIPPING the Claude Code review scenario: {} is missing (`sudo apt-get install -y tmux`; FS_MCP_REQUIRE_CLIENTS=1 makes this an error)",
+                crate::clients::TMUX
+            );
+            continue;
+        }
+        let runs: Vec<Option<script::FormAnswer>> = match cli {
+            Cli::Claude => script::FormAnswer::ALL.into_iter().map(Some).collect(),
+            Cli::Gemini => vec![None],
+            Cli::OpenCode => Vec::new(),
+        };
+        for form in runs {
+            let how = form.map_or("page", |f| f.key());
+            let label = format!("{} review ({how})", cli.label());
+            eprintln!("xtask e2e: {label} …");
+            let started = Instant::now();
+            let dir = out.join(format!("{}-review-{how}", cli.key()));
+            let outcomes = match form {
+                Some(answer) => {
+                    review::claude_form(answer, &dir, server_dir, snippets, options.timeout)
+                }
+                None => review::gemini_page(&dir, server_dir, snippets, options.timeout),
+            }
+            .unwrap_or_else(setup_failed);
+            report_run(&label, &outcomes, started, &dir);
+            // Rows of the approving and the rejecting run told apart.
+            let outcomes = outcomes
+                .into_iter()
+                .map(|mut o| {
+                    if cli == Cli::Claude {
+                        o.scenario = format!("{how}: {}", o.scenario);
+                    }
+                    o
+                })
+                .collect();
+            rows.push((cli.label(), "stdio", outcomes));
+        }
+    }
 }
 
 /// A run that could not even start is one failed "setup" check saying why.
@@ -337,6 +451,7 @@ fn run_session(
         model_url: model.base_url(),
         http_addr,
         token,
+        review: false,
     };
     session.configure(snippets)?;
 

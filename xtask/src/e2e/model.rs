@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
@@ -34,6 +34,8 @@ struct Shared {
     script: Script,
     log: Mutex<File>,
     seq: AtomicU64,
+    /// Each request is logged with its time since then (`ms`), so a scenario can time a call.
+    started: Instant,
 }
 
 impl StandIn {
@@ -47,6 +49,7 @@ impl StandIn {
             script,
             log: Mutex::new(log),
             seq: AtomicU64::new(0),
+            started: Instant::now(),
         });
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
@@ -98,6 +101,7 @@ fn serve(stream: TcpStream, shared: &Shared) -> anyhow::Result<()> {
     let n = shared.seq.fetch_add(1, Ordering::SeqCst);
     let line = json!({
         "n": n,
+        "ms": u64::try_from(shared.started.elapsed().as_millis()).unwrap_or(u64::MAX),
         "method": request.method,
         "path": request.path,
         "body": serde_json::from_slice::<Value>(&request.body)

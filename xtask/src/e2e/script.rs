@@ -40,18 +40,26 @@ pub struct Seen<'a> {
     pub is_error: bool,
 }
 
+/// How a step judges what the model received.
+pub type Check = fn(&Seen) -> Result<(), String>;
+
 pub struct Step {
     pub scenario: &'static str,
     /// The tool to call: a declared tool named this or ending with `_` + this.
     pub tool: &'static str,
     pub args: Value,
-    pub check: fn(&Seen) -> Result<(), String>,
+    pub check: Check,
     /// A file of the project and what it must contain after the run.
     pub on_disk: Option<(&'static str, &'static str)>,
+    /// The call carries the `session_path` the previous step's result named (collecting a
+    /// review's verdict).
+    pub continues_session: bool,
 }
 
 pub struct Script {
     pub steps: Vec<Step>,
+    /// Whether the session is also judged on `read_files`' declared schema (the standard run).
+    pub checks_schema: bool,
 }
 
 /// What the stand-in answers.
@@ -150,6 +158,7 @@ impl Script {
                 args: json!({"files": [{"path": "notes.md", "head": 3}]}),
                 check: |s| contains_all(s, &["notes.md", "alpha line 3"], &["alpha line 4"]),
                 on_disk: None,
+                continues_session: false,
             },
             Step {
                 scenario: "grep_content",
@@ -157,6 +166,7 @@ impl Script {
                 args: json!({"pattern": "needle-[0-9]+"}),
                 check: |s| contains_all(s, &["code.txt", "needle-4711"], &[]),
                 on_disk: None,
+                continues_session: false,
             },
             Step {
                 scenario: "query_json number (.items | length)",
@@ -164,6 +174,7 @@ impl Script {
                 args: json!({"file_path": "data.json", "jq_expression": ".items | length"}),
                 check: |s| carries(s, json!(23)),
                 on_disk: None,
+                continues_session: false,
             },
             Step {
                 scenario: "query_json array (keys)",
@@ -171,6 +182,7 @@ impl Script {
                 args: json!({"file_path": "data.json", "jq_expression": "keys"}),
                 check: |s| carries(s, json!(["items", "meta", "name"])),
                 on_disk: None,
+                continues_session: false,
             },
             Step {
                 scenario: "query_json string (.name)",
@@ -178,6 +190,7 @@ impl Script {
                 args: json!({"file_path": "data.json", "jq_expression": ".name"}),
                 check: |s| carries(s, json!("fs-e2e-fixture")),
                 on_disk: None,
+                continues_session: false,
             },
             Step {
                 scenario: "query_json object (.meta)",
@@ -185,6 +198,7 @@ impl Script {
                 args: json!({"file_path": "data.json", "jq_expression": ".meta"}),
                 check: |s| carries(s, json!({"owner": "e2e", "version": 3})),
                 on_disk: None,
+                continues_session: false,
             },
             Step {
                 scenario: "propose_and_review (--auto-approve)",
@@ -192,6 +206,7 @@ impl Script {
                 args: json!({"path": "edit.txt", "match_text": "version = 1", "new_string": "version = 2"}),
                 check: |s| contains_all(s, &["COMMITTED"], &[]),
                 on_disk: Some(("edit.txt", "greeting = hello\nversion = 2\n")),
+                continues_session: false,
             },
             Step {
                 scenario: "tool error (path outside the sandbox)",
@@ -209,9 +224,80 @@ impl Script {
                     Ok(())
                 },
                 on_disk: None,
+                continues_session: false,
             },
         ];
-        Script { steps }
+        Script {
+            steps,
+            checks_schema: true,
+        }
+    }
+
+    /// Review in the client's own form (no `--auto-approve`): one proposal, which the human
+    /// approves (`COMMITTED`, the file changed), dismisses (`REJECTED`, untouched) or rejects
+    /// with a comment (`REJECTED` carrying it, untouched).
+    pub fn review_in_form(answer: FormAnswer) -> Script {
+        let (scenario, check, on_disk): (_, Check, _) = match answer {
+            FormAnswer::Approve => (
+                "review in the form: approved → COMMITTED",
+                |s| contains_all(s, &["COMMITTED"], &["REJECTED"]),
+                REVIEWED,
+            ),
+            FormAnswer::Cancel => (
+                "review in the form: Escape → REJECTED",
+                |s| contains_all(s, &["REJECTED"], &["COMMITTED"]),
+                UNREVIEWED,
+            ),
+            FormAnswer::RejectWithComment => (
+                "review in the form: unchecked + comment → REJECTED with it",
+                |s| contains_all(s, &["REJECTED", REVIEW_COMMENT], &["COMMITTED"]),
+                UNREVIEWED,
+            ),
+        };
+        Script {
+            steps: vec![Step {
+                scenario,
+                tool: "propose_and_review",
+                args: review_edit(),
+                check,
+                on_disk: Some((REVIEW_FILE, on_disk)),
+                continues_session: false,
+            }],
+            checks_schema: false,
+        }
+    }
+
+    /// Review in the page (a client without a form, no review command): the call answers at
+    /// once with `PENDING` and the page's link; once the human approved there, the next call
+    /// with the `session_path` gets `COMMITTED`.
+    pub fn review_in_page() -> Script {
+        Script {
+            steps: vec![
+                Step {
+                    scenario: "review page: PENDING with the link",
+                    tool: "propose_and_review",
+                    args: review_edit(),
+                    check: |s| {
+                        contains_all(s, &["PENDING", "http://127.0.0.1:", "token="], &[])?;
+                        session_path_in(s.text)
+                            .map(|_| ())
+                            .ok_or_else(|| "no session_path in it".to_string())
+                    },
+                    // Untouched while pending: checked by the human before approving.
+                    on_disk: None,
+                    continues_session: false,
+                },
+                Step {
+                    scenario: "review page: approved → COMMITTED on the next call",
+                    tool: "propose_and_review",
+                    args: json!({"path": REVIEW_FILE}),
+                    check: |s| contains_all(s, &["COMMITTED"], &["REJECTED"]),
+                    on_disk: Some((REVIEW_FILE, REVIEWED)),
+                    continues_session: true,
+                },
+            ],
+            checks_schema: false,
+        }
     }
 
     /// The stand-in's answer to an agent turn: the next step's call (after a tool search, when
@@ -222,10 +308,23 @@ impl Script {
             return Reply::Text(FINAL.into());
         };
         if let Some(name) = callable(ex, step.tool) {
-            return Reply::Call {
-                name,
-                args: step.args.clone(),
-            };
+            let mut args = step.args.clone();
+            if step.continues_session {
+                let previous = done
+                    .checked_sub(1)
+                    .and_then(|p| scripted_calls(ex).get(p).copied())
+                    .and_then(|at| ex.result_for(at))
+                    .and_then(|r| session_path_in(&r.text));
+                match previous {
+                    Some(session) => args["session_path"] = Value::String(session),
+                    None => {
+                        return Reply::Text(format!(
+                            "{GAVE_UP} the previous result named no session_path to continue"
+                        ));
+                    }
+                }
+            }
+            return Reply::Call { name, args };
         }
         if let Some(search) = ex.declared.iter().find(|d| is_tool_search(&d.name)) {
             let searches_in_a_row = ex
@@ -252,6 +351,79 @@ impl Script {
             names.join(", ")
         ))
     }
+}
+
+/// How the human answers the client's review form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FormAnswer {
+    /// Approve checked, Accept.
+    Approve,
+    /// Escape: the form dismissed.
+    Cancel,
+    /// Approve left unchecked, a comment typed, Accept.
+    RejectWithComment,
+}
+
+impl FormAnswer {
+    pub const ALL: [FormAnswer; 3] = [
+        FormAnswer::Approve,
+        FormAnswer::Cancel,
+        FormAnswer::RejectWithComment,
+    ];
+
+    pub fn key(self) -> &'static str {
+        match self {
+            FormAnswer::Approve => "approve",
+            FormAnswer::Cancel => "escape",
+            FormAnswer::RejectWithComment => "comment",
+        }
+    }
+}
+
+/// The comment the human types when rejecting in the form.
+pub const REVIEW_COMMENT: &str = "keep version 1 for now";
+
+/// The file the review scenarios propose to change, before and after.
+pub const REVIEW_FILE: &str = "edit.txt";
+pub const UNREVIEWED: &str = "greeting = hello\nversion = 1\n";
+pub const REVIEWED: &str = "greeting = hello\nversion = 2\n";
+
+fn review_edit() -> Value {
+    json!({"path": REVIEW_FILE, "match_text": "version = 1", "new_string": "version = 2"})
+}
+
+/// The `session_path` a propose_and_review result names, however the CLI wrapped the JSON.
+pub fn session_path_in(text: &str) -> Option<String> {
+    fn inside(value: &Value, depth: usize) -> Option<String> {
+        if depth > 8 {
+            return None;
+        }
+        match value {
+            Value::Object(map) => map
+                .get("session_path")
+                .and_then(Value::as_str)
+                .map(String::from)
+                .or_else(|| map.values().find_map(|v| inside(v, depth + 1))),
+            Value::Array(items) => items.iter().find_map(|v| inside(v, depth + 1)),
+            Value::String(s) => serde_json::from_str::<Value>(s.trim())
+                .ok()
+                .filter(|v| v != value)
+                .and_then(|v| inside(&v, depth + 1)),
+            _ => None,
+        }
+    }
+    if let Some(found) = serde_json::from_str::<Value>(text.trim())
+        .ok()
+        .and_then(|v| inside(&v, 0))
+    {
+        return Some(found);
+    }
+    // JSON inside text: the string after the key.
+    let after = &text[text.find("\"session_path\"")? + "\"session_path\"".len()..];
+    let after = after.trim_start().strip_prefix(':')?.trim_start();
+    let value = after.strip_prefix('"')?;
+    let end = value.find('"')?;
+    Some(value[..end].to_string()).filter(|v| !v.is_empty())
 }
 
 /// Claude Code's tool that loads deferred tools.
@@ -338,7 +510,10 @@ pub fn evaluate(script: &Script, log: &[Recorded], project: &Path, end: &RunEnd)
         .filter_map(|r| r.exchange.as_ref().map(|e| (e, &r.reply)))
         .filter(|(e, _)| e.is_main())
         .collect();
-    let mut outcomes = vec![schema_outcome(&turns, end)];
+    let mut outcomes = Vec::new();
+    if script.checks_schema {
+        outcomes.push(schema_outcome(&turns, end));
+    }
     let gave_up = turns
         .iter()
         .filter_map(|(_, reply)| reply["text"].as_str())
@@ -361,7 +536,12 @@ pub fn evaluate(script: &Script, log: &[Recorded], project: &Path, end: &RunEnd)
             Some((file, expected)) if pass => {
                 let now = std::fs::read_to_string(project.join(file)).unwrap_or_default();
                 if now == expected {
-                    (true, format!("{detail}; {file} changed on disk"))
+                    let before = fixtures().into_iter().find(|(path, _)| *path == file);
+                    let how = match before {
+                        Some((_, content)) if content == expected => "untouched",
+                        _ => "changed",
+                    };
+                    (true, format!("{detail}; {file} {how} on disk"))
                 } else {
                     (
                         false,

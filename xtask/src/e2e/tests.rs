@@ -267,3 +267,37 @@ fn a_result_without_the_content_fails_with_what_the_model_got() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The page scenario's second call carries the session_path the first result named.
+#[test]
+fn the_collecting_call_continues_the_pending_session() {
+    let script = Script::review_in_page();
+    let call = |name: &str| json!({"role": "model", "parts": [{"functionCall": {"name": name, "args": {}}}]});
+    let pending = json!({"user_action": "PENDING", "session_path": "/tmp/r/s-1",
+        "message": "Open http://127.0.0.1:4000/?token=abc"});
+    let body = json!({
+        "contents": [
+            {"role": "user", "parts": [{"text": "go"}]},
+            call("mcp_fs_propose_and_review"),
+            {"role": "user", "parts": [{"functionResponse": {"name": "mcp_fs_propose_and_review",
+                "response": {"output": pending.to_string()}}}]},
+        ],
+        "tools": gemini_tools(&["mcp_fs_propose_and_review"]),
+    });
+    let ex = Exchange::parse(Dialect::Gemini, &body);
+    assert_eq!(
+        script.decide(&ex),
+        Reply::Call {
+            name: "mcp_fs_propose_and_review".into(),
+            args: json!({"path": "edit.txt", "session_path": "/tmp/r/s-1"})
+        }
+    );
+    // A first answer without a session (e.g. COMMITTED at once) ends the session, saying why.
+    let mut committed = body.clone();
+    committed["contents"][2]["parts"][0]["functionResponse"]["response"] =
+        json!({"output": "{\"user_action\": \"COMMITTED\"}"});
+    let ex = Exchange::parse(Dialect::Gemini, &committed);
+    assert!(
+        matches!(script.decide(&ex), Reply::Text(t) if t.starts_with(GAVE_UP) && t.contains("session_path"))
+    );
+}

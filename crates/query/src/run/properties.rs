@@ -58,8 +58,21 @@ fn leaf() -> impl Strategy<Value = Doc> {
         (-3i64..50).prop_map(Doc::Int),
         prop::sample::select(vec!["1.5", "-0", "1e2", "100000000000000000001", "0.10"])
             .prop_map(Doc::Num),
-        prop::sample::select(vec!["x", "", "yes", "no", "a b", "é", "1", "null"])
-            .prop_map(Doc::Str),
+        prop::sample::select(vec![
+            "x",
+            "",
+            "yes",
+            "no",
+            "a b",
+            "é",
+            "1",
+            "null",
+            // longer than the skipper's 8-byte words, with escapes at every offset
+            "a \"quoted\" word and a back\\slash",
+            "tab\there, newline\nthere, bell\u{7}",
+            "snow ☃ and accents éèê past eight bytes",
+        ])
+        .prop_map(Doc::Str),
     ]
 }
 
@@ -392,6 +405,40 @@ proptest! {
             answer(&planned, &text, InputFormat::Yaml),
             answer(&whole, &text, InputFormat::Yaml),
             "query {}\non YAML\n{}", code, text
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// A JSON file broken at one byte: the reader that skips unobserved
+    /// values must refuse it exactly when the ordinary reader does, so that
+    /// the answer or error stays the ordinary one.
+    #[test]
+    fn planned_answers_on_broken_json_are_whole_document_answers(
+        code in query(),
+        docs in prop::collection::vec(root(), 1..3),
+        at in any::<prop::sample::Index>(),
+        byte in prop::sample::select(b"\"\\,:{}[] \x01u0e-.#".to_vec()),
+    ) {
+        let Some((planned, whole)) = both(&code)? else {
+            return Ok(());
+        };
+        let mut text = String::new();
+        for d in &docs {
+            json(d, &mut text);
+            text.push('\n');
+        }
+        let mut bytes = text.into_bytes();
+        let at = at.index(bytes.len());
+        bytes[at] = byte;
+        // keep the file UTF-8 (a query reads text): cut a broken character
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        prop_assert_eq!(
+            answer(&planned, &text, InputFormat::Json),
+            answer(&whole, &text, InputFormat::Json),
+            "query {}\non JSON {}", code, text
         );
     }
 }
