@@ -93,8 +93,11 @@ pub fn connection_cap_for_fd_limit() -> usize {
             rlim_cur: 0,
             rlim_max: 0,
         };
+        // libc: no dependency of ours wraps getrlimit safely.
+        #[allow(unsafe_code)]
         // SAFETY: getrlimit writes only into the struct we pass.
-        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0 {
+        let status = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
+        if status == 0 {
             #[allow(clippy::useless_conversion)] // rlim_t is not u64 everywhere
             let soft = u64::try_from(limit.rlim_cur).unwrap_or(u64::MAX);
             return usize::try_from(soft.saturating_sub(RESERVED_FDS).clamp(16, 4096))
@@ -463,6 +466,8 @@ impl SessionManager for CappedSessions {
 /// Returns freed heap memory to the system (glibc only; other allocators do it themselves).
 fn release_free_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // glibc's malloc_trim exists only as an FFI call.
+    #[allow(unsafe_code)]
     // SAFETY: malloc_trim only walks the allocator's own free lists.
     unsafe {
         libc::malloc_trim(0);

@@ -4,6 +4,10 @@
 //!
 //! Run one module with `cargo test --test integration read_files::`.
 
+// Test code: a panic is how a test reports failure, and clippy's allow-unwrap-in-tests
+// does not reach helpers outside #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 mod cli_forms;

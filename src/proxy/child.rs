@@ -72,6 +72,8 @@ impl UpstreamChild {
         if self.has_exited() {
             return;
         }
+        // libc: tokio signals only the child itself, not its process group.
+        #[allow(unsafe_code)]
         // SAFETY: kill(2) takes plain integers and touches no memory of ours.
         unsafe {
             libc::kill(-pid, signal);
@@ -161,6 +163,8 @@ pub fn spawn(
         // The last resort if the proxy ends without its shutdown (a panic).
         .kill_on_drop(true);
     #[cfg(target_os = "linux")]
+    // pre_exec is unsafe by signature; nothing else sets a parent-death signal.
+    #[allow(unsafe_code)]
     // SAFETY: the closure runs between fork and exec and only calls prctl(2), which is
     // async-signal-safe and allocates nothing.
     unsafe {

@@ -94,6 +94,8 @@ fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<Ve
 
 /// SIGKILL to the process group a client was started in (by its id; nothing else).
 fn kill_group(group: libc::pid_t) {
+    // libc: std signals only a child itself, not its process group.
+    #[allow(unsafe_code)]
     // SAFETY: kill(2) with a negative pid signals that process group only.
     unsafe {
         libc::kill(-group, libc::SIGKILL);

@@ -6,6 +6,10 @@
 //! the crate's atomic writer (by directory handle, as every commit writes); the parent kills it at random moments and checks the file after
 //! every kill.
 
+// Test code: a panic is how a test reports failure, and clippy's allow-unwrap-in-tests
+// does not reach helpers outside #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::hash_map::RandomState;
 use std::fs;
 use std::hash::{BuildHasher, Hasher};

@@ -1,6 +1,10 @@
 //! The review workflow end to end. The tests stand in for the human by writing the session's
 //! `future_` file, the way an editor saves (a new file renamed over the old one) or in place.
 
+// Test code: a panic is how a test reports failure, and clippy's allow-unwrap-in-tests
+// does not reach helpers outside #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};

@@ -8,6 +8,7 @@ use serde_json::Value;
 pub struct UnknownArgument {
     /// Where it is, e.g. `files[0].hed` (the name last).
     pub location: String,
+    /// The unknown name itself, as the client sent it.
     pub name: String,
     /// The closest valid name, when one is close.
     pub suggestion: Option<String>,

@@ -21,7 +21,9 @@ pub(crate) type Def = parse::Def<&'static str>;
 pub(crate) fn prelude_defs() -> &'static [Def] {
     static DEFS: OnceLock<Vec<Def>> = OnceLock::new();
     DEFS.get_or_init(|| {
-        let ours = load::parse(PRELUDE, |p| p.defs()).expect("prelude.jq parses");
+        // Compiled in and checked by `prelude_parses`; were it broken, queries would still run
+        // on jaq's library (ours failing as unknown filters) instead of panicking the worker.
+        let ours: Vec<Def> = load::parse(PRELUDE, |p| p.defs()).unwrap_or_default();
         jaq_core::defs()
             .chain(jaq_std::defs())
             .chain(jaq_json::defs())
@@ -84,4 +86,13 @@ fn builtins(_cv: Cv<'_, QData>) -> ValXs<'_, Val> {
         })
         .collect();
     jaq_core::box_iter::box_once(Ok(list.into_iter().collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn prelude_parses() {
+        let defs = jaq_core::load::parse(super::PRELUDE, |p| p.defs());
+        assert!(defs.is_some_and(|d: Vec<super::Def>| !d.is_empty()));
+    }
 }

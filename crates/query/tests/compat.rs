@@ -1,6 +1,10 @@
 //! jq 1.7 compatibility table: common expressions on the same document given
 //! as JSON and as YAML, each with the exact output jq 1.7 prints (`jq -c`).
 
+// Test code: a panic is how a test reports failure, and clippy's allow-unwrap-in-tests
+// does not reach helpers outside #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use fs_mcp_query::{InputFormat, Limits, evaluate};
 
 const DOC_JSON: &str = r#"{"a":{"b":2,"c":[1,2,3]},"items":[{"name":"apple","price":1.5,"tags":["fruit","red"],"qty":3},{"name":"Banana","price":0.25,"tags":["fruit"],"qty":12},{"name":"carrot","price":0.8,"tags":["vegetable"],"qty":0}],"s":"a,b, c","n":"42","msg":"Hello"}"#;

@@ -1,6 +1,10 @@
 //! In-process behaviour of `evaluate`: output format, limits, errors, input
 //! handling and the jq 1.7 gaps closed on top of jaq.
 
+// Test code: a panic is how a test reports failure, and clippy's allow-unwrap-in-tests
+// does not reach helpers outside #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use fs_mcp_query::{InputFormat, Limits, QueryError, check_expression, evaluate, example_queries};
 use std::path::Path;
 

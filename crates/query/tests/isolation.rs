@@ -4,6 +4,10 @@
 //! `worker_main`, exactly like the server binary does; otherwise it runs the
 //! test cases below, which spawn `current_exe() __query-worker`.
 
+// Test code: a panic is how a test reports failure, and clippy's allow-unwrap-in-tests
+// does not reach helpers outside #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use fs_mcp_query::{InputFormat, Limits, QueryError, QueryRequest, run_isolated, worker_main};
 use std::future::Future;
 use std::path::{Path, PathBuf};

@@ -5,6 +5,10 @@
 //! circle, naming it. The root declares every module, so a path through it
 //! (`crate::Limits`) is an arrow back up and makes a circle too.
 
+// Test code: a panic is how a test reports failure, and clippy's allow-unwrap-in-tests
+// does not reach helpers outside #[test] functions.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 

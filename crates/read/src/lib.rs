@@ -59,18 +59,26 @@ const EXAMPLE_HEAD_BYTES: usize = 64 * 1024;
 /// signed and validated here.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ReadRequest {
+    /// The file to read, as the client gave it (resolved through the sandbox).
     pub path: String,
+    /// Read only the first N lines.
     pub head: Option<i64>,
+    /// Read only the last N lines.
     pub tail: Option<i64>,
+    /// First line of a range (1-based), or where `read_to_next_pattern` starts.
     pub start_line: Option<i64>,
+    /// Last line of a range (1-based, inclusive).
     pub end_line: Option<i64>,
+    /// Regex: read from `start_line` up to, not including, the next line that matches.
     pub read_to_next_pattern: Option<String>,
 }
 
 /// Kind of structured file the large-file guard steers to a query tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StructuredKind {
+    /// A `.json` file.
     Json,
+    /// `.yaml` and `.yml`.
     Yaml,
 }
 

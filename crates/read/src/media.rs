@@ -17,7 +17,9 @@ pub const DEFAULT_MAX_MEDIA_BYTES: u64 = 10 * 1024 * 1024;
 /// What kind of MCP content the file becomes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MediaKind {
+    /// `image/*`: becomes MCP image content.
     Image,
+    /// `audio/*`: becomes MCP audio content.
     Audio,
     /// Text (by its extension, or UTF-8 without NUL bytes): for `read_files`, not media.
     Text,
@@ -28,8 +30,11 @@ pub enum MediaKind {
 /// A media file read whole.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MediaFile {
+    /// From the extension, else sniffed from the first bytes.
     pub mime_type: String,
+    /// Which MCP content the file becomes.
     pub kind: MediaKind,
+    /// The whole file (the MCP layer base64-encodes it).
     pub data: Vec<u8>,
 }
 

@@ -16,13 +16,21 @@ use rustix::fs::{AtFlags, FileType, FlockOperation, Mode, OFlags, RenameFlags, S
 /// What kind of filesystem object an entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EntryKind {
+    /// A regular file.
     File,
+    /// A directory.
     Dir,
+    /// A symbolic link (never followed when reading metadata).
     Symlink,
+    /// A named pipe.
     Fifo,
+    /// A Unix domain socket.
     Socket,
+    /// A character device such as `/dev/null`.
     CharDevice,
+    /// A block device.
     BlockDevice,
+    /// A type the filesystem does not report.
     Unknown,
 }
 
@@ -58,19 +66,28 @@ impl EntryKind {
 /// The metadata of one entry, read without following a final symlink (or from an open handle).
 #[derive(Debug, Clone, Copy)]
 pub struct EntryMeta {
+    /// What the entry is.
     pub kind: EntryKind,
+    /// Size in bytes (`st_size`).
     pub len: u64,
     /// Permission bits (and set-id/sticky bits).
     pub mode: u32,
+    /// Owner's user id.
     pub uid: u32,
+    /// Owner's group id.
     pub gid: u32,
+    /// Device id of the filesystem holding the entry (with `ino`, its identity).
     pub dev: u64,
+    /// Inode number (with `dev`, the entry's identity).
     pub ino: u64,
+    /// Number of hard links.
     pub nlink: u64,
+    /// Last modification time (the epoch when it is before 1970).
     pub modified: SystemTime,
 }
 
 impl EntryMeta {
+    /// Metadata from a `stat` result, the mode cut to its permission bits.
     // The field types of `stat` differ between platforms, so the casts are not all no-ops.
     #[allow(clippy::unnecessary_cast)]
     pub fn from_stat(stat: &Stat) -> EntryMeta {
@@ -105,6 +122,7 @@ impl EntryMeta {
 /// One name in a directory listing.
 #[derive(Debug, Clone)]
 pub struct DirEntryInfo {
+    /// The entry's name in the directory, as bytes the filesystem gave.
     pub name: OsString,
     /// From the directory entry when the filesystem reports it, else from `fstatat` (no follow).
     pub kind: EntryKind,
@@ -158,6 +176,7 @@ impl DirHandle {
         &self.path
     }
 
+    /// The open directory's descriptor, for the `*at()` calls.
     pub fn fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()
     }

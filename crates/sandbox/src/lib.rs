@@ -69,13 +69,16 @@ impl Eq for Sandbox {}
 /// A directory given at startup that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SkippedDir {
+    /// The directory as given.
     pub path: PathBuf,
+    /// Why it cannot be used (missing, not a directory, unreadable).
     pub reason: String,
 }
 
 /// Why a sandbox could not be built.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NoUsableDirs {
+    /// Every directory given, each with why it was skipped.
     pub skipped: Vec<SkippedDir>,
 }
 
@@ -96,27 +99,54 @@ impl std::error::Error for NoUsableDirs {}
 pub enum AccessError {
     /// The path resolves outside every allowed directory.
     Outside {
+        /// The path as the client gave it.
         requested: String,
+        /// Where it leads (display only).
         resolved: PathBuf,
+        /// The allowed directories.
         roots: Vec<PathBuf>,
     },
     /// The path could not be resolved (a symlink loop, `..` after a missing component, a file
     /// used as a directory).
-    Unresolvable { requested: String, reason: String },
+    Unresolvable {
+        /// The path as the client gave it.
+        requested: String,
+        /// What stopped the resolution, in words.
+        reason: String,
+    },
     /// Nothing exists at the path.
-    NotFound { requested: String, path: PathBuf },
+    NotFound {
+        /// The path as the client gave it.
+        requested: String,
+        /// The canonical path that was looked for (display only).
+        path: PathBuf,
+    },
     /// The path exists but is not a regular file (content is read and written only in those).
     NotRegular {
+        /// The path as the client gave it.
         requested: String,
+        /// The canonical path (display only).
         path: PathBuf,
+        /// What the entry is instead.
         kind: EntryKind,
     },
     /// The entry kept changing under the walk (renamed or swapped while being opened).
-    Changed { requested: String },
+    Changed {
+        /// The path as the client gave it.
+        requested: String,
+    },
     /// The server runs read-only.
-    ReadOnly { requested: String },
+    ReadOnly {
+        /// The path as the client gave it.
+        requested: String,
+    },
     /// Any other I/O error.
-    Io { requested: String, error: io::Error },
+    Io {
+        /// The path as the client gave it.
+        requested: String,
+        /// The error from the system call.
+        error: io::Error,
+    },
 }
 
 impl AccessError {
@@ -218,6 +248,7 @@ impl std::error::Error for AccessError {}
 /// A regular file opened for reading beneath an allowed directory.
 #[derive(Debug)]
 pub struct OpenedFile {
+    /// The open handle: read through it, never reopen by path.
     pub file: File,
     /// Metadata of the open handle (not of a path).
     pub meta: EntryMeta,
@@ -228,7 +259,9 @@ pub struct OpenedFile {
 /// Where a write goes: a directory handle and one name in it.
 #[derive(Debug, Clone)]
 pub struct WriteTarget {
+    /// The directory the entry is in.
     pub dir: DirHandle,
+    /// The entry's name in `dir`.
     pub name: OsString,
     /// The canonical path (display only).
     pub path: PathBuf,

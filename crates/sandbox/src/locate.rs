@@ -55,6 +55,7 @@ impl Located {
 /// Whether the final component, if it is a symlink, is followed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FinalLink {
+    /// Follow a final symlink (it must stay beneath an allowed directory).
     Follow,
     /// The link itself is the entry (moving or describing a link).
     Keep,

@@ -13,19 +13,48 @@ pub enum SearchError {
     /// The sandbox refused the path.
     Access(AccessError),
     /// The path does not exist.
-    NotFound { path: String },
+    NotFound {
+        /// The path as shown to the client (`Sandbox::display`).
+        path: String,
+    },
     /// A directory was expected.
-    NotADirectory { path: String },
+    NotADirectory {
+        /// The path as shown to the client (`Sandbox::display`).
+        path: String,
+    },
     /// A file (or a directory) was expected and something else is there.
-    WrongType { path: String, message: String },
+    WrongType {
+        /// The path as shown to the client (`Sandbox::display`).
+        path: String,
+        /// What is there and what was expected.
+        message: String,
+    },
     /// A regular expression or glob did not compile; the message carries the parser's error and a hint.
-    InvalidPattern { message: String },
+    InvalidPattern {
+        /// The parser's error with a hint.
+        message: String,
+    },
     /// An argument is out of range or inconsistent.
-    InvalidArgument { message: String },
+    InvalidArgument {
+        /// Which argument and what range it must be in.
+        message: String,
+    },
     /// The file is larger than the limit of the operation.
-    TooLarge { path: String, size: u64, limit: u64 },
+    TooLarge {
+        /// The path as shown to the client (`Sandbox::display`).
+        path: String,
+        /// The file's size in bytes.
+        size: u64,
+        /// The operation's limit in bytes.
+        limit: u64,
+    },
     /// An I/O error, with the path it happened on.
-    Io { path: String, message: String },
+    Io {
+        /// The path as shown to the client (`Sandbox::display`).
+        path: String,
+        /// The I/O error in words.
+        message: String,
+    },
 }
 
 impl SearchError {

@@ -29,13 +29,16 @@ use crate::walk::{self, WalkOptions};
 /// Settings of a `search_files` call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FindOptions {
+    /// Also list hidden files and descend into hidden directories.
     pub include_hidden: bool,
+    /// Also list files excluded by `.gitignore`/`.ignore` (and VCS directories).
     pub include_ignored: bool,
     /// Paths listed at most; the note gives the total.
     pub max_results: usize,
 }
 
 impl FindOptions {
+    /// [`FindOptions::max_results`] when the client gives none.
     pub const DEFAULT_MAX_RESULTS: usize = 200;
 }
 

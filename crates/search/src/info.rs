@@ -126,6 +126,7 @@ pub struct InfoBatch {
     /// Each file's answer (as [`get_file_info`] gives it, an error in place of a failed one),
     /// separated by a blank line; each starts with its `Path:` line.
     pub text: String,
+    /// True when no file could be described (the call as a whole is an error).
     pub all_failed: bool,
 }
 

@@ -54,7 +54,9 @@ pub struct TreeOptions {
 }
 
 impl TreeOptions {
+    /// [`TreeOptions::max_depth`] when the client gives none.
     pub const DEFAULT_MAX_DEPTH: usize = 4;
+    /// [`TreeOptions::max_entries`] when the client gives none.
     pub const DEFAULT_MAX_ENTRIES: usize = 2_000;
 }
 

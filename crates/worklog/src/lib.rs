@@ -23,20 +23,29 @@ pub const DEFAULT_PATH: &str = "gsd-lite/WORK.md";
 /// One `### [LOG-NNN]` entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LogEntry {
+    /// `LOG-NNN`, as in the header.
     pub log_id: String,
+    /// The bracketed type after the id (`DECISION`, `EXECUTION`, …), upper-cased.
     #[serde(rename = "type")]
     pub kind: String,
+    /// The header's title text.
     pub title: String,
+    /// The header's `Task: NAME` suffix, when it has one.
     pub task: Option<String>,
+    /// The entry's size in tokens, counted as [`Analysis::tokenizer`] says.
     pub tokens: usize,
     /// First and last line (1-based, inclusive).
     pub lines: [usize; 2],
+    /// What suggests the entry is superseded.
     pub signals: Signals,
 }
 
+/// Signals that an entry may be superseded, by strength.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Signals {
+    /// Strong signals, found in the header only (strikethrough, `SUPERSEDED BY LOG-N`).
     pub tier_1: Vec<String>,
+    /// Weaker hints anywhere in the entry (depends on, supersedes, pivot, hit a wall, …).
     pub tier_2: Vec<String>,
     /// Tier 1 signals beyond the [`MAX_SIGNALS_LISTED`] listed.
     #[serde(skip_serializing_if = "is_zero")]

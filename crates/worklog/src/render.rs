@@ -15,6 +15,7 @@ fn counts(analysis: &Analysis) -> (usize, usize) {
     })
 }
 
+/// The analysis as pretty JSON: a summary (path, tokens, tokenizer, flag counts, note) and the listed entries.
 pub fn render_json(analysis: &Analysis, shown_path: &str) -> String {
     let (t1, t2) = counts(analysis);
     let value = json!({
@@ -52,6 +53,7 @@ fn thousands(n: usize) -> String {
     out
 }
 
+/// The analysis as a markdown table for the model, after the same summary.
 pub fn render_table(analysis: &Analysis, shown_path: &str) -> String {
     let (t1, t2) = counts(analysis);
     let mut out = String::new();

@@ -83,6 +83,8 @@ fn waitpid(pid: u32, nohang: bool) -> anyhow::Result<Option<Exit>> {
     loop {
         let mut status: libc::c_int = 0;
         let flags = if nohang { libc::WNOHANG } else { 0 };
+        // libc: no dependency of xtask wraps waitpid safely.
+        #[allow(unsafe_code)]
         // SAFETY: `waitpid` only writes the status through the pointer, which points at a live
         // local.
         let ret = unsafe { libc::waitpid(pid, &mut status, flags) };

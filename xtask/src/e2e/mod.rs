@@ -585,6 +585,8 @@ impl HttpServer {
 impl Drop for HttpServer {
     fn drop(&mut self) {
         // Its process group, by its id: whatever it started goes with it.
+        // libc: std signals only the child itself, not its process group.
+        #[allow(unsafe_code)]
         // SAFETY: kill(2) with a negative pid signals that process group only.
         unsafe {
             libc::kill(-(self.child.id() as libc::pid_t), libc::SIGKILL);

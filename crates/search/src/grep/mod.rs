@@ -67,6 +67,7 @@ pub struct GrepOptions {
     pub pattern: String,
     /// File or directory to search; relative paths resolve against the first allowed directory.
     pub search_path: String,
+    /// Match regardless of case.
     pub case_insensitive: bool,
     /// Lines of context before and after each match.
     pub context_lines: usize,
@@ -86,10 +87,14 @@ pub struct GrepOptions {
 }
 
 impl GrepOptions {
+    /// [`GrepOptions::context_lines`] when the client gives none.
     pub const DEFAULT_CONTEXT_LINES: usize = 2;
+    /// [`GrepOptions::max_matches`] when the client gives none.
     pub const DEFAULT_MAX_MATCHES: usize = 100;
+    /// [`GrepOptions::timeout`] when the client gives none.
     pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
+    /// Options for `pattern` in the current directory, everything else at its default.
     pub fn new(pattern: impl Into<String>) -> GrepOptions {
         GrepOptions {
             pattern: pattern.into(),
@@ -109,7 +114,9 @@ impl GrepOptions {
 /// Progress of a running search, reported from the walker threads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Progress {
+    /// Files searched so far.
     pub files_searched: u64,
+    /// Matching lines found so far (before the cap on those shown).
     pub matches: u64,
 }
 
@@ -125,6 +132,7 @@ pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
 pub struct GrepControl<'a> {
     /// When set to true (by another thread), the search stops soon and returns what it has.
     pub cancel: Option<&'a AtomicBool>,
+    /// Called with the counts while the search runs (see [`ProgressFn`]).
     pub progress: Option<ProgressFn>,
 }
 
