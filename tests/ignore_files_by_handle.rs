@@ -305,6 +305,44 @@ fn megabytes_of_rules_cost_a_bounded_time() {
     c.finish();
 }
 
+/// One long glob costs memory and time by its length: a single 1 MB line of `[ab]?` took 800 MB
+/// to build (an abort under a 1 GiB ceiling) and, copied into 40 directories, kept
+/// `search_files` busy for 95 s. A rule line over 4 KiB keeps its directory from being entered,
+/// and all rules of a search together are at most 512 KiB.
+#[test]
+fn long_globs_cost_bounded_memory_and_time() {
+    let ws = Workspace::new();
+    let long_line = format!("*{}\n", "[ab]?".repeat(200_000));
+    ws.write("long/.gitignore", &long_line);
+    ws.write(&format!("long/{CONTROL}"), "needle\n");
+    // Many directories of 4 KiB lines: the byte budget, not each line, stops them.
+    let line = format!("*{}\n", "[ab]?".repeat(800));
+    for d in 0..200 {
+        ws.write(&format!("many{d:03}/.gitignore"), &line.repeat(4));
+        ws.write(&format!("many{d:03}/{CONTROL}"), "needle\n");
+    }
+    ws.write("top.txt", "needle\n");
+    let mut c = start_limited(&ws);
+    for (tool, args) in [
+        ("search_files", json!({"pattern": "*.txt"})),
+        ("grep_content", json!({"pattern": "needle", "timeout": 10})),
+    ] {
+        let (is_error, text) = call(&mut c, tool, args, "long globs");
+        assert!(!is_error, "{tool}: {text}");
+        assert!(text.contains("top.txt"), "{tool}: {text}");
+        assert!(!text.contains("long/"), "{tool}: {text}");
+    }
+    // Still serving.
+    let (is_error, text) = call(
+        &mut c,
+        "search_files",
+        json!({"pattern": "top.txt"}),
+        "after long globs",
+    );
+    assert!(!is_error && text.contains("top.txt"), "{text}");
+    c.finish();
+}
+
 /// The `.git` directory itself swapped with a `.git` symlink to an outside repository while the
 /// tools run: the outside repository's exclude never applies.
 #[test]

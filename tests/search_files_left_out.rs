@@ -198,7 +198,7 @@ fn fifos_and_sockets_in_left_out_directories_do_not_hang() {
     );
     assert!(
         out.starts_with(".hid/a.txt\n.hid/fifo.txt\n.hid/sock.txt\n\nSkipped: 5 matching files excluded")
-            && out.ends_with("1 directory not entered: their .gitignore/.ignore/.git/info/exclude is a FIFO, socket, device, file over 1 MiB or symlink to none inside the allowed directories, or has more rules than the 20,000 lines a search reads (include_ignored=true lists them)."),
+            && out.ends_with("1 directory not entered: their .gitignore/.ignore/.git/info/exclude is a FIFO, socket, device, file over 1 MiB or symlink to none inside the allowed directories, or has more rules than a search reads (20,000 lines, 512 KiB, 4 KiB a line) (include_ignored=true lists them)."),
         "{out}"
     );
     assert!(
@@ -248,7 +248,7 @@ fn ignore_files_that_are_fifos_or_symlinks_are_never_read() {
     let out = c.call_text("search_files", json!({"pattern": "*.txt"}));
     assert_eq!(
         out,
-        "a.txt\nok_dir/d.txt\n\nSkipped: 1 matching file excluded by .gitignore/.ignore rules or inside VCS directories (include_ignored=true lists them); 2 directories not entered: their .gitignore/.ignore/.git/info/exclude is a FIFO, socket, device, file over 1 MiB or symlink to none inside the allowed directories, or has more rules than the 20,000 lines a search reads (include_ignored=true lists them)."
+        "a.txt\nok_dir/d.txt\n\nSkipped: 1 matching file excluded by .gitignore/.ignore rules or inside VCS directories (include_ignored=true lists them); 2 directories not entered: their .gitignore/.ignore/.git/info/exclude is a FIFO, socket, device, file over 1 MiB or symlink to none inside the allowed directories, or has more rules than a search reads (20,000 lines, 512 KiB, 4 KiB a line) (include_ignored=true lists them)."
     );
     let out = c.call_text("grep_content", json!({"pattern": "needle"}));
     assert!(
@@ -287,7 +287,7 @@ fn ignore_files_that_are_fifos_or_symlinks_are_never_read() {
     mkfifo(&ws.root.join("sub/gen/.gitignore"));
     let out = c.call_text("search_files", json!({"path": "sub", "pattern": "*.txt"}));
     assert!(
-        out.starts_with("sub/f.txt\n\nSkipped: ") && out.ends_with("1 directory not entered: their .gitignore/.ignore/.git/info/exclude is a FIFO, socket, device, file over 1 MiB or symlink to none inside the allowed directories, or has more rules than the 20,000 lines a search reads (include_ignored=true lists them)."),
+        out.starts_with("sub/f.txt\n\nSkipped: ") && out.ends_with("1 directory not entered: their .gitignore/.ignore/.git/info/exclude is a FIFO, socket, device, file over 1 MiB or symlink to none inside the allowed directories, or has more rules than a search reads (20,000 lines, 512 KiB, 4 KiB a line) (include_ignored=true lists them)."),
         "{out}"
     );
     assert!(

@@ -35,32 +35,42 @@ const MAX_POINTER_BYTES: u64 = 4096;
 
 /// Rule lines one search reads at most, over all its directories: building the matchers costs
 /// time per glob, so a tree of megabyte-sized ignore files cannot make one call run for minutes.
-/// (Real trees have a few thousand: the Linux kernel some 1,500.) Must match the number
-/// `unsafe_rules_kinds!` in `walk.rs` names.
+/// (Real trees have a few thousand: the Linux kernel some 1,500.) This and the byte limits
+/// below must match the numbers `unsafe_rules_kinds!` in `walk.rs` names.
 pub(crate) const MAX_RULE_LINES: usize = 20_000;
 
-/// What is left of [`MAX_RULE_LINES`] for one search.
+/// Bytes of rules one search reads at most, over all its directories: a glob's matcher costs
+/// memory and time by its length too (one 1 MB line of `[ab]?` took 800 MB to build).
+pub(crate) const MAX_RULE_BYTES: usize = 512 << 10;
+
+/// Longest rule line read; a file with a longer one is not read (real rules are short).
+pub(crate) const MAX_RULE_LINE_BYTES: usize = 4096;
+
+/// What is left of [`MAX_RULE_LINES`] and [`MAX_RULE_BYTES`] for one search.
 #[derive(Debug)]
 pub(crate) struct RuleBudget {
     lines_left: AtomicUsize,
+    bytes_left: AtomicUsize,
 }
 
 impl Default for RuleBudget {
     fn default() -> Self {
         RuleBudget {
             lines_left: AtomicUsize::new(MAX_RULE_LINES),
+            bytes_left: AtomicUsize::new(MAX_RULE_BYTES),
         }
     }
 }
 
 impl RuleBudget {
-    /// Takes `lines` from the budget; `false` (and nothing taken) if not that many are left.
-    fn take(&self, lines: usize) -> bool {
-        self.lines_left
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
-                left.checked_sub(lines)
-            })
-            .is_ok()
+    /// Takes `lines` and `bytes` from the budget; `false` if not that many are left (the
+    /// lines taken are then not given back: the search is past its budget anyway).
+    fn take(&self, lines: usize, bytes: usize) -> bool {
+        let take = |left: &AtomicUsize, n: usize| {
+            left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |l| l.checked_sub(n))
+                .is_ok()
+        };
+        take(&self.lines_left, lines) && take(&self.bytes_left, bytes)
     }
 }
 
@@ -241,15 +251,22 @@ fn read_rules(
 }
 
 /// A matcher for rules read from a file of the directory `base` (`Some(None)`: no rule in it;
-/// `None`: more rule lines than the budget has left). A partly invalid file still yields its
-/// valid globs, as ripgrep does.
+/// `None`: more rules than the budget has left, or a line over [`MAX_RULE_LINE_BYTES`]). A
+/// partly invalid file still yields its valid globs, as ripgrep does.
 fn matcher(base: &Path, bytes: &[u8], budget: &RuleBudget) -> Option<Option<Gitignore>> {
     let text = String::from_utf8_lossy(bytes);
-    let rules = text
+    let (mut rules, mut rule_bytes) = (0, 0);
+    for line in text
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .count();
-    if !budget.take(rules) {
+    {
+        if line.len() > MAX_RULE_LINE_BYTES {
+            return None;
+        }
+        rules += 1;
+        rule_bytes += line.len();
+    }
+    if !budget.take(rules, rule_bytes) {
         return None;
     }
     let mut builder = GitignoreBuilder::new(base);
