@@ -44,6 +44,29 @@ fn three_files(ws: &Workspace) {
     ws.write("sub/c.txt", "gamma\n");
 }
 
+/// Approves [`three_file_edit`] on a server (sessions under `tmp`) that aborts after the
+/// first of the commit's renames, and waits for it to be gone.
+fn crash_after_one_rename(ws: &Workspace, tmp: &Path) {
+    let one = PathBuf::from("1");
+    let mut crashing = start(
+        ws,
+        &["--auto-approve"],
+        &[
+            ("TMPDIR", tmp),
+            ("FS_MCP_TEST_CRASH_AFTER_RENAMES", one.as_path()),
+        ],
+    );
+    let id = crashing.send_request(
+        "tools/call",
+        json!({"name": "propose_and_review", "arguments": three_file_edit()}),
+    );
+    assert!(crashing.try_wait_for(id, Duration::from_secs(20)).is_none());
+    assert!(
+        crashing.wait_exit(Duration::from_secs(10)).is_some(),
+        "the server did not stop"
+    );
+}
+
 fn link_of(message: &str) -> (String, String) {
     let start = message.find("http://127.0.0.1:").expect("a link");
     let url: String = message[start..]
@@ -197,24 +220,7 @@ fn a_crash_mid_commit_leaves_old_or_new_and_the_next_call_completes_it() {
     three_files(&ws);
     let tmp: PathBuf = ws.base.join("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
-    let one = PathBuf::from("1");
-    let mut crashing = start(
-        &ws,
-        &["--auto-approve"],
-        &[
-            ("TMPDIR", tmp.as_path()),
-            ("FS_MCP_TEST_CRASH_AFTER_RENAMES", one.as_path()),
-        ],
-    );
-    let id = crashing.send_request(
-        "tools/call",
-        json!({"name": "propose_and_review", "arguments": three_file_edit()}),
-    );
-    assert!(crashing.try_wait_for(id, Duration::from_secs(20)).is_none());
-    assert!(
-        crashing.wait_exit(Duration::from_secs(10)).is_some(),
-        "the server did not stop"
-    );
+    crash_after_one_rename(&ws, &tmp);
     let states = [
         read(&ws, "a.txt"),
         read(&ws, "b.txt"),
@@ -308,21 +314,7 @@ fn a_crash_journal_is_completed_only_by_a_server_of_its_own_workspace() {
     other.write("d.txt", "delta\n");
     let tmp: PathBuf = ws.base.join("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
-    let one = PathBuf::from("1");
-    let mut crashing = start(
-        &ws,
-        &["--auto-approve"],
-        &[
-            ("TMPDIR", tmp.as_path()),
-            ("FS_MCP_TEST_CRASH_AFTER_RENAMES", one.as_path()),
-        ],
-    );
-    let id = crashing.send_request(
-        "tools/call",
-        json!({"name": "propose_and_review", "arguments": three_file_edit()}),
-    );
-    assert!(crashing.try_wait_for(id, Duration::from_secs(20)).is_none());
-    assert!(crashing.wait_exit(Duration::from_secs(10)).is_some());
+    crash_after_one_rename(&ws, &tmp);
 
     let mut stranger = start(&other, &["--auto-approve"], &[("TMPDIR", tmp.as_path())]);
     let r = response(&stranger.call(
