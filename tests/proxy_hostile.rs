@@ -530,30 +530,9 @@ fn over_http_a_chatty_upstream_is_answered_and_an_ended_session_leaves_no_upstre
         ],
     );
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let (session, body) = runtime.block_on(async {
-        let init = reqwest::Client::new()
-            .post(&url)
-            .header("Accept", "application/json, text/event-stream")
-            .header("Content-Type", "application/json")
-            .timeout(Duration::from_secs(30))
-            .body(
-                json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                    "protocolVersion": "2025-06-18", "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "1"}}})
-                .to_string(),
-            )
-            .send()
-            .await
-            .expect("initialize");
-        let session = init
-            .headers()
-            .get("mcp-session-id")
-            .and_then(|v| v.to_str().ok())
-            .map(String::from)
-            .expect("a session id");
-        (session, init.text().await.expect("body"))
-    });
-    assert!(body.contains("hostile-stubborn"), "{body}");
+    let (session, init) = runtime.block_on(http_rpc(&url, None, initialize_request()));
+    assert!(init.to_string().contains("hostile-stubborn"), "{init}");
+    let session = session.expect("a session id");
     let pid = upstream_pid(&pid_file);
     let _guard = KillPid(pid);
     let status = runtime.block_on(async {
@@ -574,24 +553,8 @@ fn over_http_a_chatty_upstream_is_answered_and_an_ended_session_leaves_no_upstre
 
     // A second session's upstream goes when the proxy is told to stop.
     std::fs::remove_file(&pid_file).expect("remove the pid file");
-    let body = runtime.block_on(async {
-        let init = reqwest::Client::new()
-            .post(&url)
-            .header("Accept", "application/json, text/event-stream")
-            .header("Content-Type", "application/json")
-            .timeout(Duration::from_secs(30))
-            .body(
-                json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                    "protocolVersion": "2025-06-18", "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "1"}}})
-                .to_string(),
-            )
-            .send()
-            .await
-            .expect("initialize");
-        init.text().await.expect("body")
-    });
-    assert!(body.contains("hostile-stubborn"), "{body}");
+    let (_, init) = runtime.block_on(http_rpc(&url, None, initialize_request()));
+    assert!(init.to_string().contains("hostile-stubborn"), "{init}");
     let pid = upstream_pid(&pid_file);
     let _guard = KillPid(pid);
     let mut server = server;
@@ -605,6 +568,13 @@ fn over_http_a_chatty_upstream_is_answered_and_an_ended_session_leaves_no_upstre
         "the upstream {pid} outlived proxy --http"
     );
     drop(server);
+}
+
+/// A 2025-06-18 `initialize` request.
+fn initialize_request() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}})
 }
 
 /// One JSON-RPC message to `url` (in `session`, if any); the session id and the reply.
@@ -640,14 +610,7 @@ fn over_http_endless_tool_pages_are_cut_with_a_note() {
     let (_server, url) = start_http_proxy("pages", &[]);
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let reply = runtime.block_on(async {
-        let (session, init) = http_rpc(
-            &url,
-            None,
-            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": "2025-06-18", "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"}}}),
-        )
-        .await;
+        let (session, init) = http_rpc(&url, None, initialize_request()).await;
         assert!(init.get("result").is_some(), "{init}");
         let session = session.expect("a session id");
         http_rpc(
