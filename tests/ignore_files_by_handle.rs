@@ -313,12 +313,12 @@ fn megabytes_of_rules_cost_a_bounded_time() {
 fn long_globs_cost_bounded_memory_and_time() {
     let ws = Workspace::new();
     let long_line = format!("*{}\n", "[ab]?".repeat(200_000));
-    ws.write("long/.gitignore", &long_line);
+    ws.write("long/.gitignore", long_line);
     ws.write(&format!("long/{CONTROL}"), "needle\n");
     // Many directories of 4 KiB lines: the byte budget, not each line, stops them.
     let line = format!("*{}\n", "[ab]?".repeat(800));
     for d in 0..200 {
-        ws.write(&format!("many{d:03}/.gitignore"), &line.repeat(4));
+        ws.write(&format!("many{d:03}/.gitignore"), line.repeat(4));
         ws.write(&format!("many{d:03}/{CONTROL}"), "needle\n");
     }
     ws.write("top.txt", "needle\n");
