@@ -48,7 +48,7 @@ use crate::server::FsServer;
 const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "::1"];
 
 /// Largest POST body (as rmcp's default).
-const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
 /// File descriptors kept free for the tools (files, query workers) when sizing the connection cap.
 const RESERVED_FDS: u64 = 128;
@@ -767,6 +767,10 @@ pub trait HttpSessions: Send + Sync + 'static {
     fn new_session(&self) -> Self::Session;
     /// At shutdown, answers what is still pending within `grace` (fs-mcp-rs: reviews, CANCELLED).
     fn end(&self, grace: Duration) -> impl Future<Output = ()> + Send;
+    /// Layers of its own around the `/mcp` route, inside the guard (the body is read and checked).
+    fn wrap_mcp(&self, mcp: axum::Router) -> axum::Router {
+        mcp
+    }
 }
 
 impl HttpSessions for FsServer {
@@ -812,8 +816,8 @@ pub async fn serve<S: HttpSessions>(
             .map(|t| Arc::from(format!("Bearer {t}"))),
         body_timeout: limits.body_timeout,
     });
-    let app = axum::Router::new()
-        .nest_service("/mcp", service)
+    let app = server
+        .wrap_mcp(axum::Router::new().nest_service("/mcp", service))
         .layer(axum::middleware::from_fn(
             move |request: axum::extract::Request, next: axum::middleware::Next| {
                 let guard = Arc::clone(&guard);

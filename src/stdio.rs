@@ -213,7 +213,7 @@ fn has_float(value: &Value) -> bool {
 }
 
 /// [`RawArguments`] for a `tools/call` line whose arguments hold a float.
-fn raw_arguments(line: &[u8], value: &Value) -> Option<RawArguments> {
+pub fn raw_arguments(line: &[u8], value: &Value) -> Option<RawArguments> {
     if value.get("method").and_then(Value::as_str) != Some("tools/call") {
         return None;
     }

@@ -578,7 +578,11 @@ fn initialize_request() -> Value {
 }
 
 /// One JSON-RPC message to `url` (in `session`, if any); the session id and the reply.
-async fn http_rpc(url: &str, session: Option<&str>, body: Value) -> (Option<String>, Value) {
+async fn http_rpc(
+    url: &str,
+    session: Option<&str>,
+    body: impl std::fmt::Display,
+) -> (Option<String>, Value) {
     let mut request = reqwest::Client::new()
         .post(url)
         .header("Accept", "application/json, text/event-stream")
@@ -602,6 +606,76 @@ async fn http_rpc(url: &str, session: Option<&str>, body: Value) -> (Option<Stri
         common::parse_body(&text)
     };
     (session, reply)
+}
+
+/// A session of `proxy --http` past its handshake: the runtime, the proxy, its URL, the session id.
+fn http_session(mode: &str) -> (tokio::runtime::Runtime, KillOnDrop, String, String) {
+    let (server, url) = start_http_proxy(mode, &[]);
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let session = runtime.block_on(async {
+        let (session, init) = http_rpc(&url, None, initialize_request()).await;
+        assert!(init.get("result").is_some(), "{init}");
+        let session = session.expect("a session id");
+        http_rpc(
+            &url,
+            Some(&session),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        )
+        .await;
+        session
+    });
+    (runtime, server, url, session)
+}
+
+/// Over HTTP too, `execution` and fields newer than rmcp pass through the listing.
+#[test]
+fn over_http_every_tool_field_the_proxy_need_not_change_passes_through() {
+    let (runtime, _server, url, session) = http_session("plain");
+    let (_, reply) = runtime.block_on(http_rpc(
+        &url,
+        Some(&session),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}),
+    ));
+    let tools = reply["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("tools/list failed: {reply}"));
+    let summary = tools
+        .iter()
+        .find(|t| t["name"] == "summary")
+        .unwrap_or_else(|| panic!("no summary tool: {tools:?}"));
+    assert_eq!(summary["execution"], json!({"taskSupport": "optional"}));
+    assert_eq!(
+        summary["annotations"],
+        json!({"readOnlyHint": true, "futureHint": "kept"})
+    );
+    assert_eq!(
+        summary["icons"],
+        json!([{"src": "https://example.com/i.png", "mimeType": "image/png", "theme": "dark"}])
+    );
+    assert_eq!(summary["_meta"], json!({"example.com/k": [1, 2]}));
+    assert_eq!(summary["futureField"], json!({"x": 1}));
+    assert_eq!(summary["title"], "Summary");
+    assert_eq!(
+        summary["outputSchema"]["properties"]["summary"],
+        json!({"anyOf": [{"type": "string"}, {"type": "null"}]})
+    );
+    let issues = gemini_compat::lint(&summary["inputSchema"]);
+    assert!(issues.is_empty(), "{issues:?}");
+}
+
+/// Over HTTP too, an argument beyond 2^64 reaches the upstream with its digits, next to one the
+/// proxy coerces.
+#[test]
+fn over_http_big_integers_reach_the_upstream_exactly() {
+    let (runtime, _server, url, session) = http_session("plain");
+    // serde_json cannot hold the number; the body is written by hand.
+    let body = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"n":18446744073709551617,"level":"2"}}}"#;
+    let (_, response) = runtime.block_on(http_rpc(&url, Some(&session), body));
+    let text = common::text_of(&response["result"]);
+    assert!(
+        text.contains("\"n\": 18446744073709551617") && text.contains("\"level\": 2"),
+        "the upstream got: {text}"
+    );
 }
 
 /// Over HTTP too, endless pages are cut and the cut is named.

@@ -6,6 +6,7 @@
 //! (roots, sampling, elicitation) and its requests reach the one client that can answer them.
 
 mod child;
+mod http_raw;
 mod scan;
 mod session;
 mod tools;
@@ -289,6 +290,9 @@ impl crate::http::HttpSessions for ProxySessions {
     }
     async fn end(&self, _grace: Duration) {
         // Nothing of the proxy's own is pending: upstream calls end with their sessions.
+    }
+    fn wrap_mcp(&self, mcp: axum::Router) -> axum::Router {
+        mcp.layer(axum::middleware::from_fn(http_raw::keep_raw))
     }
 }
 

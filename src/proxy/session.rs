@@ -23,6 +23,8 @@ use serde_json::Value;
 
 use crate::stdio::RawArguments;
 
+use super::http_raw;
+
 use super::tools::ToolCache;
 use super::upstream::{self, Upstream, forward, upstream_error};
 use super::{SchemaProfile, Shared};
@@ -44,8 +46,8 @@ struct SessionState {
     /// The listing each `tools/list` request is answered with, from `list_tools` to
     /// [`ProxyService`], which serves its raw tools.
     listings: Mutex<HashMap<RequestId, Arc<ToolCache>>>,
-    /// Served through [`ProxyService`] (stdio); over HTTP rmcp needs a `ServerHandler`, and the
-    /// tools are served as rmcp's `Tool` (fields it does not know are lost there).
+    /// Served through [`ProxyService`] (stdio); over HTTP rmcp needs a `ServerHandler`, and
+    /// `http_raw` puts the raw tools into rmcp's answer.
     serves_raw_tools: std::sync::atomic::AtomicBool,
 }
 
@@ -348,6 +350,9 @@ impl ServerHandler for ProxySession {
                 .insert(context.id.clone(), cache);
             return Ok(ListToolsResult::with_all_items(Vec::new()));
         }
+        if let Some(slot) = http_raw::served_tools_slot(&context.extensions) {
+            slot.fill(Arc::clone(&cache));
+        }
         let tools = cache
             .served
             .iter()
@@ -369,7 +374,7 @@ impl ServerHandler for ProxySession {
     ) -> Result<CallToolResponse, ErrorData> {
         let up = self.upstream(None, &context).await?;
         let cache = self.tools(up).await?;
-        let raw = context.extensions.get::<RawArguments>().cloned();
+        let raw = http_raw::raw_arguments(&context.extensions);
         let mut unchanged_raw = None;
         if let Some(arguments) = request.arguments.take() {
             let original = raw.as_ref().map(|_| arguments.clone());
