@@ -61,7 +61,14 @@ pub fn raw_arguments(extensions: &rmcp::model::Extensions) -> Option<crate::stdi
 
 /// The middleware: see the module's documentation.
 pub async fn keep_raw(request: Request, next: Next) -> Response {
-    if request.method() != Method::POST {
+    let is_json = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|ct| ct.split(';').next())
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"));
+    // Only a JSON POST's body has been read by the guard (in time); others are rmcp's to refuse.
+    if request.method() != Method::POST || !is_json {
         return next.run(request).await;
     }
     let (mut parts, body) = request.into_parts();
