@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::StdioClient;
 use serde_json::{Value, json};
@@ -15,24 +15,6 @@ const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/pydantic_server.py"
 );
-
-fn python() -> Option<PathBuf> {
-    let dir = std::env::var_os("FS_MCP_CLIENTS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/clients"));
-    let python = dir.join("venv/bin/python");
-    if python.exists() {
-        return Some(python);
-    }
-    if std::env::var("FS_MCP_REQUIRE_CLIENTS").as_deref() == Ok("1") {
-        panic!(
-            "the Python MCP SDK is missing under {}: run `cargo xtask clients install`",
-            dir.display()
-        );
-    }
-    eprintln!("skipping: the Python MCP SDK is not installed (run `cargo xtask clients install`)");
-    None
-}
 
 /// The proxy in front of the pydantic fixture, handshake done.
 fn start_proxy(python: &Path, cwd: &Path) -> StdioClient {
@@ -76,7 +58,9 @@ fn progress_for(notifications: &[Value], token: &str) -> Vec<Value> {
 
 #[test]
 fn served_schemas_lint_clean_and_calls_reach_the_upstream_with_raw_types() {
-    let Some(python) = python() else { return };
+    let Some(python) = common::sdk_python() else {
+        return;
+    };
     let tmp = tempfile::tempdir().expect("tempdir");
     let mut client = start_proxy(&python, tmp.path());
     assert_eq!(
@@ -167,7 +151,9 @@ fn served_schemas_lint_clean_and_calls_reach_the_upstream_with_raw_types() {
 
 #[test]
 fn progress_and_cancellation_pass_through() {
-    let Some(python) = python() else { return };
+    let Some(python) = common::sdk_python() else {
+        return;
+    };
     let tmp = tempfile::tempdir().expect("tempdir");
     let mut client = start_proxy(&python, tmp.path());
 
@@ -220,7 +206,9 @@ fn progress_and_cancellation_pass_through() {
 
 #[test]
 fn an_upstream_tool_list_change_refreshes_the_served_list() {
-    let Some(python) = python() else { return };
+    let Some(python) = common::sdk_python() else {
+        return;
+    };
     let tmp = tempfile::tempdir().expect("tempdir");
     let mut client = start_proxy(&python, tmp.path());
     let before = client.list_tools();
@@ -243,7 +231,9 @@ fn an_upstream_tool_list_change_refreshes_the_served_list() {
 
 #[test]
 fn resources_prompts_and_roots_pass_through() {
-    let Some(python) = python() else { return };
+    let Some(python) = common::sdk_python() else {
+        return;
+    };
     let tmp = tempfile::tempdir().expect("tempdir");
     let python = python.to_str().expect("utf8 path");
     let mut client = StdioClient::start_with_roots(
@@ -281,7 +271,9 @@ fn resources_prompts_and_roots_pass_through() {
 
 #[test]
 fn an_upstream_crash_fails_the_pending_call_and_the_proxy_exits() {
-    let Some(python) = python() else { return };
+    let Some(python) = common::sdk_python() else {
+        return;
+    };
     let tmp = tempfile::tempdir().expect("tempdir");
     let mut client = start_proxy(&python, tmp.path());
     client.list_tools();
@@ -328,7 +320,9 @@ fn a_missing_upstream_command_is_a_clear_error() {
 #[test]
 fn http_serving_and_an_http_upstream_chain() {
     use std::io::{BufRead, BufReader};
-    let Some(python) = python() else { return };
+    let Some(python) = common::sdk_python() else {
+        return;
+    };
     let tmp = tempfile::tempdir().expect("tempdir");
     /// Kills the HTTP proxy even when an assertion fails first.
     struct KillOnDrop(std::process::Child);
@@ -383,7 +377,9 @@ fn http_serving_and_an_http_upstream_chain() {
 
 #[test]
 fn the_openai_strict_profile_serves_strict_schemas_and_maps_nulls_back() {
-    let Some(python) = python() else { return };
+    let Some(python) = common::sdk_python() else {
+        return;
+    };
     let tmp = tempfile::tempdir().expect("tempdir");
     let python = python.to_str().expect("utf8 path");
     // `auto` picks openai-strict for a client that calls itself Codex.
@@ -447,7 +443,9 @@ fn the_openai_strict_profile_serves_strict_schemas_and_maps_nulls_back() {
 /// carry no `resultType`) must reach the client marked complete.
 #[test]
 fn a_client_without_initialize_gets_calls_through() {
-    let Some(python) = python() else { return };
+    let Some(python) = common::sdk_python() else {
+        return;
+    };
     let tmp = tempfile::tempdir().expect("tempdir");
     let python = python.to_str().expect("utf8 path");
     let mut client = StdioClient::spawn(

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -112,6 +112,12 @@ fn every_tool_field_the_proxy_need_not_change_passes_through() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let mut client = start("plain", tmp.path());
     let tools = client.list_tools();
+    assert_summary_passed_through(&tools);
+}
+
+/// The `summary` tool of the `plain` upstream as listed through the proxy: every field the proxy
+/// need not change as the upstream wrote it, the input schema Gemini-safe.
+fn assert_summary_passed_through(tools: &[Value]) {
     let summary = tools
         .iter()
         .find(|t| t["name"] == "summary")
@@ -140,7 +146,9 @@ fn every_tool_field_the_proxy_need_not_change_passes_through() {
 /// The official Python SDK validates `structuredContent` against the served `outputSchema`.
 #[test]
 fn the_python_sdk_accepts_a_null_the_upstream_schema_allows() {
-    let Some(python) = sdk_python() else { return };
+    let Some(python) = common::sdk_python() else {
+        return;
+    };
     let script = r#"
 import asyncio, json, sys
 from mcp import ClientSession, StdioServerParameters
@@ -174,21 +182,6 @@ asyncio.run(main())
         report,
         json!({"isError": false, "structured": {"summary": null}})
     );
-}
-
-fn sdk_python() -> Option<PathBuf> {
-    let dir = std::env::var_os("FS_MCP_CLIENTS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/clients"));
-    let python = dir.join("venv/bin/python");
-    if python.exists() {
-        return Some(python);
-    }
-    if std::env::var("FS_MCP_REQUIRE_CLIENTS").as_deref() == Ok("1") {
-        panic!("the Python MCP SDK is missing under {}", dir.display());
-    }
-    eprintln!("skipping: the Python MCP SDK is not installed (run `cargo xtask clients install`)");
-    None
 }
 
 /// Starts the proxy in front of a fixture in `mode` that writes its pid, handshake done or not.
@@ -471,7 +464,9 @@ fn start_http_proxy(mode: &str, env: &[(&str, &Path)]) -> (KillOnDrop, String) {
 /// The Python SDK over streamable HTTP: the served outputSchema accepts the upstream's `null`.
 #[test]
 fn the_python_sdk_over_http_accepts_a_null_the_upstream_schema_allows() {
-    let Some(python) = sdk_python() else { return };
+    let Some(python) = common::sdk_python() else {
+        return;
+    };
     let (_server, url) = start_http_proxy("plain", &[]);
     let script = r#"
 import asyncio, json, sys
@@ -639,28 +634,7 @@ fn over_http_every_tool_field_the_proxy_need_not_change_passes_through() {
     let tools = reply["result"]["tools"]
         .as_array()
         .unwrap_or_else(|| panic!("tools/list failed: {reply}"));
-    let summary = tools
-        .iter()
-        .find(|t| t["name"] == "summary")
-        .unwrap_or_else(|| panic!("no summary tool: {tools:?}"));
-    assert_eq!(summary["execution"], json!({"taskSupport": "optional"}));
-    assert_eq!(
-        summary["annotations"],
-        json!({"readOnlyHint": true, "futureHint": "kept"})
-    );
-    assert_eq!(
-        summary["icons"],
-        json!([{"src": "https://example.com/i.png", "mimeType": "image/png", "theme": "dark"}])
-    );
-    assert_eq!(summary["_meta"], json!({"example.com/k": [1, 2]}));
-    assert_eq!(summary["futureField"], json!({"x": 1}));
-    assert_eq!(summary["title"], "Summary");
-    assert_eq!(
-        summary["outputSchema"]["properties"]["summary"],
-        json!({"anyOf": [{"type": "string"}, {"type": "null"}]})
-    );
-    let issues = gemini_compat::lint(&summary["inputSchema"]);
-    assert!(issues.is_empty(), "{issues:?}");
+    assert_summary_passed_through(tools);
 }
 
 /// Over HTTP too, an argument beyond 2^64 reaches the upstream with its digits, next to one the
@@ -715,7 +689,9 @@ fn over_http_endless_tool_pages_are_cut_with_a_note() {
 /// `outputSchema` it listed) accepts the upstream's `null` through the proxy.
 #[test]
 fn the_typescript_sdk_accepts_a_null_the_upstream_schema_allows() {
-    let Some(python) = sdk_python() else { return };
+    let Some(python) = common::sdk_python() else {
+        return;
+    };
     let npm = python
         .ancestors()
         .nth(3)

@@ -166,22 +166,6 @@ fn auto_approve_answers_with_the_diff_and_one_short_line() {
     );
 }
 
-/// The official Python SDK's interpreter, when installed (see tests/real_clients.rs).
-fn python() -> Option<PathBuf> {
-    let dir = std::env::var_os("FS_MCP_CLIENTS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/clients"));
-    let python = dir.join("venv/bin/python");
-    if python.exists() {
-        return Some(python);
-    }
-    if std::env::var("FS_MCP_REQUIRE_CLIENTS").as_deref() == Ok("1") {
-        panic!("the Python SDK is missing under {}", dir.display());
-    }
-    eprintln!("skipping: the Python SDK is not installed (run `cargo xtask clients install`)");
-    None
-}
-
 const PY_ELICIT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/clients/py_elicit.py");
 
 /// Runs the Python SDK client answering the form as `mode`; its report.
@@ -224,7 +208,9 @@ fn stdio_command(ws: &Workspace, extra: &[&str]) -> Vec<String> {
 /// when the human wrote one); a form never answered times out with nothing written.
 #[test]
 fn python_sdk_form_verdicts_over_stdio() {
-    let Some(python) = python() else { return };
+    let Some(python) = common::sdk_python() else {
+        return;
+    };
     let cases = [
         ("accept", "COMMITTED", "one\nTWO\n", None),
         ("reject", "REJECTED", "one\ntwo\n", Some("too risky")),
@@ -272,7 +258,9 @@ fn python_sdk_form_verdicts_over_stdio() {
 /// The same form over streamable HTTP: approve commits, decline writes nothing.
 #[test]
 fn python_sdk_form_verdicts_over_http() {
-    let Some(python) = python() else { return };
+    let Some(python) = common::sdk_python() else {
+        return;
+    };
     for (mode, action, content) in [
         ("accept", "COMMITTED", "x = 2\n"),
         ("decline", "REJECTED", "x = 1\n"),
@@ -466,7 +454,9 @@ async fn rmcp_client_on_2026_07_28_reviews_through_input_required() {
 /// COMMITTED.
 #[test]
 fn approving_in_chromium_through_the_link_commits() {
-    let Some(python) = python() else { return };
+    let Some(python) = common::sdk_python() else {
+        return;
+    };
     let chromium = std::env::var_os("FS_MCP_CHROMIUM")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
@@ -527,7 +517,9 @@ fn approving_in_chromium_through_the_link_commits() {
 /// the server goes on serving: the next client's proposal of the same file commits.
 #[test]
 fn a_client_gone_mid_review_leaves_the_file_untouched() {
-    let Some(python) = python() else { return };
+    let Some(python) = common::sdk_python() else {
+        return;
+    };
     let ws = Workspace::new();
     ws.write("m.py", "x = 1\n");
     let server = common::HttpServer::start(&ws, &["--review-command", "none"]);
@@ -559,14 +551,20 @@ fn a_client_gone_mid_review_leaves_the_file_untouched() {
     );
 }
 
+/// Writes a.txt of 100 lines and returns its new content, every line changed: a diff longer
+/// than the form shows.
+fn hundred_changed_lines(ws: &Workspace) -> String {
+    let old: String = (1..=100).map(|i| format!("line {i}\n")).collect();
+    ws.write("a.txt", &old);
+    (1..=100).map(|i| format!("LINE {i}\n")).collect()
+}
+
 /// A diff too long for the form goes to a client that takes URL mode as a link to the review
 /// page (2026-07-28, MRTR); the human approves there and the retried call answers COMMITTED.
 #[tokio::test]
 async fn a_diff_too_long_for_the_form_is_reviewed_through_url_mode() {
     let ws = Workspace::new();
-    let old: String = (1..=100).map(|i| format!("line {i}\n")).collect();
-    let new: String = (1..=100).map(|i| format!("LINE {i}\n")).collect();
-    ws.write("a.txt", &old);
+    let new = hundred_changed_lines(&ws);
     let (r, asked, _) = mrtr_propose_with(
         &ws,
         None,
@@ -593,7 +591,9 @@ fn review_via_picks_the_channel_and_never_waits_on_a_missing_program() {
     ));
     assert_eq!(r["user_action"], "PENDING", "{r}");
 
-    let Some(python) = python() else { return };
+    let Some(python) = common::sdk_python() else {
+        return;
+    };
     let command = stdio_command(&ws, &["--review-via", "page"]);
     let command: Vec<&str> = command.iter().map(String::as_str).collect();
     let report = py_elicit(
@@ -617,9 +617,7 @@ fn review_via_picks_the_channel_and_never_waits_on_a_missing_program() {
 #[tokio::test]
 async fn the_form_holds_a_bounded_diff_and_says_what_was_cut() {
     let ws = Workspace::new();
-    let old: String = (1..=100).map(|i| format!("line {i}\n")).collect();
-    let new: String = (1..=100).map(|i| format!("LINE {i}\n")).collect();
-    ws.write("a.txt", &old);
+    let new = hundred_changed_lines(&ws);
     let (r, asked, _) = mrtr_propose_with(
         &ws,
         Some(json!({"approve": true})),

@@ -738,3 +738,24 @@ impl Drop for UiPage {
         let _ = self.child.wait();
     }
 }
+
+/// The official Python MCP SDK's interpreter (`target/clients/venv`, or under
+/// FS_MCP_CLIENTS_DIR), when installed; `None` with a note when not, a failure under
+/// FS_MCP_REQUIRE_CLIENTS=1.
+pub fn sdk_python() -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("FS_MCP_CLIENTS_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/clients"));
+    let python = dir.join("venv/bin/python");
+    if python.exists() {
+        return Some(python);
+    }
+    if std::env::var("FS_MCP_REQUIRE_CLIENTS").as_deref() == Ok("1") {
+        panic!(
+            "the Python MCP SDK is missing under {}: run `cargo xtask clients install`",
+            dir.display()
+        );
+    }
+    eprintln!("skipping: the Python MCP SDK is not installed (run `cargo xtask clients install`)");
+    None
+}
