@@ -400,6 +400,25 @@ fn print_table(rows: &[(&str, &str, Vec<Outcome>)]) {
     println!();
 }
 
+/// A run's project with the fixtures (a git repository of its own: the CLIs then do not scan
+/// the one around target/, which OpenCode snapshots), and a fresh home.
+fn prepare_project(dir: &Path) -> anyhow::Result<(PathBuf, PathBuf)> {
+    let project = dir.join("project");
+    let home = dir.join("home");
+    for (path, content) in script::fixtures() {
+        write(&project.join(path), &content)?;
+    }
+    std::fs::create_dir_all(&home)?;
+    let project = project.canonicalize()?;
+    let _ = Command::new("git")
+        .args(["init", "--quiet"])
+        .current_dir(&project)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    Ok((project, home))
+}
+
 fn run_session(
     cli: Cli,
     transport: Transport,
@@ -409,22 +428,8 @@ fn run_session(
     snippets: &std::collections::BTreeMap<String, String>,
     limit: Duration,
 ) -> anyhow::Result<Vec<Outcome>> {
-    let project = dir.join("project");
-    let home = dir.join("home");
-    for (path, content) in script::fixtures() {
-        write(&project.join(path), &content)?;
-    }
+    let (project, home) = prepare_project(dir)?;
     write(&dir.join(script::OUTSIDE.0), script::OUTSIDE.1)?;
-    std::fs::create_dir_all(&home)?;
-    let project = project.canonicalize()?;
-    // A project is usually a repository of its own; the CLIs then do not scan the one around
-    // target/ (OpenCode snapshots it).
-    let _ = Command::new("git")
-        .args(["init", "--quiet"])
-        .current_dir(&project)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
 
     let script = Script::standard();
     let model = StandIn::start(Script::standard(), &model::log_path(dir))?;

@@ -14,7 +14,7 @@
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -36,24 +36,6 @@ const FORM_WITHIN: Duration = Duration::from_secs(90);
 const STEP_WITHIN: Duration = Duration::from_secs(30);
 /// Claude Code ignores an Enter sent the instant the pointer lands on a button.
 const SETTLE: Duration = Duration::from_millis(400);
-
-/// A run's project with the fixtures, and a fresh home.
-fn prepare(dir: &Path) -> anyhow::Result<(PathBuf, PathBuf)> {
-    let project = dir.join("project");
-    let home = dir.join("home");
-    for (path, content) in script::fixtures() {
-        super::write(&project.join(path), &content)?;
-    }
-    std::fs::create_dir_all(&home)?;
-    let project = project.canonicalize()?;
-    let _ = Command::new("git")
-        .args(["init", "--quiet"])
-        .current_dir(&project)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    Ok((project, home))
-}
 
 fn session(
     cli: Cli,
@@ -100,7 +82,7 @@ pub fn claude_form(
     snippets: &std::collections::BTreeMap<String, String>,
     limit: Duration,
 ) -> anyhow::Result<Vec<Outcome>> {
-    let (project, home) = prepare(dir)?;
+    let (project, home) = super::prepare_project(dir)?;
     let script = Script::review_in_form(answer);
     let log_path = model::log_path(dir);
     let model = StandIn::start(Script::review_in_form(answer), &log_path)?;
@@ -441,7 +423,7 @@ pub fn gemini_page(
     snippets: &std::collections::BTreeMap<String, String>,
     limit: Duration,
 ) -> anyhow::Result<Vec<Outcome>> {
-    let (project, home) = prepare(dir)?;
+    let (project, home) = super::prepare_project(dir)?;
     let script = Script::review_in_page();
     let log_path = model::log_path(dir);
     let model = StandIn::start(Script::review_in_page(), &log_path)?;
