@@ -17,6 +17,7 @@ pub mod http;
 pub mod lenient;
 pub mod params;
 pub mod proxy;
+pub mod render;
 pub mod roots;
 pub mod schema_cli;
 pub mod schemas;

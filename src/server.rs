@@ -144,6 +144,8 @@ struct Inner {
     review_page_is_client: bool,
     /// The review page, started on the first proposal that needs it.
     review_page: tokio::sync::OnceCell<crate::ui::ReviewPage>,
+    /// The tools this server lists: next steps in messages name only these.
+    listed_tools: crate::render::ListedTools,
 }
 
 impl FsServer {
@@ -154,6 +156,7 @@ impl FsServer {
             .iter()
             .map(|r| (r.name.clone(), r.transformed_input.clone()))
             .collect();
+        let listed_tools = crate::render::ListedTools::new(reports.iter().map(|r| r.name.clone()));
         let raw_input_schemas = reports.into_iter().map(|r| (r.name, r.raw_input)).collect();
         let reviews = Arc::new(fs_mcp_edit::ReviewManager::new(options.review)?);
         let base_sandbox = Arc::new(sandbox.with_read_only(options.read_only));
@@ -178,6 +181,7 @@ impl FsServer {
                 review_via: options.review_via,
                 review_page_is_client: options.review_page_is_client,
                 review_page: tokio::sync::OnceCell::new(),
+                listed_tools,
             }),
             log: SessionLog::register(),
         })
@@ -198,6 +202,11 @@ impl FsServer {
     /// The sandbox in force for this call.
     pub fn sandbox(&self) -> Arc<Sandbox> {
         self.session.get()
+    }
+
+    /// The tools this server lists (for next steps in messages).
+    pub fn listed_tools(&self) -> &crate::render::ListedTools {
+        &self.inner.listed_tools
     }
 
     /// The review sessions (shared by every client session).
