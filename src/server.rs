@@ -92,8 +92,14 @@ impl Default for ServerOptions {
     }
 }
 
-/// Tools exposed only with `--all`.
-pub const ALL_TIER_ONLY: &[&str] = &["write_file", "append_text", "move_file", "list_directory"];
+/// The tools only `--all` lists (each spec says why: `ToolSpec::tier`).
+pub fn all_tier_only_names() -> Vec<&'static str> {
+    crate::tools::specs()
+        .into_iter()
+        .filter(|spec| !spec.listed_in(Tier::Core))
+        .map(|spec| spec.name)
+        .collect()
+}
 
 pub const SERVER_NAME: &str = "fs-mcp-rs";
 
@@ -309,13 +315,13 @@ impl FsServer {
         .1
     }
 
-    /// All tools: the router is the sum of one router per tool group.
+    /// All tools, one route per tool file (`crate::tools::routes`).
     fn full_router() -> ToolRouter<FsServer> {
-        Self::read_tools()
-            + Self::search_tools()
-            + Self::query_tools()
-            + Self::edit_tools()
-            + Self::worklog_tools()
+        let mut router = ToolRouter::new();
+        for route in crate::tools::routes() {
+            router.add_route(route);
+        }
+        router
     }
 }
 
@@ -353,10 +359,17 @@ pub fn check_tool_names(names: &[String]) -> Result<(), String> {
 /// router is built for serving, so no code path can list an untransformed schema.
 fn prepared_router(options: &ServerOptions) -> (ToolRouter<FsServer>, Vec<ToolSchemaReport>) {
     let mut router = FsServer::full_router();
+    let specs: HashMap<&str, crate::tools::spec::ToolSpec> = crate::tools::specs()
+        .into_iter()
+        .map(|spec| (spec.name, spec))
+        .collect();
     let mut removed: Vec<String> = options.disabled_tools.clone();
-    if options.tier == Tier::Core {
-        removed.extend(ALL_TIER_ONLY.iter().map(|n| n.to_string()));
-    }
+    removed.extend(
+        specs
+            .values()
+            .filter(|spec| !spec.listed_in(options.tier))
+            .map(|spec| spec.name.to_string()),
+    );
     if options.read_only {
         removed.extend(
             router
@@ -378,7 +391,9 @@ fn prepared_router(options: &ServerOptions) -> (ToolRouter<FsServer>, Vec<ToolSc
     }
     let mut reports = Vec::with_capacity(router.map.len());
     for route in router.map.values_mut() {
-        route.attr.meta = crate::tools::result_budget_meta(&route.attr.name, options.read_limits);
+        route.attr.meta = specs
+            .get(route.attr.name.as_ref())
+            .and_then(|spec| crate::tools::result_budget_meta(spec, options.read_limits));
         let report = schemas::transform_tool(&route.attr);
         route.attr.input_schema = Arc::new(schemas::as_object(&report.transformed_input));
         route.attr.output_schema = report

@@ -128,7 +128,7 @@ fn tiers_expose_different_tool_sets() {
         .collect();
     assert!(core.contains(&"read_files".to_string()));
     assert!(core.contains(&"list_allowed_directories".to_string()));
-    for name in fs_mcp_rs::server::ALL_TIER_ONLY {
+    for name in fs_mcp_rs::server::all_tier_only_names() {
         assert!(
             !core.iter().any(|c| c == name),
             "{name} must not be in core"

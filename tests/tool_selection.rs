@@ -21,13 +21,13 @@ fn the_all_tier_adds_exactly_the_all_tier_only_tools() {
     let core = names(&ws, &[]);
     let all = names(&ws, &["--all"]);
     let added: BTreeSet<String> = all.difference(&core).cloned().collect();
-    let expected: BTreeSet<String> = fs_mcp_rs::server::ALL_TIER_ONLY
+    let expected: BTreeSet<String> = fs_mcp_rs::server::all_tier_only_names()
         .iter()
         .map(|s| s.to_string())
         .collect();
     assert_eq!(
         added, expected,
-        "a name in ALL_TIER_ONLY that is not a tool would put a writer in core"
+        "--all must add exactly the tools whose ToolSpec tier is AllOnly"
     );
     assert!(core.is_subset(&all));
     assert_eq!(

@@ -34,7 +34,7 @@ fn start_ui(dir: &Path) -> UiPage {
 fn core_tools() -> Vec<String> {
     fs_mcp_rs::server::all_tool_names()
         .into_iter()
-        .filter(|n| !fs_mcp_rs::server::ALL_TIER_ONLY.contains(&n.as_str()))
+        .filter(|n| !fs_mcp_rs::server::all_tier_only_names().contains(&n.as_str()))
         .collect()
 }
 

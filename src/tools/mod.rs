@@ -1,14 +1,63 @@
-//! One module per tool group; each defines a `#[tool_router]` impl block on `FsServer`.
+//! One file per tool (`src/tools/<tool_name>.rs`): its parameters, its [`spec::ToolSpec`] and its
+//! handler. [`tools!`] below lists them: the router, the tiers and the generated docs come from
+//! that list. Modules without a tool of their own hold what several tools share.
 
 pub mod edit;
 pub mod query;
-pub mod read;
 mod review;
 pub mod search;
-pub mod worklog;
+pub mod spec;
 
 use rmcp::ErrorData;
+use rmcp::handler::server::router::tool::ToolRoute;
 use rmcp::model::{CallToolResult, ContentBlock};
+
+use crate::server::FsServer;
+use spec::ToolSpec;
+
+/// Declares each tool's module and lists them for the router: one line per tool, in the order
+/// of the docs.
+macro_rules! tools {
+    ($($tool:ident),* $(,)?) => {
+        $(pub mod $tool;)*
+
+        /// Every tool's spec, whatever the tier.
+        pub fn specs() -> Vec<ToolSpec> {
+            vec![$($tool::spec()),*]
+        }
+
+        /// Every tool's route, whatever the tier.
+        pub(crate) fn routes() -> Vec<ToolRoute<FsServer>> {
+            vec![$($tool::route()),*]
+        }
+    };
+}
+
+tools! {
+    list_allowed_directories,
+    read_files,
+    grep_content,
+    search_files,
+    directory_tree,
+    list_directory,
+    list_directory_with_sizes,
+    get_file_info,
+    read_media_file,
+    query_json,
+    query_yaml,
+    analyze_gsd_work_log,
+    create_directory,
+    propose_and_review,
+    commit_review,
+    write_file,
+    append_text,
+    move_file,
+}
+
+/// The spec of the tool called `name`.
+pub fn spec_of(name: &str) -> Option<ToolSpec> {
+    specs().into_iter().find(|spec| spec.name == name)
+}
 
 /// A successful text result.
 pub fn text(body: impl Into<String>) -> CallToolResult {
@@ -39,39 +88,12 @@ pub const RESULT_SIZE_KEY: &str = "anthropic/maxResultSizeChars";
 pub const CLIENT_DEFAULT_RESULT_CHARS: usize = 50_000;
 /// The most Claude Code honours for [`RESULT_SIZE_KEY`].
 pub const RESULT_SIZE_CEILING: usize = 500_000;
-/// Room for the notes a query adds after its output cap.
-const QUERY_NOTE_ROOM: usize = 1_024;
-
-/// The result budget said to clients, for tools whose results can be large: the reply cap
-/// (`--max-reply-bytes`; bytes, so at least as many characters), or the tool's own larger cap,
-/// at most [`RESULT_SIZE_CEILING`]. `None` for tools whose results stay small, and where the
-/// budget is no more than a client assumes anyway ([`CLIENT_DEFAULT_RESULT_CHARS`]).
-pub fn result_budget(tool: &str, read_limits: crate::server::ReadLimits) -> Option<usize> {
-    let own_cap = match tool {
-        "query_json" | "query_yaml" => {
-            fs_mcp_query::Limits::default().max_output_bytes + QUERY_NOTE_ROOM
-        }
-        "read_files"
-        | "grep_content"
-        | "directory_tree"
-        | "list_directory"
-        | "list_directory_with_sizes"
-        | "analyze_gsd_work_log" => 0,
-        _ => return None,
-    };
-    let budget = read_limits
-        .max_reply_bytes
-        .max(own_cap)
-        .min(RESULT_SIZE_CEILING);
-    (budget > CLIENT_DEFAULT_RESULT_CHARS).then_some(budget)
-}
-
 /// The tool's `_meta` with its result budget, if it has one.
 pub fn result_budget_meta(
-    tool: &str,
+    spec: &ToolSpec,
     read_limits: crate::server::ReadLimits,
 ) -> Option<rmcp::model::MetaObject> {
-    let budget = result_budget(tool, read_limits)?;
+    let budget = spec.result_budget(read_limits)?;
     let mut meta = rmcp::model::JsonObject::new();
     meta.insert(RESULT_SIZE_KEY.into(), budget.into());
     Some(rmcp::model::MetaObject(meta))

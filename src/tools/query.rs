@@ -1,94 +1,41 @@
-//! query_json and query_yaml: jq expressions over a file, evaluated in a child process of this
-//! same binary (`fs-mcp-rs __query-worker`) so that a runaway query costs only its own call.
+//! What query_json and query_yaml share: jq expressions over a file, evaluated in a child process
+//! of this same binary (`fs-mcp-rs __query-worker`) so that a runaway query costs only its own
+//! call.
 
 use std::path::Path;
 use std::time::Duration;
 
 use fs_mcp_query::{InputFormat, Limits, QueryRequest};
 use fs_mcp_read::StructuredKind;
-use rmcp::handler::server::wrapper::Parameters;
+use rmcp::RoleServer;
 use rmcp::model::CallToolResult;
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, tool, tool_router};
-use schemars::JsonSchema;
-use serde::Deserialize;
 
-use crate::lenient;
-use crate::params::lean_schema;
 use crate::server::FsServer;
+use crate::tools::spec::ResultBudget;
 use crate::tools::{blocking, failure, text};
 
 /// The hidden subcommand that evaluates one query.
 pub const WORKER_SUBCOMMAND: &str = "__query-worker";
 const MAX_TIMEOUT_SECS: i64 = 600;
+/// Room for the notes a query adds after its output cap.
+const QUERY_NOTE_ROOM: usize = 1_024;
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[schemars(transform = lean_schema)]
-pub struct QueryJsonParams {
-    pub file_path: String,
-    /// E.g. ".items[0:3]".
-    pub jq_expression: String,
-    /// Seconds. Default 30, at most 600.
-    #[serde(default, deserialize_with = "lenient::opt_i64")]
-    pub timeout: Option<i64>,
+/// A query's result budget: its output cap and the notes after it.
+pub fn query_budget() -> ResultBudget {
+    ResultBudget::OwnCap(Limits::default().max_output_bytes + QUERY_NOTE_ROOM)
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[schemars(transform = lean_schema)]
-pub struct QueryYamlParams {
-    pub file_path: String,
-    /// jq syntax.
-    pub yq_expression: String,
-    /// Seconds. Default 30, at most 600.
-    #[serde(default, deserialize_with = "lenient::opt_i64")]
-    pub timeout: Option<i64>,
-}
-
-#[tool_router(router = query_tools, vis = "pub(crate)")]
-impl FsServer {
-    #[tool(
-        description = "Run jq on a JSON file instead of reading it: one compact JSON result per line, at most 100. Start with \"keys\" or \"length\".",
-        annotations(read_only_hint = true, open_world_hint = false)
-    )]
-    async fn query_json(
-        &self,
-        Parameters(p): Parameters<QueryJsonParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, ErrorData> {
-        Ok(self
-            .run_query(
-                &p.file_path,
-                p.jq_expression,
-                InputFormat::Json,
-                p.timeout,
-                &context,
-            )
-            .await)
-    }
-
-    #[tool(
-        description = "query_json for YAML files (1.2; anchors resolved; each document one input).",
-        annotations(read_only_hint = true, open_world_hint = false)
-    )]
-    async fn query_yaml(
-        &self,
-        Parameters(p): Parameters<QueryYamlParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, ErrorData> {
-        Ok(self
-            .run_query(
-                &p.file_path,
-                p.yq_expression,
-                InputFormat::Yaml,
-                p.timeout,
-                &context,
-            )
-            .await)
-    }
+/// The `timeout` parameter's description.
+pub fn timeout_description() -> String {
+    format!(
+        "Seconds. Default {}, at most {MAX_TIMEOUT_SECS}.",
+        fs_mcp_query::DEFAULT_TIMEOUT_SECS
+    )
 }
 
 impl FsServer {
-    async fn run_query(
+    pub(crate) async fn run_query(
         &self,
         file_path: &str,
         expression: String,

@@ -2,14 +2,33 @@
 
 use std::io::BufReader;
 
+use rmcp::handler::server::router::tool::ToolRoute;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
-use rmcp::{ErrorData, tool, tool_router};
+use rmcp::{ErrorData, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::server::FsServer;
+use crate::tools::spec::{ResultBudget, ToolSpec};
 use crate::tools::{blocking, failure, text};
+
+pub fn spec() -> ToolSpec {
+    ToolSpec {
+        result_budget: ResultBudget::ReplyCap,
+        ..ToolSpec::new(
+            "analyze_gsd_work_log",
+            "Analyze a GSD-Lite work log (### [LOG-NNN] headers): per log its type, task, lines, cl100k tokens and signs it is superseded (tier 1 strong, tier 2 hints).",
+        )
+    }
+}
+
+pub(crate) fn route() -> ToolRoute<FsServer> {
+    spec().route(
+        FsServer::analyze_gsd_work_log_tool_attr(),
+        FsServer::analyze_gsd_work_log,
+    )
+}
 
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -23,7 +42,7 @@ pub enum WorkLogFormat {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct AnalyzeWorkLogParams {
-    /// Default "gsd-lite/WORK.md".
+    #[schemars(description = format!("Default {:?}.", fs_mcp_worklog::DEFAULT_PATH))]
     #[serde(default)]
     pub file_path: Option<String>,
     /// Default json.
@@ -31,12 +50,8 @@ pub struct AnalyzeWorkLogParams {
     pub output_format: Option<WorkLogFormat>,
 }
 
-#[tool_router(router = worklog_tools, vis = "pub(crate)")]
 impl FsServer {
-    #[tool(
-        description = "Analyze a GSD-Lite work log (### [LOG-NNN] headers): per log its type, task, lines, cl100k tokens and signs it is superseded (tier 1 strong, tier 2 hints).",
-        annotations(read_only_hint = true, open_world_hint = false)
-    )]
+    #[tool]
     async fn analyze_gsd_work_log(
         &self,
         Parameters(p): Parameters<AnalyzeWorkLogParams>,

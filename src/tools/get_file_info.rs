@@ -1,0 +1,85 @@
+//! `get_file_info`: size, dates, lines, tokens and reading advice for one or several files.
+
+use fs_mcp_search::{InfoOptions, MAX_INFO_PATHS};
+use rmcp::handler::server::router::tool::ToolRoute;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::{ErrorData, tool};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde::de::{self, Deserializer};
+use serde_json::Value;
+
+use crate::lenient;
+use crate::server::FsServer;
+use crate::tools::search::answer;
+use crate::tools::spec::ToolSpec;
+use crate::tools::{blocking, failure, text};
+
+pub fn spec() -> ToolSpec {
+    ToolSpec::new(
+        "get_file_info",
+        "Size, mtime, lines, tokens and chunked-read advice per file; JSON keys, CSV columns.",
+    )
+}
+
+pub(crate) fn route() -> ToolRoute<FsServer> {
+    spec().route(FsServer::get_file_info_tool_attr(), FsServer::get_file_info)
+}
+
+// `get_file_info`'s files: `path`, `paths`, or both (`path` first).
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct FileInfoParams {
+    #[serde(default)]
+    pub path: Option<String>,
+    #[schemars(description = format!("Several files, at most {MAX_INFO_PATHS}."))]
+    #[serde(default, deserialize_with = "path_list")]
+    pub paths: Option<Vec<String>>,
+}
+
+/// `paths` as a list, a lone string, or a JSON string holding the list (see [`lenient::list_of`]).
+fn path_list<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => lenient::list_of(v).map(Some).map_err(de::Error::custom),
+    }
+}
+
+impl FsServer {
+    #[tool]
+    async fn get_file_info(
+        &self,
+        Parameters(p): Parameters<FileInfoParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let paths: Vec<String> = p
+            .path
+            .into_iter()
+            .chain(p.paths.unwrap_or_default())
+            .collect();
+        let sandbox = self.sandbox();
+        match <[String; 1]>::try_from(paths) {
+            // One file: its answer, or its error as the call's.
+            Ok([path]) => {
+                let body = blocking(move || {
+                    fs_mcp_search::get_file_info(&sandbox, &path, &InfoOptions::default())
+                })
+                .await?;
+                Ok(answer(body))
+            }
+            Err(paths) if paths.is_empty() => Ok(failure(
+                "Error: no file given. Call get_file_info with {\"path\": \"src/main.rs\"} or {\"paths\": [\"a.md\", \"b.md\"]}.",
+            )),
+            Err(paths) => {
+                let batch = blocking(move || {
+                    fs_mcp_search::get_files_info(&sandbox, &paths, &InfoOptions::default())
+                })
+                .await?;
+                Ok(if batch.all_failed {
+                    failure(batch.text)
+                } else {
+                    text(batch.text)
+                })
+            }
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! `grep_content`: regex search of file contents, with section end hints.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use fs_mcp_search::{GrepControl, GrepOptions, Progress, ProgressFn};
+use rmcp::handler::server::router::tool::ToolRoute;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ProgressNotificationParam};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, tool};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::lenient;
+use crate::params::{bounded, dot, lean_schema};
+use crate::server::FsServer;
+use crate::tools::blocking;
+use crate::tools::search::answer;
+use crate::tools::spec::{ResultBudget, ToolSpec};
+
+/// Bounds on what a client may ask for, so one call cannot hold the server for long.
+const MAX_MATCHES_LIMIT: i64 = 1000;
+const MAX_TIMEOUT_SECS: i64 = 300;
+const MAX_CONTEXT_LINES: i64 = 20;
+
+pub fn spec() -> ToolSpec {
+    ToolSpec {
+        result_budget: ResultBudget::ReplyCap,
+        ..ToolSpec::new(
+            "grep_content",
+            "Regex search of file contents (ripgrep; skips .gitignored, hidden and binary files). For a match at line n with 'section end hint: L{m}', read_files start_line n, end_line m reads its block.",
+        )
+    }
+}
+
+pub(crate) fn route() -> ToolRoute<FsServer> {
+    spec().route(FsServer::grep_content_tool_attr(), FsServer::grep_content)
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = lean_schema)]
+pub struct GrepContentParams {
+    /// Rust regex, e.g. "fn main|TODO".
+    pub pattern: String,
+    #[serde(default = "dot")]
+    pub search_path: String,
+    #[serde(default, deserialize_with = "lenient::bool_or_default")]
+    pub case_insensitive: bool,
+    #[schemars(description = format!(
+        "Default {}, at most {MAX_CONTEXT_LINES}.",
+        GrepOptions::DEFAULT_CONTEXT_LINES
+    ))]
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub context_lines: Option<i64>,
+    /// Section-start regexes (default: built-in per language; [] none). L{m} is then the last line of the block before the next one: end_line = m reads the block.
+    #[serde(default)]
+    pub section_patterns: Option<Vec<String>>,
+    #[schemars(description = format!(
+        "Default {}, at most {MAX_MATCHES_LIMIT}.",
+        GrepOptions::DEFAULT_MAX_MATCHES
+    ))]
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub max_matches: Option<i64>,
+    #[serde(default, deserialize_with = "lenient::bool_or_default")]
+    pub include_ignored: bool,
+    #[serde(default, deserialize_with = "lenient::bool_or_default")]
+    pub include_hidden: bool,
+    #[schemars(description = format!(
+        "Seconds. Default {}, at most {MAX_TIMEOUT_SECS}.",
+        GrepOptions::DEFAULT_TIMEOUT.as_secs()
+    ))]
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub timeout: Option<i64>,
+}
+
+impl FsServer {
+    #[tool]
+    async fn grep_content(
+        &self,
+        Parameters(p): Parameters<GrepContentParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let sandbox = self.sandbox();
+        let mut options = GrepOptions::new(p.pattern);
+        options.search_path = p.search_path;
+        options.case_insensitive = p.case_insensitive;
+        options.context_lines = bounded(
+            p.context_lines,
+            GrepOptions::DEFAULT_CONTEXT_LINES as i64,
+            0,
+            MAX_CONTEXT_LINES,
+        ) as usize;
+        options.section_patterns = p.section_patterns;
+        options.max_matches = bounded(
+            p.max_matches,
+            GrepOptions::DEFAULT_MAX_MATCHES as i64,
+            1,
+            MAX_MATCHES_LIMIT,
+        ) as usize;
+        options.include_ignored = p.include_ignored;
+        options.include_hidden = p.include_hidden;
+        options.timeout = Duration::from_secs(bounded(
+            p.timeout,
+            GrepOptions::DEFAULT_TIMEOUT.as_secs() as i64,
+            1,
+            MAX_TIMEOUT_SECS,
+        ) as u64);
+
+        // MCP cancellation stops the walk; the partial result is still returned.
+        let cancel = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&cancel);
+        let cancelled = context.ct.clone();
+        let cancel_watch = tokio::spawn(async move {
+            cancelled.cancelled().await;
+            flag.store(true, Ordering::SeqCst);
+        });
+        let (progress, forwarding) = progress_forwarder(&context).unzip();
+        let body = blocking(move || {
+            let control = GrepControl {
+                cancel: Some(&cancel),
+                progress,
+            };
+            fs_mcp_search::grep_content(&sandbox, &options, &control)
+        })
+        .await;
+        cancel_watch.abort();
+        // The search is over, so the progress channel is closed: let the last notifications out
+        // before the result, as clients expect.
+        if let Some(forwarding) = forwarding {
+            let _ = tokio::time::timeout(Duration::from_secs(2), forwarding).await;
+        }
+        Ok(answer(body?))
+    }
+}
+
+/// Turns the search's progress callbacks into MCP progress notifications when the client asked
+/// for them (sent a progress token). The task ends once the callback is dropped.
+fn progress_forwarder(
+    context: &RequestContext<RoleServer>,
+) -> Option<(ProgressFn, tokio::task::JoinHandle<()>)> {
+    let token = context.meta.get_progress_token()?;
+    let peer = context.peer.clone();
+    let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+    let forwarding = tokio::spawn(async move {
+        while let Some(progress) = receiver.recv().await {
+            let note =
+                ProgressNotificationParam::new(token.clone(), progress.files_searched as f64)
+                    .with_message(format!(
+                        "{} files searched, {} matches",
+                        progress.files_searched, progress.matches
+                    ));
+            if peer.notify_progress(note).await.is_err() {
+                break;
+            }
+        }
+    });
+    let callback: ProgressFn = Arc::new(move |progress: Progress| {
+        let _ = sender.send(progress);
+    });
+    Some((callback, forwarding))
+}

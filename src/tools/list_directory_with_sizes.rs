@@ -1,0 +1,42 @@
+//! `list_directory_with_sizes`: a directory's entries with sizes and totals.
+
+use rmcp::handler::server::router::tool::ToolRoute;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::{ErrorData, tool};
+
+use crate::params::PathParams;
+use crate::server::FsServer;
+use crate::tools::blocking;
+use crate::tools::search::answer;
+use crate::tools::spec::{ResultBudget, ToolSpec};
+
+pub fn spec() -> ToolSpec {
+    ToolSpec {
+        result_budget: ResultBudget::ReplyCap,
+        ..ToolSpec::new(
+            "list_directory_with_sizes",
+            "A directory's entries with sizes and totals, directories first.",
+        )
+    }
+}
+
+pub(crate) fn route() -> ToolRoute<FsServer> {
+    spec().route(
+        FsServer::list_directory_with_sizes_tool_attr(),
+        FsServer::list_directory_with_sizes,
+    )
+}
+
+impl FsServer {
+    #[tool]
+    async fn list_directory_with_sizes(
+        &self,
+        Parameters(p): Parameters<PathParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let sandbox = self.sandbox();
+        let body =
+            blocking(move || fs_mcp_search::list_directory_with_sizes(&sandbox, &p.path)).await?;
+        Ok(answer(body))
+    }
+}

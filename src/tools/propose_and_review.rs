@@ -1,0 +1,199 @@
+//! `propose_and_review`: an edit the human reviews before it is written.
+
+use fs_mcp_edit::{EditSpec, ProposeRequest, Staged, UserAction};
+use rmcp::handler::server::router::tool::ToolRoute;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResponse;
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, tool};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde::de::{self, Deserializer};
+use serde_json::Value;
+
+use crate::lenient;
+use crate::params::lean_schema;
+use crate::server::FsServer;
+use crate::tools::edit::{InputRetry, SHUTTING_DOWN};
+use crate::tools::review;
+use crate::tools::spec::{Effect, ToolSpec};
+use crate::tools::{failure, text};
+
+pub fn spec() -> ToolSpec {
+    ToolSpec {
+        effect: Effect::Writes {
+            destructive: true,
+            idempotent: false,
+        },
+        ..ToolSpec::new(
+            "propose_and_review",
+            "Propose an edit; the human reviews the diff (in the client's form, an editor or a browser page) and you get the verdict.\n\
+match_text (exact) -> new_string; match_text \"\" creates the file, \"OVERWRITE_FILE\" replaces it, \"APPEND_TO_FILE\" appends. Several: edits, each may name its own path.\n\
+JSON user_action: COMMITTED (written); REJECTED (see user_comment); REVIEW (the human edited it: user_feedback_diff; continue with session_path); PENDING (give the human the link in message, then call with path and session_path only to collect the verdict); TIMEOUT/CANCELLED (resume with session_path). Only COMMITTED writes. error_type \"conflict\": the file changed; re-read it, propose again.",
+        )
+    }
+}
+
+pub(crate) fn route() -> ToolRoute<FsServer> {
+    spec().route(
+        FsServer::propose_and_review_tool_attr(),
+        FsServer::propose_and_review,
+    )
+}
+
+// One replacement of a batch (a plain comment: the listed schema carries no description of it).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct EditParam {
+    /// This edit's file, if not `path`.
+    #[serde(default)]
+    pub path: Option<String>,
+    pub match_text: String,
+    pub new_string: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = lean_schema)]
+pub struct ProposeParams {
+    pub path: String,
+    #[schemars(description = format!(
+        "At most {} characters unless bypass_match_text_limit.",
+        fs_mcp_read::group_thousands(fs_mcp_edit::MATCH_TEXT_MAX_LENGTH as u64)
+    ))]
+    #[serde(default)]
+    pub match_text: String,
+    #[serde(default)]
+    pub new_string: String,
+    /// How often match_text must occur. Default 1.
+    #[serde(default, deserialize_with = "lenient::opt_i64")]
+    pub expected_replacements: Option<i64>,
+    /// From a REVIEW/PENDING/TIMEOUT/CANCELLED reply. Alone: wait for the verdict; with an edit: edit the human's version.
+    #[serde(default)]
+    pub session_path: Option<String>,
+    /// Instead of match_text/new_string, in order; all written or none.
+    #[serde(default, deserialize_with = "edit_list")]
+    pub edits: Option<Vec<EditParam>>,
+    #[serde(default, deserialize_with = "lenient::bool_or_default")]
+    pub bypass_match_text_limit: bool,
+}
+
+fn edit_list<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<EditParam>>, D::Error> {
+    match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => lenient::list_of(v).map(Some).map_err(de::Error::custom),
+    }
+}
+
+impl From<ProposeParams> for ProposeRequest {
+    fn from(p: ProposeParams) -> Self {
+        ProposeRequest {
+            path: p.path,
+            match_text: p.match_text,
+            new_string: p.new_string,
+            expected_replacements: p
+                .expected_replacements
+                .map_or(1, |n| u32::try_from(n.max(0)).unwrap_or(u32::MAX)),
+            session_path: p.session_path.filter(|s| !s.is_empty()),
+            edits: p.edits.filter(|e| !e.is_empty()).map(|edits| {
+                edits
+                    .into_iter()
+                    .map(|e| {
+                        let spec = EditSpec::new(e.match_text, e.new_string);
+                        match e.path.filter(|p| !p.trim().is_empty()) {
+                            Some(path) => spec.in_file(path),
+                            None => spec,
+                        }
+                    })
+                    .collect()
+            }),
+            bypass_match_text_limit: p.bypass_match_text_limit,
+        }
+    }
+}
+
+impl FsServer {
+    #[tool]
+    async fn propose_and_review(
+        &self,
+        Parameters(p): Parameters<ProposeParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some(_in_progress) = self.review_slot() else {
+            return Ok(failure(SHUTTING_DOWN).into());
+        };
+        let sandbox = self.sandbox();
+        let path = p.path.clone();
+        let mut request: ProposeRequest = p.into();
+        let retry = context.extensions.get::<InputRetry>().cloned();
+        if let Some(retry) = &retry {
+            // The client answers our form (2026-07-28): the proposal is the session's as it
+            // was shown, whatever the retried arguments say.
+            request = ProposeRequest {
+                path: request.path,
+                session_path: Some(retry.request_state.clone()),
+                ..ProposeRequest::default()
+            };
+        }
+        let collect = request.is_collect();
+        let staged = match self.reviews().stage(&sandbox, request).await {
+            Ok(staged) => staged,
+            Err(e) => return Ok(failure(e.to_string()).into()),
+        };
+        let open = match staged {
+            Staged::Done(response) => return Ok(text(response.to_json()).into()),
+            Staged::Open(open) => open,
+        };
+        let mut channel = review::choose(self, &context);
+        if open.files.len() > 1 && channel == review::Channel::Command {
+            // A diff window shows one file: a multi-file change is reviewed in the page.
+            channel = review::Channel::Page { wait: false };
+        }
+        let result = match channel {
+            review::Channel::ClientForm { mrtr: true, url } => {
+                let link = review::url_mode_link(self, &open, url).await;
+                match retry
+                    .as_ref()
+                    .and_then(|r| review::answer_of(&r.input_responses, link.is_some()))
+                {
+                    Some(review::Answer::Verdict(verdict)) => {
+                        self.reviews().decide(&sandbox, open, verdict).await
+                    }
+                    // URL mode: the human opened the page; the verdict comes from there.
+                    Some(review::Answer::Opened) => {
+                        review::in_page(self, &sandbox, open, true, &context).await
+                    }
+                    None => {
+                        let layout = review::DiffLayout::for_client(&context);
+                        return Ok(review::input_required(&open, link.as_deref(), layout).into());
+                    }
+                }
+            }
+            review::Channel::ClientForm { mrtr: false, url } => {
+                review::ask_in_form(self, &sandbox, open, &context, url).await
+            }
+            review::Channel::Command => {
+                self.reviews()
+                    .await_editor(&sandbox, open, !collect, self.cancelled(&context))
+                    .await
+            }
+            review::Channel::Page { wait } => {
+                review::in_page(self, &sandbox, open, wait || collect, &context).await
+            }
+        };
+        Ok(match result {
+            Ok(mut response) => {
+                if self.shutdown_token().is_cancelled()
+                    && response.user_action == UserAction::Cancelled
+                {
+                    // The session's files go with the process: nothing to resume.
+                    response.session_path = None;
+                    response.message = format!(
+                        "The server is shutting down, so the review was cancelled: '{path}' was not changed and the review files are removed. Propose the edit again once the server runs again."
+                    );
+                }
+                text(response.to_json())
+            }
+            Err(e) => failure(e.to_string()),
+        }
+        .into())
+    }
+}
