@@ -42,6 +42,7 @@ mod search_files_left_out;
 mod search_tools;
 mod shutdown;
 mod stdio_server;
+mod structured_content;
 mod tool_selection;
 mod tool_surface;
 mod ui;

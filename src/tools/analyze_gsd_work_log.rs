@@ -11,7 +11,7 @@ use serde::Deserialize;
 
 use crate::server::FsServer;
 use crate::tools::spec::{ResultBudget, ToolSpec};
-use crate::tools::{blocking, failure, text};
+use crate::tools::{blocking, failure, structured};
 
 pub fn spec() -> ToolSpec {
     ToolSpec {
@@ -69,10 +69,14 @@ impl FsServer {
             };
             let shown = sandbox.display(&opened.path);
             match fs_mcp_worklog::analyze(BufReader::new(opened.file)) {
-                Ok(analysis) if format == WorkLogFormat::Table => {
-                    text(fs_mcp_worklog::render_table(&analysis, &shown))
+                Ok(analysis) => {
+                    let data = fs_mcp_worklog::to_json(&analysis, &shown);
+                    let body = match format {
+                        WorkLogFormat::Table => fs_mcp_worklog::render_table(&analysis, &shown),
+                        WorkLogFormat::Json => fs_mcp_worklog::render_json(&analysis, &shown),
+                    };
+                    structured(body, &data)
                 }
-                Ok(analysis) => text(fs_mcp_worklog::render_json(&analysis, &shown)),
                 Err(e) if e.kind() == std::io::ErrorKind::InvalidData => failure(format!(
                     "'{shown}' is not UTF-8 text; analyze_gsd_work_log reads markdown work logs."
                 )),

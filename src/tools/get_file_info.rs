@@ -1,6 +1,6 @@
 //! `get_file_info`: size, dates, lines, tokens and reading advice for one or several files.
 
-use fs_mcp_search::{InfoOptions, MAX_INFO_PATHS};
+use fs_mcp_search::{FileInfo, InfoItem, InfoOptions, MAX_INFO_PATHS};
 use rmcp::handler::server::router::tool::ToolRoute;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
@@ -12,15 +12,53 @@ use serde_json::Value;
 
 use crate::lenient;
 use crate::server::FsServer;
-use crate::tools::search::answer;
-use crate::tools::spec::ToolSpec;
-use crate::tools::{blocking, failure, text};
+use crate::tools::search::structured_answer;
+use crate::tools::spec::{ToolSpec, output_schema};
+use crate::tools::{blocking, failure, structured};
 
 pub fn spec() -> ToolSpec {
-    ToolSpec::new(
-        "get_file_info",
-        "Size, mtime, lines, tokens and chunked-read advice per file; JSON keys, CSV columns.",
-    )
+    ToolSpec {
+        // `{"files": [fs_mcp_search::InfoItem]}`, one item per path asked. Only the properties:
+        // what is always there needs no `required` (tokens: the default listing's budget).
+        output_schema: output_schema(serde_json::json!({
+            "type": "object",
+            "properties": {
+                "files": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {
+                        "path": {"type": "string"},
+                        "type": {"type": "string"},
+                        "size": {"type": "integer"},
+                        "modified": {"type": "string"},
+                        "lines": {"type": "integer"},
+                        "details": {"type": "string"},
+                        "error": {"type": "string"}
+                    }
+                }}
+            }
+        })),
+        ..ToolSpec::new(
+            "get_file_info",
+            "Size, mtime, lines, tokens and chunked-read advice per file; JSON keys, CSV columns.",
+        )
+    }
+}
+
+/// The structured content: every file's facts (or error) under `files`, one path or several.
+#[derive(serde::Serialize)]
+struct Described {
+    files: Vec<InfoItem>,
+    #[serde(skip)]
+    text: String,
+}
+
+impl Described {
+    fn one(info: FileInfo) -> Described {
+        Described {
+            text: info.to_text(),
+            files: vec![InfoItem::Described(info)],
+        }
+    }
 }
 
 pub(crate) fn route() -> ToolRoute<FsServer> {
@@ -60,11 +98,13 @@ impl FsServer {
         match <[String; 1]>::try_from(paths) {
             // One file: its answer, or its error as the call's.
             Ok([path]) => {
-                let body = blocking(move || {
-                    fs_mcp_search::get_file_info(&sandbox, &path, &InfoOptions::default())
+                let info = blocking(move || {
+                    fs_mcp_search::file_info(&sandbox, &path, &InfoOptions::default())
                 })
                 .await?;
-                Ok(answer(body))
+                Ok(structured_answer(info.map(Described::one), |d| {
+                    d.text.clone()
+                }))
             }
             Err(paths) if paths.is_empty() => Ok(failure(
                 "Error: no file given. Call get_file_info with {\"path\": \"src/main.rs\"} or {\"paths\": [\"a.md\", \"b.md\"]}.",
@@ -77,7 +117,11 @@ impl FsServer {
                 Ok(if batch.all_failed {
                     failure(batch.text)
                 } else {
-                    text(batch.text)
+                    let described = Described {
+                        files: batch.files,
+                        text: batch.text,
+                    };
+                    structured(described.text.clone(), &described)
                 })
             }
         }

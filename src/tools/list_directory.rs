@@ -8,7 +8,7 @@ use rmcp::{ErrorData, tool};
 use crate::params::PathParams;
 use crate::server::FsServer;
 use crate::tools::blocking;
-use crate::tools::search::answer;
+use crate::tools::search::structured_answer;
 use crate::tools::spec::{LEAN_DEFAULT_SURFACE, ResultBudget, ToolSpec, ToolTier};
 
 pub fn spec() -> ToolSpec {
@@ -35,7 +35,7 @@ impl FsServer {
         Parameters(p): Parameters<PathParams>,
     ) -> Result<CallToolResult, ErrorData> {
         let sandbox = self.sandbox();
-        let body = blocking(move || fs_mcp_search::list_directory(&sandbox, &p.path)).await?;
-        Ok(answer(body))
+        let listing = blocking(move || fs_mcp_search::list_entries(&sandbox, &p.path)).await?;
+        Ok(structured_answer(listing, fs_mcp_search::Listing::to_text))
     }
 }

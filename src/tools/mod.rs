@@ -64,6 +64,15 @@ pub fn text(body: impl Into<String>) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(body)])
 }
 
+/// A successful result carrying data: `data` as `structuredContent` (for clients that read it,
+/// checked against the tool's output schema) and `body`, its text rendering, as the content
+/// models read.
+pub fn structured(body: impl Into<String>, data: &impl serde::Serialize) -> CallToolResult {
+    let mut result = text(body);
+    result.structured_content = serde_json::to_value(data).ok();
+    result
+}
+
 /// A failed call whose message the model reads (isError: true), e.g. a refused path.
 pub fn failure(message: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message)])

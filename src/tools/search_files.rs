@@ -12,7 +12,7 @@ use crate::lenient;
 use crate::params::{dot, lean_schema};
 use crate::server::FsServer;
 use crate::tools::blocking;
-use crate::tools::search::answer;
+use crate::tools::search::structured_answer;
 use crate::tools::spec::ToolSpec;
 
 pub fn spec() -> ToolSpec {
@@ -50,9 +50,9 @@ impl FsServer {
             include_ignored: p.include_ignored,
             ..FindOptions::default()
         };
-        let body =
-            blocking(move || fs_mcp_search::search_files(&sandbox, &p.path, &p.pattern, &options))
+        let found =
+            blocking(move || fs_mcp_search::find_files(&sandbox, &p.path, &p.pattern, &options))
                 .await?;
-        Ok(answer(body))
+        Ok(structured_answer(found, fs_mcp_search::FoundFiles::to_text))
     }
 }

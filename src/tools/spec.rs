@@ -58,6 +58,15 @@ pub enum ResultBudget {
     OwnCap(usize),
 }
 
+/// An output schema written as JSON (compact: every listed token is paid on each model request;
+/// the Python SDK test in tests/structured_content.rs checks real results against it).
+pub fn output_schema(schema: serde_json::Value) -> Option<Arc<JsonObject>> {
+    match schema {
+        serde_json::Value::Object(map) => Some(Arc::new(map)),
+        _ => None,
+    }
+}
+
 /// Why the read-only `list_directory` is `--all` only.
 pub const LEAN_DEFAULT_SURFACE: &str = "read-only, but list_directory_with_sizes answers the same and more: kept out of the default list to keep it lean (every listed token is paid on each model request)";
 /// Why the direct writers are `--all` only.

@@ -20,6 +20,7 @@ use std::sync::{Mutex, RwLock};
 use fs_mcp_sandbox::Sandbox;
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::WalkState;
+use serde::Serialize;
 
 use crate::SearchError;
 use crate::format::thousands;
@@ -118,6 +119,46 @@ pub fn search_files(
     pattern: &str,
     options: &FindOptions,
 ) -> Result<String, SearchError> {
+    find_files(sandbox, path, pattern, options).map(|found| found.to_text())
+}
+
+/// What [`search_files`] found, as data: what its text renders, and what a client gets as
+/// structured content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FoundFiles {
+    /// The first [`FindOptions::max_results`] matching files, sorted, as displayed paths.
+    pub files: Vec<String>,
+    /// Matching files, listed or not.
+    pub total: u64,
+    /// What was cut or left out as hidden or ignored, and how to get it (one line each).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl FoundFiles {
+    /// The paths one per line; after a blank line, the note.
+    pub fn to_text(&self) -> String {
+        // A path is never an empty line, so the notes after the blank line cannot be a file's name.
+        let mut out = if self.files.is_empty() {
+            String::from("No matches found.")
+        } else {
+            self.files.join("\n")
+        };
+        if let Some(note) = &self.note {
+            out.push_str("\n\n");
+            out.push_str(note);
+        }
+        out
+    }
+}
+
+/// [`search_files`] as data.
+pub fn find_files(
+    sandbox: &Sandbox,
+    path: &str,
+    pattern: &str,
+    options: &FindOptions,
+) -> Result<FoundFiles, SearchError> {
     let target = compile(pattern)?;
     let (root, meta) = walk::resolve_existing(sandbox, path)?;
     if meta.kind != fs_mcp_sandbox::EntryKind::Dir {
@@ -200,7 +241,6 @@ pub fn search_files(
         .unwrap_or_else(|e| e.into_inner())
         .into_sorted_vec();
     let total = total.load(Ordering::Relaxed);
-    let skipped = counts.finish(options).describe();
     let mut notes = Vec::new();
     if total > paths.len() as u64 {
         notes.push(format!(
@@ -209,18 +249,12 @@ pub fn search_files(
             thousands(total),
         ));
     }
-    notes.extend(skipped);
-    // A path is never an empty line, so the notes after the blank line cannot be a file's name.
-    let mut out = if paths.is_empty() {
-        String::from("No matches found.")
-    } else {
-        paths.join("\n")
-    };
-    if !notes.is_empty() {
-        out.push_str("\n\n");
-        out.push_str(&notes.join("\n"));
-    }
-    Ok(out)
+    notes.extend(counts.finish(options).describe());
+    Ok(FoundFiles {
+        files: paths,
+        total,
+        note: (!notes.is_empty()).then(|| notes.join("\n")),
+    })
 }
 
 /// Why the options leave an entry out of the listing (both can hold).

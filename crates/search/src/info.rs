@@ -30,6 +30,7 @@ use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use fs_mcp_sandbox::{DirHandle, EntryKind, Sandbox};
+use serde::Serialize;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use crate::SearchError;
@@ -75,46 +76,109 @@ pub fn get_file_info(
     path: &str,
     options: &InfoOptions,
 ) -> Result<String, SearchError> {
+    file_info(sandbox, path, options).map(|info| info.to_text())
+}
+
+/// What [`get_file_info`] learns about one path, as data: the facts a client gets as structured
+/// content, and the analysis sections its text adds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileInfo {
+    /// The path, as displayed.
+    pub path: String,
+    /// `"file"`, `"directory"` or `"other"` (a FIFO, socket or device: its content is not read).
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// A file's size in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// The modification time, UTC, RFC 3339.
+    pub modified: String,
+    /// A text file's lines (estimated from samples on a huge file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<u64>,
+    /// What the text says after the facts, one line each: what another entry is, a directory's
+    /// entries, a file's analysis and how to read it.
+    #[serde(serialize_with = "joined_lines", skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<String>,
+}
+
+impl FileInfo {
+    /// `Path:`, `Type:`, `Size:`, `Modified:` lines, then the analysis.
+    pub fn to_text(&self) -> String {
+        let mut out = vec![format!("Path: {}", self.path)];
+        let mut details = self.details.iter();
+        // The type line of a file or directory is the kind; another entry's says what it is.
+        match self.kind {
+            "file" => out.push("Type: File".into()),
+            "directory" => out.push("Type: Directory".into()),
+            _ => out.extend(details.next().cloned()),
+        }
+        if let Some(size) = self.size {
+            out.push(format!(
+                "Size: {} ({} bytes)",
+                format_size(size),
+                thousands(size)
+            ));
+        }
+        out.push(format!("Modified: {}", self.modified));
+        out.extend(details.cloned());
+        out.join("\n")
+    }
+}
+
+/// The details as one text, as structured content carries them.
+fn joined_lines<S: serde::Serializer>(lines: &[String], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(lines.join("\n").trim())
+}
+
+/// [`get_file_info`] as data.
+pub fn file_info(
+    sandbox: &Sandbox,
+    path: &str,
+    options: &InfoOptions,
+) -> Result<FileInfo, SearchError> {
     let (resolved, meta) = walk::resolve_existing(sandbox, path)?;
     let shown = sandbox.display(&resolved);
-    let mut out = vec![format!("Path: {shown}")];
+    let mut info = FileInfo {
+        path: shown.clone(),
+        kind: "other",
+        size: None,
+        modified: format_utc(meta.modified),
+        lines: None,
+        details: Vec::new(),
+    };
     if meta.kind == EntryKind::Dir {
         let dir = sandbox.open_dir(path)?;
-        out.push("Type: Directory".into());
-        out.push(format!("Modified: {}", format_utc(meta.modified)));
-        out.push(directory_summary(&dir));
-        return Ok(out.join("\n"));
+        info.kind = "directory";
+        info.details.push(directory_summary(&dir));
+        return Ok(info);
     }
     if meta.kind != EntryKind::File {
-        out.push(format!(
+        info.details.push(format!(
             "Type: Other ({}; its content is not read)",
             meta.kind.described()
         ));
-        out.push(format!("Modified: {}", format_utc(meta.modified)));
-        return Ok(out.join("\n"));
+        return Ok(info);
     }
     let opened = sandbox.open_file(path)?;
     let size = opened.meta.len;
-    out.push("Type: File".into());
-    out.push(format!(
-        "Size: {} ({} bytes)",
-        format_size(size),
-        thousands(size)
-    ));
-    out.push(format!("Modified: {}", format_utc(opened.meta.modified)));
+    info.kind = "file";
+    info.size = Some(size);
+    info.modified = format_utc(opened.meta.modified);
     match analyze(opened.file, &resolved, &shown, size, options) {
-        Ok(sections) => {
+        Ok((sections, lines)) => {
+            info.lines = lines;
             for s in sections {
-                out.push(String::new());
-                out.push(s);
+                info.details.push(String::new());
+                info.details.push(s);
             }
         }
-        Err(e) => out.push(format!(
+        Err(e) => info.details.push(format!(
             "\nWarning: could not analyze the content: {}",
             crate::error::describe_io(&e)
         )),
     }
-    Ok(out.join("\n"))
+    Ok(info)
 }
 
 /// Files one [`get_files_info`] call describes; a note names where the rest start.
@@ -126,23 +190,48 @@ pub struct InfoBatch {
     /// Each file's answer (as [`get_file_info`] gives it, an error in place of a failed one),
     /// separated by a blank line; each starts with its `Path:` line.
     pub text: String,
+    /// Each described file's facts, or its error, in the order asked.
+    pub files: Vec<InfoItem>,
     /// True when no file could be described (the call as a whole is an error).
     pub all_failed: bool,
+}
+
+/// One path of an [`InfoBatch`]: its facts, or why it could not be described.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum InfoItem {
+    /// The facts.
+    Described(FileInfo),
+    /// The path as asked, and the error.
+    Failed {
+        /// The requested path, as given.
+        path: String,
+        /// The error, as the text says it.
+        error: String,
+    },
 }
 
 /// Describes each of `paths` on its own, so one failure does not fail the others: at most
 /// [`MAX_INFO_PATHS`] of them, with a note on the rest.
 pub fn get_files_info(sandbox: &Sandbox, paths: &[String], options: &InfoOptions) -> InfoBatch {
     let mut blocks = Vec::with_capacity(paths.len().min(MAX_INFO_PATHS) + 1);
+    let mut files = Vec::with_capacity(paths.len().min(MAX_INFO_PATHS));
     let mut failed = 0;
     for path in paths.iter().take(MAX_INFO_PATHS) {
-        match get_file_info(sandbox, path, options) {
-            Ok(answer) => blocks.push(answer),
+        match file_info(sandbox, path, options) {
+            Ok(info) => {
+                blocks.push(info.to_text());
+                files.push(InfoItem::Described(info));
+            }
             Err(e) => {
                 failed += 1;
                 // The requested path, as given: the error may not have got as far as a file.
                 let shown = fs_mcp_sandbox::escape_os(std::ffi::OsStr::new(path));
                 blocks.push(format!("Path: {shown}\n{e}"));
+                files.push(InfoItem::Failed {
+                    path: shown.into_owned(),
+                    error: e.to_string(),
+                });
             }
         }
     }
@@ -155,6 +244,7 @@ pub fn get_files_info(sandbox: &Sandbox, paths: &[String], options: &InfoOptions
     }
     InfoBatch {
         text: blocks.join("\n\n"),
+        files,
         all_failed: failed > 0 && failed == paths.len().min(MAX_INFO_PATHS),
     }
 }
@@ -258,7 +348,7 @@ fn analyze(
     shown: &str,
     size: u64,
     options: &InfoOptions,
-) -> std::io::Result<Vec<String>> {
+) -> std::io::Result<(Vec<String>, Option<u64>)> {
     let scan = scan(&mut file, size)?;
     if fs_mcp_sniff::is_binary(&scan.head) {
         let name = path
@@ -268,9 +358,12 @@ fn analyze(
         let mime = fs_mcp_sniff::mime_from_extension(&name)
             .or_else(|| fs_mcp_sniff::sniff_mime(&scan.head))
             .unwrap_or("application/octet-stream");
-        return Ok(vec![format!(
-            "--- Binary File ---\nMIME Type: {mime}\nNote: use read_media_file for images and audio; this is not a text file."
-        )]);
+        return Ok((
+            vec![format!(
+                "--- Binary File ---\nMIME Type: {mime}\nNote: use read_media_file for images and audio; this is not a text file."
+            )],
+            None,
+        ));
     }
     let lines = scan.lines(size);
     let tokens = size / 4;
@@ -301,7 +394,7 @@ fn analyze(
         _ => text_preview(&mut file, &scan.head, size)?,
     };
     sections.extend(preview);
-    Ok(sections)
+    Ok((sections, Some(lines)))
 }
 
 fn quoted(s: &str) -> String {

@@ -36,10 +36,13 @@ mod tree;
 mod walk;
 
 pub use error::SearchError;
-pub use find::{FindOptions, search_files};
+pub use find::{FindOptions, FoundFiles, find_files, search_files};
 pub use grep::{GrepControl, GrepOptions, Progress, ProgressFn, grep_content};
-pub use info::{InfoBatch, InfoOptions, MAX_INFO_PATHS, get_file_info, get_files_info};
-pub use listing::{list_directory, list_directory_with_sizes};
+pub use info::{
+    FileInfo, InfoBatch, InfoItem, InfoOptions, MAX_INFO_PATHS, file_info, get_file_info,
+    get_files_info,
+};
+pub use listing::{ListedEntry, Listing, list_directory, list_directory_with_sizes, list_entries};
 pub use tree::{TreeOptions, directory_tree};
 
 #[cfg(test)]

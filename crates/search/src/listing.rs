@@ -24,6 +24,7 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 
 use fs_mcp_sandbox::{DirHandle, EntryKind, EntryMeta, FinalLink, Sandbox, escape_os, escape_path};
+use serde::Serialize;
 
 use crate::SearchError;
 use crate::format::{format_size, plural, thousands};
@@ -101,69 +102,130 @@ fn size_of(sandbox: &Sandbox, dir: &DirHandle, name: &OsStr) -> u64 {
 fn overflow_note(total: usize) -> Option<String> {
     (total > MAX_LIST_ENTRIES).then(|| {
         format!(
-            "\n\nNote: showing the first {} of {} entries. Use search_files with a pattern to find specific names.",
+            "Note: showing the first {} of {} entries. Use search_files with a pattern to find specific names.",
             thousands(MAX_LIST_ENTRIES as u64),
             thousands(total as u64)
         )
     })
 }
 
+/// A directory's entries as data: what both listings render, and what a client gets as
+/// structured content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Listing {
+    /// The directory, as displayed.
+    #[serde(skip)]
+    pub path: String,
+    /// The first [`MAX_LIST_ENTRIES`] entries: directories first, each group by name.
+    pub entries: Vec<ListedEntry>,
+    /// Entries in the directory, listed or not.
+    pub total: usize,
+    /// When not every entry is listed: how many are, and how to find the others.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// One entry of a [`Listing`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ListedEntry {
+    /// The name, escaped as in every output.
+    pub name: String,
+    /// `"dir"` or `"file"` (a symlink counts as what it leads to; a broken one as a file).
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// A file's size in bytes (its target's for a symlink inside; 0 when unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+}
+
+impl ListedEntry {
+    fn is_dir(&self) -> bool {
+        self.kind == "dir"
+    }
+}
+
+/// The entries of the directory at `path`, directories first, at most [`MAX_LIST_ENTRIES`].
+pub fn list_entries(sandbox: &Sandbox, path: &str) -> Result<Listing, SearchError> {
+    let (entries, total, shown) = read_entries(sandbox, path)?;
+    Ok(Listing {
+        path: shown,
+        entries: entries
+            .into_iter()
+            .map(|e| ListedEntry {
+                name: escape_os(&e.name).into_owned(),
+                kind: if e.is_dir { "dir" } else { "file" },
+                size: (!e.is_dir).then_some(e.size),
+            })
+            .collect(),
+        total,
+        note: overflow_note(total),
+    })
+}
+
+impl Listing {
+    /// `[DIR] name` / `[FILE] name` lines, directories first.
+    pub fn to_text(&self) -> String {
+        if self.entries.is_empty() {
+            return format!("Directory {} is empty.", self.path);
+        }
+        let mut out = self
+            .entries
+            .iter()
+            .map(|e| format!("{} {}", if e.is_dir() { "[DIR]" } else { "[FILE]" }, e.name))
+            .collect::<Vec<_>>()
+            .join("\n");
+        if let Some(note) = &self.note {
+            out.push_str("\n\n");
+            out.push_str(note);
+        }
+        out
+    }
+
+    /// Like [`Listing::to_text`] with file sizes and a total line.
+    pub fn to_text_with_sizes(&self) -> String {
+        if self.entries.is_empty() {
+            return format!("Directory {} is empty.", self.path);
+        }
+        let mut out = String::new();
+        for e in &self.entries {
+            let name = &e.name;
+            match e.size {
+                Some(size) if !e.is_dir() => {
+                    out.push_str(&format!("[FILE] {name:<30} {}\n", format_size(size)))
+                }
+                _ => out.push_str(&format!("[DIR] {name}\n")),
+            }
+        }
+        let files = self.entries.iter().filter(|e| !e.is_dir()).count() as u64;
+        let dirs = self.entries.len() as u64 - files;
+        let bytes: u64 = self.entries.iter().filter_map(|e| e.size).sum();
+        let listed = if self.total > self.entries.len() {
+            " (of the entries listed)"
+        } else {
+            ""
+        };
+        out.push_str(&format!(
+            "\nTotal{listed}: {} ({}), {}",
+            plural(files, "file", "files"),
+            format_size(bytes),
+            plural(dirs, "directory", "directories")
+        ));
+        if let Some(note) = &self.note {
+            out.push_str("\n\n");
+            out.push_str(note);
+        }
+        out
+    }
+}
+
 /// `[DIR] name` / `[FILE] name` lines, directories first.
 pub fn list_directory(sandbox: &Sandbox, path: &str) -> Result<String, SearchError> {
-    let (entries, total, shown) = read_entries(sandbox, path)?;
-    if entries.is_empty() {
-        return Ok(format!("Directory {shown} is empty."));
-    }
-    let mut out = entries
-        .iter()
-        .map(|e| {
-            format!(
-                "{} {}",
-                if e.is_dir { "[DIR]" } else { "[FILE]" },
-                escape_os(&e.name)
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    if let Some(note) = overflow_note(total) {
-        out.push_str(&note);
-    }
-    Ok(out)
+    list_entries(sandbox, path).map(|listing| listing.to_text())
 }
 
 /// Like [`list_directory`] with file sizes and a total line.
 pub fn list_directory_with_sizes(sandbox: &Sandbox, path: &str) -> Result<String, SearchError> {
-    let (entries, total, shown) = read_entries(sandbox, path)?;
-    if entries.is_empty() {
-        return Ok(format!("Directory {shown} is empty."));
-    }
-    let mut out = String::new();
-    for e in &entries {
-        let name = escape_os(&e.name);
-        if e.is_dir {
-            out.push_str(&format!("[DIR] {name}\n"));
-        } else {
-            out.push_str(&format!("[FILE] {name:<30} {}\n", format_size(e.size)));
-        }
-    }
-    let files = entries.iter().filter(|e| !e.is_dir).count() as u64;
-    let dirs = entries.len() as u64 - files;
-    let bytes: u64 = entries.iter().map(|e| e.size).sum();
-    let listed = if total > entries.len() {
-        " (of the entries listed)"
-    } else {
-        ""
-    };
-    out.push_str(&format!(
-        "\nTotal{listed}: {} ({}), {}",
-        plural(files, "file", "files"),
-        format_size(bytes),
-        plural(dirs, "directory", "directories")
-    ));
-    if let Some(note) = overflow_note(total) {
-        out.push_str(&note);
-    }
-    Ok(out)
+    list_entries(sandbox, path).map(|listing| listing.to_text_with_sizes())
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use serde::Serialize;
 
-pub use render::{render_json, render_table};
+pub use render::{render_json, render_table, to_json};
 
 /// The default work log location of a GSD-Lite project.
 pub const DEFAULT_PATH: &str = "gsd-lite/WORK.md";

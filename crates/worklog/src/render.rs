@@ -17,6 +17,13 @@ fn counts(analysis: &Analysis) -> (usize, usize) {
 
 /// The analysis as pretty JSON: a summary (path, tokens, tokenizer, flag counts, note) and the listed entries.
 pub fn render_json(analysis: &Analysis, shown_path: &str) -> String {
+    serde_json::to_string_pretty(&to_json(analysis, shown_path))
+        .unwrap_or_else(|e| format!("Error: {e}"))
+}
+
+/// The analysis as one JSON object `{summary, logs}`: what [`render_json`] prints, and what a
+/// client gets as structured content.
+pub fn to_json(analysis: &Analysis, shown_path: &str) -> serde_json::Value {
     let (t1, t2) = counts(analysis);
     let value = json!({
         "summary": {
@@ -29,7 +36,7 @@ pub fn render_json(analysis: &Analysis, shown_path: &str) -> String {
         },
         "logs": analysis.logs,
     });
-    let value = match (value, analysis.note()) {
+    match (value, analysis.note()) {
         (serde_json::Value::Object(mut map), Some(note)) => {
             if let Some(serde_json::Value::Object(summary)) = map.get_mut("summary") {
                 summary.insert("note".into(), note.into());
@@ -37,8 +44,7 @@ pub fn render_json(analysis: &Analysis, shown_path: &str) -> String {
             serde_json::Value::Object(map)
         }
         (value, _) => value,
-    };
-    serde_json::to_string_pretty(&value).unwrap_or_else(|e| format!("Error: {e}"))
+    }
 }
 
 fn thousands(n: usize) -> String {
