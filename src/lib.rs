@@ -12,6 +12,7 @@ compile_error!("fs-mcp-rs is Unix-only (Linux, macOS, the BSDs); on Windows, run
 
 pub mod cli;
 pub mod client_log;
+pub mod docs;
 pub mod flags;
 pub mod http;
 pub mod lenient;

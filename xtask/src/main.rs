@@ -16,6 +16,7 @@
 
 mod bench;
 mod clients;
+mod docs;
 mod e2e;
 mod schemas;
 mod test;
@@ -23,7 +24,7 @@ mod util;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <test [CARGO TEST ARGS] | bench [all|startup|read|grep|query|tree|proxy]... [--quick] | e2e [--cli NAME] [--transport stdio|http|proxy] [--scenario standard|review] | clients install|verify | schemas [--tool NAME]>
+const USAGE: &str = "usage: cargo xtask <test [CARGO TEST ARGS] | bench [all|startup|read|grep|query|tree|proxy]... [--quick] | e2e [--cli NAME] [--transport stdio|http|proxy] [--scenario standard|review] | clients install|verify | schemas [--tool NAME] | docs>
   `cargo xtask bench --help` lists the benchmark options.";
 
 fn main() -> ExitCode {
@@ -35,6 +36,7 @@ fn main() -> ExitCode {
         Some("clients") => clients::run(rest),
         Some("e2e") => e2e::run(rest),
         Some("schemas") => schemas::run(rest),
+        Some("docs") => docs::run(rest),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);

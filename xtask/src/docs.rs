@@ -1,0 +1,32 @@
+//! `cargo xtask docs`: regenerates the parts of docs/tools.md (each tool's parameter table) and
+//! README.md (the tool table) that come from the router, between their markers
+//! (`fs_mcp_rs::docs`). `tests/generated_docs.rs` fails while they differ.
+
+use std::path::Path;
+
+use anyhow::{Context, bail};
+
+pub fn run(args: &[String]) -> anyhow::Result<()> {
+    if let Some(arg) = args.first() {
+        bail!("unknown argument {arg}; usage: cargo xtask docs");
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .context("xtask is not inside the workspace")?;
+    let files: [(&str, fn(&str) -> Result<String, String>); 2] = [
+        ("docs/tools.md", fs_mcp_rs::docs::regenerate_tools_md),
+        ("README.md", fs_mcp_rs::docs::regenerate_readme),
+    ];
+    for (file, regenerate) in files {
+        let path = root.join(file);
+        let current = std::fs::read_to_string(&path).with_context(|| format!("reading {file}"))?;
+        let regenerated = regenerate(&current).map_err(|e| anyhow::anyhow!("{file}: {e}"))?;
+        if regenerated == current {
+            println!("{file}: up to date");
+        } else {
+            std::fs::write(&path, regenerated).with_context(|| format!("writing {file}"))?;
+            println!("{file}: regenerated");
+        }
+    }
+    Ok(())
+}
