@@ -6,6 +6,9 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 
+/// Regenerates one file's generated parts from its current text.
+type Regenerate = fn(&str) -> Result<String, String>;
+
 pub fn run(args: &[String]) -> anyhow::Result<()> {
     if let Some(arg) = args.first() {
         bail!("unknown argument {arg}; usage: cargo xtask docs");
@@ -13,7 +16,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .context("xtask is not inside the workspace")?;
-    let files: [(&str, fn(&str) -> Result<String, String>); 2] = [
+    let files: [(&str, Regenerate); 2] = [
         ("docs/tools.md", fs_mcp_rs::docs::regenerate_tools_md),
         ("README.md", fs_mcp_rs::docs::regenerate_readme),
     ];

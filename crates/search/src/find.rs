@@ -494,6 +494,31 @@ mod tests {
     }
 
     #[test]
+    fn the_found_files_are_the_data_the_text_is_rendered_from() {
+        let fx = Fixture::new();
+        fx.write("a.rs", "");
+        fx.write("b.rs", "");
+        fx.write(".hidden.rs", "");
+        let options = FindOptions {
+            max_results: 1,
+            ..FindOptions::default()
+        };
+        let found = find_files(&fx.sandbox, ".", "*.rs", &options).unwrap();
+        assert_eq!(
+            (found.files.as_slice(), found.total),
+            (&["a.rs".to_string()][..], 2)
+        );
+        let note = found.note.as_deref().unwrap();
+        assert!(note.contains("showing the first 1 of 2"), "{note}");
+        assert!(note.contains("include_hidden=true"), "{note}");
+        assert_eq!(
+            found.to_text(),
+            search_files(&fx.sandbox, ".", "*.rs", &options).unwrap()
+        );
+        assert_eq!(found.to_text(), format!("a.rs\n\n{note}"));
+    }
+
+    #[test]
     fn name_patterns_match_at_any_depth_sorted() {
         let fx = fixture();
         assert_eq!(

@@ -699,6 +699,36 @@ mod tests {
     }
 
     #[test]
+    fn the_facts_are_the_data_the_text_is_rendered_from() {
+        let fx = Fixture::new();
+        fx.write("a.txt", "one\ntwo\n");
+        fx.mkdir("d");
+        let file = file_info(&fx.sandbox, "a.txt", &InfoOptions::default()).unwrap();
+        assert_eq!(
+            (file.kind, file.size, file.lines),
+            ("file", Some(8), Some(2))
+        );
+        assert_eq!(file.to_text(), info(&fx, "a.txt"));
+        let value = serde_json::to_value(&file).unwrap();
+        let details = value["details"].as_str().unwrap();
+        assert!(
+            details.starts_with("--- Text File Analysis ---"),
+            "{details}"
+        );
+        assert!(file.to_text().ends_with(details));
+        let dir = file_info(&fx.sandbox, "d", &InfoOptions::default()).unwrap();
+        assert_eq!((dir.kind, dir.size, dir.lines), ("directory", None, None));
+        assert_eq!(dir.to_text(), info(&fx, "d"));
+        let batch = get_files_info(
+            &fx.sandbox,
+            &["a.txt".into(), "nope".into()],
+            &InfoOptions::default(),
+        );
+        assert!(matches!(&batch.files[0], InfoItem::Described(f) if f.path == "a.txt"));
+        assert!(matches!(&batch.files[1], InfoItem::Failed { path, .. } if path == "nope"));
+    }
+
+    #[test]
     fn small_text_file() {
         let fx = Fixture::new();
         fx.write("notes/a.txt", "first\nmiddle\nlast\n");

@@ -244,6 +244,29 @@ mod tests {
     }
 
     #[test]
+    fn both_texts_render_the_same_data() {
+        let fx = fixture();
+        let listing = list_entries(&fx.sandbox, ".").unwrap();
+        let kinds: Vec<(&str, &str, Option<u64>)> = listing
+            .entries
+            .iter()
+            .map(|e| (e.name.as_str(), e.kind, e.size))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("adir", "dir", None),
+                ("zdir", "dir", None),
+                (".env", "file", Some(0)),
+                ("a.txt", "file", Some(5)),
+                ("b.txt", "file", Some(1843)),
+            ]
+        );
+        assert_eq!((listing.total, listing.note.as_deref()), (5, None));
+        assert_eq!(listing.to_text(), list_directory(&fx.sandbox, ".").unwrap());
+    }
+
+    #[test]
     fn plain_listing_dirs_first_sorted() {
         let fx = fixture();
         assert_eq!(
