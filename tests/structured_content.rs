@@ -154,3 +154,39 @@ asyncio.run(main())
     );
     assert_eq!(report["errors"], json!([false, false]), "{report}");
 }
+
+#[test]
+fn query_results_are_json_values_when_they_all_fit() {
+    let ws = Workspace::new();
+    ws.write(
+        "d.json",
+        r##"{"items": [{"id": 1, "$ref": "#/a"}, {"id": 2}], "n": "x\ny"}"##,
+    );
+    let mut c = ws.start(&[]);
+    let items = c.call(
+        "query_json",
+        json!({"file_path": "d.json", "jq_expression": ".items[]"}),
+    );
+    // The text keeps the file's keys; the data escapes "$ref" for Gemini (R14).
+    assert_eq!(text_of(&items), "{\"id\":1,\"$ref\":\"#/a\"}\n{\"id\":2}");
+    assert_eq!(
+        structured(&items),
+        &json!({"results": [{"id": 1, "$$ref": "#/a"}, {"id": 2}]})
+    );
+    let one = c.call(
+        "query_json",
+        json!({"file_path": "d.json", "jq_expression": ".n"}),
+    );
+    assert_eq!(structured(&one), &json!({"results": ["x\ny"]}), "{one}");
+    // Cut results, an error after results and no result at all: the text alone.
+    for expression in ["range(1000)", "1, error(\"boom\")", "empty"] {
+        let cut = c.call(
+            "query_json",
+            json!({"file_path": "d.json", "jq_expression": expression}),
+        );
+        assert!(
+            cut.get("structuredContent").is_none(),
+            "{expression}: {cut}"
+        );
+    }
+}

@@ -67,9 +67,14 @@ pub fn text(body: impl Into<String>) -> CallToolResult {
 /// A successful result carrying data: `data` as `structuredContent` (for clients that read it,
 /// checked against the tool's output schema) and `body`, its text rendering, as the content
 /// models read.
+/// A `"$ref"` key in the data (a query result holding a JSON Schema) is escaped (`"$$ref"`) as
+/// Gemini needs (rule R14 of docs/GEMINI_SCHEMA_CONTRACT.md); the text keeps it as it is.
 pub fn structured(body: impl Into<String>, data: &impl serde::Serialize) -> CallToolResult {
     let mut result = text(body);
-    result.structured_content = serde_json::to_value(data).ok();
+    result.structured_content = serde_json::to_value(data).ok().map(|mut value| {
+        gemini_compat::escape_output_refs(&mut value);
+        value
+    });
     result
 }
 

@@ -13,7 +13,7 @@ use rmcp::service::RequestContext;
 
 use crate::server::FsServer;
 use crate::tools::spec::ResultBudget;
-use crate::tools::{blocking, failure, text};
+use crate::tools::{blocking, failure, structured, text};
 
 /// The hidden subcommand that evaluates one query.
 pub const WORKER_SUBCOMMAND: &str = "__query-worker";
@@ -81,10 +81,29 @@ impl FsServer {
         )
         .await;
         match result {
-            Ok(body) => text(mark_single_result(body)),
+            Ok(body) => match results_of(&body) {
+                Some(results) => structured(
+                    mark_single_result(body),
+                    &serde_json::json!({ "results": results }),
+                ),
+                None => text(mark_single_result(body)),
+            },
             Err(e) => failure(e.to_string()),
         }
     }
+}
+
+/// The results as JSON values, when the output is exactly the results: one compact JSON value per
+/// line, as the query writes them when every result fit its caps. A note (cut results, an error
+/// after some results, debug output) follows a blank line and is not JSON, so any output with
+/// one, and one with no result at all, gives `None`: the text alone says it.
+fn results_of(body: &str) -> Option<Vec<serde_json::Value>> {
+    if body.is_empty() || body.contains("\n\n") {
+        return None;
+    }
+    body.lines()
+        .map(|line| serde_json::from_str(line).ok())
+        .collect()
 }
 
 /// fs-mcp-query's whole output when nothing comes out.
