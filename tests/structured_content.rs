@@ -59,7 +59,7 @@ fn get_file_info_gives_each_files_facts_as_data_beside_the_same_text() {
 }
 
 #[test]
-fn listings_and_search_files_give_their_entries_as_data() {
+fn listings_search_files_and_the_tree_give_their_entries_as_data() {
     let ws = Workspace::new();
     ws.write("src/main.rs", "fn main() {}\n");
     ws.write("README.md", "hi\n");
@@ -82,6 +82,10 @@ fn listings_and_search_files_give_their_entries_as_data() {
         "{found}"
     );
     assert_eq!(text_of(&found), "src/main.rs");
+    let tree = c.call("directory_tree", json!({}));
+    let text: Value = serde_json::from_str(&text_of(&tree)).unwrap();
+    assert_eq!(structured(&tree), &text);
+    assert_eq!(text["children"][0]["name"], "README.md", "{tree}");
 }
 
 #[test]

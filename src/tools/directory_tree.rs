@@ -12,7 +12,7 @@ use crate::lenient;
 use crate::params::{bounded, dot, lean_schema};
 use crate::server::FsServer;
 use crate::tools::blocking;
-use crate::tools::search::answer;
+use crate::tools::search::structured_answer;
 use crate::tools::spec::{ResultBudget, ToolSpec};
 
 /// The deepest tree a call may ask for.
@@ -57,8 +57,7 @@ impl FsServer {
             exclude_dirs: p.exclude_dirs,
             ..TreeOptions::default()
         };
-        let body =
-            blocking(move || fs_mcp_search::directory_tree(&sandbox, &p.path, &options)).await?;
-        Ok(answer(body))
+        let tree = blocking(move || fs_mcp_search::tree(&sandbox, &p.path, &options)).await?;
+        Ok(structured_answer(tree, fs_mcp_search::TreeNode::to_text))
     }
 }

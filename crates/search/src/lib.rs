@@ -43,7 +43,7 @@ pub use info::{
     get_files_info,
 };
 pub use listing::{ListedEntry, Listing, list_directory, list_directory_with_sizes, list_entries};
-pub use tree::{TreeOptions, directory_tree};
+pub use tree::{TreeNode, TreeOptions, directory_tree, tree};
 
 #[cfg(test)]
 pub(crate) mod testutil;

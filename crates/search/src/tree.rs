@@ -70,23 +70,40 @@ impl Default for TreeOptions {
     }
 }
 
-#[derive(Serialize)]
-struct Node {
-    name: String,
+/// One entry of the tree, as data: [`directory_tree`] writes it as compact JSON, and a client
+/// gets it as structured content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TreeNode {
+    /// The entry's name, escaped.
+    pub name: String,
+    /// `directory`, `file`, `symlink` or `other`.
     #[serde(rename = "type")]
-    kind: &'static str,
+    pub kind: &'static str,
+    /// The root's displayed path (the root only).
     #[serde(skip_serializing_if = "Option::is_none")]
-    path: Option<String>,
+    pub path: Option<String>,
+    /// A listed directory's entries, by name.
     #[serde(skip_serializing_if = "Option::is_none")]
-    children: Option<Vec<Node>>,
+    pub children: Option<Vec<TreeNode>>,
+    /// A directory not (fully) listed: below max_depth or past the entry limit.
     #[serde(skip_serializing_if = "is_false")]
-    truncated: bool,
+    pub truncated: bool,
+    /// A directory not expanded by name (`exclude_dirs`).
     #[serde(skip_serializing_if = "is_false")]
-    excluded: bool,
+    pub excluded: bool,
+    /// Why a directory could not be read.
     #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
+    pub error: Option<String>,
+    /// On the root: what was cut and how to see more.
     #[serde(skip_serializing_if = "Option::is_none")]
-    note: Option<String>,
+    pub note: Option<String>,
+}
+
+impl TreeNode {
+    /// The tree as compact JSON, as [`directory_tree`] returns it.
+    pub fn to_text(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
 }
 
 fn is_false(b: &bool) -> bool {
@@ -122,6 +139,11 @@ pub fn directory_tree(
     path: &str,
     options: &TreeOptions,
 ) -> Result<String, SearchError> {
+    tree(sandbox, path, options).map(|tree| tree.to_text())
+}
+
+/// The tree of `path`, as data.
+pub fn tree(sandbox: &Sandbox, path: &str, options: &TreeOptions) -> Result<TreeNode, SearchError> {
     let (root, meta) = walk::resolve_existing(sandbox, path)?;
     let excludes: Vec<String> = match &options.exclude_dirs {
         Some(list) => list.clone(),
@@ -207,10 +229,7 @@ pub fn directory_tree(
     if !notes.is_empty() {
         tree.note = Some(notes.join(" "));
     }
-    serde_json::to_string(&tree).map_err(|e| SearchError::Io {
-        path: sandbox.display(&root),
-        message: e.to_string(),
-    })
+    Ok(tree)
 }
 
 fn kind_of(kind: EntryKind) -> &'static str {
@@ -233,11 +252,11 @@ fn read_sorted(dir: &DirHandle) -> std::io::Result<Vec<(OsString, EntryKind)>> {
     Ok(out)
 }
 
-fn to_node(slots: &mut [Slot], idx: usize) -> Node {
+fn to_node(slots: &mut [Slot], idx: usize) -> TreeNode {
     let children = slots[idx].children.take();
     let children = children.map(|c| c.into_iter().map(|i| to_node(slots, i)).collect());
     let slot = &mut slots[idx];
-    Node {
+    TreeNode {
         name: std::mem::take(&mut slot.name),
         kind: slot.kind,
         path: None,
