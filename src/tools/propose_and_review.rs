@@ -63,7 +63,10 @@ pub struct ProposeParams {
     pub match_text: String,
     #[serde(default)]
     pub new_string: String,
-    /// How often match_text must occur. Default 1.
+    #[schemars(description = format!(
+        "How often match_text must occur. Default {}.",
+        ProposeRequest::default().expected_replacements
+    ))]
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub expected_replacements: Option<i64>,
     /// From a REVIEW/PENDING/TIMEOUT/CANCELLED reply. Alone: wait for the verdict; with an edit: edit the human's version.
@@ -91,7 +94,9 @@ impl From<ProposeParams> for ProposeRequest {
             new_string: p.new_string,
             expected_replacements: p
                 .expected_replacements
-                .map_or(1, |n| u32::try_from(n.max(0)).unwrap_or(u32::MAX)),
+                .map_or(ProposeRequest::default().expected_replacements, |n| {
+                    u32::try_from(n.max(0)).unwrap_or(u32::MAX)
+                }),
             session_path: p.session_path.filter(|s| !s.is_empty()),
             edits: p.edits.filter(|e| !e.is_empty()).map(|edits| {
                 edits
