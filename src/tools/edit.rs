@@ -1,7 +1,7 @@
 //! Editing: propose_and_review / commit_review (human-reviewed), and the `--all` tier's direct
 //! writes write_file / append_text / move_file.
 
-use fs_mcp_edit::{EditError, EditSpec, ProposeRequest, Staged, UserAction};
+use fs_mcp_edit::{EditError, EditSpec, ProposeRequest, Staged, Written};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResponse, CallToolResult, InputResponses};
 use rmcp::service::RequestContext;
@@ -13,9 +13,10 @@ use serde_json::Value;
 
 use crate::lenient;
 use crate::params::lean_schema;
+use crate::render::{self, ListedTools};
 use crate::server::FsServer;
+use crate::tools::blocking;
 use crate::tools::review;
-use crate::tools::{blocking, failure, text};
 
 // One replacement of a batch (a plain comment: the listed schema carries no description of it).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -93,8 +94,6 @@ pub struct InputRetry {
     pub input_responses: InputResponses,
 }
 
-const SHUTTING_DOWN: &str = "The server is shutting down; no new review is started. Call propose_and_review again once it runs again.";
-
 impl FsServer {
     /// Completes when the call is cancelled or the server shuts down.
     fn cancelled(
@@ -118,10 +117,10 @@ impl FsServer {
     }
 }
 
-fn edit_answer(result: Result<String, EditError>) -> CallToolResult {
+fn written_answer(result: Result<Written, EditError>, listed: &ListedTools) -> CallToolResult {
     match result {
-        Ok(body) => text(body),
-        Err(e) => failure(e.to_string()),
+        Ok(written) => render::edit::written(&written),
+        Err(e) => render::edit::failure(&e, listed),
     }
 }
 
@@ -157,7 +156,7 @@ impl FsServer {
     #[tool(
         description = "Propose an edit; the human reviews the diff (in the client's form, an editor or a browser page) and you get the verdict.\n\
 match_text (exact) -> new_string; match_text \"\" creates the file, \"OVERWRITE_FILE\" replaces it, \"APPEND_TO_FILE\" appends. Several: edits, each may name its own path.\n\
-JSON user_action: COMMITTED (written); REJECTED (see user_comment); REVIEW (the human edited it: user_feedback_diff; continue with session_path); PENDING (give the human the link in message, then call with path and session_path only to collect the verdict); TIMEOUT/CANCELLED (resume with session_path). Only COMMITTED writes. error_type \"conflict\": the file changed; re-read it, propose again.",
+JSON user_action: COMMITTED (written); REJECTED (see user_comment); REVIEW (the human edited it: user_feedback_diff; continue with session_path); PENDING (give the human the link in message, then call with path and session_path only to collect the verdict); TIMEOUT/CANCELLED (resume with session_path). Only COMMITTED writes. \"Error: Conflict\": the file changed; re-read it, propose again.",
         annotations(
             read_only_hint = false,
             destructive_hint = true,
@@ -171,10 +170,9 @@ JSON user_action: COMMITTED (written); REJECTED (see user_comment); REVIEW (the 
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let Some(_in_progress) = self.review_slot() else {
-            return Ok(failure(SHUTTING_DOWN).into());
+            return Ok(render::edit::shutting_down().into());
         };
         let sandbox = self.sandbox();
-        let path = p.path.clone();
         let mut request: ProposeRequest = p.into();
         let retry = context.extensions.get::<InputRetry>().cloned();
         if let Some(retry) = &retry {
@@ -187,12 +185,16 @@ JSON user_action: COMMITTED (written); REJECTED (see user_comment); REVIEW (the 
             };
         }
         let collect = request.is_collect();
+        let listed = self.listed_tools();
         let staged = match self.reviews().stage(&sandbox, request).await {
             Ok(staged) => staged,
-            Err(e) => return Ok(failure(e.to_string()).into()),
+            Err(e) => return Ok(render::edit::failure(&e, listed).into()),
         };
         let open = match staged {
-            Staged::Done(response) => return Ok(text(response.to_json()).into()),
+            Staged::Done(outcome) => {
+                let context = render::edit::ReplyContext::default();
+                return Ok(render::edit::verdict_reply(&outcome, listed, &context).into());
+            }
             Staged::Open(open) => open,
         };
         let mut channel = review::choose(self, &context);
@@ -207,9 +209,11 @@ JSON user_action: COMMITTED (written); REJECTED (see user_comment); REVIEW (the 
                     .as_ref()
                     .and_then(|r| review::answer_of(&r.input_responses, link.is_some()))
                 {
-                    Some(review::Answer::Verdict(verdict)) => {
-                        self.reviews().decide(&sandbox, open, verdict).await
-                    }
+                    Some(review::Answer::Verdict(verdict)) => self
+                        .reviews()
+                        .decide(&sandbox, open, verdict)
+                        .await
+                        .map(|o| (o, None)),
                     // URL mode: the human opened the page; the verdict comes from there.
                     Some(review::Answer::Opened) => {
                         review::in_page(self, &sandbox, open, true, &context).await
@@ -223,29 +227,24 @@ JSON user_action: COMMITTED (written); REJECTED (see user_comment); REVIEW (the 
             review::Channel::ClientForm { mrtr: false, url } => {
                 review::ask_in_form(self, &sandbox, open, &context, url).await
             }
-            review::Channel::Command => {
-                self.reviews()
-                    .await_editor(&sandbox, open, !collect, self.cancelled(&context))
-                    .await
-            }
+            review::Channel::Command => self
+                .reviews()
+                .await_editor(&sandbox, open, !collect, self.cancelled(&context))
+                .await
+                .map(|o| (o, None)),
             review::Channel::Page { wait } => {
                 review::in_page(self, &sandbox, open, wait || collect, &context).await
             }
         };
         Ok(match result {
-            Ok(mut response) => {
-                if self.shutdown_token().is_cancelled()
-                    && response.user_action == UserAction::Cancelled
-                {
-                    // The session's files go with the process: nothing to resume.
-                    response.session_path = None;
-                    response.message = format!(
-                        "The server is shutting down, so the review was cancelled: '{path}' was not changed and the review files are removed. Propose the edit again once the server runs again."
-                    );
-                }
-                text(response.to_json())
+            Ok((outcome, form_failed)) => {
+                let context = render::edit::ReplyContext {
+                    shutting_down: self.shutdown_token().is_cancelled(),
+                    form_failed,
+                };
+                render::edit::verdict_reply(&outcome, listed, &context)
             }
-            Err(e) => failure(e.to_string()),
+            Err(e) => render::edit::failure(&e, listed),
         }
         .into())
     }
@@ -268,7 +267,10 @@ JSON user_action: COMMITTED (written); REJECTED (see user_comment); REVIEW (the 
             .reviews()
             .commit_review(&sandbox, &p.session_path, &p.original_path)
             .await;
-        Ok(edit_answer(result))
+        Ok(match result {
+            Ok(committed) => render::edit::review_committed(&committed),
+            Err(e) => render::edit::failure(&e, self.listed_tools()),
+        })
     }
 
     #[tool(
@@ -288,7 +290,7 @@ JSON user_action: COMMITTED (written); REJECTED (see user_comment); REVIEW (the 
         let result =
             blocking(move || fs_mcp_edit::tier_tools::write_file(&sandbox, &p.path, &p.content))
                 .await?;
-        Ok(edit_answer(result))
+        Ok(written_answer(result, self.listed_tools()))
     }
 
     #[tool(
@@ -308,7 +310,7 @@ JSON user_action: COMMITTED (written); REJECTED (see user_comment); REVIEW (the 
         let result =
             blocking(move || fs_mcp_edit::tier_tools::append_text(&sandbox, &p.path, &p.content))
                 .await?;
-        Ok(edit_answer(result))
+        Ok(written_answer(result, self.listed_tools()))
     }
 
     #[tool(
@@ -329,6 +331,6 @@ JSON user_action: COMMITTED (written); REJECTED (see user_comment); REVIEW (the 
             fs_mcp_edit::tier_tools::move_file(&sandbox, &p.source, &p.destination)
         })
         .await?;
-        Ok(edit_answer(result))
+        Ok(written_answer(result, self.listed_tools()))
     }
 }
