@@ -533,19 +533,38 @@ mod tests {
         ListedTools::new(names.iter().map(|s| s.to_string()))
     }
 
-    fn reply(outcome: &ReviewOutcome, listed: &ListedTools) -> serde_json::Value {
-        let result = verdict_reply(outcome, listed, &ReplyContext::default());
-        let text = result.content[0].as_text().map(|t| t.text.clone()).unwrap();
-        serde_json::from_str(&text).unwrap()
+    /// The reply's text as JSON, with its top-level keys in the order written.
+    struct Reply {
+        value: serde_json::Value,
+        keys: Vec<String>,
     }
 
-    fn keys(value: &serde_json::Value) -> Vec<&str> {
-        value
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect()
+    impl std::ops::Index<&str> for Reply {
+        type Output = serde_json::Value;
+        fn index(&self, key: &str) -> &serde_json::Value {
+            &self.value[key]
+        }
+    }
+
+    fn parsed(result: &CallToolResult) -> Reply {
+        let text = result.content[0].as_text().map(|t| t.text.clone()).unwrap();
+        let keys = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("  \""))
+            .filter_map(|l| l.split('"').next().map(str::to_string))
+            .collect();
+        Reply {
+            value: serde_json::from_str(&text).unwrap(),
+            keys,
+        }
+    }
+
+    fn reply(outcome: &ReviewOutcome, listed: &ListedTools) -> Reply {
+        parsed(&verdict_reply(outcome, listed, &ReplyContext::default()))
+    }
+
+    fn keys(reply: &Reply) -> Vec<&str> {
+        reply.keys.iter().map(String::as_str).collect()
     }
 
     #[test]
@@ -625,9 +644,7 @@ mod tests {
             shutting_down: true,
             form_failed: None,
         };
-        let result = verdict_reply(&cancelled, &listed(&[]), &context);
-        let text = result.content[0].as_text().map(|t| t.text.clone()).unwrap();
-        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let v = parsed(&verdict_reply(&cancelled, &listed(&[]), &context));
         assert_eq!(keys(&v), ["user_action", "message"]);
         assert_eq!(v["user_action"], "CANCELLED");
     }
