@@ -54,9 +54,9 @@ pub(crate) fn commit_failure(
     };
     let error = match fail {
         CommitFail::Decide(e) => return e,
-        CommitFail::Access(e) => EditError::new(
-            ErrorKind::AccessDenied,
+        CommitFail::Access(e) => EditError::access(
             format!("Cannot commit to '{shown}' now: {e} Nothing was written.{kept}"),
+            e,
         ),
         CommitFail::Moved { now } => EditError::new(
             ErrorKind::Conflict,

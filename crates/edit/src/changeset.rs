@@ -181,9 +181,7 @@ fn attempt(
     for (item, l) in items.iter().zip(&located) {
         let again = sandbox
             .locate(&item.shown, FinalLink::Follow)
-            .map_err(|e| {
-                EditError::new(ErrorKind::AccessDenied, format!("{e} Nothing was written."))
-            })?;
+            .map_err(|e| EditError::access(format!("{e} Nothing was written."), e))?;
         if again.rest.as_slice() != [l.name.clone()]
             || identity(&again.dir.meta().map_err(io_error)?)
                 != identity(&l.dir.meta().map_err(io_error)?)

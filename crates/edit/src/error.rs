@@ -4,6 +4,9 @@
 //! binary renders the next step with the tools it lists.
 
 use std::fmt;
+use std::sync::Arc;
+
+use fs_mcp_sandbox::AccessError;
 
 use crate::hints::Hints;
 
@@ -120,6 +123,8 @@ pub struct EditError {
     hints: Option<Box<Hints>>,
     session_path: Option<String>,
     diff: Option<String>,
+    /// The sandbox's refusal this error wraps, if any (its `source`).
+    access: Option<Arc<AccessError>>,
 }
 
 impl EditError {
@@ -132,7 +137,15 @@ impl EditError {
             hints: None,
             session_path: None,
             diff: None,
+            access: None,
         }
+    }
+
+    /// A refusal of the sandbox, with `message` (which says it in context) wrapping it.
+    pub(crate) fn access(message: impl Into<String>, error: AccessError) -> EditError {
+        let mut wrapped = EditError::new(ErrorKind::AccessDenied, message);
+        wrapped.access = Some(Arc::new(error));
+        wrapped
     }
 
     pub(crate) fn invalid(message: impl Into<String>) -> EditError {
@@ -207,6 +220,11 @@ impl EditError {
     pub fn diff(&self) -> Option<&str> {
         self.diff.as_deref()
     }
+
+    /// The sandbox's refusal this error wraps (also its `source`).
+    pub fn access_error(&self) -> Option<&AccessError> {
+        self.access.as_deref()
+    }
 }
 
 impl fmt::Display for EditError {
@@ -216,10 +234,16 @@ impl fmt::Display for EditError {
     }
 }
 
-impl std::error::Error for EditError {}
+impl std::error::Error for EditError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.access
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
 
-impl From<fs_mcp_sandbox::AccessError> for EditError {
-    fn from(e: fs_mcp_sandbox::AccessError) -> Self {
-        EditError::new(ErrorKind::AccessDenied, e.to_string())
+impl From<AccessError> for EditError {
+    fn from(e: AccessError) -> Self {
+        EditError::access(e.to_string(), e)
     }
 }

@@ -14,7 +14,7 @@ use fs_mcp_sandbox::Sandbox;
 use crate::approval::{SaveResult, VerdictResult, apply_verdict, commit_session, process_save};
 use crate::diff::unified_diff;
 use crate::editor::{self, LaunchOutcome};
-use crate::error::{EditError, ErrorKind, NextStep};
+use crate::error::{EditError, NextStep};
 use crate::outcome::{
     Approval, Decision, Note, ReviewCommitted, ReviewOutcome, Undecided, committed,
 };
@@ -912,9 +912,9 @@ fn commit_review_blocking(
     // By handle, to check that it names the session's file; the commit itself locates the file
     // again by handles.
     let (identity, _) = FileIdentity::of(sandbox, original_path).map_err(|e| {
-        EditError::new(
-            ErrorKind::AccessDenied,
+        EditError::access(
             format!("{e} Nothing was written; the session stays open."),
+            e,
         )
         .with_session_path(session_path.to_string())
     })?;
