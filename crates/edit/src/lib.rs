@@ -108,14 +108,12 @@ mod watch;
 
 pub use diff::unified_diff;
 pub use editor::{
-    DEFAULT_REVIEW_COMMAND, LaunchOutcome, default_review_command, expand_template,
-    manual_instructions, parse_command_template,
+    DEFAULT_REVIEW_COMMAND, LaunchOutcome, WaitingHook, WaitingInfo, default_review_command,
+    expand_template, manual_instructions, parse_command_template,
 };
 pub use error::{EditError, ErrorKind, NextStep};
 pub use hints::{Hints, RecoveryStep};
-pub use manager::{
-    OpenReview, ReviewConfig, ReviewListing, ReviewManager, Staged, WaitingHook, WaitingInfo,
-};
+pub use manager::{OpenReview, ReviewConfig, ReviewListing, ReviewManager, Staged};
 pub use mkdir::create_directory;
 pub use outcome::{
     Approval, Committed, Decision, Note, ReviewCommitted, ReviewOutcome, Undecided, UserAction,

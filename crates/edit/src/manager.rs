@@ -13,7 +13,7 @@ use fs_mcp_sandbox::Sandbox;
 
 use crate::approval::{SaveResult, VerdictResult, apply_verdict, commit_session, process_save};
 use crate::diff::unified_diff;
-use crate::editor::{self, LaunchOutcome};
+use crate::editor::{self, LaunchOutcome, WaitingHook};
 use crate::error::{EditError, NextStep};
 use crate::outcome::{
     Approval, Decision, Note, ReviewCommitted, ReviewOutcome, Undecided, committed,
@@ -23,27 +23,6 @@ use crate::request::ProposeRequest;
 use crate::session::{BusyGuard, FileIdentity, Registry, Verdict};
 use crate::text_style::{decode_text, to_model};
 use crate::watch::{FileStamp, SaveWatcher, read_with_stamp};
-
-/// Called when a proposal starts waiting for the human (e.g. to send the MCP client a log
-/// message saying which files to compare).
-pub type WaitingHook = Arc<dyn Fn(&WaitingInfo) + Send + Sync>;
-
-/// What a waiting review looks like, for [`ReviewConfig::on_waiting`].
-#[derive(Debug, Clone)]
-pub struct WaitingInfo {
-    /// The session directory (what `session_path` will be).
-    pub session_path: String,
-    /// The file under review, as the client named it.
-    pub path: String,
-    /// The "before" file of the diff.
-    pub current: PathBuf,
-    /// The proposal the human saves (unchanged to approve, edited to give feedback).
-    pub future: PathBuf,
-    /// Whether the diff window was opened.
-    pub launch: LaunchOutcome,
-    /// How to open the diff by hand.
-    pub instructions: String,
-}
 
 /// Configuration of a [`ReviewManager`].
 #[derive(Clone)]
@@ -769,35 +748,19 @@ impl ReviewManager {
         } else {
             None
         };
-        let launched = editor::launch(command, &files.current, &files.future);
-        let instructions = editor::manual_instructions(&files.current, &files.future);
-        match &launched {
-            LaunchOutcome::Launched { program } => {
-                tracing::info!(
-                    "waiting for the review of '{shown}' (opened with '{program}'); save {} to decide",
-                    files.future.display()
-                );
-            }
-            LaunchOutcome::Disabled => {
-                tracing::info!("waiting for the review of '{shown}': {instructions}");
-            }
-            other => tracing::warn!("{other}; to review '{shown}', {instructions}"),
-        }
-        if let Some(hook) = &config.on_waiting {
-            hook(&WaitingInfo {
-                session_path: session_path.to_string(),
-                path: shown.to_string(),
-                current: files.current.clone(),
-                future: files.future.clone(),
-                launch: launched.clone(),
-                instructions: instructions.clone(),
-            });
-        }
-        match launched {
+        let waiting = editor::show(
+            command,
+            config.on_waiting.as_ref(),
+            session_path,
+            shown,
+            &files.current,
+            &files.future,
+        );
+        match waiting.launch {
             LaunchOutcome::Launched { .. } | LaunchOutcome::Disabled => None,
             other => Some(Note::EditorNotOpened {
                 launch: other,
-                instructions,
+                instructions: waiting.instructions,
             }),
         }
     }
