@@ -91,11 +91,21 @@ fn not_found_match_text_gets_recovery_hints_from_the_sandboxed_file() {
         json!({"path": "src/calc.rs", "match_text": "fn compute(a: i64) -> i64 {", "new_string": "x"}),
     );
     assert_eq!(result["isError"], true);
-    let error = response(&result);
-    assert_eq!(error["error_type"], "validation_error", "{error}");
-    let suggestions = error["suggestions"].as_array().expect("fuzzy suggestions");
-    assert_eq!(suggestions[0]["line_start"], 1, "{error}");
-    assert!(error["recovery_steps"].is_array(), "{error}");
+    let error = text_of(&result);
+    assert!(
+        error.starts_with("Error: Edit preparation failed: No match found for 'match_text'."),
+        "{error}"
+    );
+    assert!(
+        error.contains("\n  lines 1-1 ("),
+        "fuzzy suggestion: {error}"
+    );
+    assert!(
+        error.contains(
+            "\nRecovery steps:\n1. Call read_files with path='src/calc.rs', start_line=1, end_line=1."
+        ),
+        "{error}"
+    );
 }
 
 #[test]
@@ -286,13 +296,15 @@ fn cancelling_a_waiting_review_leaves_the_file_untouched_and_the_server_serving(
     let mut c = start(&ws, &command, &[]);
     c.send(&json!({"jsonrpc": "2.0", "id": 301, "method": "tools/call", "params": {
         "name": "propose_and_review", "arguments": {"path": "c.txt", "match_text": "keep me", "new_string": "changed"}}}));
+    // The editor has written the whole line (not only created the file).
+    let recorded = || std::fs::read_to_string(&record).is_ok_and(|r| r.ends_with('\n'));
     for _ in 0..500 {
-        if record.exists() {
+        if recorded() {
             break;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert!(record.exists(), "the review started");
+    assert!(recorded(), "the review started");
     c.notify(
         "notifications/cancelled",
         json!({"requestId": 301, "reason": "user pressed stop"}),

@@ -136,9 +136,12 @@ async fn a_file_changed_before_the_approval_writes_nothing_and_is_named() {
         json!({"path": "a.txt", "session_path": session}),
     );
     assert_eq!(v["isError"], true, "{v}");
-    let e = response(&v);
-    assert_eq!(e["error_type"], "conflict", "{e}");
-    assert!(e["message"].as_str().unwrap().contains("'b.txt'"), "{e}");
+    let e = text_of(&v);
+    assert!(
+        e.starts_with("Error: Conflict: 'b.txt' changed on disk")
+            && e.contains("+someone else's line"),
+        "{e}"
+    );
     assert_eq!(read(&ws, "a.txt"), "alpha\n");
     assert_eq!(read(&ws, "b.txt"), "beta\nsomeone else's line\n");
     assert_eq!(read(&ws, "sub/c.txt"), "gamma\n");
@@ -197,7 +200,7 @@ fn parallel_overlapping_changes_land_whole_or_not_at_all() {
                     if result["isError"] == false {
                         committed += 1;
                     } else {
-                        assert!(text_of(&result).contains("conflict"), "{result}");
+                        assert!(text_of(&result).starts_with("Error: Conflict:"), "{result}");
                     }
                 }
                 committed

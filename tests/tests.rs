@@ -16,6 +16,7 @@ mod confinement_read;
 mod confinement_search;
 mod conformance;
 mod devices;
+mod edit_errors;
 mod edit_tools;
 mod ergonomics;
 mod generated_docs;

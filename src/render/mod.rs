@@ -2,6 +2,8 @@
 //! that name only the tools this server lists. The crates return data and typed errors; the
 //! sentences for the model are written here (one submodule per kind of outcome).
 
+pub mod edit;
+
 use std::collections::BTreeSet;
 use std::fmt::Display;
 use std::sync::Arc;

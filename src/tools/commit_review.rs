@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::server::FsServer;
-use crate::tools::edit::edit_answer;
+use crate::render;
 use crate::tools::spec::{Effect, ToolSpec};
 
 pub fn spec() -> ToolSpec {
@@ -46,6 +46,9 @@ impl FsServer {
             .reviews()
             .commit_review(&sandbox, &p.session_path, &p.original_path)
             .await;
-        Ok(edit_answer(result))
+        Ok(match result {
+            Ok(committed) => render::edit::review_committed(&committed),
+            Err(e) => render::edit::failure(&e, self.listed_tools()),
+        })
     }
 }

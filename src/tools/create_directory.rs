@@ -8,7 +8,7 @@ use rmcp::{ErrorData, tool};
 use crate::params::PathParams;
 use crate::server::FsServer;
 use crate::tools::spec::{Effect, ToolSpec};
-use crate::tools::{blocking, failure, text};
+use crate::tools::blocking;
 
 pub fn spec() -> ToolSpec {
     ToolSpec {
@@ -36,8 +36,8 @@ impl FsServer {
         let sandbox = self.sandbox();
         let body = blocking(move || fs_mcp_edit::create_directory(&sandbox, &p.path)).await?;
         Ok(match body {
-            Ok(body) => text(body),
-            Err(e) => failure(e.to_string()),
+            Ok(written) => crate::render::edit::written(&written),
+            Err(e) => crate::render::edit::failure(&e, self.listed_tools()),
         })
     }
 }

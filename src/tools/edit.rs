@@ -1,13 +1,13 @@
-//! What the editing tools share: the MRTR retry state, the shutdown guard of reviews, and how an
-//! edit's answer or error becomes a result.
+//! What the editing tools share: the MRTR retry state, the shutdown guard of reviews, and how a
+//! direct write's answer or error becomes a result.
 
-use fs_mcp_edit::EditError;
+use fs_mcp_edit::{EditError, Written};
 use rmcp::RoleServer;
 use rmcp::model::{CallToolResult, InputResponses};
 use rmcp::service::RequestContext;
 
+use crate::render::{self, ListedTools};
 use crate::server::FsServer;
-use crate::tools::{failure, text};
 
 /// An MRTR retry of `tools/call` (2026-07-28): the state we handed out (the session_path) and
 /// the client's answers, put in the request's extensions by `call_tool`.
@@ -16,8 +16,6 @@ pub struct InputRetry {
     pub request_state: String,
     pub input_responses: InputResponses,
 }
-
-pub const SHUTTING_DOWN: &str = "The server is shutting down; no new review is started. Call propose_and_review again once it runs again.";
 
 impl FsServer {
     /// Completes when the call is cancelled or the server shuts down.
@@ -42,9 +40,10 @@ impl FsServer {
     }
 }
 
-pub fn edit_answer(result: Result<String, EditError>) -> CallToolResult {
+/// A direct write's answer, or its failure.
+pub fn written_answer(result: Result<Written, EditError>, listed: &ListedTools) -> CallToolResult {
     match result {
-        Ok(body) => text(body),
-        Err(e) => failure(e.to_string()),
+        Ok(written) => render::edit::written(&written),
+        Err(e) => render::edit::failure(&e, listed),
     }
 }

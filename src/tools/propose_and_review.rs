@@ -1,6 +1,6 @@
 //! `propose_and_review`: an edit the human reviews before it is written.
 
-use fs_mcp_edit::{EditSpec, ProposeRequest, Staged, UserAction};
+use fs_mcp_edit::{EditSpec, ProposeRequest, Staged};
 use rmcp::handler::server::router::tool::ToolRoute;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResponse;
@@ -14,10 +14,10 @@ use serde_json::Value;
 use crate::lenient;
 use crate::params::lean_schema;
 use crate::server::FsServer;
-use crate::tools::edit::{InputRetry, SHUTTING_DOWN};
+use crate::render;
+use crate::tools::edit::InputRetry;
 use crate::tools::review;
 use crate::tools::spec::{Effect, ToolSpec};
-use crate::tools::{failure, text};
 
 pub fn spec() -> ToolSpec {
     ToolSpec {
@@ -29,7 +29,7 @@ pub fn spec() -> ToolSpec {
             "propose_and_review",
             "Propose an edit; the human reviews the diff (in the client's form, an editor or a browser page) and you get the verdict.\n\
 match_text (exact) -> new_string; match_text \"\" creates the file, \"OVERWRITE_FILE\" replaces it, \"APPEND_TO_FILE\" appends. Several: edits, each may name its own path.\n\
-JSON user_action: COMMITTED (written); REJECTED (see user_comment); REVIEW (the human edited it: user_feedback_diff; continue with session_path); PENDING (give the human the link in message, then call with path and session_path only to collect the verdict); TIMEOUT/CANCELLED (resume with session_path). Only COMMITTED writes. error_type \"conflict\": the file changed; re-read it, propose again.",
+JSON user_action: COMMITTED (written); REJECTED (see user_comment); REVIEW (the human edited it: user_feedback_diff; continue with session_path); PENDING (give the human the link in message, then call with path and session_path only to collect the verdict); TIMEOUT/CANCELLED (resume with session_path). Only COMMITTED writes. \"Error: Conflict\": the file changed; re-read it, propose again.",
         )
     }
 }
@@ -123,10 +123,9 @@ impl FsServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let Some(_in_progress) = self.review_slot() else {
-            return Ok(failure(SHUTTING_DOWN).into());
+            return Ok(render::edit::shutting_down().into());
         };
         let sandbox = self.sandbox();
-        let path = p.path.clone();
         let mut request: ProposeRequest = p.into();
         let retry = context.extensions.get::<InputRetry>().cloned();
         if let Some(retry) = &retry {
@@ -139,12 +138,16 @@ impl FsServer {
             };
         }
         let collect = request.is_collect();
+        let listed = self.listed_tools();
         let staged = match self.reviews().stage(&sandbox, request).await {
             Ok(staged) => staged,
-            Err(e) => return Ok(failure(e.to_string()).into()),
+            Err(e) => return Ok(render::edit::failure(&e, listed).into()),
         };
         let open = match staged {
-            Staged::Done(response) => return Ok(text(response.to_json()).into()),
+            Staged::Done(outcome) => {
+                let context = render::edit::ReplyContext::default();
+                return Ok(render::edit::verdict_reply(&outcome, listed, &context).into());
+            }
             Staged::Open(open) => open,
         };
         let mut channel = review::choose(self, &context);
@@ -159,9 +162,11 @@ impl FsServer {
                     .as_ref()
                     .and_then(|r| review::answer_of(&r.input_responses, link.is_some()))
                 {
-                    Some(review::Answer::Verdict(verdict)) => {
-                        self.reviews().decide(&sandbox, open, verdict).await
-                    }
+                    Some(review::Answer::Verdict(verdict)) => self
+                        .reviews()
+                        .decide(&sandbox, open, verdict)
+                        .await
+                        .map(|o| (o, None)),
                     // URL mode: the human opened the page; the verdict comes from there.
                     Some(review::Answer::Opened) => {
                         review::in_page(self, &sandbox, open, true, &context).await
@@ -175,29 +180,24 @@ impl FsServer {
             review::Channel::ClientForm { mrtr: false, url } => {
                 review::ask_in_form(self, &sandbox, open, &context, url).await
             }
-            review::Channel::Command => {
-                self.reviews()
-                    .await_editor(&sandbox, open, !collect, self.cancelled(&context))
-                    .await
-            }
+            review::Channel::Command => self
+                .reviews()
+                .await_editor(&sandbox, open, !collect, self.cancelled(&context))
+                .await
+                .map(|o| (o, None)),
             review::Channel::Page { wait } => {
                 review::in_page(self, &sandbox, open, wait || collect, &context).await
             }
         };
         Ok(match result {
-            Ok(mut response) => {
-                if self.shutdown_token().is_cancelled()
-                    && response.user_action == UserAction::Cancelled
-                {
-                    // The session's files go with the process: nothing to resume.
-                    response.session_path = None;
-                    response.message = format!(
-                        "The server is shutting down, so the review was cancelled: '{path}' was not changed and the review files are removed. Propose the edit again once the server runs again."
-                    );
-                }
-                text(response.to_json())
+            Ok((outcome, form_failed)) => {
+                let context = render::edit::ReplyContext {
+                    shutting_down: self.shutdown_token().is_cancelled(),
+                    form_failed,
+                };
+                render::edit::verdict_reply(&outcome, listed, &context)
             }
-            Err(e) => failure(e.to_string()),
+            Err(e) => render::edit::failure(&e, listed),
         }
         .into())
     }

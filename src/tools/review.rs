@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use fs_mcp_edit::{EditError, OpenReview, ReviewResponse, Verdict};
+use fs_mcp_edit::{EditError, OpenReview, ReviewOutcome, Verdict};
 use fs_mcp_sandbox::Sandbox;
 use rmcp::RoleServer;
 use rmcp::model::{
@@ -296,6 +296,10 @@ pub async fn url_mode_link(server: &FsServer, open: &OpenReview, url: bool) -> O
     }
 }
 
+/// How a review channel ended: the outcome, and the error of the client's form when it failed
+/// and the page was offered instead.
+pub type ChannelEnd = Result<(ReviewOutcome, Option<String>), EditError>;
+
 /// Asks with `elicitation/create` (before 2026-07-28) and acts on the answer. The file is only
 /// written on approval; a timeout or a cancelled call leaves the session open; a client that
 /// fails the request (lost connection, no such method after all) gets the review page instead.
@@ -305,7 +309,7 @@ pub async fn ask_in_form(
     open: OpenReview,
     context: &RequestContext<RoleServer>,
     url: bool,
-) -> Result<ReviewResponse, EditError> {
+) -> ChannelEnd {
     let timeout = server.reviews().config().review_timeout;
     let link = url_mode_link(server, &open, url).await;
     let params = match &link {
@@ -323,23 +327,26 @@ pub async fn ask_in_form(
     };
     match outcome {
         Some(Ok(result)) => match answer_to(&result, link.is_some()) {
-            Answer::Verdict(verdict) => server.reviews().decide(sandbox, open, verdict).await,
+            Answer::Verdict(verdict) => server
+                .reviews()
+                .decide(sandbox, open, verdict)
+                .await
+                .map(|o| (o, None)),
             Answer::Opened => in_page(server, sandbox, open, true, context).await,
         },
         Some(Err(e)) => {
             tracing::warn!("the client's review form failed ({e}); offering the review page");
-            let mut response = page_link(server, open).await?;
-            response.message = format!(
-                "The client could not show its review form ({e}). {}",
-                response.message
-            );
-            Ok(response)
+            let outcome = page_link(server, open).await?;
+            Ok((outcome, Some(e.to_string())))
         }
         // Not answered in time, or the call was cancelled: nothing written, the session
         // stays open.
-        None => Ok(server.reviews().undecided_response(
-            open,
-            !context.ct.is_cancelled() && !server.shutdown_token().is_cancelled(),
+        None => Ok((
+            server.reviews().undecided(
+                open,
+                !context.ct.is_cancelled() && !server.shutdown_token().is_cancelled(),
+            ),
+            None,
         )),
     }
 }
@@ -352,7 +359,7 @@ pub async fn in_page(
     open: OpenReview,
     wait: bool,
     context: &RequestContext<RoleServer>,
-) -> Result<ReviewResponse, EditError> {
+) -> ChannelEnd {
     if wait {
         let cancelled = context.ct.clone();
         let shutdown = server.shutdown_token().clone();
@@ -364,16 +371,21 @@ pub async fn in_page(
                     () = shutdown.cancelled() => {}
                 }
             })
-            .await;
+            .await
+            .map(|o| (o, None));
     }
-    page_link(server, open).await
+    Ok((page_link(server, open).await?, None))
 }
 
-async fn page_link(server: &FsServer, open: OpenReview) -> Result<ReviewResponse, EditError> {
+async fn page_link(server: &FsServer, open: OpenReview) -> Result<ReviewOutcome, EditError> {
     let url = server.review_page_url().await.map_err(|e| {
-        EditError::new(fs_mcp_edit::ErrorKind::Io, format!(
-            "Cannot start the review page on 127.0.0.1 ({e}), and no other review channel is available: nothing was written. Start the server with --review-command (an installed diff tool) or --auto-approve."
-        ))
+        EditError::new(
+            fs_mcp_edit::ErrorKind::Io,
+            format!(
+                "Cannot start the review page on 127.0.0.1 ({e}), and no other review channel is available: nothing was written"
+            ),
+        )
+        .with_next(fs_mcp_edit::NextStep::ConfigureReview)
     })?;
-    Ok(server.reviews().pending_response(open, &url))
+    Ok(server.reviews().pending(open, &url))
 }

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::server::FsServer;
-use crate::tools::edit::edit_answer;
+use crate::tools::edit::written_answer;
 use crate::tools::spec::{Effect, ToolSpec, ToolTier, WRITES_WITHOUT_REVIEW};
 use crate::tools::blocking;
 
@@ -49,6 +49,6 @@ impl FsServer {
         let result =
             blocking(move || fs_mcp_edit::tier_tools::write_file(&sandbox, &p.path, &p.content))
                 .await?;
-        Ok(edit_answer(result))
+        Ok(written_answer(result, self.listed_tools()))
     }
 }

@@ -10,7 +10,7 @@ use fs_mcp_sandbox::Sandbox;
 use crate::atomic::WriteReport;
 use crate::commit::{self, Change, CommitFail, Current, Options, ReadMode};
 use crate::diff::unified_diff;
-use crate::error::{EditError, ErrorKind};
+use crate::error::{EditError, ErrorKind, NextStep};
 use crate::session::{Fingerprint, MAX_FILE_BYTES, Registry, Session, Verdict};
 use crate::text_style::{decode_text, to_model};
 use crate::watch::FileStamp;
@@ -38,45 +38,51 @@ pub(crate) fn model_of(current: &Current) -> String {
     to_model(&String::from_utf8_lossy(&current.bytes))
 }
 
-/// How a commit that wrote nothing is reported. `keep` ends the message (where the reviewed
-/// version is and what to do next).
+/// How a commit that wrote nothing is reported. `kept` ends the message (where the reviewed
+/// version is, or ""); the next step is to re-read and propose again (`path`: the one file, or
+/// `None` for a multi-file change).
 pub(crate) fn commit_failure(
     fail: CommitFail<EditError>,
     sandbox: &Sandbox,
     shown: &str,
     target: &Path,
-    keep: &str,
+    kept: &str,
+    path: Option<&str>,
 ) -> EditError {
-    match fail {
-        CommitFail::Decide(e) => e,
-        CommitFail::Access(e) => EditError::new(
-            ErrorKind::AccessDenied,
-            format!("Cannot commit to '{shown}' now: {e} Nothing was written. {keep}"),
+    let next = NextStep::ReadAndProposeAgain {
+        path: path.map(str::to_string),
+    };
+    let error = match fail {
+        CommitFail::Decide(e) => return e,
+        CommitFail::Access(e) => EditError::access(
+            format!("Cannot commit to '{shown}' now: {e} Nothing was written.{kept}"),
+            e,
         ),
         CommitFail::Moved { now } => EditError::new(
             ErrorKind::Conflict,
             format!(
-                "Conflict: '{shown}' now leads to '{}', not to '{}' where this edit was proposed (a directory on the way was moved, renamed or replaced), so nothing was written. {keep}",
+                "Conflict: '{shown}' now leads to '{}', not to '{}' where this edit was proposed (a directory on the way was moved, renamed or replaced), so nothing was written.{kept}",
                 sandbox.display(&now),
                 sandbox.display(target)
             ),
         ),
         CommitFail::NotRegular(kind) => EditError::invalid(format!(
-            "Cannot commit to '{shown}': it is now {}, not a regular file. Nothing was written. {keep}",
+            "Cannot commit to '{shown}': it is now {}, not a regular file. Nothing was written.{kept}",
             kind.described()
         )),
         CommitFail::TooLarge(len) => EditError::invalid(format!(
-            "Cannot commit to '{shown}': it is now too large to edit ({} MiB; the limit is {} MiB). Nothing was written. {keep}",
+            "Cannot commit to '{shown}': it is now too large to edit ({} MiB; the limit is {} MiB). Nothing was written.{kept}",
             len / (1024 * 1024),
             MAX_FILE_BYTES / (1024 * 1024)
         )),
         CommitFail::Changed => EditError::io(format!(
-            "Cannot commit to '{shown}': it kept changing (renamed or replaced) while it was being written, so nothing was written. {keep}"
+            "Cannot commit to '{shown}': it kept changing (renamed or replaced) while it was being written, so nothing was written.{kept}"
         )),
         CommitFail::Io(e) => EditError::io(format!(
-            "Failed to write final content to {shown}: {e}. The file was not changed. {keep}"
+            "Failed to write final content to {shown}: {e}. The file was not changed.{kept}"
         )),
-    }
+    };
+    error.with_next(next)
 }
 
 fn conflict_error(session: &Session) -> EditError {
@@ -84,11 +90,14 @@ fn conflict_error(session: &Session) -> EditError {
     EditError::new(
         ErrorKind::Conflict,
         format!(
-            "Conflict: '{shown}' changed on disk after this proposal was made (edited, created, moved or deleted by someone else), so nothing was written: the file on disk is as they left it, and the reviewed version is kept in {future}. To continue, re-read '{shown}' and call propose_and_review again without session_path; or ask the user to merge the reviewed version by hand.",
+            "Conflict: '{shown}' changed on disk after this proposal was made (edited, created, moved or deleted by someone else), so nothing was written: the file on disk is as they left it, and the reviewed version is kept in {future}.",
             shown = session.shown,
             future = session.future.display()
         ),
     )
+    .with_next(NextStep::ReadAndProposeAgainOrMerge {
+        path: session.shown.clone(),
+    })
     .with_session_path(sp)
 }
 
@@ -153,11 +162,11 @@ pub(crate) fn commit_session(
         }
         Err(fail) => {
             let session_path = key.display().to_string();
-            let keep = format!(
-                "The reviewed version is kept in {} and the session stays open (session_path='{session_path}'); re-read '{shown}' and call propose_and_review again without session_path.",
+            let kept = format!(
+                " The reviewed version is kept in {} and the session stays open.",
                 future.display()
             );
-            let error = commit_failure(fail, sandbox, &shown, &target, &keep);
+            let error = commit_failure(fail, sandbox, &shown, &target, &kept, Some(&shown));
             Err(match error.session_path() {
                 Some(_) => error,
                 None => error.with_session_path(session_path),
@@ -190,10 +199,11 @@ pub(crate) fn process_save(
     };
     let text = decode_text(bytes.clone()).map_err(|e| {
         EditError::invalid(format!(
-            "The reviewed file {} cannot be used: {e}. Ask the user to save it as UTF-8 text; the session stays open (session_path='{}').",
+            "The reviewed file {} cannot be used: {e}; the session stays open",
             future.display(),
-            key.display()
         ))
+        .with_next(NextStep::SaveAsUtf8)
+        .with_session_path(key.display().to_string())
     })?;
     let model = to_model(&text);
     let record = |unreviewed_now: bool| {

@@ -25,7 +25,7 @@ use crate::approval::{CommitInfo, model_of};
 use crate::atomic::{Replace, WriteReport, make_subdir, write_temp};
 use crate::commit::{self, CommitFail, Current, ReadMode, identity, read_current};
 use crate::diff::unified_diff;
-use crate::error::{EditError, ErrorKind};
+use crate::error::{EditError, ErrorKind, NextStep};
 use crate::session::{FileIdentity, Fingerprint, MAX_FILE_BYTES, Registry};
 
 /// The journal's file name in a sessions directory.
@@ -77,13 +77,7 @@ struct Located {
 
 fn locate(sandbox: &Sandbox, item: &Item) -> Result<Located, EditError> {
     let fail = |fail: CommitFail<EditError>| {
-        crate::approval::commit_failure(
-            fail,
-            sandbox,
-            &item.shown,
-            &item.target,
-            "Nothing of this change was written; re-read the files and propose again.",
-        )
+        crate::approval::commit_failure(fail, sandbox, &item.shown, &item.target, "", None)
     };
     sandbox
         .refuse_if_read_only(&item.shown)
@@ -119,10 +113,11 @@ fn conflict(item: &Item, now: &Current, leader: &Path) -> EditError {
     EditError::new(
         ErrorKind::Conflict,
         format!(
-            "Conflict: '{}' changed on disk after this multi-file proposal was made, so nothing of the change was written (no file). Re-read the files and call propose_and_review again without session_path.",
+            "Conflict: '{}' changed on disk after this multi-file proposal was made, so nothing of the change was written (no file).",
             item.shown
         ),
     )
+    .with_next(NextStep::ReadAndProposeAgain { path: None })
     .with_diff(unified_diff(
         &item.base_model,
         &model_of(now),
@@ -147,8 +142,9 @@ pub(crate) fn commit_all(
     }
     Err(EditError::new(
         ErrorKind::Io,
-        "The files kept changing (renamed or replaced) while the change was being committed, so nothing was written. Re-read them and propose again.",
-    ))
+        "The files kept changing (renamed or replaced) while the change was being committed, so nothing was written.",
+    )
+    .with_next(NextStep::ReadAndProposeAgain { path: None }))
 }
 
 fn attempt(
@@ -185,9 +181,7 @@ fn attempt(
     for (item, l) in items.iter().zip(&located) {
         let again = sandbox
             .locate(&item.shown, FinalLink::Follow)
-            .map_err(|e| {
-                EditError::new(ErrorKind::AccessDenied, format!("{e} Nothing was written."))
-            })?;
+            .map_err(|e| EditError::access(format!("{e} Nothing was written."), e))?;
         if again.rest.as_slice() != [l.name.clone()]
             || identity(&again.dir.meta().map_err(io_error)?)
                 != identity(&l.dir.meta().map_err(io_error)?)
@@ -209,7 +203,8 @@ fn attempt(
                     sandbox,
                     &item.shown,
                     &item.target,
-                    "Nothing of this change was written.",
+                    "",
+                    None,
                 ));
             }
         };
@@ -275,7 +270,7 @@ fn attempt(
             return Err(EditError::new(
                 ErrorKind::Io,
                 format!(
-                    "The change was committed only in part: {} written; writing '{}' failed: {e}. Every file holds either its old or its new content; the next propose_and_review call completes the rest.",
+                    "The change was committed only in part: {} written; writing '{}' failed: {e}. Every file holds either its old or its new content",
                     if done.is_empty() {
                         "no file".to_string()
                     } else {
@@ -283,7 +278,8 @@ fn attempt(
                     },
                     items[i].shown
                 ),
-            ));
+            )
+            .with_next(NextStep::NextProposalCompletes));
         }
         done.push(format!("'{}'", items[i].shown));
         let _ = l.dir.sync();

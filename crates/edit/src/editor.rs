@@ -7,8 +7,69 @@
 //! editor cannot write into the stdio transport.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::Arc;
+
+/// Called when a proposal starts waiting for the human (e.g. to send the MCP client a log
+/// message saying which files to compare).
+pub type WaitingHook = Arc<dyn Fn(&WaitingInfo) + Send + Sync>;
+
+/// What a waiting review looks like, for [`crate::ReviewConfig::on_waiting`].
+#[derive(Debug, Clone)]
+pub struct WaitingInfo {
+    /// The session directory (what `session_path` will be).
+    pub session_path: String,
+    /// The file under review, as the client named it.
+    pub path: String,
+    /// The "before" file of the diff.
+    pub current: PathBuf,
+    /// The proposal the human saves (unchanged to approve, edited to give feedback).
+    pub future: PathBuf,
+    /// Whether the diff window was opened.
+    pub launch: LaunchOutcome,
+    /// How to open the diff by hand.
+    pub instructions: String,
+}
+
+/// Shows a proposal to the human: starts the review `command` on the two files (`None` opens
+/// nothing), logs where the review waits, and calls `hook`. What became of the window, with how
+/// to open the diff by hand.
+pub(crate) fn show(
+    command: Option<&[String]>,
+    hook: Option<&WaitingHook>,
+    session_path: &str,
+    shown: &str,
+    current: &Path,
+    future: &Path,
+) -> WaitingInfo {
+    let launched = launch(command, current, future);
+    let instructions = manual_instructions(current, future);
+    match &launched {
+        LaunchOutcome::Launched { program } => {
+            tracing::info!(
+                "waiting for the review of '{shown}' (opened with '{program}'); save {} to decide",
+                future.display()
+            );
+        }
+        LaunchOutcome::Disabled => {
+            tracing::info!("waiting for the review of '{shown}': {instructions}");
+        }
+        other => tracing::warn!("{other}; to review '{shown}', {instructions}"),
+    }
+    let waiting = WaitingInfo {
+        session_path: session_path.to_string(),
+        path: shown.to_string(),
+        current: current.to_path_buf(),
+        future: future.to_path_buf(),
+        launch: launched,
+        instructions,
+    };
+    if let Some(hook) = hook {
+        hook(&waiting);
+    }
+    waiting
+}
 
 /// The default review command, in the form the `--review-command` option takes.
 pub const DEFAULT_REVIEW_COMMAND: &str = "code --diff {current} {future}";

@@ -1,38 +1,36 @@
-//! The error type of every operation in this crate, and its rendering.
-//!
-//! Failures while preparing an edit (`validation_error`, `file_not_found`) and commit conflicts
-//! (`conflict`) render as the original server's pretty JSON object
-//! (`{"error": true, "error_type": ..., "message": ..., <hint fields>}`); everything else
-//! (bad arguments, access denied, unknown sessions, I/O) renders as a plain message. Either way
-//! `to_string()` is the text the MCP layer puts in its error result.
+//! The error type of every operation in this crate: what went wrong (a fact, its `Display`), of
+//! which kind, with the data a reader needs (recovery hints, the diff of a conflict, the session
+//! that stays open) and what to do next as data ([`NextStep`]). No tool is named here: the
+//! binary renders the next step with the tools it lists.
 
 use std::fmt;
+use std::sync::Arc;
 
-use serde::Serialize;
+use fs_mcp_sandbox::AccessError;
 
 use crate::hints::Hints;
 
 /// What kind of failure an [`EditError`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
-    /// The arguments are unusable (blank or too long `match_text`, bad sentinel use, …). Plain.
+    /// The arguments are unusable (blank or too long `match_text`, bad sentinel use, …).
     InvalidRequest,
-    /// The sandbox refused a path. Plain.
+    /// The sandbox refused a path.
     AccessDenied,
-    /// The edit could not be prepared (`match_text` not found or not unique, no changes). JSON.
+    /// The edit could not be prepared (`match_text` not found or not unique, no changes).
     Validation,
-    /// The file to edit does not exist. JSON.
+    /// The file to edit does not exist.
     FileNotFound,
-    /// The file changed on disk after the proposal was made; nothing was written. JSON.
+    /// The file changed on disk after the proposal was made; nothing was written.
     Conflict,
-    /// `session_path` does not name a usable review session. Plain.
+    /// `session_path` does not name a usable review session.
     Session,
-    /// Reading or writing failed. Plain.
+    /// Reading or writing failed.
     Io,
 }
 
 impl ErrorKind {
-    /// The `error_type` string of the JSON rendering.
+    /// A stable name of the kind (for logs and tests).
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorKind::InvalidRequest => "invalid_request",
@@ -44,49 +42,110 @@ impl ErrorKind {
             ErrorKind::Io => "io_error",
         }
     }
-
-    fn renders_as_json(self) -> bool {
-        matches!(
-            self,
-            ErrorKind::Validation | ErrorKind::FileNotFound | ErrorKind::Conflict
-        )
-    }
 }
 
-/// A failed operation, with the hint payload when `match_text` could not be used.
+/// What the caller can do after a failure, as data (the binary words it with the tools it
+/// lists).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NextStep {
+    /// Re-read the file (`path`; `None`: the files of a multi-file change) and propose the edit
+    /// again as a new proposal.
+    ReadAndProposeAgain {
+        /// The file, as the client named it.
+        path: Option<String>,
+    },
+    /// Re-read `path` and propose again, or ask the user to merge the reviewed version (kept in
+    /// the session) by hand.
+    ReadAndProposeAgainOrMerge {
+        /// The file, as the client named it.
+        path: String,
+    },
+    /// The same call again (the file kept changing while it was written).
+    TryAgain,
+    /// A multi-file change was left half done: the next proposal completes it.
+    NextProposalCompletes,
+    /// Write the whole new content instead of appending (the file has other names).
+    WriteWholeFile,
+    /// Once the user has saved the proposal file: commit the session, or collect the verdict.
+    CommitAfterSave {
+        /// The session.
+        session_path: String,
+        /// Its file, as the client named it.
+        path: String,
+    },
+    /// Collect the verdict on the open proposal (the session, no edit).
+    CollectVerdict {
+        /// The session.
+        session_path: String,
+        /// Its file, as the client named it.
+        path: String,
+    },
+    /// The user has not saved the proposal: ask them to (unchanged to approve), then commit the
+    /// session again, or wait for the review with the session.
+    AwaitReview {
+        /// The session.
+        session_path: String,
+    },
+    /// Accept the user's version of the session as it is.
+    AcceptUserVersion {
+        /// The session.
+        session_path: String,
+        /// Its file, as the client named it.
+        path: String,
+    },
+    /// Propose without the session (or collect the verdict on the open proposal).
+    ProposeWithoutSession,
+    /// Pass the session's own file, or start a new review of `path`.
+    SameFileOrNewSession {
+        /// The file asked for, as the client named it.
+        path: String,
+    },
+    /// Use a session_path a reply returned.
+    UseReturnedSessionPath,
+    /// Read the current content first and replace exact text; `OVERWRITE_FILE` replaces all.
+    ReadBeforeReplacing,
+    /// Split the change into several edits under the limit, or lift the limit.
+    ShortenMatchText,
+    /// Ask the user to save the reviewed file as UTF-8 text.
+    SaveAsUtf8,
+    /// Wait for the call that uses the session, or cancel it.
+    WaitForOtherCall,
+    /// Another review channel is needed (a diff command, or auto-approve).
+    ConfigureReview,
+}
+
+/// A failed operation: its kind, what happened (`Display`), and the data to act on it.
 #[derive(Debug, Clone)]
 pub struct EditError {
     kind: ErrorKind,
     message: String,
+    next: Option<Box<NextStep>>,
     hints: Option<Box<Hints>>,
     session_path: Option<String>,
     diff: Option<String>,
-}
-
-#[derive(Serialize)]
-struct JsonShape<'a> {
-    error: bool,
-    error_type: &'a str,
-    message: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    session_path: Option<&'a str>,
-    /// Conflicts: what changed in the file since the proposal was made.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    diff: Option<&'a str>,
-    #[serde(flatten)]
-    hints: Option<&'a Hints>,
+    /// The sandbox's refusal this error wraps, if any (its `source`).
+    access: Option<Arc<AccessError>>,
 }
 
 impl EditError {
-    /// A new error of `kind`.
+    /// A new error of `kind`; `message` says what happened.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> EditError {
         EditError {
             kind,
             message: message.into(),
+            next: None,
             hints: None,
             session_path: None,
             diff: None,
+            access: None,
         }
+    }
+
+    /// A refusal of the sandbox, with `message` (which says it in context) wrapping it.
+    pub(crate) fn access(message: impl Into<String>, error: AccessError) -> EditError {
+        let mut wrapped = EditError::new(ErrorKind::AccessDenied, message);
+        wrapped.access = Some(Arc::new(error));
+        wrapped
     }
 
     pub(crate) fn invalid(message: impl Into<String>) -> EditError {
@@ -105,6 +164,12 @@ impl EditError {
         EditError::new(ErrorKind::Session, message)
     }
 
+    /// The error with `next` as its next step.
+    pub fn with_next(mut self, next: NextStep) -> EditError {
+        self.next = Some(Box::new(next));
+        self
+    }
+
     pub(crate) fn with_hints(mut self, hints: Option<Hints>) -> EditError {
         self.hints = hints.map(Box::new);
         self
@@ -112,6 +177,12 @@ impl EditError {
 
     pub(crate) fn with_session_path(mut self, session_path: impl Into<String>) -> EditError {
         self.session_path = Some(session_path.into());
+        self
+    }
+
+    /// The error without a session (it was removed: nothing to continue).
+    pub(crate) fn without_session(mut self) -> EditError {
+        self.session_path = None;
         self
     }
 
@@ -125,9 +196,14 @@ impl EditError {
         self.kind
     }
 
-    /// The human-readable message (without the JSON wrapping).
+    /// What happened.
     pub fn message(&self) -> &str {
         &self.message
+    }
+
+    /// What to do next, when there is something to do.
+    pub fn next(&self) -> Option<&NextStep> {
+        self.next.as_deref()
     }
 
     /// The recovery hints, when `match_text` was not found or not unique.
@@ -145,45 +221,29 @@ impl EditError {
         self.diff.as_deref()
     }
 
-    /// The error as a JSON value (`error`, `error_type`, `message`, then any hint fields),
-    /// whatever its kind.
-    pub fn to_json_value(&self) -> serde_json::Value {
-        serde_json::to_value(self.shape()).unwrap_or_else(|_| {
-            serde_json::json!({"error": true, "error_type": self.kind.as_str(), "message": self.message})
-        })
-    }
-
-    fn shape(&self) -> JsonShape<'_> {
-        JsonShape {
-            error: true,
-            error_type: self.kind.as_str(),
-            message: &self.message,
-            session_path: self.session_path.as_deref(),
-            diff: self.diff.as_deref(),
-            hints: self.hints.as_deref(),
-        }
+    /// The sandbox's refusal this error wraps (also its `source`).
+    pub fn access_error(&self) -> Option<&AccessError> {
+        self.access.as_deref()
     }
 }
 
 impl fmt::Display for EditError {
-    /// Pretty JSON (two-space indent) for validation, file-not-found and conflict errors, as the
-    /// original server did; the plain message otherwise.
+    /// What happened (the next step, hints and diff are data: see the accessors).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.kind.renders_as_json() {
-            match serde_json::to_string_pretty(&self.shape()) {
-                Ok(json) => f.write_str(&json),
-                Err(_) => f.write_str(&self.message),
-            }
-        } else {
-            f.write_str(&self.message)
-        }
+        f.write_str(&self.message)
     }
 }
 
-impl std::error::Error for EditError {}
+impl std::error::Error for EditError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.access
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
 
-impl From<fs_mcp_sandbox::AccessError> for EditError {
-    fn from(e: fs_mcp_sandbox::AccessError) -> Self {
-        EditError::new(ErrorKind::AccessDenied, e.to_string())
+impl From<AccessError> for EditError {
+    fn from(e: AccessError) -> Self {
+        EditError::access(e.to_string(), e)
     }
 }

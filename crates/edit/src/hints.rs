@@ -13,7 +13,6 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
-use serde::Serialize;
 
 use crate::fuzzy::{self, Budget};
 
@@ -28,36 +27,79 @@ pub const MAX_OUTLINE: usize = 500;
 /// At most this many occurrence line numbers are listed.
 pub const MAX_OCCURRENCES: usize = 20;
 
-const PREVIEW_WARNING: &str = "Previews may hide whitespace differences (tabs/spaces/line endings). Always verify with read_files.";
-
-/// The hint fields merged into an error JSON after `error`, `error_type` and `message`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+/// The fields of a failed `match_text`'s hints: data, worded by the binary.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Hints {
     /// Lines in the searched text (`count("\n") + 1`).
     pub line_count: usize,
-    /// Similar blocks, best first.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Similar blocks, best first (their previews may hide whitespace differences).
     pub suggestions: Option<Vec<Suggestion>>,
-    /// Present with `suggestions`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub preview_warning: Option<String>,
     /// 1-based start lines of the occurrences (duplicate matches only).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub occurrences: Option<Vec<usize>>,
     /// Functions/classes of the file, when nothing similar was found.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub outline: Option<Vec<OutlineItem>>,
-    /// Keywords to grep for, taken from `match_text`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Keywords to search for, taken from `match_text`.
     pub suggested_grep_keywords: Option<Vec<String>>,
     /// One-sentence diagnosis.
     pub hint: String,
-    /// Numbered steps (`"1. …"`).
-    pub recovery_steps: Vec<String>,
+    /// The recovery steps, in order.
+    pub recovery_steps: Vec<RecoveryStep>,
+}
+
+/// One step of recovering from a `match_text` that did not match as expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecoveryStep {
+    /// Read lines `start..=end` of `path`.
+    ReadLines {
+        /// The file, as the client named it.
+        path: String,
+        /// First line, 1-based.
+        start: usize,
+        /// Last line, inclusive.
+        end: usize,
+    },
+    /// Compare the text read character by character with `match_text` (tabs, spaces,
+    /// trailing whitespace).
+    CompareWhitespace,
+    /// Check that the similar block is the section meant.
+    VerifySection,
+    /// Copy the exact text read as the new `match_text`.
+    CopyExactText,
+    /// Propose again with the corrected `match_text`.
+    RetryCorrected,
+    /// Search for `pattern` to locate the code.
+    Search {
+        /// A keyword of `match_text`.
+        pattern: String,
+    },
+    /// Note the line numbers the search found.
+    NoteSearchLines,
+    /// Read `path` at the lines the search found.
+    ReadFoundLines {
+        /// The file, as the client named it.
+        path: String,
+    },
+    /// Find in the outline the function or class holding the target.
+    ReviewOutline,
+    /// Search for a distinctive keyword of `match_text`.
+    SearchKeyword,
+    /// Check that the path is the file meant.
+    VerifyPath,
+    /// Read the file's current content.
+    ReadCurrent {
+        /// The file, as the client named it.
+        path: String,
+    },
+    /// Update `match_text` to the file's current text.
+    UpdateMatchText,
+    /// Extend `match_text` with lines before or after the occurrence meant, so it is unique.
+    ExtendMatchText,
+    /// Propose again with the extended `match_text`.
+    RetryExtended,
 }
 
 /// A block similar to `match_text`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Suggestion {
     /// First line of the block, 1-based.
     pub line_start: usize,
@@ -70,10 +112,9 @@ pub struct Suggestion {
 }
 
 /// A symbol of the file outline.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutlineItem {
-    /// `class`, `function`, `method`, … (serialised as `type`).
-    #[serde(rename = "type")]
+    /// `class`, `function`, `method`, ….
     pub kind: String,
     /// The symbol's name.
     pub name: String,
@@ -81,14 +122,6 @@ pub struct OutlineItem {
     pub line: usize,
     /// The line, trimmed, at most 100 characters.
     pub signature: String,
-}
-
-fn numbered(steps: Vec<String>) -> Vec<String> {
-    steps
-        .into_iter()
-        .enumerate()
-        .map(|(i, s)| format!("{}. {s}", i + 1))
-        .collect()
 }
 
 fn line_count(content: &str) -> usize {
@@ -128,7 +161,7 @@ pub fn not_found(match_text: &str, content: &str, path: &str, ctx: &str) -> Hint
                 format!(
                     "Found very similar text ({s}% character match) at lines {a}-{b}. Likely a whitespace or minor difference.{ctx}"
                 ),
-                "Compare output character-by-character with your match_text (check tabs vs spaces, trailing whitespace)".to_string(),
+                RecoveryStep::CompareWhitespace,
             )
         } else {
             (
@@ -136,20 +169,23 @@ pub fn not_found(match_text: &str, content: &str, path: &str, ctx: &str) -> Hint
                     "Found {} similar block(s). Best: {s}% at lines {a}-{b}.{ctx}",
                     suggestions.len()
                 ),
-                "Verify this is the correct code section you intended to edit".to_string(),
+                RecoveryStep::VerifySection,
             )
         };
         return Hints {
             line_count,
             suggestions: Some(suggestions),
-            preview_warning: Some(PREVIEW_WARNING.to_string()),
             hint,
-            recovery_steps: numbered(vec![
-                format!("Call read_files with path='{path}', start_line={a}, end_line={b}"),
+            recovery_steps: vec![
+                RecoveryStep::ReadLines {
+                    path: path.to_string(),
+                    start: a,
+                    end: b,
+                },
                 step2,
-                "Copy the EXACT text from read_files output as your new match_text".to_string(),
-                "Retry propose_and_review with corrected match_text".to_string(),
-            ]),
+                RecoveryStep::CopyExactText,
+                RecoveryStep::RetryCorrected,
+            ],
             ..Hints::default()
         };
     }
@@ -158,33 +194,33 @@ pub fn not_found(match_text: &str, content: &str, path: &str, ctx: &str) -> Hint
     let keywords = grep_keywords(match_text);
     if !outline.is_empty() {
         let (hint, steps) = if let Some(first) = keywords.first() {
-            let listed = keywords
-                .iter()
-                .map(|k| py_repr(k))
-                .collect::<Vec<_>>()
-                .join(", ");
             (
-                format!(
-                    "No similar text found in {line_count}-line file. Try grep_content with keywords: {listed}.{ctx}"
-                ),
+                format!("No similar text found in {line_count}-line file.{ctx}"),
                 vec![
-                    format!("Call grep_content with pattern='{first}' to locate the code"),
-                    "Note the line numbers from grep results".to_string(),
-                    format!("Call read_files with path='{path}' and the line range from grep"),
-                    "Copy the EXACT text and retry propose_and_review".to_string(),
+                    RecoveryStep::Search {
+                        pattern: first.clone(),
+                    },
+                    RecoveryStep::NoteSearchLines,
+                    RecoveryStep::ReadFoundLines {
+                        path: path.to_string(),
+                    },
+                    RecoveryStep::CopyExactText,
+                    RecoveryStep::RetryCorrected,
                 ],
             )
         } else {
             (
                 format!(
-                    "No similar text found in {line_count}-line file. File structure shown in 'outline'. Use grep_content to locate the target code.{ctx}"
+                    "No similar text found in {line_count}-line file; its outline follows.{ctx}"
                 ),
                 vec![
-                    "Review the 'outline' to identify which function/class contains your target"
-                        .to_string(),
-                    "Call grep_content with a distinctive keyword from your match_text".to_string(),
-                    format!("Call read_files with path='{path}' and the line range"),
-                    "Copy the EXACT text and retry propose_and_review".to_string(),
+                    RecoveryStep::ReviewOutline,
+                    RecoveryStep::SearchKeyword,
+                    RecoveryStep::ReadFoundLines {
+                        path: path.to_string(),
+                    },
+                    RecoveryStep::CopyExactText,
+                    RecoveryStep::RetryCorrected,
                 ],
             )
         };
@@ -193,7 +229,7 @@ pub fn not_found(match_text: &str, content: &str, path: &str, ctx: &str) -> Hint
             outline: Some(outline),
             suggested_grep_keywords: Some(keywords),
             hint,
-            recovery_steps: numbered(steps),
+            recovery_steps: steps,
             ..Hints::default()
         };
     }
@@ -204,12 +240,14 @@ pub fn not_found(match_text: &str, content: &str, path: &str, ctx: &str) -> Hint
         hint: format!(
             "No match found in {line_count}-line file. The match_text may be outdated or from a different file.{ctx}"
         ),
-        recovery_steps: numbered(vec![
-            "Verify you're editing the correct file path".to_string(),
-            "Call grep_content to search for keywords from your match_text".to_string(),
-            "Call read_files to get the current content".to_string(),
-            "Update match_text to reflect current file state".to_string(),
-        ]),
+        recovery_steps: vec![
+            RecoveryStep::VerifyPath,
+            RecoveryStep::SearchKeyword,
+            RecoveryStep::ReadCurrent {
+                path: path.to_string(),
+            },
+            RecoveryStep::UpdateMatchText,
+        ],
         ..Hints::default()
     }
 }
@@ -250,16 +288,15 @@ pub fn wrong_count(
         hint: format!(
             "match_text occurs {found} times (starting at lines {listed}{more}), expected {expected}.{ctx} Add neighbouring lines to match_text so that it matches exactly the text you mean{alternative}."
         ),
-        recovery_steps: numbered(vec![
-            format!(
-                "Call read_files with path='{path}', start_line={}, end_line={}",
-                first.saturating_sub(3).max(1),
-                first + span + 3
-            ),
-            "Extend match_text with lines before or after the occurrence you mean, so that it is unique"
-                .to_string(),
-            "Retry propose_and_review with the extended match_text".to_string(),
-        ]),
+        recovery_steps: vec![
+            RecoveryStep::ReadLines {
+                path: path.to_string(),
+                start: first.saturating_sub(3).max(1),
+                end: first + span + 3,
+            },
+            RecoveryStep::ExtendMatchText,
+            RecoveryStep::RetryExtended,
+        ],
         ..Hints::default()
     }
 }
@@ -277,31 +314,6 @@ fn occurrence_lines(content: &str, needle: &str) -> Vec<usize> {
         scanned = pos;
         out.push(line);
     }
-    out
-}
-
-/// Python-style `repr` of a string (single quotes unless the text contains one).
-fn py_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
     out
 }
 
@@ -476,9 +488,13 @@ mod tests {
         );
         assert_eq!(
             h.recovery_steps[0],
-            "1. Call read_files with path='g.py', start_line=4, end_line=5"
+            RecoveryStep::ReadLines {
+                path: "g.py".into(),
+                start: 4,
+                end: 5
+            }
         );
-        assert!(h.preview_warning.is_some() && h.outline.is_none());
+        assert!(h.outline.is_none());
     }
 
     #[test]
@@ -507,16 +523,12 @@ mod tests {
             h.suggested_grep_keywords.as_deref().unwrap(),
             ["completely_unrelated_function_name", "total_value"]
         );
-        assert!(
-            h.hint
-                .contains("Try grep_content with keywords: 'completely_unrelated_function_name', 'total_value'. (edit 1)"),
-            "{}",
-            h.hint
-        );
-        assert!(
-            h.recovery_steps[0].starts_with(
-                "1. Call grep_content with pattern='completely_unrelated_function_name'"
-            )
+        assert_eq!(h.hint, "No similar text found in 12-line file. (edit 1)");
+        assert_eq!(
+            h.recovery_steps[0],
+            RecoveryStep::Search {
+                pattern: "completely_unrelated_function_name".into()
+            }
         );
     }
 
@@ -540,6 +552,5 @@ mod tests {
         let long = "y".repeat(500);
         assert_eq!(preview(&long).chars().count(), PREVIEW_CHARS + 3);
         assert_eq!(grep_keywords("name = 1\nNAME = 2\nother: 3"), ["name"]);
-        assert_eq!(py_repr("it's"), "\"it's\"");
     }
 }

@@ -1,18 +1,20 @@
 //! Human-reviewed edits for fs-mcp-rs: the `propose_and_review` / `commit_review` workflow, and
 //! the atomic, style-preserving writes the `--all` tier tools share.
 //!
-//! This crate knows nothing of MCP. The MCP layer converts its tool arguments into a
-//! [`ProposeRequest`], calls [`ReviewManager::propose_and_review`] (passing the request's
-//! cancellation as a future) or [`ReviewManager::commit_review`], and returns
-//! [`ReviewResponse::to_json`] or the error's `to_string()`.
+//! This crate knows nothing of MCP and names no tool. The MCP layer converts its tool arguments
+//! into a [`ProposeRequest`], calls [`ReviewManager::propose_and_review`] (passing the request's
+//! cancellation as a future) or [`ReviewManager::commit_review`], and words the result for the
+//! model: a [`ReviewOutcome`] (the verdict and its data, with [`Note`]s) or an [`EditError`]
+//! (what happened, its [`ErrorKind`], the [`NextStep`] as data, recovery [`Hints`], the diff of
+//! a conflict).
 //!
 //! # The workflow
 //!
 //! 1. The agent proposes an edit (a single `match_text` → `new_string`, a batch of `edits`, or
 //!    the sentinels `""` for a new file, `OVERWRITE_FILE` and `APPEND_TO_FILE`). Every
 //!    validation of the original server applies (blank `match_text` on a non-empty file, the
-//!    2,000-character limit and its bypass, …), with the same JSON error shapes and recovery
-//!    hints (see [`hints`]).
+//!    2,000-character limit and its bypass, …), with the same recovery hints (see [`hints`]),
+//!    as data.
 //!    An item of `edits` may name its own `path`: one proposal then changes several files (one
 //!    diff, one verdict, a commit that writes all of them or none: see `changeset.rs`).
 //! 2. [`ReviewManager::stage`] writes the proposal to a private session directory as
@@ -20,7 +22,7 @@
 //!    where the human sees it: the client's own form ([`ReviewManager::decide`] with the
 //!    [`Verdict`]), the review command ([`ReviewManager::await_editor`], default
 //!    `code --diff {current} {future}`, started without a shell), or a review page
-//!    ([`ReviewManager::pending_response`] now, [`ReviewManager::submit_verdict`] from the page,
+//!    ([`ReviewManager::pending`] now, [`ReviewManager::submit_verdict`] from the page,
 //!    collected by a later call with `session_path` and no edit).
 //! 3. Verdicts mean the same everywhere: approve → `COMMITTED`; reject (declined, dismissed) →
 //!    nothing written, `REJECTED` with the human's comment; an edited version (a save of
@@ -71,8 +73,8 @@
 //! // `tokio_util::sync::CancellationToken`; `std::future::pending()` never cancels.
 //! let request = ProposeRequest::single("src/main.rs", "fn old()", "fn new()");
 //! match manager.propose_and_review(&sandbox, request, std::future::pending()).await {
-//!     Ok(response) => println!("{}", response.to_json()),  // a normal tool result
-//!     Err(error) => eprintln!("{error}"),                  // an error tool result (isError)
+//!     Ok(outcome) => println!("{:?}", outcome.user_action()), // a normal tool result
+//!     Err(error) => eprintln!("{error}"),                     // an error tool result (isError)
 //! }
 //! let text = manager.commit_review(&sandbox, "/tmp/fs-mcp-rs-reviews-…/s-…", "src/main.rs").await;
 //! # let _ = text;
@@ -94,10 +96,10 @@ pub mod hints;
 mod manager;
 mod mkdir;
 pub mod near_miss;
+mod outcome;
 mod prepare;
 mod proposal;
 mod request;
-mod response;
 mod session;
 pub mod text_style;
 pub mod tier_tools;
@@ -106,18 +108,19 @@ mod watch;
 
 pub use diff::unified_diff;
 pub use editor::{
-    DEFAULT_REVIEW_COMMAND, LaunchOutcome, default_review_command, expand_template,
-    manual_instructions, parse_command_template,
+    DEFAULT_REVIEW_COMMAND, LaunchOutcome, WaitingHook, WaitingInfo, default_review_command,
+    expand_template, manual_instructions, parse_command_template,
 };
-pub use error::{EditError, ErrorKind};
-pub use hints::Hints;
-pub use manager::{
-    OpenReview, ReviewConfig, ReviewListing, ReviewManager, Staged, WaitingHook, WaitingInfo,
-};
+pub use error::{EditError, ErrorKind, NextStep};
+pub use hints::{Hints, RecoveryStep};
+pub use manager::{OpenReview, ReviewConfig, ReviewListing, ReviewManager, Staged};
 pub use mkdir::create_directory;
+pub use outcome::{
+    Approval, Committed, Decision, Note, ReviewCommitted, ReviewOutcome, Undecided, UserAction,
+    Written,
+};
 pub use request::{
     APPEND_TO_FILE, EditSpec, MATCH_TEXT_MAX_LENGTH, OVERWRITE_FILE, ProposeRequest,
 };
-pub use response::{ReviewResponse, UserAction};
 pub use session::{MAX_FILE_BYTES, Verdict};
 pub use tier_tools::{append_text, move_file, write_file};

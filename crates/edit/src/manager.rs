@@ -13,38 +13,16 @@ use fs_mcp_sandbox::Sandbox;
 
 use crate::approval::{SaveResult, VerdictResult, apply_verdict, commit_session, process_save};
 use crate::diff::unified_diff;
-use crate::editor::{self, LaunchOutcome};
-use crate::error::{EditError, ErrorKind};
+use crate::editor::{self, LaunchOutcome, WaitingHook};
+use crate::error::{EditError, NextStep};
+use crate::outcome::{
+    Approval, Decision, Note, ReviewCommitted, ReviewOutcome, Undecided, committed,
+};
 use crate::prepare::{Prepared, prepare};
 use crate::request::ProposeRequest;
-use crate::response::{
-    ReviewResponse, UserAction, committed_response, created_dirs_note, join_message,
-    review_response,
-};
 use crate::session::{BusyGuard, FileIdentity, Registry, Verdict};
 use crate::text_style::{decode_text, to_model};
 use crate::watch::{FileStamp, SaveWatcher, read_with_stamp};
-
-/// Called when a proposal starts waiting for the human (e.g. to send the MCP client a log
-/// message saying which files to compare).
-pub type WaitingHook = Arc<dyn Fn(&WaitingInfo) + Send + Sync>;
-
-/// What a waiting review looks like, for [`ReviewConfig::on_waiting`].
-#[derive(Debug, Clone)]
-pub struct WaitingInfo {
-    /// The session directory (what `session_path` will be).
-    pub session_path: String,
-    /// The file under review, as the client named it.
-    pub path: String,
-    /// The "before" file of the diff.
-    pub current: PathBuf,
-    /// The proposal the human saves (unchanged to approve, edited to give feedback).
-    pub future: PathBuf,
-    /// Whether the diff window was opened.
-    pub launch: LaunchOutcome,
-    /// How to open the diff by hand.
-    pub instructions: String,
-}
 
 /// Configuration of a [`ReviewManager`].
 #[derive(Clone)]
@@ -118,6 +96,15 @@ impl fmt::Debug for ReviewManager {
     }
 }
 
+/// The two files of a session under review, and the proposal file as the server last knew it.
+struct ReviewFiles {
+    current: PathBuf,
+    future: PathBuf,
+    known_stamp: Option<FileStamp>,
+    known_bytes: Vec<u8>,
+}
+
+/// How a wait for the human ended.
 enum WaitEnd {
     Saved(io::Result<(Vec<u8>, FileStamp)>),
     Decided(Verdict),
@@ -128,9 +115,9 @@ enum WaitEnd {
 /// A staged proposal: answered already, or open and waiting for the human's verdict.
 pub enum Staged {
     /// The call's answer (auto-approve, or a decision the agent had not heard of yet).
-    Done(ReviewResponse),
+    Done(ReviewOutcome),
     /// Waiting for the human: pick a channel, then [`ReviewManager::await_editor`],
-    /// [`ReviewManager::decide`] or [`ReviewManager::pending_response`].
+    /// [`ReviewManager::decide`] or [`ReviewManager::pending`].
     Open(OpenReview),
 }
 
@@ -138,7 +125,7 @@ pub enum Staged {
 /// this is dropped or consumed.
 pub struct OpenReview {
     key: PathBuf,
-    notes: Vec<String>,
+    notes: Vec<Note>,
     _guard: BusyGuard,
     /// The session directory: the `session_path` to continue with.
     pub session_path: String,
@@ -263,44 +250,43 @@ fn unseen_save(
     }
 }
 
-/// The answer for a save of the proposal file.
-fn save_response(
+/// The outcome of a save of the proposal file.
+fn save_outcome(
     result: SaveResult,
     session_path: &str,
     shown: &str,
-    notes: &[String],
+    notes: Vec<Note>,
     sandbox: &Sandbox,
-) -> ReviewResponse {
+) -> ReviewOutcome {
     match result {
-        SaveResult::Committed(info) => committed_response(
-            format!("Changes committed to '{shown}'. No further action needed."),
-            shown,
+        SaveResult::Committed(info) => committed(
+            vec![shown.to_string()],
+            Approval::Reviewed,
+            None,
             &info,
             notes,
             sandbox,
         ),
-        SaveResult::Review(diff) => review_response(
-            session_path,
-            "User provided feedback. A diff is included. Propose a new edit against the updated content.",
-            shown,
-            diff,
+        SaveResult::Review(diff) => ReviewOutcome::new(
+            Decision::Feedback {
+                session_path: session_path.to_string(),
+                path: shown.to_string(),
+                diff,
+                before_this_call: false,
+            },
             notes,
         ),
         // Only changed content reaches here, and an unreviewed proposal always yields a
         // decision; kept for completeness.
-        SaveResult::NoNews => ReviewResponse {
-            session_path: Some(session_path.to_string()),
-            user_action: UserAction::Timeout,
-            message: join_message(
-                format!(
-                    "The proposal file was touched but not changed; '{shown}' was not changed. Call propose_and_review with session_path='{session_path}' and no edit to wait for the verdict."
-                ),
-                notes,
-            ),
-            user_comment: None,
-            user_feedback_diff: None,
-            diff: None,
-        },
+        SaveResult::NoNews => ReviewOutcome::new(
+            Decision::Undecided {
+                session_path: session_path.to_string(),
+                path: shown.to_string(),
+                why: Undecided::Untouched,
+                editor_file: None,
+            },
+            notes,
+        ),
     }
 }
 
@@ -314,17 +300,6 @@ where
             "Internal error: the file operation did not finish ({e})."
         ))
     })?
-}
-
-fn humanize(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms >= 60_000 && ms.is_multiple_of(60_000) {
-        format!("{} min", ms / 60_000)
-    } else if ms.is_multiple_of(1000) {
-        format!("{} s", ms / 1000)
-    } else {
-        format!("{ms} ms")
-    }
 }
 
 impl ReviewManager {
@@ -370,12 +345,12 @@ impl ReviewManager {
         sandbox: &Sandbox,
         request: ProposeRequest,
         cancel: C,
-    ) -> Result<ReviewResponse, EditError>
+    ) -> Result<ReviewOutcome, EditError>
     where
         C: Future<Output = ()> + Send,
     {
         match self.stage(sandbox, request).await? {
-            Staged::Done(response) => Ok(response),
+            Staged::Done(outcome) => Ok(outcome),
             Staged::Open(open) => self.await_editor(sandbox, open, true, cancel).await,
         }
     }
@@ -397,12 +372,12 @@ impl ReviewManager {
             return staged;
         }
         match staged {
-            Ok(Staged::Done(mut response)) => {
-                response.message = join_message(response.message, &recovered);
-                Ok(Staged::Done(response))
+            Ok(Staged::Done(mut outcome)) => {
+                outcome.notes.extend(recovered.into_iter().map(Note::Text));
+                Ok(Staged::Done(outcome))
             }
             Ok(Staged::Open(mut open)) => {
-                open.notes.extend(recovered);
+                open.notes.extend(recovered.into_iter().map(Note::Text));
                 Ok(Staged::Open(open))
             }
             Err(e) => {
@@ -447,13 +422,12 @@ impl ReviewManager {
                 .get_mut(&key)
                 .and_then(|s| s.verdict.take());
             if let Some(verdict) = verdict {
-                let note = (!request.is_collect()).then(|| {
-                    "Your new edit was NOT applied: the user decided on your previous proposal first.".to_string()
-                });
-                let response = self
-                    .act(sandbox, &key, &shown, verdict, note.as_slice())
-                    .await?;
-                return Ok(Staged::Done(response));
+                let notes: Vec<Note> = (!request.is_collect())
+                    .then_some(Note::NewEditNotApplied)
+                    .into_iter()
+                    .collect();
+                let outcome = self.act(sandbox, &key, &shown, verdict, notes).await?;
+                return Ok(Staged::Done(outcome));
             }
             let group = inner
                 .registry
@@ -477,11 +451,11 @@ impl ReviewManager {
                     blocking(move || unseen_save(&save_inner.registry, &save_sandbox, &save_key))
                         .await?;
                 return match seen {
-                    Some(result) => Ok(Staged::Done(save_response(
+                    Some(result) => Ok(Staged::Done(save_outcome(
                         result,
                         &key.display().to_string(),
                         &shown,
-                        &[],
+                        Vec::new(),
                         sandbox,
                     ))),
                     None => Ok(Staged::Open(self.open_review(
@@ -508,7 +482,7 @@ impl ReviewManager {
         })
         .await?;
         let (key, notes) = match prepared {
-            Prepared::Done(response) => return Ok(Staged::Done(response)),
+            Prepared::Done(outcome) => return Ok(Staged::Done(outcome)),
             Prepared::Wait { key, notes } => (key, notes),
         };
         let guard = match guard {
@@ -530,7 +504,7 @@ impl ReviewManager {
     fn open_review(
         &self,
         key: PathBuf,
-        notes: Vec<String>,
+        notes: Vec<Note>,
         guard: BusyGuard,
     ) -> Result<OpenReview, EditError> {
         let (shown, current, future, files) = {
@@ -566,12 +540,13 @@ impl ReviewManager {
         sandbox: &Sandbox,
         open: OpenReview,
         verdict: Verdict,
-    ) -> Result<ReviewResponse, EditError> {
-        let response = self
-            .act(sandbox, &open.key, &open.path, verdict, &open.notes)
+    ) -> Result<ReviewOutcome, EditError> {
+        let notes = open.notes.clone();
+        let outcome = self
+            .act(sandbox, &open.key, &open.path, verdict, notes)
             .await;
         drop(open);
-        response
+        outcome
     }
 
     async fn act(
@@ -580,18 +555,14 @@ impl ReviewManager {
         key: &Path,
         shown: &str,
         verdict: Verdict,
-        notes: &[String],
-    ) -> Result<ReviewResponse, EditError> {
+        notes: Vec<Note>,
+    ) -> Result<ReviewOutcome, EditError> {
         let inner = Arc::clone(&self.inner);
-        let files = {
+        let files: Vec<String> = {
             let sessions = inner.registry.lock();
             match sessions.get(key) {
-                Some(s) => group_files(&sessions, s)
-                    .iter()
-                    .map(|f| format!("'{}'", f.0))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                None => format!("'{shown}'"),
+                Some(s) => group_files(&sessions, s).into_iter().map(|f| f.0).collect(),
+                None => vec![shown.to_string()],
             }
         };
         let act_key = key.to_path_buf();
@@ -602,43 +573,13 @@ impl ReviewManager {
         let session_path = key.display().to_string();
         Ok(match result {
             VerdictResult::Committed(info, comment) => {
-                let mut response = committed_response(
-                    format!("Changes committed to {files}. No further action needed."),
-                    shown,
-                    &info,
-                    notes,
-                    sandbox,
-                );
-                if comment.is_some() {
-                    response
-                        .message
-                        .push_str(" The user added a comment (user_comment).");
-                }
-                response.user_comment = comment;
-                response
+                committed(files, Approval::Reviewed, comment, &info, notes, sandbox)
             }
             VerdictResult::Rejected(comment) => {
-                let why = if comment.is_some() {
-                    " user_comment says why."
-                } else {
-                    ""
-                };
-                ReviewResponse {
-                    session_path: None,
-                    user_action: UserAction::Rejected,
-                    message: join_message(
-                        format!(
-                            "The user rejected the proposal: {files} not changed and the review session ended.{why} Propose a revised edit (without session_path) or ask the user what they want."
-                        ),
-                        notes,
-                    ),
-                    user_comment: comment,
-                    user_feedback_diff: None,
-                    diff: None,
-                }
+                ReviewOutcome::new(Decision::Rejected { files, comment }, notes)
             }
             VerdictResult::Saved(result) => {
-                save_response(result, &session_path, shown, notes, sandbox)
+                save_outcome(result, &session_path, shown, notes, sandbox)
             }
         })
     }
@@ -687,55 +628,37 @@ impl ReviewManager {
         found
     }
 
-    /// The answer when the proposal waits in the review page: nothing written yet; the link for
-    /// the human and how to collect the verdict.
-    pub fn pending_response(&self, open: OpenReview, link: &str) -> ReviewResponse {
-        let message = format!(
-            "Not written yet: the user reviews it in the browser. Give them this link: {link} . Then call propose_and_review(path='{path}', session_path='{sp}') with no edit to collect the verdict (it waits for it).",
-            path = open.path,
-            sp = open.session_path
-        );
-        ReviewResponse {
-            session_path: Some(open.session_path.clone()),
-            user_action: UserAction::Pending,
-            message: join_message(message, &open.notes),
-            user_comment: None,
-            user_feedback_diff: None,
-            diff: Some(open.diff.clone()),
-        }
+    /// The outcome when the proposal waits in the review page at `link`: nothing written yet.
+    pub fn pending(&self, open: OpenReview, link: &str) -> ReviewOutcome {
+        ReviewOutcome::new(
+            Decision::Pending {
+                session_path: open.session_path.clone(),
+                path: open.path.clone(),
+                diff: open.diff.clone(),
+                link: link.to_string(),
+            },
+            open.notes.clone(),
+        )
     }
 
-    /// The answer when the human gave no verdict: the review timeout passed (`timed_out`, →
+    /// The outcome when the human gave no verdict: the review timeout passed (`timed_out`, →
     /// `TIMEOUT`) or the call was cancelled (→ `CANCELLED`). Nothing written; the session stays
     /// open.
-    pub fn undecided_response(&self, open: OpenReview, timed_out: bool) -> ReviewResponse {
-        let (action, lead) = if timed_out {
-            (
-                UserAction::Timeout,
-                format!(
-                    "No review decision within {}.",
-                    humanize(self.inner.config.review_timeout)
-                ),
-            )
+    pub fn undecided(&self, open: OpenReview, timed_out: bool) -> ReviewOutcome {
+        let why = if timed_out {
+            Undecided::TimedOut(self.inner.config.review_timeout)
         } else {
-            (
-                UserAction::Cancelled,
-                "The review was cancelled.".to_string(),
-            )
+            Undecided::Cancelled
         };
-        let message = format!(
-            "{lead} '{path}' was not changed. The review session stays open: call propose_and_review with session_path='{sp}' and no edit to ask for the verdict again, or with a new edit; to start over, call it without session_path.",
-            path = open.path,
-            sp = open.session_path
-        );
-        ReviewResponse {
-            session_path: Some(open.session_path.clone()),
-            user_action: action,
-            message: join_message(message, &open.notes),
-            user_comment: None,
-            user_feedback_diff: None,
-            diff: None,
-        }
+        ReviewOutcome::new(
+            Decision::Undecided {
+                session_path: open.session_path.clone(),
+                path: open.path.clone(),
+                why,
+                editor_file: None,
+            },
+            open.notes.clone(),
+        )
     }
 
     /// Waits for the human's decision on an open proposal in their editor (launching the review
@@ -748,7 +671,7 @@ impl ReviewManager {
         open: OpenReview,
         launch: bool,
         cancel: C,
-    ) -> Result<ReviewResponse, EditError>
+    ) -> Result<ReviewOutcome, EditError>
     where
         C: Future<Output = ()> + Send,
     {
@@ -759,133 +682,158 @@ impl ReviewManager {
         outcome
     }
 
+    /// The wait of [`ReviewManager::await_editor`]: show the proposal, wait for the first of a
+    /// save, a verdict, the timeout or `cancel`, and act on it.
     async fn wait<C>(
         &self,
         sandbox: &Sandbox,
         key: &Path,
         shown: &str,
-        notes: &[String],
+        notes: &[Note],
         launch: bool,
         cancel: C,
-    ) -> Result<ReviewResponse, EditError>
+    ) -> Result<ReviewOutcome, EditError>
     where
         C: Future<Output = ()> + Send,
     {
-        let inner = &self.inner;
-        let (current, future, known_stamp, known_bytes) = {
-            let sessions = inner.registry.lock();
-            let s = sessions
-                .get(key)
-                .ok_or_else(|| EditError::session("The review session ended unexpectedly."))?;
-            (
-                s.current.clone(),
-                s.future.clone(),
-                s.known_stamp,
-                s.known_future.clone(),
-            )
-        };
+        let files = self.review_files(key)?;
         let session_path = key.display().to_string();
-        let mut watcher = SaveWatcher::start(&future, inner.config.debounce).map_err(|e| {
-            EditError::io(format!(
-                "Cannot watch {} for the review: {e}. The session stays open; after the user has saved the file, call commit_review(session_path='{session_path}', original_path='{shown}').",
-                future.display()
-            ))
-            .with_session_path(session_path.clone())
-        })?;
+        let mut watcher =
+            SaveWatcher::start(&files.future, self.inner.config.debounce).map_err(|e| {
+                EditError::io(format!(
+                    "Cannot watch {} for the review: {e}. The session stays open",
+                    files.future.display()
+                ))
+                .with_next(NextStep::CommitAfterSave {
+                    session_path: session_path.clone(),
+                    path: shown.to_string(),
+                })
+                .with_session_path(session_path.clone())
+            })?;
+        let launch_note = self.show(&files, &session_path, shown, launch);
+        let end = self.first_end(&mut watcher, key, &files, cancel).await;
+        drop(watcher);
+        let mut notes = notes.to_vec();
+        notes.extend(launch_note);
+        self.act_on_end(sandbox, key, shown, &files, end, notes)
+            .await
+    }
+
+    /// The two files of a session and what the server knows of the proposal file.
+    fn review_files(&self, key: &Path) -> Result<ReviewFiles, EditError> {
+        let sessions = self.inner.registry.lock();
+        let s = sessions
+            .get(key)
+            .ok_or_else(|| EditError::session("The review session ended unexpectedly."))?;
+        Ok(ReviewFiles {
+            current: s.current.clone(),
+            future: s.future.clone(),
+            known_stamp: s.known_stamp,
+            known_bytes: s.known_future.clone(),
+        })
+    }
+
+    /// Shows the proposal to the human: launches the review command (when `launch`), logs where
+    /// the review waits, and calls the waiting hook. The note for the reply when no window opened.
+    fn show(
+        &self,
+        files: &ReviewFiles,
+        session_path: &str,
+        shown: &str,
+        launch: bool,
+    ) -> Option<Note> {
+        let config = &self.inner.config;
         let command = if launch {
-            inner.config.review_command.as_deref()
+            config.review_command.as_deref()
         } else {
             None
         };
-        let launch = editor::launch(command, &current, &future);
-        let instructions = editor::manual_instructions(&current, &future);
-        let launch_note = match &launch {
+        let waiting = editor::show(
+            command,
+            config.on_waiting.as_ref(),
+            session_path,
+            shown,
+            &files.current,
+            &files.future,
+        );
+        match waiting.launch {
             LaunchOutcome::Launched { .. } | LaunchOutcome::Disabled => None,
-            other => Some(format!("Note: {other}; the user has to {instructions}")),
-        };
-        match &launch {
-            LaunchOutcome::Launched { program } => {
-                tracing::info!(
-                    "waiting for the review of '{shown}' (opened with '{program}'); save {} to decide",
-                    future.display()
-                );
-            }
-            LaunchOutcome::Disabled => {
-                tracing::info!("waiting for the review of '{shown}': {instructions}");
-            }
-            other => tracing::warn!("{other}; to review '{shown}', {instructions}"),
+            other => Some(Note::EditorNotOpened {
+                launch: other,
+                instructions: waiting.instructions,
+            }),
         }
-        if let Some(hook) = &inner.config.on_waiting {
-            hook(&WaitingInfo {
-                session_path: session_path.clone(),
-                path: shown.to_string(),
-                current: current.clone(),
-                future: future.clone(),
-                launch: launch.clone(),
-                instructions: instructions.clone(),
-            });
-        }
+    }
 
-        let timeout = tokio::time::sleep(inner.config.review_timeout);
+    /// The first of: a save of the proposal file, a verdict posted for the session, the review
+    /// timeout, `cancel`.
+    async fn first_end<C>(
+        &self,
+        watcher: &mut SaveWatcher,
+        key: &Path,
+        files: &ReviewFiles,
+        cancel: C,
+    ) -> WaitEnd
+    where
+        C: Future<Output = ()> + Send,
+    {
+        let timeout = tokio::time::sleep(self.inner.config.review_timeout);
         tokio::pin!(timeout);
         tokio::pin!(cancel);
-        let end = tokio::select! {
-            saved = watcher.next_save(known_stamp, &known_bytes) => WaitEnd::Saved(saved),
-            verdict = next_verdict(&inner.registry, key) => WaitEnd::Decided(verdict),
+        tokio::select! {
+            saved = watcher.next_save(files.known_stamp, &files.known_bytes) => WaitEnd::Saved(saved),
+            verdict = next_verdict(&self.inner.registry, key) => WaitEnd::Decided(verdict),
             () = &mut timeout => WaitEnd::TimedOut,
             () = &mut cancel => WaitEnd::Cancelled,
-        };
-        drop(watcher);
+        }
+    }
 
-        let mut notes = notes.to_vec();
-        let open_session = |lead: String, notes: &[String]| {
-            let mut all = notes.to_vec();
-            all.extend(launch_note.clone());
-            let message = format!(
-                "{lead} '{shown}' was not changed. The review session stays open: the user can still review the diff and save {} (unchanged to approve, edited to give feedback). To continue, call propose_and_review with session_path='{session_path}' and no edit to wait for the verdict again (or with a new edit), or commit_review(session_path='{session_path}', original_path='{shown}') once the user has saved. To start over, call propose_and_review without session_path.",
-                future.display()
-            );
-            join_message(message, &all)
+    /// Acts on how the wait ended.
+    async fn act_on_end(
+        &self,
+        sandbox: &Sandbox,
+        key: &Path,
+        shown: &str,
+        files: &ReviewFiles,
+        end: WaitEnd,
+        notes: Vec<Note>,
+    ) -> Result<ReviewOutcome, EditError> {
+        let session_path = key.display().to_string();
+        let undecided = |why: Undecided| {
+            ReviewOutcome::new(
+                Decision::Undecided {
+                    session_path: session_path.clone(),
+                    path: shown.to_string(),
+                    why,
+                    editor_file: Some(files.future.clone()),
+                },
+                notes.clone(),
+            )
         };
         match end {
-            WaitEnd::TimedOut => Ok(ReviewResponse {
-                session_path: Some(session_path.clone()),
-                user_action: UserAction::Timeout,
-                message: open_session(
-                    format!(
-                        "No review decision within {}.",
-                        humanize(inner.config.review_timeout)
-                    ),
-                    &notes,
-                ),
-                user_comment: None,
-                user_feedback_diff: None,
-                diff: None,
-            }),
-            WaitEnd::Cancelled => Ok(ReviewResponse {
-                session_path: Some(session_path.clone()),
-                user_action: UserAction::Cancelled,
-                message: open_session("The review was cancelled.".to_string(), &notes),
-                user_comment: None,
-                user_feedback_diff: None,
-                diff: None,
-            }),
-            WaitEnd::Decided(verdict) => self.act(sandbox, key, shown, verdict, &notes).await,
+            WaitEnd::TimedOut => Ok(undecided(Undecided::TimedOut(
+                self.inner.config.review_timeout,
+            ))),
+            WaitEnd::Cancelled => Ok(undecided(Undecided::Cancelled)),
+            WaitEnd::Decided(verdict) => self.act(sandbox, key, shown, verdict, notes).await,
             WaitEnd::Saved(Err(e)) => Err(EditError::io(format!(
-                "Watching {} for the review failed: {e}. '{shown}' was not changed; the session stays open (call commit_review once the user has saved, or propose_and_review with session_path).",
-                future.display()
+                "Watching {} for the review failed: {e}. '{shown}' was not changed; the session stays open",
+                files.future.display()
             ))
+            .with_next(NextStep::CommitAfterSave {
+                session_path: session_path.clone(),
+                path: shown.to_string(),
+            })
             .with_session_path(session_path.clone())),
             WaitEnd::Saved(Ok((bytes, stamp))) => {
-                let save_inner = Arc::clone(inner);
+                let save_inner = Arc::clone(&self.inner);
                 let save_key = key.to_path_buf();
                 let save_sandbox = sandbox.clone();
                 let result = blocking(move || {
                     process_save(&save_inner.registry, &save_sandbox, &save_key, bytes, stamp)
                 })
                 .await?;
-                notes.extend(launch_note.clone());
-                Ok(save_response(result, &session_path, shown, &notes, sandbox))
+                Ok(save_outcome(result, &session_path, shown, notes, sandbox))
             }
         }
     }
@@ -901,7 +849,7 @@ impl ReviewManager {
         sandbox: &Sandbox,
         session_path: &str,
         original_path: &str,
-    ) -> Result<String, EditError> {
+    ) -> Result<ReviewCommitted, EditError> {
         let inner = Arc::clone(&self.inner);
         let key = inner.registry.key_for(session_path)?;
         let guard = BusyGuard::acquire(&inner.registry, key.clone())?;
@@ -923,15 +871,13 @@ fn commit_review_blocking(
     key: &Path,
     session_path: &str,
     original_path: &str,
-) -> Result<String, EditError> {
+) -> Result<ReviewCommitted, EditError> {
     // By handle, to check that it names the session's file; the commit itself locates the file
     // again by handles.
     let (identity, _) = FileIdentity::of(sandbox, original_path).map_err(|e| {
-        EditError::new(
-            ErrorKind::AccessDenied,
-            format!(
-                "{e} Nothing was written; the session stays open (session_path='{session_path}')."
-            ),
+        EditError::access(
+            format!("{e} Nothing was written; the session stays open."),
+            e,
         )
         .with_session_path(session_path.to_string())
     })?;
@@ -943,9 +889,12 @@ fn commit_review_blocking(
         if !s.members.is_empty() || s.member_of.is_some() {
             // One file of it alone would break "all or none".
             return Err(EditError::session(format!(
-                "Session {session_path} is a multi-file proposal: it is committed only as a whole, when the user approves it. Call propose_and_review(path='{}', session_path='{session_path}') with no edit to get the verdict. Nothing was written.",
-                s.shown
-            )));
+                "Session {session_path} is a multi-file proposal: it is committed only as a whole, when the user approves it. Nothing was written."
+            ))
+            .with_next(NextStep::CollectVerdict {
+                session_path: session_path.to_string(),
+                path: s.shown.clone(),
+            }));
         }
         (
             s.future.clone(),
@@ -981,15 +930,19 @@ fn commit_review_blocking(
     let changed = Some(stamp) != known_stamp || bytes != known_future;
     if !changed && unreviewed {
         return Err(EditError::session(format!(
-            "The proposal in session {session_path} has not been reviewed: the user has not saved {} since it was proposed, so nothing is approved and '{original_path}' was not changed. Ask the user to review the diff and save that file (unchanged to approve), then call commit_review again; or call propose_and_review again with session_path to wait for the review.",
+            "The proposal in session {session_path} has not been reviewed: the user has not saved {} since it was proposed, so nothing is approved and '{original_path}' was not changed",
             future.display()
-        )));
+        ))
+        .with_next(NextStep::AwaitReview {
+            session_path: session_path.to_string(),
+        }));
     }
     let text = decode_text(bytes.clone()).map_err(|e| {
         EditError::invalid(format!(
-            "The reviewed file {} cannot be used: {e}. Ask the user to save it as UTF-8 text.",
+            "The reviewed file {} cannot be used: {e}",
             future.display()
         ))
+        .with_next(NextStep::SaveAsUtf8)
     })?;
     let model = to_model(&text);
     let commit_bytes = if unreviewed && model == proposal {
@@ -1003,15 +956,9 @@ fn commit_review_blocking(
         s.unreviewed = false;
     }
     let info = commit_session(&inner.registry, sandbox, key, commit_bytes.as_bytes())?;
-    let mut notes = Vec::new();
-    notes.extend(created_dirs_note(&info.report, |d| sandbox.display(d)));
-    let message = match &info.cleanup_error {
-        None => format!(
-            "Successfully committed changes to '{original_path}' and cleaned up the review session."
-        ),
-        Some(e) => format!(
-            "Successfully committed changes to {original_path}, but failed to clean up session dir {session_path}: {e}"
-        ),
-    };
-    Ok(join_message(message, &notes))
+    Ok(ReviewCommitted {
+        path: original_path.to_string(),
+        cleanup_failed: info.cleanup_error.map(|e| (session_path.to_string(), e)),
+        created_dirs: crate::outcome::created_dirs(&info.report, sandbox),
+    })
 }

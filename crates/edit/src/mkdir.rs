@@ -4,33 +4,33 @@ use fs_mcp_format::describe_io;
 use fs_mcp_sandbox::{AccessError, EntryKind, FinalLink, Sandbox};
 
 use crate::error::{EditError, ErrorKind};
+use crate::outcome::Written;
 
 /// Creates the directory and any missing parents, each by handle beneath the allowed directory
 /// (a directory on the way swapped for a symlink is never followed outside). An existing
 /// directory is fine; a file in the way is an error.
-pub fn create_directory(sandbox: &Sandbox, path: &str) -> Result<String, EditError> {
+pub fn create_directory(sandbox: &Sandbox, path: &str) -> Result<Written, EditError> {
     let located = sandbox.locate(path, FinalLink::Follow)?;
     let shown = sandbox.display(&located.path);
     match located.meta {
         Some(m) if m.kind == EntryKind::Dir => {
-            return Ok(format!("Directory {shown} already exists."));
+            return Ok(Written::Directory {
+                shown,
+                created: false,
+            });
         }
         Some(_) => {
             return Err(EditError::invalid(format!(
-                "Error: {shown} already exists and is not a directory, so no directory can be created there."
+                "{shown} already exists and is not a directory, so no directory can be created there."
             )));
         }
         None => {}
     }
     match sandbox.create_dir_all(path) {
-        Ok((_, true)) => Ok(format!("Successfully created directory {shown}")),
-        Ok((_, false)) => Ok(format!("Directory {shown} already exists.")),
+        Ok((_, created)) => Ok(Written::Directory { shown, created }),
         Err(AccessError::Io { error, .. }) => Err(EditError::new(
             ErrorKind::Io,
-            format!(
-                "Error: {shown}: cannot create directory: {}.",
-                describe_io(&error)
-            ),
+            format!("{shown}: cannot create directory: {}.", describe_io(&error)),
         )),
         Err(e) => Err(e.into()),
     }
@@ -58,12 +58,18 @@ mod tests {
         let (_tmp, root, _outside, sandbox) = setup();
         assert_eq!(
             create_directory(&sandbox, "a/b/c").unwrap(),
-            "Successfully created directory a/b/c"
+            Written::Directory {
+                shown: "a/b/c".into(),
+                created: true
+            }
         );
         assert!(root.join("a/b/c").is_dir());
         assert_eq!(
             create_directory(&sandbox, "a/b").unwrap(),
-            "Directory a/b already exists."
+            Written::Directory {
+                shown: "a/b".into(),
+                created: false
+            }
         );
     }
 

@@ -11,13 +11,12 @@ use fs_mcp_sandbox::{AccessError, EntryKind, Sandbox};
 use crate::approval::{SaveResult, commit_failure, model_of, process_save};
 use crate::commit::{self, Change, Options, ReadMode};
 use crate::diff::unified_diff;
-use crate::error::{EditError, ErrorKind};
+use crate::error::{EditError, ErrorKind, NextStep};
+use crate::outcome::{
+    Approval, Committed, Decision, Note, ReviewOutcome, committed, created_dirs_note,
+};
 use crate::proposal::{self, Base};
 use crate::request::ProposeRequest;
-use crate::response::{
-    ReviewResponse, UserAction, committed_response, created_dirs_note, join_message,
-    review_response,
-};
 use crate::session::{FileIdentity, Fingerprint, MAX_FILE_BYTES, Registry, Session};
 use crate::text_style::{LineEnding, TextStyle, decode_text, to_model};
 use crate::validate::{self, Plan};
@@ -32,8 +31,8 @@ struct Target<'a> {
 
 /// How a proposal ended before waiting, or that it must wait.
 pub(crate) enum Prepared {
-    Done(ReviewResponse),
-    Wait { key: PathBuf, notes: Vec<String> },
+    Done(ReviewOutcome),
+    Wait { key: PathBuf, notes: Vec<Note> },
 }
 
 /// Reads the file under review through the sandbox (regular files only, by handle): `None` if
@@ -99,8 +98,9 @@ pub(crate) fn prepare(
     if req.files().is_some() {
         if continued.is_some() {
             return Err(EditError::invalid(
-                "A proposal whose edits name several files cannot continue a session: call propose_and_review without session_path (or with session_path and no edit to get the verdict on the open proposal).",
-            ));
+                "A proposal whose edits name several files cannot continue a session",
+            )
+            .with_next(NextStep::ProposeWithoutSession));
         }
         return prepare_many(registry, auto_approve, sandbox, req);
     }
@@ -169,12 +169,12 @@ fn new_proposal(
             "Edit preparation failed: No changes to apply.",
         ));
     }
-    let mut notes = built.notes;
+    let mut notes: Vec<Note> = built.notes.into_iter().map(Note::Text).collect();
     if style.mixed_line_endings {
-        notes.push(format!(
-            "Note: '{shown}' had mixed line endings; it is written with {} line endings throughout.",
-            eol_name(&style)
-        ));
+        notes.push(Note::MixedLineEndings {
+            path: shown.to_string(),
+            line_ending: eol_name(&style),
+        });
     }
     let native = style.render_verbatim(&proposal_text);
     if let Some(e) = too_large(shown, native.len()) {
@@ -258,7 +258,7 @@ fn auto_commit(
     req: &ProposeRequest,
     plan: &Plan,
     base: AutoBase,
-    notes: Vec<String>,
+    notes: Vec<Note>,
 ) -> Result<Prepared, EditError> {
     let shown = req.path.as_str();
     let options = Options {
@@ -280,9 +280,12 @@ fn auto_commit(
             EditError::new(
                 ErrorKind::Conflict,
                 format!(
-                    "Conflict: '{shown}' changed on disk while this edit was being committed (another edit landed first), and the edit does not apply cleanly to the new content (a match_text no longer occurs exactly as expected, the file was deleted, or the edit replaces the whole file); nothing was written. 'diff' shows what changed; re-read '{shown}' and propose again."
+                    "Conflict: '{shown}' changed on disk while this edit was being committed (another edit landed first), and the edit does not apply cleanly to the new content (a match_text no longer occurs exactly as expected, the file was deleted, or the edit replaces the whole file); nothing was written"
                 ),
             )
+            .with_next(NextStep::ReadAndProposeAgain {
+                path: Some(shown.to_string()),
+            })
             .with_diff(unified_diff(
                 &base.model,
                 now_model,
@@ -310,22 +313,16 @@ fn auto_commit(
         reapplied = Some((now_model, applied));
         Ok(Change::Replace(native.into_bytes()))
     });
-    let committed = result.map_err(|fail| {
-        commit_failure(
-            fail,
-            sandbox,
-            shown,
-            target.path,
-            &format!("Re-read '{shown}' and propose again."),
-        )
-    })?;
-    let mut all = Vec::new();
-    all.extend(created_dirs_note(&committed.report, |d| sandbox.display(d)));
+    let committed = result
+        .map_err(|fail| commit_failure(fail, sandbox, shown, target.path, "", Some(shown)))?;
+    let mut all: Vec<Note> = created_dirs_note(&committed.report, sandbox)
+        .into_iter()
+        .collect();
     let diff = match &reapplied {
         Some((now_model, applied)) => {
-            all.push(format!(
-                "Note: '{shown}' changed on disk while this edit was being committed (another edit landed first); your edit was applied again on top of the new content (its match_text still matched exactly), so both changes are kept. 'diff' shows what your edit changed."
-            ));
+            all.push(Note::Reapplied {
+                path: shown.to_string(),
+            });
             unified_diff(
                 now_model,
                 applied,
@@ -341,14 +338,25 @@ fn auto_commit(
         ),
     };
     all.extend(notes);
-    Ok(Prepared::Done(ReviewResponse {
-        session_path: None,
-        user_action: UserAction::Committed,
-        message: join_message(format!("Committed '{shown}' (auto-approve)."), &all),
-        user_comment: None,
-        user_feedback_diff: None,
-        diff: Some(diff),
-    }))
+    Ok(Prepared::Done(auto_committed(
+        vec![shown.to_string()],
+        diff,
+        all,
+    )))
+}
+
+/// An auto-approved commit's outcome.
+fn auto_committed(files: Vec<String>, diff: String, notes: Vec<Note>) -> ReviewOutcome {
+    ReviewOutcome::new(
+        Decision::Committed(Committed {
+            files,
+            approval: Approval::Auto,
+            comment: None,
+            diff: Some(diff),
+            cleanup_failed: None,
+        }),
+        notes,
+    )
 }
 
 fn continue_session(
@@ -367,16 +375,23 @@ fn continue_session(
             .ok_or_else(|| EditError::session("The review session has ended."))?;
         if !s.members.is_empty() || s.member_of.is_some() {
             return Err(EditError::invalid(format!(
-                "Session {} reviews a multi-file proposal, which cannot be changed with new edits: call propose_and_review with this session_path and no edit to get the verdict, or propose again without session_path.",
+                "Session {} reviews a multi-file proposal, which cannot be changed with new edits",
                 key.display()
-            )));
+            ))
+            .with_next(NextStep::CollectVerdict {
+                session_path: key.display().to_string(),
+                path: s.shown.clone(),
+            }));
         }
         if s.identity != *target.identity {
             return Err(EditError::session(format!(
-                "Session {} reviews '{}', not '{shown}'. Pass the same path, or call propose_and_review without session_path to start a review of '{shown}'.",
+                "Session {} reviews '{}', not '{shown}'",
                 key.display(),
                 s.shown
-            )));
+            ))
+            .with_next(NextStep::SameFileOrNewSession {
+                path: shown.to_string(),
+            }));
         }
         (
             s.current.clone(),
@@ -395,23 +410,24 @@ fn continue_session(
             match process_save(registry, sandbox, key, bytes, stamp)? {
                 SaveResult::NoNews => {}
                 SaveResult::Committed(info) => {
-                    return Ok(Prepared::Done(committed_response(
-                        format!(
-                            "The user approved your previous proposal (saved it unchanged) after the last call ended, so it is now committed to '{session_shown}'. Your new edit was NOT applied: re-read the file and call propose_and_review again without session_path if it is still needed."
-                        ),
-                        &session_shown,
+                    return Ok(Prepared::Done(committed(
+                        vec![session_shown],
+                        Approval::BeforeThisCall,
+                        None,
                         &info,
-                        &[],
+                        Vec::new(),
                         sandbox,
                     )));
                 }
                 SaveResult::Review(diff) => {
-                    return Ok(Prepared::Done(review_response(
-                        &session_path,
-                        "The user edited the proposal after the last call ended; the diff shows their changes. Your new edit was NOT applied. Propose it again against the user's version.",
-                        &session_shown,
-                        diff,
-                        &[],
+                    return Ok(Prepared::Done(ReviewOutcome::new(
+                        Decision::Feedback {
+                            session_path,
+                            path: session_shown,
+                            diff,
+                            before_this_call: true,
+                        },
+                        Vec::new(),
                     )));
                 }
             }
@@ -442,9 +458,14 @@ fn continue_session(
     )?;
     let proposal_text = style.apply_final_newline(&built.text).into_owned();
     if proposal_text == staged {
-        return Err(EditError::validation(format!(
-            "Edit preparation failed: No changes to apply. (To accept the user's version as it is, call commit_review(session_path='{session_path}', original_path='{shown}').)"
-        )));
+        return Err(
+            EditError::validation("Edit preparation failed: No changes to apply.").with_next(
+                NextStep::AcceptUserVersion {
+                    session_path,
+                    path: shown.to_string(),
+                },
+            ),
+        );
     }
     let native = style.render_verbatim(&proposal_text);
     if let Some(e) = too_large(shown, native.len()) {
@@ -466,7 +487,7 @@ fn continue_session(
     }
     Ok(Prepared::Wait {
         key: key.to_path_buf(),
-        notes: built.notes,
+        notes: built.notes.into_iter().map(Note::Text).collect(),
     })
 }
 
@@ -550,7 +571,7 @@ fn prepare_many(
     let (diff, shown) = {
         let sessions = registry.lock();
         let mut diff = String::new();
-        let mut shown = Vec::new();
+        let mut shown: Vec<String> = Vec::new();
         for key in &keys {
             if let Some(s) = sessions.get(key) {
                 diff.push_str(&unified_diff(
@@ -559,28 +580,22 @@ fn prepare_many(
                     &format!("a/{}", s.shown),
                     &format!("b/{}", s.shown),
                 ));
-                shown.push(format!("'{}'", s.shown));
+                shown.push(s.shown.clone());
             }
         }
-        (diff, shown.join(", "))
+        (diff, shown)
     };
     let committed = crate::changeset::commit_group(registry, sandbox, leader);
     let info = match committed {
         Ok(info) => info,
         Err(e) => {
             registry.remove_group(leader);
-            return Err(e);
+            return Err(e.without_session());
         }
     };
-    let mut all = Vec::new();
-    all.extend(created_dirs_note(&info.report, |d| sandbox.display(d)));
+    let mut all: Vec<Note> = created_dirs_note(&info.report, sandbox)
+        .into_iter()
+        .collect();
     all.extend(notes);
-    Ok(Prepared::Done(ReviewResponse {
-        session_path: None,
-        user_action: UserAction::Committed,
-        message: join_message(format!("Committed {shown} (auto-approve)."), &all),
-        user_comment: None,
-        user_feedback_diff: None,
-        diff: Some(diff),
-    }))
+    Ok(Prepared::Done(auto_committed(shown, diff, all)))
 }

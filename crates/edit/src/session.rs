@@ -19,7 +19,7 @@ use std::ffi::OsString;
 
 use fs_mcp_sandbox::{AccessError, FinalLink, Sandbox};
 
-use crate::error::EditError;
+use crate::error::{EditError, NextStep};
 use crate::text_style::TextStyle;
 use crate::watch::FileStamp;
 
@@ -193,8 +193,9 @@ impl Registry {
     pub fn key_for(&self, session_path: &str) -> Result<PathBuf, EditError> {
         let refuse = |why: &str| {
             EditError::session(format!(
-                "Invalid session path: {session_path}. {why} Use the session_path returned by propose_and_review; a session ends when its changes are committed."
+                "Invalid session path: {session_path}. {why} A session ends when its changes are committed or rejected."
             ))
+            .with_next(NextStep::UseReturnedSessionPath)
         };
         let p = Path::new(session_path);
         if !p.is_absolute() {
@@ -275,9 +276,10 @@ impl BusyGuard {
         };
         if session.busy {
             return Err(EditError::session(format!(
-                "Session {} is in use by another call (it is waiting for the user's review). Wait for that call to finish, or cancel it.",
+                "Session {} is in use by another call (it is waiting for the user's review)",
                 key.display()
-            )));
+            ))
+            .with_next(NextStep::WaitForOtherCall));
         }
         session.busy = true;
         drop(sessions);

@@ -23,21 +23,9 @@ use fs_mcp_sandbox::{DirHandle, EntryKind, FinalLink, Sandbox};
 
 use crate::atomic::{WriteReport, make_subdir};
 use crate::commit::{self, Change, CommitFail, Current, Options, ReadMode};
-use crate::error::{EditError, ErrorKind};
+use crate::error::{EditError, ErrorKind, NextStep};
+use crate::outcome::{Written, created_dirs};
 use crate::text_style::{BOM, TextStyle, normalize_newlines};
-
-fn dirs_note(sandbox: &Sandbox, report: &WriteReport) -> String {
-    if report.created_dirs.is_empty() {
-        return String::new();
-    }
-    let list = report
-        .created_dirs
-        .iter()
-        .map(|d| sandbox.display(d))
-        .collect::<Vec<_>>()
-        .join(", ");
-    format!(" (created missing parent directories: {list})")
-}
 
 /// The start of an existing file as text, for style detection: `None` if it is binary or not
 /// UTF-8 (a character cut at the end of an incomplete sniff does not count).
@@ -58,8 +46,9 @@ fn write_failure(fail: CommitFail<EditError>, verb: &str, path: &str) -> EditErr
             kind.described()
         )),
         CommitFail::Moved { .. } | CommitFail::Changed => EditError::io(format!(
-            "Cannot {verb} '{path}': it kept changing (renamed or replaced) while it was being written; nothing was written. Try again."
-        )),
+            "Cannot {verb} '{path}': it kept changing (renamed or replaced) while it was being written; nothing was written"
+        ))
+        .with_next(NextStep::TryAgain),
         CommitFail::TooLarge(len) => EditError::invalid(format!(
             "Cannot {verb} '{path}': it is too large ({len} bytes)."
         )),
@@ -70,8 +59,8 @@ fn write_failure(fail: CommitFail<EditError>, verb: &str, path: &str) -> EditErr
 /// `write_file`: creates or replaces a file with `content`, atomically.
 ///
 /// An existing text file keeps its BOM and, unless `content` itself contains CRLF, its CRLF
-/// line endings; permissions are kept. Returns `Successfully wrote to {path}`.
-pub fn write_file(sandbox: &Sandbox, path: &str, content: &str) -> Result<String, EditError> {
+/// line endings; permissions are kept.
+pub fn write_file(sandbox: &Sandbox, path: &str, content: &str) -> Result<Written, EditError> {
     let options = Options {
         create_parents: true,
         expect_path: None,
@@ -100,10 +89,10 @@ pub fn write_file(sandbox: &Sandbox, path: &str, content: &str) -> Result<String
         Ok::<_, EditError>(Change::Replace(bytes.into_bytes()))
     })
     .map_err(|fail| write_failure(fail, "write to", path))?;
-    Ok(format!(
-        "Successfully wrote to {path}{}",
-        dirs_note(sandbox, &committed.report)
-    ))
+    Ok(Written::Wrote {
+        path: path.to_string(),
+        created_dirs: created_dirs(&committed.report, sandbox),
+    })
 }
 
 /// `append_text`: appends `content` to a file (creating it if needed).
@@ -111,9 +100,8 @@ pub fn write_file(sandbox: &Sandbox, path: &str, content: &str) -> Result<String
 /// A newline is put in between only if the file is non-empty and does not end with one;
 /// `content`'s line endings follow the file's style. An existing file is appended to through
 /// its handle (a failed write is cut back off) unless it has more than one hard link (refused:
-/// the other names would change too); a new one is created atomically. Returns
-/// `Successfully appended content to '{path}'.`
-pub fn append_text(sandbox: &Sandbox, path: &str, content: &str) -> Result<String, EditError> {
+/// the other names would change too); a new one is created atomically.
+pub fn append_text(sandbox: &Sandbox, path: &str, content: &str) -> Result<Written, EditError> {
     let options = Options {
         create_parents: true,
         expect_path: None,
@@ -148,24 +136,25 @@ pub fn append_text(sandbox: &Sandbox, path: &str, content: &str) -> Result<Strin
         Ok(Change::Append(style.render_verbatim(&model).into_bytes()))
     })
     .map_err(|fail| write_failure(fail, "append to", path))?;
-    Ok(format!(
-        "Successfully appended content to '{path}'.{}",
-        dirs_note(sandbox, &committed.report)
-    ))
+    Ok(Written::Appended {
+        path: path.to_string(),
+        created_dirs: created_dirs(&committed.report, sandbox),
+    })
 }
 
 /// Refusal of an in-place append to a file with other names: they would change too, and they may
 /// lie outside the allowed directories.
 fn hard_linked(path: &str, links: u64) -> EditError {
     EditError::invalid(format!(
-        "Cannot append to '{path}': it has {links} hard links (other names for the same file, possibly outside the allowed directories), and an append in place would change them all; nothing was written. To change only this name, write the whole new content with write_file (it replaces the name atomically, leaving the other names as they were)."
+        "Cannot append to '{path}': it has {links} hard links (other names for the same file, possibly outside the allowed directories), and an append in place would change them all; nothing was written"
     ))
+    .with_next(NextStep::WriteWholeFile)
 }
 
 /// `move_file`: renames a file, directory or symlink (the link itself, not its target). Both
 /// paths are located by directory handles and the rename goes from one handle to the other
-/// without replacing anything. Returns `Moved {source} to {destination}`.
-pub fn move_file(sandbox: &Sandbox, source: &str, destination: &str) -> Result<String, EditError> {
+/// without replacing anything.
+pub fn move_file(sandbox: &Sandbox, source: &str, destination: &str) -> Result<Written, EditError> {
     sandbox.refuse_if_read_only(destination)?;
     let src = sandbox.locate(source, FinalLink::Keep)?;
     let (Some(src_meta), Some(src_name)) = (src.meta, src.name()) else {
@@ -217,10 +206,11 @@ pub fn move_file(sandbox: &Sandbox, source: &str, destination: &str) -> Result<S
         created: false,
         created_dirs,
     };
-    Ok(format!(
-        "Moved {source} to {destination}{}",
-        dirs_note(sandbox, &report)
-    ))
+    Ok(Written::Moved {
+        source: source.to_string(),
+        destination: destination.to_string(),
+        created_dirs: crate::outcome::created_dirs(&report, sandbox),
+    })
 }
 
 fn move_error(e: io::Error, source: &str, destination: &str) -> EditError {
@@ -263,7 +253,10 @@ mod tests {
         let msg = write_file(&sb, "a/b/new.txt", "hi\n").unwrap();
         assert_eq!(
             msg,
-            "Successfully wrote to a/b/new.txt (created missing parent directories: a, a/b)"
+            Written::Wrote {
+                path: "a/b/new.txt".into(),
+                created_dirs: vec!["a".into(), "a/b".into()]
+            }
         );
         assert_eq!(fs::read_to_string(ws.join("a/b/new.txt")).unwrap(), "hi\n");
 
@@ -271,7 +264,10 @@ mod tests {
         fs::set_permissions(ws.join("w.txt"), fs::Permissions::from_mode(0o640)).unwrap();
         assert_eq!(
             write_file(&sb, "w.txt", "one\ntwo").unwrap(),
-            "Successfully wrote to w.txt"
+            Written::Wrote {
+                path: "w.txt".into(),
+                created_dirs: Vec::new()
+            }
         );
         assert_eq!(
             fs::read(ws.join("w.txt")).unwrap(),
@@ -298,7 +294,10 @@ mod tests {
         fs::write(ws.join("a.txt"), "abc").unwrap();
         assert_eq!(
             append_text(&sb, "a.txt", "def").unwrap(),
-            "Successfully appended content to 'a.txt'."
+            Written::Appended {
+                path: "a.txt".into(),
+                created_dirs: Vec::new()
+            }
         );
         assert_eq!(fs::read_to_string(ws.join("a.txt")).unwrap(), "abc\ndef");
         fs::write(ws.join("b.txt"), "abc\n").unwrap();
@@ -325,7 +324,11 @@ mod tests {
         );
         assert_eq!(
             move_file(&sb, "a.txt", "d/c.txt").unwrap(),
-            "Moved a.txt to d/c.txt (created missing parent directories: d)"
+            Written::Moved {
+                source: "a.txt".into(),
+                destination: "d/c.txt".into(),
+                created_dirs: vec!["d".into()]
+            }
         );
         assert_eq!(fs::read_to_string(ws.join("d/c.txt")).unwrap(), "a");
         assert!(

@@ -1,15 +1,15 @@
 //! The first steps of a proposal: normalising the edits and validating every
 //! `match_text` before any session is touched.
 
-use crate::error::EditError;
+use crate::error::{EditError, NextStep};
 use crate::request::{
     APPEND_TO_FILE, EditSpec, MATCH_TEXT_MAX_LENGTH, OVERWRITE_FILE, ProposeRequest,
 };
 use crate::text_style::normalize_newlines;
 
-const BLANK_MESSAGE: &str = "ERROR: match_text is empty but file has content. You MUST provide the exact text you want to replace. Use read_files or grep_content first to get the current content, then provide the EXACT lines you want to change in match_text. For intentional full-file overwrites, pass match_text='OVERWRITE_FILE'.";
+const BLANK_MESSAGE: &str = "match_text is empty but the file has content";
 
-const TOO_LONG_MESSAGE: &str = "ERROR: match_text is too long (over 2000 characters). RECOMMENDED: Break your change into multiple smaller edits using the 'edits' parameter, each match_text under 2000 chars. LAST RESORT: If you genuinely need to replace a large contiguous section (e.g., updating a large markdown block), set bypass_match_text_limit=True to override this limit.";
+const TOO_LONG_MESSAGE: &str = "match_text is too long (over 2000 characters)";
 
 /// What an edit replaces.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,10 +65,10 @@ pub(crate) fn validate(req: &ProposeRequest, file: Option<&str>) -> Result<Plan,
         let mt = spec.match_text.as_str();
         let target = if mt.trim().is_empty() {
             if !file_blank {
-                return Err(EditError::invalid(format!(
-                    "{}{BLANK_MESSAGE}",
-                    prefix(idx)
-                )));
+                return Err(
+                    EditError::invalid(format!("{}{BLANK_MESSAGE}", prefix(idx)))
+                        .with_next(NextStep::ReadBeforeReplacing),
+                );
             }
             Target::Overwrite
         } else if mt == OVERWRITE_FILE {
@@ -93,10 +93,10 @@ pub(crate) fn validate(req: &ProposeRequest, file: Option<&str>) -> Result<Plan,
             if matches!(target, Target::Text(_))
                 && spec.match_text.chars().count() > MATCH_TEXT_MAX_LENGTH
             {
-                return Err(EditError::invalid(format!(
-                    "{}{TOO_LONG_MESSAGE}",
-                    prefix(idx)
-                )));
+                return Err(
+                    EditError::invalid(format!("{}{TOO_LONG_MESSAGE}", prefix(idx)))
+                        .with_next(NextStep::ShortenMatchText),
+                );
             }
         }
     }
@@ -125,11 +125,8 @@ mod tests {
     #[test]
     fn blank_match_text() {
         let e = validate(&req("   "), Some("def hello(): pass\n")).unwrap_err();
-        assert!(
-            e.message()
-                .contains("match_text is empty but file has content")
-        );
-        assert!(e.message().contains("OVERWRITE_FILE"));
+        assert_eq!(e.message(), "match_text is empty but the file has content");
+        assert_eq!(e.next(), Some(&NextStep::ReadBeforeReplacing));
         let plan = validate(&req(""), Some("  \n")).unwrap();
         assert_eq!(plan.edits[0].target, Target::Overwrite);
         let plan = validate(&req(""), None).unwrap();
@@ -140,11 +137,8 @@ mod tests {
     fn length_limit_and_bypass() {
         assert!(validate(&req(&"x".repeat(2000)), Some("y")).is_ok());
         let e = validate(&req(&"x".repeat(2001)), Some("y")).unwrap_err();
-        assert!(e.message().starts_with("ERROR: match_text is too long"));
-        assert!(
-            e.message().contains("bypass_match_text_limit=True")
-                && e.message().contains("LAST RESORT")
-        );
+        assert!(e.message().starts_with("match_text is too long"));
+        assert_eq!(e.next(), Some(&NextStep::ShortenMatchText));
         let mut r = req(&"x".repeat(2500));
         r.bypass_match_text_limit = true;
         assert!(validate(&r, Some("y")).is_ok());
@@ -161,8 +155,7 @@ mod tests {
         // The blank-text loop runs first, so edit 1's blank error wins over edit 0's length.
         let e = validate(&r, Some("content")).unwrap_err();
         assert!(
-            e.message()
-                .starts_with("Edit 1: ERROR: match_text is empty"),
+            e.message().starts_with("Edit 1: match_text is empty"),
             "{}",
             e.message()
         );
@@ -177,7 +170,7 @@ mod tests {
             validate(&r, Some("content"))
                 .unwrap_err()
                 .message()
-                .starts_with("Edit 1: ERROR: match_text is too long")
+                .starts_with("Edit 1: match_text is too long")
         );
     }
 

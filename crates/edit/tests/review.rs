@@ -12,8 +12,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fs_mcp_edit::{
-    EditError, EditSpec, ErrorKind, LaunchOutcome, ProposeRequest, ReviewConfig, ReviewManager,
-    ReviewResponse, UserAction, WaitingInfo,
+    Approval, Committed, Decision, EditError, EditSpec, ErrorKind, LaunchOutcome, NextStep, Note,
+    ProposeRequest, RecoveryStep, ReviewCommitted, ReviewConfig, ReviewManager, ReviewOutcome,
+    Undecided, UserAction, WaitingInfo,
 };
 use fs_mcp_sandbox::Sandbox;
 use serde_json::Value;
@@ -63,7 +64,7 @@ fn env(configure: impl FnOnce(&mut ReviewConfig)) -> Env {
 }
 
 impl Env {
-    fn propose(&self, req: ProposeRequest) -> JoinHandle<Result<ReviewResponse, EditError>> {
+    fn propose(&self, req: ProposeRequest) -> JoinHandle<Result<ReviewOutcome, EditError>> {
         let mgr = Arc::clone(&self.mgr);
         let sb = self.sandbox.clone();
         tokio::spawn(async move {
@@ -72,7 +73,7 @@ impl Env {
         })
     }
 
-    async fn propose_now(&self, req: ProposeRequest) -> Result<ReviewResponse, EditError> {
+    async fn propose_now(&self, req: ProposeRequest) -> Result<ReviewOutcome, EditError> {
         self.mgr
             .propose_and_review(&self.sandbox, req, std::future::pending())
             .await
@@ -85,7 +86,11 @@ impl Env {
             .expect("hook channel closed")
     }
 
-    async fn commit_review(&self, session: &str, original: &str) -> Result<String, EditError> {
+    async fn commit_review(
+        &self,
+        session: &str,
+        original: &str,
+    ) -> Result<ReviewCommitted, EditError> {
         self.mgr
             .commit_review(&self.sandbox, session, original)
             .await
@@ -101,8 +106,8 @@ impl Env {
 }
 
 async fn finish(
-    task: JoinHandle<Result<ReviewResponse, EditError>>,
-) -> Result<ReviewResponse, EditError> {
+    task: JoinHandle<Result<ReviewOutcome, EditError>>,
+) -> Result<ReviewOutcome, EditError> {
     tokio::time::timeout(WAIT, task)
         .await
         .expect("the proposal did not finish")
@@ -122,21 +127,65 @@ fn human_approve(info: &WaitingInfo) {
     human_save(&info.future, content);
 }
 
-fn json(resp: &ReviewResponse) -> Value {
-    serde_json::from_str(&resp.to_json()).unwrap()
+/// REVIEW: the human's changes.
+fn feedback_diff(outcome: &ReviewOutcome) -> Option<String> {
+    match &outcome.decision {
+        Decision::Feedback { diff, .. } => Some(diff.clone()),
+        _ => None,
+    }
 }
 
-/// The top-level keys of a pretty-printed JSON object, in order.
-fn keys(pretty: &str) -> Vec<String> {
-    pretty
-        .lines()
-        .filter_map(|l| l.strip_prefix("  \""))
-        .filter_map(|l| l.split('"').next().map(str::to_string))
-        .collect()
+/// Auto-approve: what was written.
+fn auto_diff(outcome: &ReviewOutcome) -> Option<String> {
+    match &outcome.decision {
+        Decision::Committed(c) => c.diff.clone(),
+        _ => None,
+    }
 }
 
+/// A plain commit of `files` approved as `approval`.
+fn committed(files: &[&str], approval: Approval) -> Decision {
+    Decision::Committed(Committed {
+        files: files.iter().map(|f| f.to_string()).collect(),
+        approval,
+        comment: None,
+        diff: None,
+        cleanup_failed: None,
+    })
+}
+
+/// The typed error's data as a JSON value, to compare fields compactly.
 fn err_json(e: &EditError) -> Value {
-    serde_json::from_str(&e.to_string()).unwrap_or_else(|_| panic!("not JSON: {e}"))
+    let mut v = serde_json::json!({
+        "error_type": e.kind().as_str(),
+        "message": e.message(),
+        "session_path": e.session_path(),
+        "diff": e.diff(),
+    });
+    if let Some(h) = e.hints() {
+        v["line_count"] = h.line_count.into();
+        v["hint"] = h.hint.clone().into();
+        v["occurrences"] = serde_json::json!(h.occurrences);
+        v["suggested_grep_keywords"] = serde_json::json!(h.suggested_grep_keywords);
+        v["suggestions"] = serde_json::json!(h.suggestions.as_ref().map(|s| {
+            s.iter()
+                .map(|s| {
+                    serde_json::json!({
+                        "line_start": s.line_start,
+                        "line_end": s.line_end,
+                        "similarity": s.similarity,
+                        "preview": s.preview,
+                    })
+                })
+                .collect::<Vec<_>>()
+        }));
+        v["outline"] = serde_json::json!(h.outline.as_ref().map(|o| {
+            o.iter()
+                .map(|o| serde_json::json!({"type": o.kind, "name": o.name}))
+                .collect::<Vec<_>>()
+        }));
+    }
+    v
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -161,14 +210,10 @@ async fn approve_unchanged_commits() {
     assert_eq!(e.read("t.py"), "a\nb\nc\n");
     human_approve(&info);
     let resp = finish(task).await.unwrap();
-    assert_eq!(resp.user_action, UserAction::Committed);
-    assert_eq!(
-        resp.message,
-        "Changes committed to 't.py'. No further action needed."
-    );
-    let v = json(&resp);
-    assert_eq!(keys(&resp.to_json()), ["user_action", "message"]);
-    assert_eq!(v["user_action"], "COMMITTED");
+    assert_eq!(resp.user_action(), UserAction::Committed);
+    assert_eq!(resp.decision, committed(&["t.py"], Approval::Reviewed));
+    assert!(resp.notes.is_empty());
+    assert_eq!(resp.session_path(), None);
     assert_eq!(e.read("t.py"), "a\nB\nc\n");
     assert!(!dir.exists());
     assert_eq!(e.mgr.open_sessions(), 0);
@@ -183,26 +228,21 @@ async fn edited_proposal_is_a_review_then_continues() {
     // In-place save (same inode) of an edited version.
     fs::write(&info.future, "a\nBee\nc\n").unwrap();
     let resp = finish(task).await.unwrap();
-    assert_eq!(resp.user_action, UserAction::Review);
-    let sp = resp.session_path.clone().unwrap();
+    assert_eq!(resp.user_action(), UserAction::Review);
+    let sp = resp.session_path().unwrap().to_string();
     assert_eq!(sp, info.session_path);
-    assert!(resp.message.starts_with(
-        "User provided feedback. A diff is included. Propose a new edit against the updated content."
+    assert!(matches!(
+        resp.decision,
+        Decision::Feedback {
+            before_this_call: false,
+            ..
+        }
     ));
     assert_eq!(
-        resp.user_feedback_diff.as_deref(),
+        feedback_diff(&resp).as_deref(),
         Some(
             "--- a/future_t.py (agent proposal)\n+++ b/future_t.py (user feedback)\n@@ -1,3 +1,3 @@\n a\n-B\n+Bee\n c\n"
         )
-    );
-    assert_eq!(
-        keys(&resp.to_json()),
-        [
-            "session_path",
-            "user_action",
-            "message",
-            "user_feedback_diff"
-        ]
     );
     assert_eq!(e.read("t.py"), "a\nb\nc\n");
     assert_eq!(fs::read_to_string(&info.current).unwrap(), "a\nBee\nc\n");
@@ -215,7 +255,7 @@ async fn edited_proposal_is_a_review_then_continues() {
     assert_eq!(fs::read_to_string(&info2.future).unwrap(), "a\nBEE\nc\n");
     human_approve(&info2);
     let resp = finish(task).await.unwrap();
-    assert_eq!(resp.user_action, UserAction::Committed);
+    assert_eq!(resp.user_action(), UserAction::Committed);
     assert_eq!(e.read("t.py"), "a\nBEE\nc\n");
     // The session is gone.
     let err = e.commit_review(&sp, "t.py").await.unwrap_err();
@@ -230,7 +270,7 @@ async fn commit_review_accepts_the_users_version() {
     let info = e.next_waiting().await;
     human_save(&info.future, "a\nB!\nc\n");
     let resp = finish(task).await.unwrap();
-    let sp = resp.session_path.unwrap();
+    let sp = resp.session_path().unwrap().to_string();
     // The wrong file is refused.
     fs::write(e.ws.join("other.py"), "x").unwrap();
     let err = e.commit_review(&sp, "other.py").await.unwrap_err();
@@ -241,10 +281,14 @@ async fn commit_review_accepts_the_users_version() {
     assert_eq!(e.read("other.py"), "x");
     // The user keeps editing after the REVIEW; commit_review takes the latest save.
     human_save(&info.future, "a\nB!!\nc\n");
-    let msg = e.commit_review(&sp, "t.py").await.unwrap();
+    let done = e.commit_review(&sp, "t.py").await.unwrap();
     assert_eq!(
-        msg,
-        "Successfully committed changes to 't.py' and cleaned up the review session."
+        done,
+        ReviewCommitted {
+            path: "t.py".into(),
+            cleanup_failed: None,
+            created_dirs: Vec::new()
+        }
     );
     assert_eq!(e.read("t.py"), "a\nB!!\nc\n");
     assert_eq!(e.session_dirs(), 0);
@@ -271,7 +315,7 @@ async fn batch_edits_and_sentinels() {
     );
     human_approve(&info);
     assert_eq!(
-        finish(task).await.unwrap().user_action,
+        finish(task).await.unwrap().user_action(),
         UserAction::Committed
     );
     assert_eq!(e.read("b.txt"), "1\ntwo\n3\nfour\n");
@@ -284,8 +328,12 @@ async fn batch_edits_and_sentinels() {
     human_approve(&info);
     let resp = finish(task).await.unwrap();
     assert_eq!(
-        resp.message,
-        "Changes committed to 'sub/dir/new.txt'. No further action needed. Created missing parent directories: sub, sub/dir."
+        resp.decision,
+        committed(&["sub/dir/new.txt"], Approval::Reviewed)
+    );
+    assert_eq!(
+        resp.notes,
+        [Note::CreatedDirs(vec!["sub".into(), "sub/dir".into()])]
     );
     assert_eq!(e.read("sub/dir/new.txt"), "hello\n");
 
@@ -332,24 +380,24 @@ async fn validation_errors_and_hint_payloads() {
     // Blank match_text on a non-empty file (plain message).
     let err = e.propose_now(p("", "x")).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidRequest);
-    assert!(
-        err.to_string()
-            .starts_with("ERROR: match_text is empty but file has content.")
+    assert_eq!(
+        err.to_string(),
+        "match_text is empty but the file has content"
     );
-    assert!(err.to_string().contains("OVERWRITE_FILE"));
+    assert_eq!(err.next(), Some(&NextStep::ReadBeforeReplacing));
     let err = e.propose_now(p("   ", "x")).await.unwrap_err();
     assert!(
         err.to_string()
-            .contains("match_text is empty but file has content")
+            .contains("match_text is empty but the file has content")
     );
 
     // Too long, and its bypass.
     let err = e.propose_now(p(&"x".repeat(2001), "y")).await.unwrap_err();
-    assert!(
-        err.to_string()
-            .starts_with("ERROR: match_text is too long (over 2000 characters).")
+    assert_eq!(
+        err.to_string(),
+        "match_text is too long (over 2000 characters)"
     );
-    assert!(err.to_string().contains("bypass_match_text_limit=True"));
+    assert_eq!(err.next(), Some(&NextStep::ShortenMatchText));
     let mut bypass = p(&"x".repeat(2500), "y");
     bypass.bypass_match_text_limit = true;
     let err = e.propose_now(bypass).await.unwrap_err();
@@ -366,7 +414,7 @@ async fn validation_errors_and_hint_payloads() {
         .unwrap_err();
     assert!(
         err.to_string()
-            .starts_with("Edit 1: ERROR: match_text is too long"),
+            .starts_with("Edit 1: match_text is too long"),
         "{err}"
     );
 
@@ -382,18 +430,11 @@ async fn validation_errors_and_hint_payloads() {
         "Edit preparation failed: No changes to apply."
     );
 
-    // Not found: JSON with a similar-block suggestion (relative path, sandbox-resolved).
+    // Not found: a similar-block suggestion (relative path, sandbox-resolved).
     let err = e
         .propose_now(p("    return \"world\"", "x"))
         .await
         .unwrap_err();
-    let text = err.to_string();
-    assert!(
-        text.starts_with(
-            "{\n  \"error\": true,\n  \"error_type\": \"validation_error\",\n  \"message\": "
-        ),
-        "{text}"
-    );
     let v = err_json(&err);
     assert_eq!(
         v["message"],
@@ -404,23 +445,13 @@ async fn validation_errors_and_hint_payloads() {
     assert_eq!(v["suggestions"][0]["line_end"], 2);
     assert!(v["suggestions"][0]["similarity"].as_u64().unwrap() >= 80);
     assert_eq!(v["suggestions"][0]["preview"], "    return 'world'");
-    assert!(v["preview_warning"].is_string());
     assert_eq!(
-        v["recovery_steps"][0],
-        "1. Call read_files with path='existing_file.py', start_line=2, end_line=2"
-    );
-    assert_eq!(
-        keys(&text),
-        [
-            "error",
-            "error_type",
-            "message",
-            "line_count",
-            "suggestions",
-            "preview_warning",
-            "hint",
-            "recovery_steps"
-        ]
+        err.hints().unwrap().recovery_steps[0],
+        RecoveryStep::ReadLines {
+            path: "existing_file.py".into(),
+            start: 2,
+            end: 2
+        }
     );
 
     // Nothing similar: outline and grep keywords, never the file.
@@ -435,7 +466,12 @@ async fn validation_errors_and_hint_payloads() {
     assert_eq!(v["outline"][0]["type"], "function");
     assert_eq!(v["outline"][0]["name"], "hello");
     assert_eq!(v["suggested_grep_keywords"][0], "TotallyDifferentThing");
-    assert!(v["hint"].as_str().unwrap().starts_with("No similar text found in 3-line file. Try grep_content with keywords: 'TotallyDifferentThing'"));
+    assert!(
+        v["hint"]
+            .as_str()
+            .unwrap()
+            .starts_with("No similar text found in 3-line file.")
+    );
     assert!(!err.to_string().contains("return 'world'"));
 
     // Duplicates: occurrences, and expected_replacements.
@@ -550,8 +586,12 @@ async fn near_miss_recovery_is_applied_and_reported() {
     );
     human_approve(&info);
     let resp = finish(task).await.unwrap();
-    assert_eq!(resp.user_action, UserAction::Committed);
-    assert!(resp.message.contains("typographic"), "{}", resp.message);
+    assert_eq!(resp.user_action(), UserAction::Committed);
+    assert!(
+        matches!(&resp.notes[..], [Note::Text(t)] if t.contains("typographic")),
+        "{:?}",
+        resp.notes
+    );
     assert_eq!(e.read("q.md"), "He said hello.\nEnd.\n");
 }
 
@@ -585,13 +625,13 @@ async fn crlf_bom_final_newline_and_permissions_are_kept() {
     let info = e.next_waiting().await;
     human_save(&info.future, "line1\nLINE2\nEXTRA!\nline3");
     let resp = finish(task).await.unwrap();
-    assert_eq!(resp.user_action, UserAction::Review);
-    let diff = resp.user_feedback_diff.unwrap();
+    assert_eq!(resp.user_action(), UserAction::Review);
+    let diff = feedback_diff(&resp).unwrap();
     assert!(
         !diff.contains('\r') && diff.contains("-EXTRA\n+EXTRA!\n"),
         "{diff}"
     );
-    e.commit_review(&resp.session_path.unwrap(), "w.txt")
+    e.commit_review(resp.session_path().unwrap(), "w.txt")
         .await
         .unwrap();
     assert_eq!(
@@ -606,7 +646,7 @@ async fn crlf_bom_final_newline_and_permissions_are_kept() {
     let info = e.next_waiting().await;
     human_save(&info.future, "a\nB\n");
     assert_eq!(
-        finish(task).await.unwrap().user_action,
+        finish(task).await.unwrap().user_action(),
         UserAction::Committed
     );
     assert_eq!(e.read("c.txt"), "a\r\nB\r\n");
@@ -665,8 +705,8 @@ async fn session_path_abuse_is_refused_and_touches_nothing() {
         .propose_now(ProposeRequest::single("t.py", "b", "B"))
         .await
         .unwrap();
-    assert_eq!(resp.user_action, UserAction::Timeout);
-    let real = resp.session_path.unwrap();
+    assert_eq!(resp.user_action(), UserAction::Timeout);
+    let real = resp.session_path().unwrap().to_string();
     let real_path = PathBuf::from(&real);
 
     let candidates = vec![
@@ -730,22 +770,17 @@ async fn timeout_keeps_the_session_and_resumes() {
         .propose_now(ProposeRequest::single("t.py", "b", "B"))
         .await
         .unwrap();
-    assert_eq!(resp.user_action, UserAction::Timeout);
-    let sp = resp.session_path.clone().unwrap();
-    assert!(
-        resp.message
-            .starts_with("No review decision within 200 ms. 't.py' was not changed."),
-        "{}",
-        resp.message
+    assert_eq!(resp.user_action(), UserAction::Timeout);
+    let sp = resp.session_path().unwrap().to_string();
+    assert_eq!(
+        resp.decision,
+        Decision::Undecided {
+            session_path: sp.clone(),
+            path: "t.py".into(),
+            why: Undecided::TimedOut(Duration::from_millis(200)),
+            editor_file: Some(PathBuf::from(&sp).join("future_t.py")),
+        }
     );
-    assert!(resp.message.contains(&format!(
-        "commit_review(session_path='{sp}', original_path='t.py')"
-    )));
-    assert!(
-        resp.message
-            .contains("call propose_and_review with session_path='")
-    );
-    assert_eq!(json(&resp)["user_action"], "TIMEOUT");
     assert_eq!(e.read("t.py"), "a\nb\n");
 
     // Repeating the edit in the session waits again (and times out again).
@@ -753,7 +788,7 @@ async fn timeout_keeps_the_session_and_resumes() {
         .propose_now(ProposeRequest::single("t.py", "b", "B").in_session(&sp))
         .await
         .unwrap();
-    assert_eq!(resp.user_action, UserAction::Timeout);
+    assert_eq!(resp.user_action(), UserAction::Timeout);
 
     // The user edits after the call ended: the next call reports it instead of overwriting it.
     let future = PathBuf::from(&sp).join("future_t.py");
@@ -762,9 +797,15 @@ async fn timeout_keeps_the_session_and_resumes() {
         .propose_now(ProposeRequest::single("t.py", "b", "X").in_session(&sp))
         .await
         .unwrap();
-    assert_eq!(resp.user_action, UserAction::Review);
-    assert!(resp.message.contains("NOT applied"), "{}", resp.message);
-    assert!(resp.user_feedback_diff.unwrap().contains("+B and more"));
+    assert_eq!(resp.user_action(), UserAction::Review);
+    assert!(matches!(
+        resp.decision,
+        Decision::Feedback {
+            before_this_call: true,
+            ..
+        }
+    ));
+    assert!(feedback_diff(&resp).unwrap().contains("+B and more"));
     assert_eq!(fs::read_to_string(&future).unwrap(), "a\nB and more\n");
 
     // The user approves a later proposal after the call timed out: the next call commits it.
@@ -772,17 +813,16 @@ async fn timeout_keeps_the_session_and_resumes() {
         .propose_now(ProposeRequest::single("t.py", "B and more", "B2").in_session(&sp))
         .await
         .unwrap();
-    assert_eq!(resp.user_action, UserAction::Timeout);
+    assert_eq!(resp.user_action(), UserAction::Timeout);
     human_save(&future, fs::read(&future).unwrap());
     let resp = e
         .propose_now(ProposeRequest::single("t.py", "B2", "B3").in_session(&sp))
         .await
         .unwrap();
-    assert_eq!(resp.user_action, UserAction::Committed);
-    assert!(
-        resp.message.contains("approved your previous proposal"),
-        "{}",
-        resp.message
+    assert_eq!(resp.user_action(), UserAction::Committed);
+    assert_eq!(
+        resp.decision,
+        committed(&["t.py"], Approval::BeforeThisCall)
     );
     assert_eq!(e.read("t.py"), "a\nB2\n");
     assert_eq!(e.mgr.open_sessions(), 0);
@@ -804,16 +844,15 @@ async fn cancellation_and_dropped_calls() {
     let info = e.next_waiting().await;
     tx.send(()).unwrap();
     let resp = finish(task).await.unwrap();
-    assert_eq!(resp.user_action, UserAction::Cancelled);
-    assert_eq!(
-        resp.session_path.as_deref(),
-        Some(info.session_path.as_str())
-    );
-    assert!(
-        resp.message
-            .starts_with("The review was cancelled. 't.py' was not changed.")
-    );
-    assert_eq!(json(&resp)["user_action"], "CANCELLED");
+    assert_eq!(resp.user_action(), UserAction::Cancelled);
+    assert_eq!(resp.session_path(), Some(info.session_path.as_str()));
+    assert!(matches!(
+        resp.decision,
+        Decision::Undecided {
+            why: Undecided::Cancelled,
+            ..
+        }
+    ));
     assert_eq!(e.read("t.py"), "a\nb\n");
 
     // While a call waits, the session is busy.
@@ -831,7 +870,7 @@ async fn cancellation_and_dropped_calls() {
     let info2 = e.next_waiting().await;
     human_approve(&info2);
     assert_eq!(
-        finish(task).await.unwrap().user_action,
+        finish(task).await.unwrap().user_action(),
         UserAction::Committed
     );
     assert_eq!(e.read("t.py"), "a\nB\n");
@@ -852,8 +891,8 @@ async fn two_reviews_wait_at_once() {
     human_approve(&one);
     let r1 = finish(t1).await.unwrap();
     let r2 = finish(t2).await.unwrap();
-    assert_eq!(r1.user_action, UserAction::Committed);
-    assert_eq!(r2.user_action, UserAction::Review);
+    assert_eq!(r1.user_action(), UserAction::Committed);
+    assert_eq!(r2.user_action(), UserAction::Review);
     assert_eq!(e.read("one.txt"), "one\n");
     assert_eq!(e.read("two.txt"), "2\n");
     assert_eq!(e.mgr.open_sessions(), 1);
@@ -867,13 +906,15 @@ async fn auto_approve_commits_at_once() {
         .propose_now(ProposeRequest::single("t.py", "b", "B"))
         .await
         .unwrap();
-    assert_eq!(resp.user_action, UserAction::Committed);
-    assert_eq!(resp.message, "Committed 't.py' (auto-approve).");
+    assert_eq!(resp.user_action(), UserAction::Committed);
+    assert!(
+        matches!(&resp.decision, Decision::Committed(c) if c.approval == Approval::Auto && c.files == ["t.py"])
+    );
+    assert!(resp.notes.is_empty() && resp.session_path().is_none());
     assert_eq!(
-        resp.diff.as_deref(),
+        auto_diff(&resp).as_deref(),
         Some("--- a/t.py\n+++ b/t.py\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n")
     );
-    assert_eq!(keys(&resp.to_json()), ["user_action", "message", "diff"]);
     assert_eq!(e.read("t.py"), "a\nB\n");
     assert_eq!(e.session_dirs(), 0);
 }
@@ -901,11 +942,21 @@ async fn missing_editor_explains_how_to_open_by_hand() {
             program: "fs-mcp-no-such-editor-xyz".into()
         }
     );
-    assert_eq!(resp.user_action, UserAction::Timeout);
-    let m = &resp.message;
+    assert_eq!(resp.user_action(), UserAction::Timeout);
+    let [
+        Note::EditorNotOpened {
+            launch,
+            instructions: m,
+        },
+    ] = &resp.notes[..]
+    else {
+        panic!("{:?}", resp.notes)
+    };
     assert!(
-        m.contains("'fs-mcp-no-such-editor-xyz' is not installed"),
-        "{m}"
+        launch
+            .to_string()
+            .contains("'fs-mcp-no-such-editor-xyz' is not installed"),
+        "{launch}"
     );
     assert!(
         m.contains(&format!(
@@ -939,7 +990,7 @@ async fn editor_is_started_without_a_shell() {
             program: "true".into()
         }
     );
-    assert!(!resp.message.contains("not installed") && !resp.message.contains("by hand"));
+    assert!(resp.notes.is_empty(), "{:?}", resp.notes);
 
     // A file name full of shell syntax reaches the program as one literal argument.
     let evil = "a$(touch pwned);b `touch pwned2` 'q'.txt";
@@ -980,7 +1031,7 @@ async fn editor_is_started_without_a_shell() {
     assert_eq!(copied.as_deref(), Some("y\n"));
     tx.send(()).unwrap();
     assert_eq!(
-        finish(task).await.unwrap().user_action,
+        finish(task).await.unwrap().user_action(),
         UserAction::Cancelled
     );
     for dir in [
@@ -1003,7 +1054,7 @@ async fn dropping_the_manager_removes_the_sessions() {
         .propose_now(ProposeRequest::single("t.py", "b", "B"))
         .await
         .unwrap();
-    assert_eq!(resp.user_action, UserAction::Timeout);
+    assert_eq!(resp.user_action(), UserAction::Timeout);
     let root = e.mgr.sessions_dir().to_path_buf();
     assert!(root.is_dir());
     let Env { mgr, ws, .. } = e;
@@ -1099,6 +1150,55 @@ async fn a_directory_swapped_for_a_symlink_during_review_is_not_written_through(
     assert_eq!(e.read("d/new.txt"), "planted\n");
 }
 
+/// File identity is the directory handle's (dev, ino) plus the names below it, never the path
+/// re-resolved: a directory replaced by another at the same path, holding a file with the same
+/// content, is another file (a resolved path would say "the same" and write into it); two
+/// spellings of one file (through a symlinked directory inside) are the same file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn identity_is_the_directory_handle_not_the_resolved_path() {
+    let mut e = env(|c| c.review_timeout = Duration::from_millis(300));
+    fs::create_dir_all(e.ws.join("d")).unwrap();
+    fs::write(e.ws.join("d/f.txt"), "one\n").unwrap();
+    std::os::unix::fs::symlink("d", e.ws.join("via")).unwrap();
+
+    // Two spellings, one file: the session continues with the other spelling.
+    let resp = e
+        .propose_now(ProposeRequest::single("d/f.txt", "one", "two"))
+        .await
+        .unwrap();
+    let sp = resp.session_path().unwrap().to_string();
+    e.next_waiting().await;
+    let resp = e
+        .propose_now(ProposeRequest::single("via/f.txt", "one", "three").in_session(&sp))
+        .await
+        .unwrap();
+    assert_eq!(resp.user_action(), UserAction::Timeout);
+    let info = e.next_waiting().await;
+
+    // The directory is replaced by another one at the same path, with the same content.
+    fs::rename(e.ws.join("d"), e.ws.join("d_old")).unwrap();
+    fs::create_dir_all(e.ws.join("d")).unwrap();
+    fs::write(e.ws.join("d/f.txt"), "one\n").unwrap();
+    human_approve(&info);
+    let err = e.commit_review(&sp, "d/f.txt").await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Session, "{err}");
+    assert!(
+        err.message().contains("is not the file of session"),
+        "{err}"
+    );
+    // Collecting the verdict (the approval) commits nothing into the new directory.
+    let collect = ProposeRequest {
+        path: "d/f.txt".into(),
+        session_path: Some(sp.clone()),
+        ..ProposeRequest::default()
+    };
+    let err = e.propose_now(collect).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Conflict, "{err}");
+    assert!(err.message().contains("now leads to"), "{err}");
+    assert_eq!(e.read("d/f.txt"), "one\n", "written into the new directory");
+    assert_eq!(e.read("d_old/f.txt"), "one\n");
+}
+
 /// With `--all` a model can swap the directory itself: propose on docs/notes.md, move docs to
 /// docs_old, move a symlink to outside (vendored) to docs, then the approval.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1183,8 +1283,12 @@ async fn parallel_auto_approved_proposals_are_never_lost() {
     for (i, task) in tasks.into_iter().enumerate() {
         match finish(task).await {
             Ok(resp) => {
-                assert_eq!(resp.user_action, UserAction::Committed);
-                if resp.message.contains("applied again on top") {
+                assert_eq!(resp.user_action(), UserAction::Committed);
+                if resp
+                    .notes
+                    .iter()
+                    .any(|n| matches!(n, Note::Reapplied { .. }))
+                {
                     reapplied += 1;
                 }
                 committed.push(i);
