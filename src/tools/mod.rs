@@ -54,11 +54,6 @@ tools! {
     move_file,
 }
 
-/// The spec of the tool called `name`.
-pub fn spec_of(name: &str) -> Option<ToolSpec> {
-    specs().into_iter().find(|spec| spec.name == name)
-}
-
 /// A successful text result.
 pub fn text(body: impl Into<String>) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(body)])
@@ -67,6 +62,7 @@ pub fn text(body: impl Into<String>) -> CallToolResult {
 /// A successful result carrying data: `data` as `structuredContent` (for clients that read it,
 /// checked against the tool's output schema) and `body`, its text rendering, as the content
 /// models read.
+///
 /// A `"$ref"` key in the data (a query result holding a JSON Schema) is escaped (`"$$ref"`) as
 /// Gemini needs (rule R14 of docs/GEMINI_SCHEMA_CONTRACT.md); the text keeps it as it is.
 pub fn structured(body: impl Into<String>, data: &impl serde::Serialize) -> CallToolResult {
