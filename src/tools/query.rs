@@ -15,6 +15,7 @@ use serde::Deserialize;
 
 use crate::lenient;
 use crate::params::lean_schema;
+use crate::render;
 use crate::server::FsServer;
 use crate::tools::{blocking, failure, text};
 
@@ -102,7 +103,7 @@ impl FsServer {
         let requested = file_path.to_string();
         let opened = match blocking(move || sandbox.open_file(&requested)).await {
             Ok(Ok(opened)) => opened,
-            Ok(Err(e)) => return failure(e.to_string()),
+            Ok(Err(e)) => return render::sandbox::access_failure(&e, self.listed_tools()),
             Err(e) => return failure(e.message.to_string()),
         };
         let seconds = timeout

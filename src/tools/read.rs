@@ -5,6 +5,7 @@ use rmcp::model::CallToolResult;
 use rmcp::{ErrorData, tool, tool_router};
 
 use crate::params::{NoParams, ReadFilesParams};
+use crate::render;
 use crate::server::FsServer;
 use crate::tools::{blocking, text};
 
@@ -48,7 +49,12 @@ Lines starting with the reply's [tag] are the server's (File, Error, Note, Cut);
         };
         let requests: Vec<fs_mcp_read::ReadRequest> =
             params.files.into_iter().map(Into::into).collect();
-        let body = blocking(move || fs_mcp_read::read_files(&sandbox, &requests, &options)).await?;
+        let listed = self.listed_tools().clone();
+        let body = blocking(move || {
+            let render_error = |e: &fs_mcp_read::ReadError| render::read::read_error(e, &listed);
+            fs_mcp_read::read_files(&sandbox, &requests, &options, &render_error)
+        })
+        .await?;
         Ok(text(body))
     }
 }

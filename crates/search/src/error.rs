@@ -1,4 +1,5 @@
-//! The one error type of the crate. Its `Display` is the complete message for the model.
+//! The one error type of the crate: what went wrong, with the data (the path as shown, the
+//! limit); the binary's renderer adds the `Error:` prefix and the next step.
 
 use std::fmt;
 
@@ -6,8 +7,8 @@ use fs_mcp_sandbox::AccessError;
 
 /// Why a call could not produce its normal answer.
 ///
-/// Every message is written for the model: it names the path as the model can pass it back
-/// (`Sandbox::display`) and, where it helps, says what to do instead.
+/// `Display` gives the facts in one sentence (more for a pattern's parser error and its hint),
+/// naming the path as the model can pass it back (`Sandbox::display`); it names no tool.
 #[derive(Debug)]
 pub enum SearchError {
     /// The sandbox refused the path.
@@ -72,20 +73,20 @@ impl fmt::Display for SearchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SearchError::Access(e) => write!(f, "{e}"),
-            SearchError::NotFound { path } => write!(f, "Error: {path} does not exist."),
-            SearchError::NotADirectory { path } => write!(f, "Error: {path} is not a directory."),
-            SearchError::WrongType { path, message } => write!(f, "Error: {path} {message}"),
+            SearchError::NotFound { path } => write!(f, "{path} does not exist."),
+            SearchError::NotADirectory { path } => write!(f, "{path} is not a directory."),
+            SearchError::WrongType { path, message } => write!(f, "{path} {message}"),
             SearchError::InvalidPattern { message } | SearchError::InvalidArgument { message } => {
-                write!(f, "Error: {message}")
+                write!(f, "{message}")
             }
             SearchError::TooLarge { path, size, limit } => write!(
                 f,
-                "Error: {path} is {} ({} bytes), larger than the {} limit.",
+                "{path} is {} ({} bytes), larger than the {} limit.",
                 crate::format::format_size(*size),
                 crate::format::thousands(*size),
                 crate::format::format_size(*limit)
             ),
-            SearchError::Io { path, message } => write!(f, "Error: {path}: {message}."),
+            SearchError::Io { path, message } => write!(f, "{path}: {message}."),
         }
     }
 }

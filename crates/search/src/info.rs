@@ -131,8 +131,14 @@ pub struct InfoBatch {
 }
 
 /// Describes each of `paths` on its own, so one failure does not fail the others: at most
-/// [`MAX_INFO_PATHS`] of them, with a note on the rest.
-pub fn get_files_info(sandbox: &Sandbox, paths: &[String], options: &InfoOptions) -> InfoBatch {
+/// [`MAX_INFO_PATHS`] of them, with a note on the rest. A failed file's block is its `Path:`
+/// line and `render_error`'s text (the caller's error format).
+pub fn get_files_info(
+    sandbox: &Sandbox,
+    paths: &[String],
+    options: &InfoOptions,
+    render_error: &dyn Fn(&SearchError) -> String,
+) -> InfoBatch {
     let mut blocks = Vec::with_capacity(paths.len().min(MAX_INFO_PATHS) + 1);
     let mut failed = 0;
     for path in paths.iter().take(MAX_INFO_PATHS) {
@@ -142,7 +148,7 @@ pub fn get_files_info(sandbox: &Sandbox, paths: &[String], options: &InfoOptions
                 failed += 1;
                 // The requested path, as given: the error may not have got as far as a file.
                 let shown = fs_mcp_sandbox::escape_os(std::ffi::OsStr::new(path));
-                blocks.push(format!("Path: {shown}\n{e}"));
+                blocks.push(format!("Path: {shown}\n{}", render_error(&e)));
             }
         }
     }
@@ -699,19 +705,20 @@ mod tests {
         fx.write("a.txt", "one\n");
         fx.write("b.txt", "two\nthree\n");
         let paths: Vec<String> = ["a.txt", "missing.txt", "b.txt"].map(String::from).into();
-        let batch = get_files_info(&fx.sandbox, &paths, &InfoOptions::default());
+        let render = |e: &SearchError| format!("Failed: {e}");
+        let batch = get_files_info(&fx.sandbox, &paths, &InfoOptions::default(), &render);
         assert!(!batch.all_failed, "{}", batch.text);
         let blocks: Vec<&str> = batch.text.split("\n\nPath: ").collect();
         assert_eq!(blocks.len(), 3, "{}", batch.text);
         assert!(blocks[0].starts_with("Path: a.txt\n") && blocks[0].contains("Lines: 1"));
         assert!(
-            blocks[1].starts_with("missing.txt\nError: ") && blocks[1].contains("does not exist"),
+            blocks[1].starts_with("missing.txt\nFailed: ") && blocks[1].contains("does not exist"),
             "{}",
             blocks[1]
         );
         assert!(blocks[2].starts_with("b.txt\n") && blocks[2].contains("Lines: 2"));
         let none: Vec<String> = vec!["x".into(), "../y".into()];
-        assert!(get_files_info(&fx.sandbox, &none, &InfoOptions::default()).all_failed);
+        assert!(get_files_info(&fx.sandbox, &none, &InfoOptions::default(), &render).all_failed);
     }
 
     #[test]
@@ -723,7 +730,9 @@ mod tests {
         for p in &paths {
             fx.write(p, "x\n");
         }
-        let batch = get_files_info(&fx.sandbox, &paths, &InfoOptions::default());
+        let batch = get_files_info(&fx.sandbox, &paths, &InfoOptions::default(), &|e| {
+            e.to_string()
+        });
         assert_eq!(batch.text.matches("Path: ").count(), MAX_INFO_PATHS);
         assert!(
             batch.text.ends_with(&format!(
@@ -774,7 +783,7 @@ mod tests {
             "{out}"
         );
         let err = get_file_info(&fx.sandbox, "nope.txt", &InfoOptions::default()).unwrap_err();
-        assert_eq!(err.to_string(), "Error: nope.txt does not exist.");
+        assert_eq!(err.to_string(), "nope.txt does not exist.");
         assert!(get_file_info(&fx.sandbox, "/etc/passwd", &InfoOptions::default()).is_err());
     }
 

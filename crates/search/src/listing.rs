@@ -212,13 +212,13 @@ mod tests {
             list_directory(&fx.sandbox, "a.txt")
                 .unwrap_err()
                 .to_string(),
-            "Error: a.txt is not a directory."
+            "a.txt is not a directory."
         );
         assert_eq!(
             list_directory_with_sizes(&fx.sandbox, "nope")
                 .unwrap_err()
                 .to_string(),
-            "Error: nope does not exist."
+            "nope does not exist."
         );
         let err = list_directory(&fx.sandbox, "../outside")
             .unwrap_err()

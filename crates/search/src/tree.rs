@@ -361,7 +361,7 @@ mod tests {
         );
         assert_eq!(t["children"][1], json!({"name": "out", "type": "symlink"}));
         let err = directory_tree(&fx.sandbox, "nope", &TreeOptions::default()).unwrap_err();
-        assert_eq!(err.to_string(), "Error: nope does not exist.");
+        assert_eq!(err.to_string(), "nope does not exist.");
         assert!(directory_tree(&fx.sandbox, "../outside", &TreeOptions::default()).is_err());
     }
 

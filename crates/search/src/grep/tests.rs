@@ -143,7 +143,7 @@ fn bad_regex_is_a_clear_error() {
     let err = grep_content(&fx.sandbox, &opts("foo("), &GrepControl::default())
         .unwrap_err()
         .to_string();
-    assert!(err.starts_with("Error: invalid regex 'foo(':"), "{err}");
+    assert!(err.starts_with("invalid regex 'foo(':"), "{err}");
     assert!(err.contains("unclosed group"), "{err}");
     assert!(
         err.contains("escape special characters like ( [ {"),
@@ -164,7 +164,7 @@ fn missing_and_outside_paths_fail() {
         grep_content(&fx.sandbox, &o, &GrepControl::default())
             .unwrap_err()
             .to_string(),
-        "Error: nope does not exist."
+        "nope does not exist."
     );
     o.search_path = "../outside".into();
     let err = grep_content(&fx.sandbox, &o, &GrepControl::default())
