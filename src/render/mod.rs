@@ -2,6 +2,7 @@
 //! that name only the tools this server lists. The crates return data and typed errors; the
 //! sentences for the model are written here (one submodule per kind of outcome).
 
+pub mod query;
 pub mod read;
 pub mod sandbox;
 pub mod search;
