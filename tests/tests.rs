@@ -18,6 +18,7 @@ mod conformance;
 mod devices;
 mod edit_tools;
 mod ergonomics;
+mod error_format;
 mod golden_tools_list;
 mod google_genai;
 mod hard_links;

@@ -83,7 +83,12 @@ fn access_step(error: &AccessError, listed: &ListedTools) -> Option<String> {
         AccessError::NotFound { .. } => {
             let mut step = "Check the path".to_string();
             if let Some(tools) = listed.any_of(&["search_files", "directory_tree"]) {
-                step.push_str(&format!("; {tools} show what exists"));
+                let verb = if tools.contains(" or ") {
+                    "show"
+                } else {
+                    "shows"
+                };
+                step.push_str(&format!("; {tools} {verb} what exists"));
             }
             step.push_str("; relative paths resolve against the first allowed directory");
             if listed.has("list_allowed_directories") {
