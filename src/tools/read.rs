@@ -45,6 +45,7 @@ Lines starting with the reply's [tag] are the server's (File, Error, Note, Cut);
             example_queries: Some(crate::tools::query::example_queries),
             max_reply_bytes: limits.max_reply_bytes,
             max_line_bytes: limits.max_line_bytes,
+            search_tool: self.listed_tools().any_of(&["grep_content"]),
             ..Default::default()
         };
         let requests: Vec<fs_mcp_read::ReadRequest> =

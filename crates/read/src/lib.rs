@@ -104,6 +104,9 @@ pub struct ReadOptions {
     pub max_reply_bytes: usize,
     /// Cap on one line in `head`, `tail`, ranges and `read_to_next_pattern`.
     pub max_line_bytes: usize,
+    /// The tool that finds text in a file, named in the note on a cut line (`None`: the note
+    /// names no tool).
+    pub search_tool: Option<String>,
 }
 
 impl Default for ReadOptions {
@@ -117,6 +120,7 @@ impl Default for ReadOptions {
             example_queries: None,
             max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            search_tool: None,
         }
     }
 }
@@ -288,7 +292,14 @@ fn read_block(
     };
     let mut mark = |out: &mut Vec<u8>, cut: CutLine| {
         let line = first_line.map(|n| n + cut.index);
-        let marker = messages::cut_marker(&tag, line, cut, line_cap, cap);
+        let marker = messages::cut_marker(
+            &tag,
+            line,
+            cut,
+            line_cap,
+            cap,
+            options.search_tool.as_deref(),
+        );
         out.extend_from_slice(marker.as_bytes());
     };
     let mut sink = Sink {

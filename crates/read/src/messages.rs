@@ -103,6 +103,7 @@ pub fn cut_marker(
     cut: CutLine,
     line_cap: usize,
     cap: usize,
+    search_tool: Option<&str>,
 ) -> String {
     let subject = match line {
         Some(n) => format!("line {}", group_thousands(n)),
@@ -112,15 +113,19 @@ pub fn cut_marker(
         LineLen::Exact(n) => format!("has {} bytes", group_thousands(n)),
         LineLen::AtLeast(n) => format!("has more than {} bytes", group_thousands(n)),
     };
-    let hint = if cut.by_budget {
-        "the rest does not fit in this reply; grep_content finds text in it.".to_string()
+    let mut hint = if cut.by_budget {
+        "the rest does not fit in this reply".to_string()
     } else {
         format!(
-            "large_file_passthrough=true lifts the {}-byte line limit (the {}-byte reply limit stays); grep_content finds text in it.",
+            "large_file_passthrough=true lifts the {}-byte line limit (the {}-byte reply limit stays)",
             group_thousands(line_cap as u64),
             group_thousands(cap as u64)
         )
     };
+    if let Some(tool) = search_tool {
+        hint.push_str(&format!("; {tool} finds text in it"));
+    }
+    hint.push('.');
     format!(
         " {tag} Cut: {subject} {length}; the first {} are shown; {hint}",
         group_thousands(cut.shown as u64)

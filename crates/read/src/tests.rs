@@ -489,7 +489,16 @@ fn long_lines_are_cut_at_a_character_boundary_with_a_marker() {
     };
     assert_eq!(
         read_one(&f.sandbox, &r, &options).unwrap(),
-        "éé [TAG] Cut: line 1 has 20 bytes; the first 4 are shown; large_file_passthrough=true lifts the 5-byte line limit (the 50,000-byte reply limit stays); grep_content finds text in it.\nnext\n"
+        "éé [TAG] Cut: line 1 has 20 bytes; the first 4 are shown; large_file_passthrough=true lifts the 5-byte line limit (the 50,000-byte reply limit stays).\nnext\n"
+    );
+    let named = ReadOptions {
+        search_tool: Some("find_text".into()),
+        ..options.clone()
+    };
+    assert!(
+        read_one(&f.sandbox, &r, &named)
+            .unwrap()
+            .starts_with("éé [TAG] Cut: line 1 has 20 bytes; the first 4 are shown; large_file_passthrough=true lifts the 5-byte line limit (the 50,000-byte reply limit stays); find_text finds text in it.\n")
     );
     // Passthrough lifts the line cap; a whole read never had one.
     let passthrough = ReadOptions {

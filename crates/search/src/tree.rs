@@ -200,7 +200,7 @@ pub fn directory_tree(
         ));
     } else if depth_cut {
         notes.push(format!(
-            "Directories marked truncated have entries below max_depth={}; call directory_tree on one of them to see more.",
+            "Directories marked truncated have entries below max_depth={}; call again with one of them as path to see more.",
             options.max_depth
         ));
     }
