@@ -200,3 +200,45 @@ fn every_tool_fails_in_the_one_format() {
         }
     }
 }
+
+#[test]
+fn advice_in_answers_names_only_listed_tools() {
+    let ws = workspace();
+    let every = every_tool(&ws);
+    ws.write("big.log", ("x".repeat(79) + "\n").repeat(5_000));
+    ws.write("wide.txt", format!("{}\nnext\n", "y".repeat(40_000)));
+    let mut client = ws.start(&["--disable-tools", "read_files,grep_content"]);
+    let listed_of = listed;
+    let listed = listed_of(&mut client);
+    let text = client.call_text("get_file_info", json!({"path": "big.log"}));
+    assert!(
+        text.contains("1. Sample the start: {\"path\": \"big.log\", \"head\": 50}\n"),
+        "{text}"
+    );
+    assert_eq!(
+        unlisted_named(&text, &every, &listed),
+        Vec::<String>::new(),
+        "{text}"
+    );
+
+    let mut client = ws.start(&["--disable-tools", "grep_content"]);
+    let listed = listed_of(&mut client);
+    let text = client.call_text(
+        "read_files",
+        json!({"files": [{"path": "wide.txt", "head": 2}]}),
+    );
+    assert!(text.contains(" Cut: line 1 has 40,000 bytes"), "{text}");
+    assert_eq!(
+        unlisted_named(&text, &every, &listed),
+        Vec::<String>::new(),
+        "{text}"
+    );
+    // With both listed, the advice names them.
+    let mut client = ws.start(&[]);
+    let text = client.call_text("get_file_info", json!({"path": "big.log"}));
+    assert!(
+        text.contains("read_files(files=[{\"path\": \"big.log\", \"head\": 50}])")
+            && text.contains("grep_content(pattern="),
+        "{text}"
+    );
+}

@@ -1,6 +1,6 @@
 //! The search and navigation tools' errors ([`SearchError`]) as the model reads them.
 
-use fs_mcp_search::SearchError;
+use fs_mcp_search::{InfoOptions, NextTools, SearchError};
 use rmcp::model::CallToolResult;
 
 use super::{ListedTools, error_text, failure, sandbox};
@@ -29,6 +29,21 @@ pub fn next_step(error: &SearchError, listed: &ListedTools) -> Option<String> {
         | SearchError::InvalidPattern { .. }
         | SearchError::InvalidArgument { .. }
         | SearchError::Io { .. } => None,
+    }
+}
+
+/// `get_file_info`'s options, its advice naming only listed tools.
+pub fn info_options(listed: &ListedTools) -> InfoOptions {
+    let named = |tool: &str| listed.any_of(&[tool]);
+    InfoOptions {
+        next_tools: NextTools {
+            read: named("read_files"),
+            grep: named("grep_content"),
+            media: named("read_media_file"),
+            json_query: named("query_json"),
+            yaml_query: named("query_yaml"),
+        },
+        ..InfoOptions::default()
     }
 }
 

@@ -8,8 +8,7 @@ use std::time::Duration;
 use base64::Engine;
 use fs_mcp_read::MediaKind;
 use fs_mcp_search::{
-    FindOptions, GrepControl, GrepOptions, InfoOptions, Progress, ProgressFn, SearchError,
-    TreeOptions,
+    FindOptions, GrepControl, GrepOptions, Progress, ProgressFn, SearchError, TreeOptions,
 };
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam};
@@ -259,13 +258,13 @@ impl FsServer {
             .chain(p.paths.unwrap_or_default())
             .collect();
         let sandbox = self.sandbox();
+        let options = render::search::info_options(self.listed_tools());
         match <[String; 1]>::try_from(paths) {
             // One file: its answer, or its error as the call's.
             Ok([path]) => {
-                let body = blocking(move || {
-                    fs_mcp_search::get_file_info(&sandbox, &path, &InfoOptions::default())
-                })
-                .await?;
+                let body =
+                    blocking(move || fs_mcp_search::get_file_info(&sandbox, &path, &options))
+                        .await?;
                 Ok(answer(body, self.listed_tools()))
             }
             Err(paths) if paths.is_empty() => Ok(render::failure(
@@ -276,12 +275,7 @@ impl FsServer {
                 let listed = self.listed_tools().clone();
                 let batch = blocking(move || {
                     let render_error = |e: &SearchError| render::search::search_error(e, &listed);
-                    fs_mcp_search::get_files_info(
-                        &sandbox,
-                        &paths,
-                        &InfoOptions::default(),
-                        &render_error,
-                    )
+                    fs_mcp_search::get_files_info(&sandbox, &paths, &options, &render_error)
                 })
                 .await?;
                 Ok(if batch.all_failed {
