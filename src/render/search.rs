@@ -7,29 +7,37 @@ use super::{ListedTools, error_text, failure, sandbox};
 
 /// The next step after `error`, if there is one to give.
 pub fn next_step(error: &SearchError, listed: &ListedTools) -> Option<String> {
-    match error {
-        SearchError::Access(access) => sandbox::next_step(access, listed),
-        SearchError::NotFound { .. } => Some(
-            match listed.any_of_or(
-                &["search_files", "list_directory_with_sizes"],
-                "directory_tree",
-            ) {
+    Some(match error {
+        SearchError::Access(access) => return sandbox::next_step(access, listed),
+        SearchError::NotFound { .. } => {
+            match listed.any_of_or(&["search_files", "list_directory_with_sizes"], "directory_tree")
+            {
                 Some(tools) => format!("Check the name with {tools}"),
                 None => {
                     "Check the name; a relative path resolves against the first allowed directory"
-                        .to_string()
+                        .into()
                 }
-            },
-        ),
-        SearchError::TooLarge { .. } => listed
-            .any_of(&["read_files"])
-            .map(|tool| format!("Read it in parts with {tool} (head, tail or a line range)")),
+            }
+        }
+        SearchError::UnsafeIgnoreFile { .. } => {
+            "Search with include_ignored=true (no rules read), or search a sub-directory".into()
+        }
+        SearchError::EmptyRegex => "Give a regex such as 'fn main' or 'TODO'".into(),
+        SearchError::InvalidRegex {
+            too_large: true, ..
+        } => "Large counted repetitions such as a{1000}{1000} compile to huge automata; use a smaller count or a shorter literal".into(),
+        SearchError::InvalidRegex { .. } => "The pattern is a Rust regex (ripgrep syntax) matched within one line (so no \\n); escape special characters like ( [ { . * + ? with a backslash, e.g. 'foo\\(' to find 'foo('".into(),
+        SearchError::InvalidSectionPattern { .. } => "section_patterns use Rust regex syntax (no look-around or back-references); escape special characters like ( [ { with a backslash".into(),
+        SearchError::InvalidGlob { reason: None, .. } => {
+            "Use e.g. '*.rs' (file names at any depth) or 'src/**/*.rs' (paths under path)".into()
+        }
+        SearchError::InvalidGlob { .. } => "* matches within a name, ** any number of directories, ? one character, [abc] a set, {a,b} alternatives; escape a literal with a backslash".into(),
+        SearchError::NoMatchesAllowed => "Give max_matches of 1 or more".into(),
         SearchError::NotADirectory { .. }
-        | SearchError::WrongType { .. }
-        | SearchError::InvalidPattern { .. }
-        | SearchError::InvalidArgument { .. }
-        | SearchError::Io { .. } => None,
-    }
+        | SearchError::NotSearchable { .. }
+        | SearchError::Io { .. } => return None,
+        _ => return None,
+    })
 }
 
 /// `get_file_info`'s options, its advice naming only listed tools.
@@ -77,30 +85,23 @@ mod tests {
     }
 
     #[test]
-    fn a_bad_pattern_keeps_its_hint() {
-        let bad = SearchError::InvalidPattern {
-            message: "invalid glob '[a': unclosed class.".into(),
+    fn a_bad_pattern_gets_its_hint_as_the_next_step() {
+        let bad = SearchError::InvalidGlob {
+            pattern: "[a".into(),
+            reason: Some("unclosed character class; missing ']'".into()),
         };
         assert_eq!(
             search_error(&bad, &ListedTools::default()),
-            "Error: invalid glob '[a': unclosed class."
+            "Error: invalid glob '[a': unclosed character class; missing ']'. * matches within a name, ** any number of directories, ? one character, [abc] a set, {a,b} alternatives; escape a literal with a backslash."
         );
-    }
-
-    #[test]
-    fn too_large_points_to_partial_reads_only_when_listed() {
-        let big = SearchError::TooLarge {
-            path: "big.bin".into(),
-            size: 2048,
-            limit: 1024,
+        let huge = SearchError::InvalidRegex {
+            pattern: "a{1000}{1000}".into(),
+            reason: "Compiled regex exceeds size limit of 10485760 bytes.".into(),
+            too_large: true,
         };
         assert_eq!(
-            search_error(&big, &ListedTools::default()),
-            "Error: big.bin is 2.00 KB (2,048 bytes), larger than the 1.00 KB limit."
-        );
-        assert!(
-            search_error(&big, &ListedTools::new(["read_files".to_string()]))
-                .ends_with("Read it in parts with read_files (head, tail or a line range).")
+            search_error(&huge, &ListedTools::default()),
+            "Error: regex 'a{1000}{1000}' is too large: Compiled regex exceeds size limit of 10485760 bytes. Large counted repetitions such as a{1000}{1000} compile to huge automata; use a smaller count or a shorter literal."
         );
     }
 }
