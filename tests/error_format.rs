@@ -147,6 +147,10 @@ fn every_tool_fails_in_the_one_format() {
             ("list_directory_with_sizes", json!({"path": "a.txt"})),
             ("get_file_info", json!({"path": "nope.txt"})),
             ("get_file_info", json!({})),
+            (
+                "get_file_info",
+                json!({"paths": ["nope1.txt", "nope2.txt"]}),
+            ),
             ("read_media_file", json!({"path": "a.txt"})),
             ("read_media_file", json!({"path": "dir"})),
             (

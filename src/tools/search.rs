@@ -279,7 +279,10 @@ impl FsServer {
                 })
                 .await?;
                 Ok(if batch.all_failed {
-                    failure(batch.text)
+                    // The call failed as a whole: the one error format first, each file's
+                    // error after it.
+                    let what = render::error_text("none of the files could be described", None);
+                    failure(format!("{what}\n\n{}", batch.text))
                 } else {
                     text(batch.text)
                 })
