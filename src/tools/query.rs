@@ -15,8 +15,9 @@ use serde::Deserialize;
 
 use crate::lenient;
 use crate::params::lean_schema;
+use crate::render;
 use crate::server::FsServer;
-use crate::tools::{blocking, failure, text};
+use crate::tools::{blocking, text};
 
 /// The hidden subcommand that evaluates one query.
 pub const WORKER_SUBCOMMAND: &str = "__query-worker";
@@ -102,8 +103,8 @@ impl FsServer {
         let requested = file_path.to_string();
         let opened = match blocking(move || sandbox.open_file(&requested)).await {
             Ok(Ok(opened)) => opened,
-            Ok(Err(e)) => return failure(e.to_string()),
-            Err(e) => return failure(e.message.to_string()),
+            Ok(Err(e)) => return render::sandbox::access_failure(&e, self.listed_tools()),
+            Err(e) => return render::failure(&e.message, None),
         };
         let seconds = timeout
             .unwrap_or(fs_mcp_query::DEFAULT_TIMEOUT_SECS as i64)
@@ -111,9 +112,10 @@ impl FsServer {
         let worker = match std::env::current_exe() {
             Ok(exe) => exe,
             Err(e) => {
-                return failure(format!(
-                    "cannot locate the server binary to run the query: {e}"
-                ));
+                return render::failure(
+                    format!("cannot locate the server binary to run the query: {e}"),
+                    None,
+                );
             }
         };
         let request = QueryRequest {
@@ -134,29 +136,10 @@ impl FsServer {
         )
         .await;
         match result {
-            Ok(body) => text(mark_single_result(body)),
-            Err(e) => failure(e.to_string()),
+            Ok(answer) => text(render::query::answer_text(&answer)),
+            Err(e) => render::query::query_failure(&e, self.listed_tools()),
         }
     }
-}
-
-/// fs-mcp-query's whole output when nothing comes out.
-const NO_RESULTS: &str = "No results found.";
-
-/// What a lone result is followed by.
-pub const SINGLE_RESULT_NOTE: &str = "(1 result)";
-
-/// Ends an output of exactly one result with a count line. Some clients (Gemini CLI) take a
-/// text result that parses as JSON for structured content and then refuse anything but an
-/// object, so a lone `3`, `["a","b"]` or `"x"` would fail the call there. With the note, no
-/// output is a bare JSON value, and every client shows the same text.
-fn mark_single_result(mut body: String) -> String {
-    // Each result is one compact line; notes (truncation, errors, debug output) add lines.
-    if !body.contains('\n') && body != NO_RESULTS {
-        body.push('\n');
-        body.push_str(SINGLE_RESULT_NOTE);
-    }
-    body
 }
 
 /// Example queries for read_files' large-file guard, from the first bytes of the file (read by

@@ -8,8 +8,7 @@ use std::time::Duration;
 use base64::Engine;
 use fs_mcp_read::MediaKind;
 use fs_mcp_search::{
-    FindOptions, GrepControl, GrepOptions, InfoOptions, Progress, ProgressFn, SearchError,
-    TreeOptions,
+    FindOptions, GrepControl, GrepOptions, Progress, ProgressFn, SearchError, TreeOptions,
 };
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam};
@@ -22,6 +21,8 @@ use serde_json::Value;
 
 use crate::lenient;
 use crate::params::lean_schema;
+use crate::render;
+use crate::render::search::answer;
 use crate::server::FsServer;
 use crate::tools::{blocking, failure, text};
 
@@ -110,14 +111,6 @@ fn path_list<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::
     }
 }
 
-/// A search answer, or the error the model reads.
-fn answer(result: Result<String, SearchError>) -> CallToolResult {
-    match result {
-        Ok(body) => text(body),
-        Err(e) => failure(e.to_string()),
-    }
-}
-
 fn bounded(value: Option<i64>, default: i64, min: i64, max: i64) -> i64 {
     value.unwrap_or(default).clamp(min, max)
 }
@@ -182,7 +175,7 @@ impl FsServer {
         if let Some(forwarding) = forwarding {
             let _ = tokio::time::timeout(Duration::from_secs(2), forwarding).await;
         }
-        Ok(answer(body?))
+        Ok(answer(body?, self.listed_tools()))
     }
 
     #[tool(
@@ -202,7 +195,7 @@ impl FsServer {
         let body =
             blocking(move || fs_mcp_search::search_files(&sandbox, &p.path, &p.pattern, &options))
                 .await?;
-        Ok(answer(body))
+        Ok(answer(body, self.listed_tools()))
     }
 
     #[tool(
@@ -221,7 +214,7 @@ impl FsServer {
         };
         let body =
             blocking(move || fs_mcp_search::directory_tree(&sandbox, &p.path, &options)).await?;
-        Ok(answer(body))
+        Ok(answer(body, self.listed_tools()))
     }
 
     #[tool(
@@ -234,7 +227,7 @@ impl FsServer {
     ) -> Result<CallToolResult, ErrorData> {
         let sandbox = self.sandbox();
         let body = blocking(move || fs_mcp_search::list_directory(&sandbox, &p.path)).await?;
-        Ok(answer(body))
+        Ok(answer(body, self.listed_tools()))
     }
 
     #[tool(
@@ -248,7 +241,7 @@ impl FsServer {
         let sandbox = self.sandbox();
         let body =
             blocking(move || fs_mcp_search::list_directory_with_sizes(&sandbox, &p.path)).await?;
-        Ok(answer(body))
+        Ok(answer(body, self.listed_tools()))
     }
 
     #[tool(
@@ -265,25 +258,31 @@ impl FsServer {
             .chain(p.paths.unwrap_or_default())
             .collect();
         let sandbox = self.sandbox();
+        let options = render::search::info_options(self.listed_tools());
         match <[String; 1]>::try_from(paths) {
             // One file: its answer, or its error as the call's.
             Ok([path]) => {
-                let body = blocking(move || {
-                    fs_mcp_search::get_file_info(&sandbox, &path, &InfoOptions::default())
-                })
-                .await?;
-                Ok(answer(body))
+                let body =
+                    blocking(move || fs_mcp_search::get_file_info(&sandbox, &path, &options))
+                        .await?;
+                Ok(answer(body, self.listed_tools()))
             }
-            Err(paths) if paths.is_empty() => Ok(failure(
-                "Error: no file given. Call get_file_info with {\"path\": \"src/main.rs\"} or {\"paths\": [\"a.md\", \"b.md\"]}.",
+            Err(paths) if paths.is_empty() => Ok(render::failure(
+                "no file given",
+                Some("Give {\"path\": \"src/main.rs\"} or {\"paths\": [\"a.md\", \"b.md\"]}"),
             )),
             Err(paths) => {
+                let listed = self.listed_tools().clone();
                 let batch = blocking(move || {
-                    fs_mcp_search::get_files_info(&sandbox, &paths, &InfoOptions::default())
+                    let render_error = |e: &SearchError| render::search::search_error(e, &listed);
+                    fs_mcp_search::get_files_info(&sandbox, &paths, &options, &render_error)
                 })
                 .await?;
                 Ok(if batch.all_failed {
-                    failure(batch.text)
+                    // The call failed as a whole: the one error format first, each file's
+                    // error after it.
+                    let what = render::error_text("none of the files could be described", None);
+                    failure(format!("{what}\n\n{}", batch.text))
                 } else {
                     text(batch.text)
                 })
@@ -325,9 +324,14 @@ impl FsServer {
         let media =
             blocking(move || fs_mcp_read::read_media(&sandbox, &p.path, Some(MEDIA_LIMIT_BYTES)))
                 .await?;
+        let listed = self.listed_tools();
         let media = match media {
             Ok(media) => media,
-            Err(message) => return Ok(failure(message)),
+            Err(e) => {
+                return Ok(CallToolResult::error(vec![ContentBlock::text(
+                    render::read::media_error(&e, listed),
+                )]));
+            }
         };
         let data = base64::engine::general_purpose::STANDARD.encode(&media.data);
         let content = match media.kind {
@@ -335,18 +339,37 @@ impl FsServer {
             MediaKind::Audio => ContentBlock::audio(data, media.mime_type),
             MediaKind::Text => {
                 let shown = fs_mcp_sandbox::escape_os(path.as_ref());
-                return Ok(failure(format!(
-                    "{shown} is a text file ({}), not an image or audio file. Read it with read_files: {{\"files\": [{{\"path\": {}}}]}}.",
-                    media.mime_type,
-                    serde_json::Value::String(shown.to_string())
-                )));
+                let step = listed.any_of(&["read_files"]).map(|tool| {
+                    format!(
+                        "Read it with {tool}: {{\"files\": [{{\"path\": {}}}]}}",
+                        serde_json::Value::String(shown.to_string())
+                    )
+                });
+                return Ok(render::failure(
+                    format!(
+                        "{shown} is a text file ({}), not an image or audio file",
+                        media.mime_type
+                    ),
+                    step.as_deref(),
+                ));
             }
             MediaKind::Other => {
-                return Ok(failure(format!(
-                    "{} is {}, not an image or audio file. Use get_file_info to inspect it, or read_files if it is text.",
-                    fs_mcp_sandbox::escape_os(path.as_ref()),
-                    media.mime_type
-                )));
+                let step = match (listed.has("get_file_info"), listed.has("read_files")) {
+                    (true, true) => {
+                        Some("Use get_file_info to inspect it, or read_files if it is text")
+                    }
+                    (true, false) => Some("Use get_file_info to inspect it"),
+                    (false, true) => Some("Use read_files if it is text"),
+                    (false, false) => None,
+                };
+                return Ok(render::failure(
+                    format!(
+                        "{} is {}, not an image or audio file",
+                        fs_mcp_sandbox::escape_os(path.as_ref()),
+                        media.mime_type
+                    ),
+                    step,
+                ));
             }
         };
         Ok(CallToolResult::success(vec![content]))
