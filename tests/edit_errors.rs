@@ -200,3 +200,26 @@ fn the_all_tier_names_write_file_for_a_hard_linked_append() {
         "{append}"
     );
 }
+
+/// A path the sandbox refuses gets the sandbox's next step from an edit tool too, the same words
+/// every tool gives (the edit crate wraps the sandbox's error; the binary words it once).
+#[test]
+fn a_refused_path_gets_the_sandboxs_next_step() {
+    let ws = workspace();
+    let mut c = ws.start(&["--review-command", "none"]);
+    let tools = listed(&mut c);
+    let outside = failure(
+        &mut c,
+        &tools,
+        "propose_and_review",
+        json!({"path": "/etc/hostname", "new_string": "x", "match_text": "y"}),
+    );
+    assert!(outside.contains("Use a path inside them"), "{outside}");
+    let directory = failure(
+        &mut c,
+        &tools,
+        "create_directory",
+        json!({"path": "a.py/sub"}),
+    );
+    assert!(directory.starts_with("Error: "), "{directory}");
+}

@@ -99,31 +99,31 @@ fn every_error_case() {
     let cases = [
         (
             json!({"path": "lines.txt", "end_line": 3, "start_line": 1, "read_to_next_pattern": "x"}),
-            "[TAG] Error: Mutually exclusive parameters provided.",
+            "[TAG] Error: end_line=3 and read_to_next_pattern='x' cannot be used together. Choose one way to end the read: end_line or read_to_next_pattern.\n",
         ),
         (
             json!({"path": "lines.txt", "read_to_next_pattern": "x"}),
-            "[TAG] Error: Missing required parameter.",
+            "[TAG] Error: read_to_next_pattern='x' needs a start_line to know where to begin scanning. Provide a start_line.\n",
         ),
         (
             json!({"path": "lines.txt", "head": 1, "start_line": 2}),
-            "[TAG] Error: Cannot mix",
+            "[TAG] Error: Cannot mix start_line/end_line/read_to_next_pattern with head/tail. Use head or tail alone, or start_line with end_line or read_to_next_pattern.\n",
         ),
         (
             json!({"path": "lines.txt", "head": 1, "tail": 1}),
-            "[TAG] Error: Cannot use head and tail together.",
+            "[TAG] Error: Cannot use head and tail together. Make two requests for the same path, one with head and one with tail.\n",
         ),
         (
             json!({"path": "lines.txt", "start_line": 9}),
-            "[TAG] Error: Invalid start_line.",
+            "[TAG] Error: Invalid start_line=9: lines.txt only has 5 lines. Choose a start_line between 1 and 5; grep_content finds line numbers.\n",
         ),
         (
             json!({"path": "lines.txt", "start_line": 4, "end_line": 2}),
-            "[TAG] Error: end_line (2) is before start_line (4).",
+            "[TAG] Error: end_line (2) is before start_line (4). Use an end_line of at least 4, or leave it out to read to the end of the file.\n",
         ),
         (
             json!({"path": "lines.txt", "head": -1}),
-            "[TAG] Error: head=-1 is negative.",
+            "[TAG] Error: head=-1 is negative. Give head as a number of lines, 1 or more.\n",
         ),
         (
             json!({"path": "lines.txt", "start_line": 1, "read_to_next_pattern": "("}),
@@ -131,15 +131,15 @@ fn every_error_case() {
         ),
         (
             json!({"path": "folder"}),
-            "[TAG] Error: folder is a directory",
+            "[TAG] Error: folder is a directory, not a file. Use directory_tree or list_directory_with_sizes to see what it contains, then read a file in it.\n",
         ),
         (
             json!({"path": "image.png"}),
-            "[TAG] Error: image.png is a binary file",
+            "[TAG] Error: image.png is a binary file (not UTF-8 text). Use read_media_file for images and audio, or get_file_info to see its type and size.\n",
         ),
         (
             json!({"path": "nope.txt"}),
-            "[TAG] Error: File not found: nope.txt",
+            "[TAG] Error: File not found: nope.txt. Check the path; search_files or directory_tree show what exists; relative paths resolve against the first allowed directory (list_allowed_directories).\n",
         ),
     ];
     for (item, expected) in cases {

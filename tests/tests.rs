@@ -19,6 +19,7 @@ mod devices;
 mod edit_errors;
 mod edit_tools;
 mod ergonomics;
+mod error_format;
 mod generated_docs;
 mod golden_tools_list;
 mod google_genai;

@@ -315,7 +315,11 @@ pub fn error_text(error: &EditError, listed: &ListedTools) -> String {
         Some(hints) => format!("{} {}", error.message(), hints.hint),
         None => error.message().to_string(),
     };
-    let next = error.next().and_then(|n| next_step(n, listed));
+    // A refused path's next step is the sandbox's (the same words every tool gives).
+    let next = error
+        .access_error()
+        .and_then(|access| super::sandbox::next_step(access, listed))
+        .or_else(|| error.next().and_then(|n| next_step(n, listed)));
     let mut text = super::error_text(what, next.as_deref());
     if let Some(session_path) = error.session_path() {
         let _ = write!(text, "\nsession_path: {session_path}");

@@ -3,6 +3,10 @@
 //! sentences for the model are written here (one submodule per kind of outcome).
 
 pub mod edit;
+pub mod query;
+pub mod read;
+pub mod sandbox;
+pub mod search;
 
 use std::collections::BTreeSet;
 use std::fmt::Display;
@@ -35,6 +39,13 @@ impl ListedTools {
     pub fn any_of(&self, tools: &[&str]) -> Option<String> {
         let listed: Vec<&str> = tools.iter().copied().filter(|t| self.has(t)).collect();
         (!listed.is_empty()).then(|| listed.join(" or "))
+    }
+
+    /// [`any_of`](Self::any_of) `preferred`, or else `fallback` if it is listed: a next step
+    /// names two tools at most, and a third only when neither of those can be called.
+    pub fn any_of_or(&self, preferred: &[&str], fallback: &str) -> Option<String> {
+        self.any_of(preferred)
+            .or_else(|| self.has(fallback).then(|| fallback.to_string()))
     }
 }
 
@@ -86,5 +97,24 @@ mod tests {
             Some("search_files")
         );
         assert_eq!(listed.any_of(&["directory_tree"]), None);
+        let fallback_only = ListedTools::new(["directory_tree".to_string()]);
+        assert_eq!(
+            fallback_only
+                .any_of_or(
+                    &["search_files", "list_directory_with_sizes"],
+                    "directory_tree"
+                )
+                .as_deref(),
+            Some("directory_tree")
+        );
+        assert_eq!(
+            listed
+                .any_of_or(
+                    &["search_files", "list_directory_with_sizes"],
+                    "directory_tree"
+                )
+                .as_deref(),
+            Some("search_files")
+        );
     }
 }

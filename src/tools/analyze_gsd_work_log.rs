@@ -9,9 +9,10 @@ use rmcp::{ErrorData, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::render;
 use crate::server::FsServer;
 use crate::tools::spec::{ResultBudget, ToolSpec};
-use crate::tools::{blocking, failure, structured};
+use crate::tools::{blocking, structured};
 
 pub fn spec() -> ToolSpec {
     ToolSpec {
@@ -62,10 +63,11 @@ impl FsServer {
             .filter(|p| !p.trim().is_empty())
             .unwrap_or_else(|| fs_mcp_worklog::DEFAULT_PATH.to_string());
         let format = p.output_format.unwrap_or_default();
+        let listed = self.listed_tools().clone();
         blocking(move || {
             let opened = match sandbox.open_file(&path) {
                 Ok(opened) => opened,
-                Err(e) => return failure(e.to_string()),
+                Err(e) => return render::sandbox::access_failure(&e, &listed),
             };
             let shown = sandbox.display(&opened.path);
             match fs_mcp_worklog::analyze(BufReader::new(opened.file)) {
@@ -77,10 +79,11 @@ impl FsServer {
                     };
                     structured(body, &data)
                 }
-                Err(e) if e.kind() == std::io::ErrorKind::InvalidData => failure(format!(
-                    "'{shown}' is not UTF-8 text; analyze_gsd_work_log reads markdown work logs."
-                )),
-                Err(e) => failure(format!("Cannot read '{shown}': {e}")),
+                Err(e) if e.kind() == std::io::ErrorKind::InvalidData => render::failure(
+                    format!("'{shown}' is not UTF-8 text"),
+                    Some("Give the path of a markdown work log (### [LOG-NNN] headers)"),
+                ),
+                Err(e) => render::failure(format!("Cannot read '{shown}': {e}"), None),
             }
         })
         .await

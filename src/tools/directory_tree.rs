@@ -58,6 +58,10 @@ impl FsServer {
             ..TreeOptions::default()
         };
         let tree = blocking(move || fs_mcp_search::tree(&sandbox, &p.path, &options)).await?;
-        Ok(structured_answer(tree, fs_mcp_search::TreeNode::to_text))
+        Ok(structured_answer(
+            tree,
+            fs_mcp_search::TreeNode::to_text,
+            self.listed_tools(),
+        ))
     }
 }

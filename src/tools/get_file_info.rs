@@ -1,6 +1,6 @@
 //! `get_file_info`: size, dates, lines, tokens and reading advice for one or several files.
 
-use fs_mcp_search::{FileInfo, InfoItem, InfoOptions, MAX_INFO_PATHS};
+use fs_mcp_search::{FileInfo, InfoItem, MAX_INFO_PATHS, SearchError};
 use rmcp::handler::server::router::tool::ToolRoute;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
@@ -11,6 +11,7 @@ use serde::de::{self, Deserializer};
 use serde_json::Value;
 
 use crate::lenient;
+use crate::render;
 use crate::server::FsServer;
 use crate::tools::search::structured_answer;
 use crate::tools::spec::{ToolSpec, output_schema};
@@ -95,27 +96,34 @@ impl FsServer {
             .chain(p.paths.unwrap_or_default())
             .collect();
         let sandbox = self.sandbox();
+        let options = render::search::info_options(self.listed_tools());
         match <[String; 1]>::try_from(paths) {
             // One file: its answer, or its error as the call's.
             Ok([path]) => {
-                let info = blocking(move || {
-                    fs_mcp_search::file_info(&sandbox, &path, &InfoOptions::default())
-                })
-                .await?;
-                Ok(structured_answer(info.map(Described::one), |d| {
-                    d.text.clone()
-                }))
+                let info =
+                    blocking(move || fs_mcp_search::file_info(&sandbox, &path, &options)).await?;
+                Ok(structured_answer(
+                    info.map(Described::one),
+                    |d| d.text.clone(),
+                    self.listed_tools(),
+                ))
             }
-            Err(paths) if paths.is_empty() => Ok(failure(
-                "Error: no file given. Call get_file_info with {\"path\": \"src/main.rs\"} or {\"paths\": [\"a.md\", \"b.md\"]}.",
+            Err(paths) if paths.is_empty() => Ok(render::failure(
+                "no file given",
+                Some("Give {\"path\": \"src/main.rs\"} or {\"paths\": [\"a.md\", \"b.md\"]}"),
             )),
             Err(paths) => {
+                let listed = self.listed_tools().clone();
                 let batch = blocking(move || {
-                    fs_mcp_search::get_files_info(&sandbox, &paths, &InfoOptions::default())
+                    let render_error = |e: &SearchError| render::search::search_error(e, &listed);
+                    fs_mcp_search::get_files_info(&sandbox, &paths, &options, &render_error)
                 })
                 .await?;
                 Ok(if batch.all_failed {
-                    failure(batch.text)
+                    // The call failed as a whole: the one error format first, each file's
+                    // error after it.
+                    let what = render::error_text("none of the files could be described", None);
+                    failure(format!("{what}\n\n{}", batch.text))
                 } else {
                     let described = Described {
                         files: batch.files,

@@ -17,7 +17,7 @@ use crate::lenient;
 use crate::params::{bounded, dot, lean_schema};
 use crate::server::FsServer;
 use crate::tools::blocking;
-use crate::tools::search::answer;
+use crate::render::search::answer;
 use crate::tools::spec::{ResultBudget, ToolSpec};
 
 /// Bounds on what a client may ask for, so one call cannot hold the server for long.
@@ -131,7 +131,7 @@ impl FsServer {
         if let Some(forwarding) = forwarding {
             let _ = tokio::time::timeout(Duration::from_secs(2), forwarding).await;
         }
-        Ok(answer(body?))
+        Ok(answer(body?, self.listed_tools()))
     }
 }
 

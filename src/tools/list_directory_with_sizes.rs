@@ -36,6 +36,10 @@ impl FsServer {
     ) -> Result<CallToolResult, ErrorData> {
         let sandbox = self.sandbox();
         let listing = blocking(move || fs_mcp_search::list_entries(&sandbox, &p.path)).await?;
-        Ok(structured_answer(listing, fs_mcp_search::Listing::to_text_with_sizes))
+        Ok(structured_answer(
+            listing,
+            fs_mcp_search::Listing::to_text_with_sizes,
+            self.listed_tools(),
+        ))
     }
 }

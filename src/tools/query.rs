@@ -11,9 +11,10 @@ use rmcp::RoleServer;
 use rmcp::model::CallToolResult;
 use rmcp::service::RequestContext;
 
+use crate::render;
 use crate::server::FsServer;
 use crate::tools::spec::ResultBudget;
-use crate::tools::{blocking, failure, structured, text};
+use crate::tools::{blocking, structured, text};
 
 /// The hidden subcommand that evaluates one query.
 pub const WORKER_SUBCOMMAND: &str = "__query-worker";
@@ -49,8 +50,8 @@ impl FsServer {
         let requested = file_path.to_string();
         let opened = match blocking(move || sandbox.open_file(&requested)).await {
             Ok(Ok(opened)) => opened,
-            Ok(Err(e)) => return failure(e.to_string()),
-            Err(e) => return failure(e.message.to_string()),
+            Ok(Err(e)) => return render::sandbox::access_failure(&e, self.listed_tools()),
+            Err(e) => return render::failure(&e.message, None),
         };
         let seconds = timeout
             .unwrap_or(fs_mcp_query::DEFAULT_TIMEOUT_SECS as i64)
@@ -58,9 +59,10 @@ impl FsServer {
         let worker = match std::env::current_exe() {
             Ok(exe) => exe,
             Err(e) => {
-                return failure(format!(
-                    "cannot locate the server binary to run the query: {e}"
-                ));
+                return render::failure(
+                    format!("cannot locate the server binary to run the query: {e}"),
+                    None,
+                );
             }
         };
         let request = QueryRequest {
@@ -81,48 +83,29 @@ impl FsServer {
         )
         .await;
         match result {
-            Ok(body) => match results_of(&body) {
-                Some(results) => structured(
-                    mark_single_result(body),
-                    &serde_json::json!({ "results": results }),
-                ),
-                None => text(mark_single_result(body)),
-            },
-            Err(e) => failure(e.to_string()),
+            Ok(answer) => {
+                let body = render::query::answer_text(&answer);
+                match results_of(&answer) {
+                    Some(results) => structured(body, &serde_json::json!({ "results": results })),
+                    None => text(body),
+                }
+            }
+            Err(e) => render::query::query_failure(&e, self.listed_tools()),
         }
     }
 }
 
-/// The results as JSON values, when the output is exactly the results: one compact JSON value per
-/// line, as the query writes them when every result fit its caps. A note (cut results, an error
-/// after some results, debug output) follows a blank line and is not JSON, so any output with
-/// one, and one with no result at all, gives `None`: the text alone says it.
-fn results_of(body: &str) -> Option<Vec<serde_json::Value>> {
-    if body.is_empty() || body.contains("\n\n") {
+/// The results as JSON values, when every one is shown and nothing follows them (no cut, no
+/// error after some results, no debug output): each shown result is one compact JSON line.
+fn results_of(answer: &fs_mcp_query::Answer) -> Option<Vec<serde_json::Value>> {
+    if answer.is_empty() || !answer.notes.is_empty() {
         return None;
     }
-    body.lines()
+    answer
+        .results
+        .lines()
         .map(|line| serde_json::from_str(line).ok())
         .collect()
-}
-
-/// fs-mcp-query's whole output when nothing comes out.
-const NO_RESULTS: &str = "No results found.";
-
-/// What a lone result is followed by.
-pub const SINGLE_RESULT_NOTE: &str = "(1 result)";
-
-/// Ends an output of exactly one result with a count line. Some clients (Gemini CLI) take a
-/// text result that parses as JSON for structured content and then refuse anything but an
-/// object, so a lone `3`, `["a","b"]` or `"x"` would fail the call there. With the note, no
-/// output is a bare JSON value, and every client shows the same text.
-fn mark_single_result(mut body: String) -> String {
-    // Each result is one compact line; notes (truncation, errors, debug output) add lines.
-    if !body.contains('\n') && body != NO_RESULTS {
-        body.push('\n');
-        body.push_str(SINGLE_RESULT_NOTE);
-    }
-    body
 }
 
 /// Example queries for read_files' large-file guard, from the first bytes of the file (read by

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::lenient;
 use crate::params::lean_schema;
+use crate::render;
 use crate::server::FsServer;
 use crate::tools::spec::{ResultBudget, ToolSpec};
 use crate::tools::{blocking, text};
@@ -111,11 +112,17 @@ impl FsServer {
             example_queries: Some(crate::tools::query::example_queries),
             max_reply_bytes: limits.max_reply_bytes,
             max_line_bytes: limits.max_line_bytes,
+            search_tool: self.listed_tools().any_of(&["grep_content"]),
             ..Default::default()
         };
         let requests: Vec<fs_mcp_read::ReadRequest> =
             params.files.into_iter().map(Into::into).collect();
-        let body = blocking(move || fs_mcp_read::read_files(&sandbox, &requests, &options)).await?;
+        let listed = self.listed_tools().clone();
+        let body = blocking(move || {
+            let render_error = |e: &fs_mcp_read::ReadError| render::read::read_error(e, &listed);
+            fs_mcp_read::read_files(&sandbox, &requests, &options, &render_error)
+        })
+        .await?;
         Ok(text(body))
     }
 }

@@ -10,7 +10,8 @@ use rmcp::{ErrorData, tool};
 use crate::params::PathParams;
 use crate::server::FsServer;
 use crate::tools::spec::ToolSpec;
-use crate::tools::{blocking, failure};
+use crate::render;
+use crate::tools::blocking;
 
 /// The largest media file returned, in bytes.
 const MEDIA_LIMIT_BYTES: u64 = fs_mcp_read::DEFAULT_MAX_MEDIA_BYTES;
@@ -40,9 +41,14 @@ impl FsServer {
         let media =
             blocking(move || fs_mcp_read::read_media(&sandbox, &p.path, Some(MEDIA_LIMIT_BYTES)))
                 .await?;
+        let listed = self.listed_tools();
         let media = match media {
             Ok(media) => media,
-            Err(message) => return Ok(failure(message)),
+            Err(e) => {
+                return Ok(CallToolResult::error(vec![ContentBlock::text(
+                    render::read::media_error(&e, listed),
+                )]));
+            }
         };
         let data = base64::engine::general_purpose::STANDARD.encode(&media.data);
         let content = match media.kind {
@@ -50,18 +56,37 @@ impl FsServer {
             MediaKind::Audio => ContentBlock::audio(data, media.mime_type),
             MediaKind::Text => {
                 let shown = fs_mcp_sandbox::escape_os(path.as_ref());
-                return Ok(failure(format!(
-                    "{shown} is a text file ({}), not an image or audio file. Read it with read_files: {{\"files\": [{{\"path\": {}}}]}}.",
-                    media.mime_type,
-                    serde_json::Value::String(shown.to_string())
-                )));
+                let step = listed.any_of(&["read_files"]).map(|tool| {
+                    format!(
+                        "Read it with {tool}: {{\"files\": [{{\"path\": {}}}]}}",
+                        serde_json::Value::String(shown.to_string())
+                    )
+                });
+                return Ok(render::failure(
+                    format!(
+                        "{shown} is a text file ({}), not an image or audio file",
+                        media.mime_type
+                    ),
+                    step.as_deref(),
+                ));
             }
             MediaKind::Other => {
-                return Ok(failure(format!(
-                    "{} is {}, not an image or audio file. Use get_file_info to inspect it, or read_files if it is text.",
-                    fs_mcp_sandbox::escape_os(path.as_ref()),
-                    media.mime_type
-                )));
+                let step = match (listed.has("get_file_info"), listed.has("read_files")) {
+                    (true, true) => {
+                        Some("Use get_file_info to inspect it, or read_files if it is text")
+                    }
+                    (true, false) => Some("Use get_file_info to inspect it"),
+                    (false, true) => Some("Use read_files if it is text"),
+                    (false, false) => None,
+                };
+                return Ok(render::failure(
+                    format!(
+                        "{} is {}, not an image or audio file",
+                        fs_mcp_sandbox::escape_os(path.as_ref()),
+                        media.mime_type
+                    ),
+                    step,
+                ));
             }
         };
         Ok(CallToolResult::success(vec![content]))

@@ -53,6 +53,10 @@ impl FsServer {
         let found =
             blocking(move || fs_mcp_search::find_files(&sandbox, &p.path, &p.pattern, &options))
                 .await?;
-        Ok(structured_answer(found, fs_mcp_search::FoundFiles::to_text))
+        Ok(structured_answer(
+            found,
+            fs_mcp_search::FoundFiles::to_text,
+            self.listed_tools(),
+        ))
     }
 }

@@ -1,6 +1,7 @@
 //! Running compiled jq programs with bounded output: results go to a
 //! [`Sink`], which shows, counts or collects them.
 
+use crate::answer::Answer;
 use crate::data::{Globals, InputIter, QData};
 use crate::errors::{QueryError, shorten};
 use crate::json_out::{Bounded, write_val};
@@ -21,7 +22,7 @@ pub(crate) fn run(
     inputs: InputIter<'_>,
     limits: &Limits,
     leak: bool,
-) -> Result<String, QueryError> {
+) -> Result<Answer, QueryError> {
     reset();
     let mut out = Output::new(limits);
     drive(program, inputs, leak, &mut out);
@@ -37,7 +38,7 @@ pub(crate) fn run_clean(
     program: &Program,
     inputs: InputIter<'_>,
     limits: &Limits,
-) -> Option<Result<String, QueryError>> {
+) -> Option<Result<Answer, QueryError>> {
     reset();
     let mut out = Output::new(limits);
     drive(program, inputs, false, &mut out);
@@ -46,7 +47,7 @@ pub(crate) fn run_clean(
 
 /// The answer collected in `out` by [`feed`] calls, or `None` as in
 /// [`run_clean`].
-pub(crate) fn finish_clean(out: Output, expression: &str) -> Option<Result<String, QueryError>> {
+pub(crate) fn finish_clean(out: Output, expression: &str) -> Option<Result<Answer, QueryError>> {
     let (log, log_dropped) = natives::take_log();
     if !out.errors.is_empty() || out.halted {
         return None;
@@ -288,7 +289,7 @@ impl Output {
         true
     }
 
-    fn finish(self, expr: &str, log: &str, log_dropped: bool) -> Result<String, QueryError> {
+    fn finish(self, expr: &str, log: &str, log_dropped: bool) -> Result<Answer, QueryError> {
         if self.total == 0 && !self.errors.is_empty() {
             let mut msg = self.errors[0].clone();
             if self.errors.len() > 1 {
@@ -302,11 +303,12 @@ impl Output {
             }
             return Err(QueryError::Runtime(msg));
         }
-        let mut s = if self.total == 0 || self.all_null {
-            "No results found.".to_string()
+        let (results, shown) = if self.total == 0 || self.all_null {
+            (String::new(), 0)
         } else {
-            self.text
+            (self.text, self.shown)
         };
+        let mut s = String::new();
         let total = if self.count_capped {
             format!("at least {}", self.total)
         } else {
@@ -357,7 +359,11 @@ impl Output {
                 s.push_str("\n(more output dropped)");
             }
         }
-        Ok(s)
+        Ok(Answer {
+            results,
+            shown,
+            notes: s,
+        })
     }
 }
 
@@ -417,7 +423,7 @@ mod tests {
         };
         let inputs = crate::input::json_inputs(DOC.as_bytes()).unwrap();
         match run(&p, inputs, &Limits::default(), false) {
-            Ok(t) => t,
+            Ok(t) => format!("{} ({} shown){}", t.results, t.shown, t.notes),
             Err(e) => format!("ERR {e}"),
         }
     }

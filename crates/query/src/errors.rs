@@ -1,10 +1,11 @@
-//! Errors of a query, with the texts shown to the agent.
+//! Errors of a query: what went wrong, with the data (the parser's message, the limit); the
+//! binary's renderer adds the `Error:` prefix and the next step.
 
 use std::fmt;
 use std::time::Duration;
 
-/// Why a query produced no answer. `Display` gives the complete, short text
-/// meant for the agent.
+/// Why a query produced no answer. `Display` states what went wrong (no next step, no tool
+/// names).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum QueryError {
@@ -20,6 +21,8 @@ pub enum QueryError {
     /// The file is not what the tool expects: not JSON (or not YAML), binary,
     /// not UTF-8, or has a parse error (with line and column).
     Input(String),
+    /// The file is not valid JSON but looks like YAML (the message is the JSON parse error).
+    InputLooksLikeYaml(String),
     /// The file could not be read.
     Io(String),
     /// The query ran longer than the timeout; the evaluator was killed.
@@ -42,6 +45,7 @@ impl QueryError {
             Self::Compile(_) => "compile",
             Self::Runtime(_) => "runtime",
             Self::Input(_) => "input",
+            Self::InputLooksLikeYaml(_) => "input_yaml",
             Self::Io(_) => "io",
             Self::Timeout(_) => "timeout",
             Self::MemoryLimit(_) => "memory",
@@ -58,6 +62,7 @@ impl QueryError {
             | Self::Compile(m)
             | Self::Runtime(m)
             | Self::Input(m)
+            | Self::InputLooksLikeYaml(m)
             | Self::Io(m)
             | Self::Worker(m) => m,
             _ => "",
@@ -71,6 +76,7 @@ impl QueryError {
             "compile" => Self::Compile(message),
             "runtime" => Self::Runtime(message),
             "input" => Self::Input(message),
+            "input_yaml" => Self::InputLooksLikeYaml(message),
             "io" => Self::Io(message),
             "crashed" => Self::Crashed,
             "cancelled" => Self::Cancelled,
@@ -84,23 +90,20 @@ impl fmt::Display for QueryError {
         match self {
             Self::Syntax(m) | Self::Compile(m) => f.write_str(m),
             Self::Runtime(m) => write!(f, "jq error: {m}"),
-            Self::Input(m) | Self::Io(m) => write!(f, "Error: {m}"),
-            Self::Timeout(d) => write!(
-                f,
-                "Error: Query timed out after {} seconds. Please simplify your query.",
-                seconds(*d)
-            ),
+            Self::Input(m) | Self::Io(m) => f.write_str(m),
+            Self::InputLooksLikeYaml(m) => write!(f, "{m} It looks like YAML."),
+            Self::Timeout(d) => write!(f, "Query timed out after {} seconds.", seconds(*d)),
             Self::MemoryLimit(bytes) => write!(
                 f,
-                "Error: The query exceeded the memory limit of {} MB.",
+                "The query exceeded the memory limit of {} MB.",
                 bytes / (1024 * 1024)
             ),
             Self::Crashed => f.write_str(
-                "Error: The query crashed the evaluator (probably unbounded recursion, \
+                "The query crashed the evaluator (probably unbounded recursion, \
                  e.g. `def f: 1+f; f`); nothing else was affected.",
             ),
-            Self::Cancelled => f.write_str("Error: The query was cancelled."),
-            Self::Worker(m) => write!(f, "Error: the query evaluator failed: {m}"),
+            Self::Cancelled => f.write_str("The query was cancelled."),
+            Self::Worker(m) => write!(f, "the query evaluator failed: {m}"),
         }
     }
 }
@@ -155,15 +158,15 @@ mod tests {
     fn texts() {
         assert_eq!(
             QueryError::Timeout(Duration::from_secs(30)).to_string(),
-            "Error: Query timed out after 30 seconds. Please simplify your query."
+            "Query timed out after 30 seconds."
         );
         assert_eq!(
             QueryError::Timeout(Duration::from_millis(2500)).to_string(),
-            "Error: Query timed out after 2.5 seconds. Please simplify your query."
+            "Query timed out after 2.5 seconds."
         );
         assert_eq!(
             QueryError::MemoryLimit(512 * 1024 * 1024).to_string(),
-            "Error: The query exceeded the memory limit of 512 MB."
+            "The query exceeded the memory limit of 512 MB."
         );
         assert!(QueryError::Crashed.to_string().contains("def f: 1+f; f"));
     }

@@ -47,12 +47,12 @@ pub(crate) fn json_inputs(body: &[u8]) -> Result<InputIter<'_>, QueryError> {
         Some(Ok(v)) => v,
         Some(Err(e)) => {
             let (msg, line, col) = json_error_parts(body, &e);
-            let mut text =
-                format!("The file is not valid JSON: {msg} at line {line}, column {col}.");
-            if looks_like_yaml(body) {
-                text.push_str(" It looks like YAML: use query_yaml instead.");
-            }
-            return Err(QueryError::Input(text));
+            let text = format!("The file is not valid JSON: {msg} at line {line}, column {col}.");
+            return Err(if looks_like_yaml(body) {
+                QueryError::InputLooksLikeYaml(text)
+            } else {
+                QueryError::Input(text)
+            });
         }
     };
     let mut index = 1;

@@ -5,7 +5,7 @@
 //! (`jaq-core`, `jaq-std`, `jaq-json`) plus a prelude that restores jq 1.7
 //! behaviour where it matters (see [`compat`]). No `jq` or `yq` binary is
 //! needed. The crate knows nothing about MCP: it turns a file, an expression
-//! and limits into the text an agent reads.
+//! and limits into an [`Answer`] (the results and notes) or a [`QueryError`].
 //!
 //! # Output
 //!
@@ -18,7 +18,8 @@
 //!   only counted, up to [`Limits::max_counted_results`] or
 //!   [`Limits::count_time_budget_ms`]; when counting stops early, N reads
 //!   `at least N`.
-//! * `No results found.` when the query yields nothing or only `null`s.
+//! * No results (an [`Answer`] with `shown` 0, which the caller says in words) when the
+//!   query yields nothing or only `null`s.
 //! * A runtime error after some results is appended as
 //!   `--- jq error after K results: … ---`; without results it is a
 //!   [`QueryError::Runtime`]. `debug`/`stderr` output is appended under
@@ -108,7 +109,7 @@
 //!     format: InputFormat::Json,
 //!     limits: Limits::default(),
 //! };
-//! let text = run_isolated(
+//! let answer = run_isolated(
 //!     &exe,
 //!     &["__query-worker"],
 //!     request,
@@ -118,7 +119,8 @@
 //!     std::future::pending(),
 //! )
 //! .await?;
-//! # let _ = text; Ok(()) }
+//! println!("{} results shown", answer.shown);
+//! # Ok(()) }
 //! ```
 
 #![forbid(unsafe_code)]
@@ -126,10 +128,11 @@
 
 // Module layers; a module uses only modules of the layers above its own, so
 // no two depend on each other (tests included):
-//   leaves:  ast data errors json_out need request
+//   leaves:  answer ast data errors json_out need request
 //   1:       demand examples natives projected projected_yaml rewrite shape
 //   2:       input library   3: program   4: engine   5: plan   6: run
 //   7:       worker
+mod answer;
 mod ast;
 mod data;
 mod demand;
@@ -155,6 +158,7 @@ mod worker;
 #[doc = include_str!("COMPAT.md")]
 pub mod compat {}
 
+pub use answer::Answer;
 pub use errors::QueryError;
 pub use examples::example_queries;
 pub use request::{InputFormat, Limits, PLANNER_ENV, QueryRequest};
@@ -180,7 +184,7 @@ pub fn evaluate(
     format: InputFormat,
     expression: &str,
     limits: &Limits,
-) -> Result<String, QueryError> {
+) -> Result<Answer, QueryError> {
     let query = run::compile(expression, Planner::from_env())?;
     run::run(&query, input_bytes, format, limits, false)
 }

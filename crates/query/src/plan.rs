@@ -9,6 +9,7 @@
 //! promise the same answer (a runtime error, a halt, a file the fast reader
 //! does not accept), the query runs again on the whole document.
 
+use crate::answer::Answer;
 use crate::engine::{self, Collected, Output, Sink};
 use crate::errors::QueryError;
 use crate::need::Need;
@@ -88,7 +89,7 @@ pub(crate) fn run_json(
     program: &Program,
     body: &[u8],
     limits: &Limits,
-) -> Option<Result<String, QueryError>> {
+) -> Option<Result<Answer, QueryError>> {
     if let Some(stream) = &plan.stream
         && let Some(result) = run_stream(stream, body, limits)
     {
@@ -106,7 +107,7 @@ pub(crate) fn run_yaml(
     program: &Program,
     bytes: &[u8],
     limits: &Limits,
-) -> Option<Result<String, QueryError>> {
+) -> Option<Result<Answer, QueryError>> {
     if let Some(stream) = &plan.stream
         && let Some(result) = run_yaml_stream(stream, bytes, limits)
     {
@@ -135,7 +136,7 @@ fn run_yaml_stream(
     s: &Stream,
     bytes: &[u8],
     limits: &Limits,
-) -> Option<Result<String, QueryError>> {
+) -> Option<Result<Answer, QueryError>> {
     match &s.then {
         None => {
             let out = feed_yaml(s, bytes, Output::new(limits))?;
@@ -149,7 +150,7 @@ fn run_yaml_stream(
     }
 }
 
-fn run_stream(s: &Stream, body: &[u8], limits: &Limits) -> Option<Result<String, QueryError>> {
+fn run_stream(s: &Stream, body: &[u8], limits: &Limits) -> Option<Result<Answer, QueryError>> {
     let mut elements = projected::Elements::new(body, &s.path, &s.element);
     match &s.then {
         None => {

@@ -1,6 +1,7 @@
 //! One query from source to answer: compile it, plan how to read its input
 //! (unless the planner is off), read the file and run the program.
 
+use crate::answer::Answer;
 use crate::engine;
 use crate::errors::QueryError;
 use crate::input;
@@ -38,7 +39,7 @@ pub(crate) fn run(
     format: InputFormat,
     limits: &Limits,
     leak: bool,
-) -> Result<String, QueryError> {
+) -> Result<Answer, QueryError> {
     let program = &query.program;
     let plan = query.plan.as_ref();
     let inputs = match format {
@@ -171,7 +172,7 @@ mod tests {
         ".items[] | halt",
     ];
 
-    fn json(query: &Query, body: &str) -> Result<String, QueryError> {
+    fn json(query: &Query, body: &str) -> Result<Answer, QueryError> {
         run(
             query,
             body.as_bytes(),

@@ -7,6 +7,7 @@
 //! environment variable, so no path is resolved again between the sandbox's
 //! check and the read.
 
+use crate::answer::Answer;
 use crate::errors::QueryError;
 use crate::request::{Planner, QueryRequest};
 use crate::run;
@@ -43,14 +44,14 @@ pub(crate) struct WireRequest {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub(crate) enum WireResponse {
-    Ok { text: String },
+    Ok { answer: Answer },
     Error { kind: String, message: String },
 }
 
-impl From<Result<String, QueryError>> for WireResponse {
-    fn from(r: Result<String, QueryError>) -> Self {
+impl From<Result<Answer, QueryError>> for WireResponse {
+    fn from(r: Result<Answer, QueryError>) -> Self {
         match r {
-            Ok(text) => Self::Ok { text },
+            Ok(answer) => Self::Ok { answer },
             Err(e) => Self::Error {
                 kind: e.kind().to_string(),
                 message: e.message().to_string(),
@@ -117,7 +118,7 @@ fn apply_limits(memory_limit_bytes: u64) {
 #[cfg(not(unix))]
 fn apply_limits(_memory_limit_bytes: u64) {}
 
-fn evaluate_on_big_stack(req: WireRequest) -> Result<String, QueryError> {
+fn evaluate_on_big_stack(req: WireRequest) -> Result<Answer, QueryError> {
     let mut stack = EVAL_STACK_BYTES;
     if req.memory_limit_bytes > 0 {
         stack = stack.min(req.memory_limit_bytes / 4).max(8 * 1024 * 1024);
@@ -155,7 +156,7 @@ fn evaluate_on_big_stack(req: WireRequest) -> Result<String, QueryError> {
 
 /// Compile first (so a bad query fails fast), then read and query the file
 /// from the descriptor on stdin.
-fn run_request(req: &QueryRequest, memory_limit: u64) -> Result<String, QueryError> {
+fn run_request(req: &QueryRequest, memory_limit: u64) -> Result<Answer, QueryError> {
     use std::io::{Seek, SeekFrom};
     let query = run::compile(&req.expression, Planner::from_env())?;
     let mut file = input_file().map_err(|e| io_error(&req.file_path, &e))?;
@@ -208,7 +209,7 @@ pub async fn run_isolated(
     timeout: Duration,
     memory_limit_bytes: u64,
     cancel: impl Future<Output = ()>,
-) -> Result<String, QueryError> {
+) -> Result<Answer, QueryError> {
     let payload = serde_json::to_string(&WireRequest {
         query: request,
         memory_limit_bytes,
@@ -313,7 +314,7 @@ fn interpret(
     stdout: &[u8],
     stderr: &[u8],
     memory_limit_bytes: u64,
-) -> Result<String, QueryError> {
+) -> Result<Answer, QueryError> {
     let err_text = String::from_utf8_lossy(stderr);
     let out_of_memory = err_text.contains("memory allocation of")
         || err_text.contains("capacity overflow")
@@ -326,7 +327,7 @@ fn interpret(
             serde_json::from_str::<WireResponse>(last).map_err(|_| e)
         });
         return match parsed {
-            Ok(WireResponse::Ok { text }) => Ok(text),
+            Ok(WireResponse::Ok { answer }) => Ok(answer),
             Ok(WireResponse::Error { kind, message }) => Err(match kind.as_str() {
                 "memory" => QueryError::MemoryLimit(memory_limit_bytes),
                 _ => QueryError::from_kind(&kind, message),

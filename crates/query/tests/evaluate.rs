@@ -5,8 +5,28 @@
 // does not reach helpers outside #[test] functions.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use fs_mcp_query::{InputFormat, Limits, QueryError, check_expression, evaluate, example_queries};
+use fs_mcp_query::{Answer, InputFormat, Limits, QueryError, check_expression, example_queries};
 use std::path::Path;
+
+/// `fs_mcp_query::evaluate`, its answer as one text.
+fn evaluate(
+    input: &[u8],
+    format: InputFormat,
+    expression: &str,
+    limits: &Limits,
+) -> Result<String, QueryError> {
+    fs_mcp_query::evaluate(input, format, expression, limits).map(|answer| text(&answer))
+}
+
+/// The answer as one text, as the server shows it.
+fn text(answer: &Answer) -> String {
+    let results = if answer.is_empty() {
+        "No results found."
+    } else {
+        &answer.results
+    };
+    format!("{results}{}", answer.notes)
+}
 
 fn json(input: &str, expr: &str) -> Result<String, QueryError> {
     evaluate(
@@ -294,7 +314,7 @@ fn json_parse_errors_give_line_and_column() {
     assert!(matches!(e, QueryError::Input(_)));
     assert_eq!(
         e.to_string(),
-        "Error: The file is not valid JSON: value expected at line 2, column 14."
+        "The file is not valid JSON: value expected at line 2, column 14."
     );
 }
 
@@ -308,12 +328,10 @@ fn absurdly_deep_json_is_refused_before_parsing() {
 }
 
 #[test]
-fn yaml_given_to_query_json_suggests_query_yaml() {
-    let msg = err(json("name: x\nitems:\n  - 1\n", "keys")).to_string();
-    assert!(
-        msg.contains("It looks like YAML: use query_yaml instead."),
-        "{msg}"
-    );
+fn yaml_given_to_query_json_is_said_to_look_like_yaml() {
+    let e = err(json("name: x\nitems:\n  - 1\n", "keys"));
+    assert!(matches!(e, QueryError::InputLooksLikeYaml(_)), "{e:?}");
+    assert!(e.to_string().ends_with("It looks like YAML."), "{e}");
 }
 
 #[test]
@@ -338,7 +356,7 @@ fn binary_and_utf16_files_are_named() {
     .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "Error: The file is binary (it contains NUL bytes), not JSON."
+        "The file is binary (it contains NUL bytes), not JSON."
     );
     let e = evaluate(b"\x00\x01", InputFormat::Yaml, ".", &Limits::default()).unwrap_err();
     assert!(e.to_string().contains("binary"), "{e}");
@@ -355,10 +373,7 @@ fn binary_and_utf16_files_are_named() {
 #[test]
 fn yaml_parse_errors_give_line_and_column() {
     let msg = err(yaml("a: [1, 2\nb: 3\n", ".")).to_string();
-    assert!(
-        msg.starts_with("Error: The file is not valid YAML: "),
-        "{msg}"
-    );
+    assert!(msg.starts_with("The file is not valid YAML: "), "{msg}");
     assert!(msg.contains(" at line 2, column "), "{msg}");
 }
 

@@ -8,7 +8,20 @@
 // does not reach helpers outside #[test] functions.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use fs_mcp_query::{InputFormat, Limits, QueryError, QueryRequest, run_isolated, worker_main};
+use fs_mcp_query::{
+    Answer, InputFormat, Limits, QueryError, QueryRequest, run_isolated, worker_main,
+};
+
+/// The answer as one text, as the server shows it.
+fn text(answer: &Answer) -> String {
+    let results = if answer.is_empty() {
+        "No results found."
+    } else {
+        &answer.results
+    };
+    format!("{results}{}", answer.notes)
+}
+
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -130,15 +143,17 @@ impl Ctx {
         cancel: impl Future<Output = ()>,
     ) -> Result<String, QueryError> {
         let file = std::fs::File::open(&req.file_path).expect("open the queried file");
-        self.rt.block_on(run_isolated(
-            &self.exe,
-            &[WORKER_ARG],
-            req,
-            file,
-            timeout,
-            MEMORY_LIMIT,
-            cancel,
-        ))
+        self.rt
+            .block_on(run_isolated(
+                &self.exe,
+                &[WORKER_ARG],
+                req,
+                file,
+                timeout,
+                MEMORY_LIMIT,
+                cancel,
+            ))
+            .map(|answer| text(&answer))
     }
 
     fn json(&self, expr: &str, timeout: Duration) -> Result<String, QueryError> {
@@ -225,7 +240,7 @@ fn query_errors_come_back_typed(ctx: &Ctx) {
     }
     let req = ctx.request(&ctx.yaml, InputFormat::Json, "keys");
     match ctx.run_with(req, NORMAL_TIMEOUT, std::future::pending()) {
-        Err(QueryError::Input(m)) => assert!(m.contains("use query_yaml"), "{m}"),
+        Err(QueryError::InputLooksLikeYaml(m)) => assert!(m.contains("not valid JSON"), "{m}"),
         other => panic!("{other:?}"),
     }
     // The worker reads the descriptor it is given and checks it is a regular file itself.
@@ -242,7 +257,7 @@ fn unbounded_recursion_crashes_only_the_worker(ctx: &Ctx) {
     assert_eq!(r, Err(QueryError::Crashed));
     assert_eq!(
         r.unwrap_err().to_string(),
-        "Error: The query crashed the evaluator (probably unbounded recursion, \
+        "The query crashed the evaluator (probably unbounded recursion, \
          e.g. `def f: 1+f; f`); nothing else was affected."
     );
     ctx.still_works();
@@ -253,7 +268,7 @@ fn infinite_loop_times_out(ctx: &Ctx) {
     assert_eq!(r, Err(QueryError::Timeout(Duration::from_secs(2))));
     assert_eq!(
         r.unwrap_err().to_string(),
-        "Error: Query timed out after 2 seconds. Please simplify your query."
+        "Query timed out after 2 seconds."
     );
     assert_eq!(workers_alive(), 0, "the timed-out worker is still running");
     ctx.still_works();
@@ -264,7 +279,7 @@ fn unbounded_allocation_hits_the_memory_limit(ctx: &Ctx) {
     assert_eq!(r, Err(QueryError::MemoryLimit(MEMORY_LIMIT)));
     assert_eq!(
         r.unwrap_err().to_string(),
-        "Error: The query exceeded the memory limit of 1024 MB."
+        "The query exceeded the memory limit of 1024 MB."
     );
     ctx.still_works();
 }

@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! [TAG] File: {name}        starts the block of one requested item; its body is the file text
-//! [TAG] Error: {message}    the item failed; the message goes on in the body below
+//! [TAG] Error: {message}    the item failed (the caller renders the error, in its format)
 //! [TAG] Note: {text}        a note on the block (or, last, on the whole reply)
 //! ```
 //!
@@ -38,16 +38,19 @@ impl Reply {
         &self.tag
     }
 
-    /// Starts a frame line; `text` must not hold a newline (callers pass escaped names and
-    /// one-line messages; a newline is replaced to keep the line whole).
+    /// Starts a frame line `[TAG] {kind}: {text}`; `text` must not hold a newline (callers pass
+    /// escaped names and one-line messages; a newline is replaced to keep the line whole).
     pub(crate) fn frame(&mut self, kind: &str, text: &str) {
+        self.line(&format!("{kind}: {text}"));
+    }
+
+    /// Starts a frame line `[TAG] {text}` (a newline in `text` is replaced).
+    fn line(&mut self, text: &str) {
         if self.buf.len() > self.body_start {
             self.buf.push(b'\n');
         }
         self.buf.extend_from_slice(self.tag.as_bytes());
         self.buf.push(b' ');
-        self.buf.extend_from_slice(kind.as_bytes());
-        self.buf.extend_from_slice(b": ");
         if text.contains(['\n', '\r']) {
             self.buf
                 .extend_from_slice(text.replace(['\n', '\r'], " ").as_bytes());
@@ -58,10 +61,11 @@ impl Reply {
         self.body_start = self.buf.len();
     }
 
-    /// A multi-line server message: its first line on the frame line, the rest as the body.
-    pub(crate) fn frame_message(&mut self, kind: &str, message: &str) {
+    /// A server message in the caller's format (an error starting `Error: `): its first line on
+    /// a frame line after the tag, the rest as the body.
+    pub(crate) fn message(&mut self, message: &str) {
         let (first, rest) = message.split_once('\n').unwrap_or((message, ""));
-        self.frame(kind, first);
+        self.line(first);
         self.buf.extend_from_slice(rest.as_bytes());
     }
 

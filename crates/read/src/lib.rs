@@ -15,6 +15,7 @@
 //! Line endings: `\n` ends a line; a `\r` before it is dropped from the output, so CRLF files read
 //! like LF files and their lines are counted correctly. Output keeps every other byte as is.
 
+mod error;
 mod frame;
 mod lines;
 mod media;
@@ -26,13 +27,14 @@ use std::fs::File;
 use std::io::{self, BufReader, Seek, SeekFrom};
 use std::path::Path;
 
-use fs_mcp_sandbox::{AccessError, EntryKind, Sandbox, escape_os};
+use fs_mcp_sandbox::{Sandbox, escape_os};
 use regex::bytes::Regex;
 
+pub use error::ReadError;
 use frame::Reply;
 pub use fs_mcp_format::{format_size, group_thousands};
 use lines::{Copied, CutLine, Sink, Stop, TailStart, Whole};
-pub use media::{DEFAULT_MAX_MEDIA_BYTES, MediaFile, MediaKind, read_media};
+pub use media::{DEFAULT_MAX_MEDIA_BYTES, MediaError, MediaFile, MediaKind, read_media};
 
 /// Default cap on one reply: Claude Code keeps MCP results up to 50,000 characters inline (a
 /// larger one is saved to a file and replaced by a 2 KB preview) and refuses results over 25,000
@@ -102,6 +104,9 @@ pub struct ReadOptions {
     pub max_reply_bytes: usize,
     /// Cap on one line in `head`, `tail`, ranges and `read_to_next_pattern`.
     pub max_line_bytes: usize,
+    /// The tool that finds text in a file, named in the note on a cut line (`None`: the note
+    /// names no tool).
+    pub search_tool: Option<String>,
 }
 
 impl Default for ReadOptions {
@@ -115,26 +120,37 @@ impl Default for ReadOptions {
             example_queries: None,
             max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            search_tool: None,
         }
     }
 }
 
+/// How a failed item reads in the reply, after the tag: the caller's one error format
+/// (`Error: … <next step>.`).
+pub type RenderError<'a> = &'a dyn Fn(&ReadError) -> String;
+
 /// Reads every request and renders the answer: one block per request, in order, framed with a
 /// fresh random tag (see [`read_files_tagged`]).
-pub fn read_files(sandbox: &Sandbox, requests: &[ReadRequest], options: &ReadOptions) -> String {
-    read_files_tagged(sandbox, requests, options, &frame::new_tag())
+pub fn read_files(
+    sandbox: &Sandbox,
+    requests: &[ReadRequest],
+    options: &ReadOptions,
+    render_error: RenderError<'_>,
+) -> String {
+    read_files_tagged(sandbox, requests, options, render_error, &frame::new_tag())
 }
 
 /// [`read_files`] with a given tag (tests use a fixed one; a server must use a fresh random tag
 /// per reply, or file content could imitate the framing).
 ///
-/// Each block starts with `[TAG] File: {name}`; a failing request has `[TAG] Error: …` instead of
-/// text and never fails the others. When the reply cap is reached, a block ends with a
+/// Each block starts with `[TAG] File: {name}`; a failing request has `[TAG] ` and
+/// `render_error`'s text (`Error: …`) instead of text and never fails the others. When the reply cap is reached, a block ends with a
 /// `[TAG] Note:` saying how to read on, and the requests not reached are named in a last note.
 pub fn read_files_tagged(
     sandbox: &Sandbox,
     requests: &[ReadRequest],
     options: &ReadOptions,
+    render_error: RenderError<'_>,
     tag: &str,
 ) -> String {
     let cap = options.max_reply_bytes.max(MIN_REPLY_BYTES);
@@ -148,30 +164,32 @@ pub fn read_files_tagged(
             break;
         }
         reply.frame("File", &shown);
-        if let Err(message) = read_block(sandbox, request, options, &shown, &mut reply, body_limit)
-        {
+        if let Err(error) = read_block(sandbox, request, options, &shown, &mut reply, body_limit) {
             let body_start = reply.body_start();
             reply.buf.truncate(body_start);
             let room = cap.saturating_sub(reply.len() + FINAL_NOTE_ROOM + header);
-            reply.frame_message("Error", &shorten(&message, room));
+            reply.message(&shorten(&render_error(&error), room));
         }
     }
     reply.into_string()
 }
 
 /// Reads one request; `Ok(body)` is the text with its notes as the reply shows them (with the tag
-/// `TAG`), `Err` the message of an `Error` frame. For tests and tools that read one file.
+/// `TAG`). For tests and tools that read one file.
 pub fn read_one(
     sandbox: &Sandbox,
     request: &ReadRequest,
     options: &ReadOptions,
-) -> Result<String, String> {
-    let reply = read_files_tagged(sandbox, std::slice::from_ref(request), options, "TAG");
-    let body = reply.split_once('\n').map_or("", |(_, body)| body);
-    match body.strip_prefix("[TAG] Error: ") {
-        Some(message) => Err(message.to_string()),
-        None => Ok(body.to_string()),
-    }
+) -> Result<String, ReadError> {
+    let shown = shown_name(&request.path);
+    let cap = options.max_reply_bytes.max(MIN_REPLY_BYTES);
+    let mut reply = Reply::new("TAG");
+    reply.frame("File", &shown);
+    let body_start = reply.len();
+    let body_limit = cap.saturating_sub(FINAL_NOTE_ROOM + BLOCK_NOTE_ROOM);
+    read_block(sandbox, request, options, &shown, &mut reply, body_limit)?;
+    let reply = reply.into_string();
+    Ok(reply.get(body_start..).unwrap_or_default().to_string())
 }
 
 /// How a requested path is shown: as given, unless it holds characters that are shown escaped
@@ -226,21 +244,8 @@ enum Mode {
     ToPattern { start: u64, pattern: Regex },
 }
 
-/// The message for a path the sandbox would not open for reading.
-fn open_error(shown: &str, error: AccessError) -> String {
-    match error {
-        AccessError::NotFound { .. } => messages::not_found(shown),
-        AccessError::NotRegular {
-            kind: EntryKind::Dir,
-            ..
-        } => messages::is_directory(shown),
-        AccessError::NotRegular { kind, .. } => messages::not_regular(shown, kind),
-        other => other.to_string(),
-    }
-}
-
 /// Reads one request into the reply after its `File` frame, never past `limit` (the body) or the
-/// notes' room. `Err` carries the message of the `Error` frame that replaces the body.
+/// notes' room. `Err` is what the `Error` frame that replaces the body says.
 fn read_block(
     sandbox: &Sandbox,
     request: &ReadRequest,
@@ -248,13 +253,19 @@ fn read_block(
     shown: &str,
     reply: &mut Reply,
     limit: usize,
-) -> Result<(), String> {
+) -> Result<(), ReadError> {
     let opened = sandbox
         .open_file(&request.path)
-        .map_err(|e| open_error(shown, e))?;
+        .map_err(|error| ReadError::Access {
+            path: shown.to_string(),
+            error,
+        })?;
     let mode = choose_mode(request)?;
     let file = opened.file;
-    let io_error = |e: io::Error| messages::io_error(shown, &e);
+    let io_error = |error: io::Error| ReadError::Io {
+        path: shown.to_string(),
+        error,
+    };
     if matches!(mode, Mode::Full) && !options.large_file_passthrough {
         messages::check_size_guards(shown, &opened.path, opened.meta.len, options, || {
             lines::read_head(&file, EXAMPLE_HEAD_BYTES).unwrap_or_default()
@@ -262,7 +273,9 @@ fn read_block(
     }
     let mut reader = BufReader::with_capacity(64 * 1024, &file);
     if lines::starts_binary(&mut reader).map_err(io_error)? {
-        return Err(messages::binary(shown));
+        return Err(ReadError::Binary {
+            path: shown.to_string(),
+        });
     }
     let line_cap = if options.large_file_passthrough {
         usize::MAX
@@ -279,7 +292,14 @@ fn read_block(
     };
     let mut mark = |out: &mut Vec<u8>, cut: CutLine| {
         let line = first_line.map(|n| n + cut.index);
-        let marker = messages::cut_marker(&tag, line, cut, line_cap, cap);
+        let marker = messages::cut_marker(
+            &tag,
+            line,
+            cut,
+            line_cap,
+            cap,
+            options.search_tool.as_deref(),
+        );
         out.extend_from_slice(marker.as_bytes());
     };
     let mut sink = Sink {
@@ -346,7 +366,16 @@ fn read_block(
         let line = first_line
             .filter(|_| !matches!(mode, Mode::Full))
             .map_or(0, |n| n + memchr::memchr_iter(b'\n', valid).count() as u64);
-        return Err(messages::not_utf8(shown, line));
+        return Err(if line == 0 {
+            ReadError::Binary {
+                path: shown.to_string(),
+            }
+        } else {
+            ReadError::NotUtf8 {
+                path: shown.to_string(),
+                line,
+            }
+        });
     }
     lines::strip_cr(&mut reply.buf, body_start);
     for note in notes {
@@ -360,11 +389,15 @@ fn skip_to(
     reader: &mut BufReader<&File>,
     shown: &str,
     start: u64,
-    io_error: &dyn Fn(io::Error) -> String,
-) -> Result<(), String> {
+    io_error: &dyn Fn(io::Error) -> ReadError,
+) -> Result<(), ReadError> {
     let available = lines::skip_lines(reader, start - 1).map_err(io_error)?;
     if available < start - 1 || lines::at_eof(reader).map_err(io_error)? {
-        return Err(messages::invalid_start(shown, start, available));
+        return Err(ReadError::StartPastEnd {
+            path: shown.to_string(),
+            start,
+            lines: available,
+        });
     }
     Ok(())
 }
@@ -452,10 +485,10 @@ fn read_tail(
 /// Validates the combination of mode parameters. `0` for `head`, `tail`, `start_line` and
 /// `end_line` means "not given" (models often fill unused integers with 0); negative values are
 /// errors.
-fn choose_mode(request: &ReadRequest) -> Result<Mode, String> {
-    let non_negative = |name: &str, value: Option<i64>| -> Result<Option<u64>, String> {
+fn choose_mode(request: &ReadRequest) -> Result<Mode, ReadError> {
+    let non_negative = |name: &'static str, value: Option<i64>| -> Result<Option<u64>, ReadError> {
         match value {
-            Some(v) if v < 0 => Err(messages::negative(name, v)),
+            Some(value) if value < 0 => Err(ReadError::Negative { name, value }),
             Some(v) => Ok(Some(v as u64)),
             None => Ok(None),
         }
@@ -470,20 +503,28 @@ fn choose_mode(request: &ReadRequest) -> Result<Mode, String> {
         .filter(|p| !p.is_empty());
 
     if let (Some(end), Some(pattern)) = (end, pattern) {
-        return Err(messages::end_line_with_pattern(end, pattern));
+        return Err(ReadError::EndLineWithPattern {
+            end_line: end,
+            pattern: pattern.to_string(),
+        });
     }
-    if pattern.is_some() && start.is_none() {
-        return Err(messages::pattern_without_start(pattern.unwrap_or_default()));
+    if let (Some(pattern), None) = (pattern, start) {
+        return Err(ReadError::PatternWithoutStart {
+            pattern: pattern.to_string(),
+        });
     }
     if (head.is_some() || tail.is_some()) && (start.is_some() || end.is_some() || pattern.is_some())
     {
-        return Err(messages::MIXED_MODES.to_string());
+        return Err(ReadError::MixedModes);
     }
     if let (Some(_), Some(_)) = (head, tail) {
-        return Err(messages::HEAD_AND_TAIL.to_string());
+        return Err(ReadError::HeadAndTail);
     }
     if let Some(pattern) = pattern {
-        let regex = Regex::new(pattern).map_err(|e| messages::bad_pattern(pattern, &e))?;
+        let regex = Regex::new(pattern).map_err(|error| ReadError::BadPattern {
+            pattern: pattern.to_string(),
+            error,
+        })?;
         return Ok(Mode::ToPattern {
             start: start.unwrap_or(1),
             pattern: regex,
@@ -500,7 +541,7 @@ fn choose_mode(request: &ReadRequest) -> Result<Mode, String> {
         if let Some(end) = end
             && end < start
         {
-            return Err(messages::end_before_start(start, end));
+            return Err(ReadError::EndBeforeStart { start, end });
         }
         return Ok(Mode::Range { start, end });
     }

@@ -5,10 +5,11 @@
 //! extension the first bytes are sniffed (PNG, JPEG, GIF, WebP, BMP, TIFF, ICO, PDF, MP3, WAV,
 //! OGG, FLAC, M4A/MP4, SVG). Files over the limit (default 10 MiB) are refused before reading.
 
+use std::fmt;
 use std::io::Read;
 
 use fs_mcp_format::{describe_io, format_size, group_thousands};
-use fs_mcp_sandbox::{EntryKind, FinalLink, Sandbox};
+use fs_mcp_sandbox::{AccessError, EntryKind, FinalLink, Sandbox};
 use fs_mcp_sniff::{mime_from_extension, sniff_mime};
 
 /// Default size limit of [`read_media`].
@@ -72,41 +73,107 @@ fn kind_of(mime: &str) -> MediaKind {
     }
 }
 
-/// Reads a media file whole. `max_bytes: None` uses [`DEFAULT_MAX_MEDIA_BYTES`]. The error is
-/// the complete message for the model.
+/// Why a media file could not be read. `path` is the name as shown (`Sandbox::display`);
+/// `Display` states the facts in one sentence (no next step).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum MediaError {
+    /// The sandbox refused the path.
+    Access(AccessError),
+    /// Nothing exists at the path.
+    NotFound {
+        /// The name as shown.
+        path: String,
+    },
+    /// The path is a directory, a FIFO, a device…
+    NotRegular {
+        /// The name as shown.
+        path: String,
+        /// What it is.
+        kind: EntryKind,
+    },
+    /// The file is over the limit.
+    TooLarge {
+        /// The name as shown.
+        path: String,
+        /// Its size in bytes (at least this, if it grew while read).
+        size: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// Reading failed.
+    Io {
+        /// The name as shown.
+        path: String,
+        /// The error of the read.
+        error: std::io::Error,
+    },
+}
+
+impl fmt::Display for MediaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MediaError::Access(e) => write!(f, "{e}"),
+            MediaError::NotFound { path } => write!(f, "{path} does not exist"),
+            MediaError::NotRegular { path, kind } => {
+                write!(f, "{path} is {}, not a regular file", kind.described())
+            }
+            MediaError::TooLarge { path, size, limit } => write!(
+                f,
+                "{path} is {} ({} bytes), larger than the {} limit",
+                format_size(*size),
+                group_thousands(*size),
+                format_size(*limit)
+            ),
+            MediaError::Io { path, error } => write!(f, "{path}: {}", describe_io(error)),
+        }
+    }
+}
+
+impl std::error::Error for MediaError {}
+
+/// Reads a media file whole. `max_bytes: None` uses [`DEFAULT_MAX_MEDIA_BYTES`].
 pub fn read_media(
     sandbox: &Sandbox,
     path: &str,
     max_bytes: Option<u64>,
-) -> Result<MediaFile, String> {
+) -> Result<MediaFile, MediaError> {
     let limit = max_bytes.unwrap_or(DEFAULT_MAX_MEDIA_BYTES);
     let located = sandbox
         .locate(path, FinalLink::Follow)
-        .map_err(|e| e.to_string())?;
+        .map_err(MediaError::Access)?;
     let resolved = located.path;
     let shown = sandbox.display(&resolved);
     let Some(meta) = located.meta else {
-        return Err(format!("Error: {shown} does not exist."));
+        return Err(MediaError::NotFound { path: shown });
     };
     if meta.kind != EntryKind::File {
-        return Err(format!(
-            "Error: {shown} is {}, not a regular file.",
-            meta.kind.described()
-        ));
+        return Err(MediaError::NotRegular {
+            path: shown,
+            kind: meta.kind,
+        });
     }
     // Opened by handle; the kind and size that count are the open handle's.
-    let opened = sandbox.open_file(path).map_err(|e| e.to_string())?;
+    let opened = sandbox.open_file(path).map_err(MediaError::Access)?;
     let (file, meta) = (opened.file, opened.meta);
+    let too_large = |size: u64| MediaError::TooLarge {
+        path: shown.clone(),
+        size,
+        limit,
+    };
     if meta.len > limit {
-        return Err(too_large(&shown, meta.len, limit));
+        return Err(too_large(meta.len));
     }
     let mut data = Vec::with_capacity(meta.len as usize);
     // `take` guards against a file that grows between the size check and the read.
     file.take(limit + 1)
         .read_to_end(&mut data)
-        .map_err(|e| format!("Error: {shown}: {}.", describe_io(&e)))?;
+        .map_err(|error| MediaError::Io {
+            path: shown.clone(),
+            error,
+        })?;
     if data.len() as u64 > limit {
-        return Err(too_large(&shown, data.len() as u64, limit));
+        return Err(too_large(data.len() as u64));
     }
     let name = resolved
         .file_name()
@@ -121,15 +188,6 @@ pub fn read_media(
         kind: kind_of(mime),
         data,
     })
-}
-
-fn too_large(shown: &str, size: u64, limit: u64) -> String {
-    format!(
-        "Error: {shown} is {} ({} bytes), larger than the {} limit.",
-        format_size(size),
-        group_thousands(size),
-        format_size(limit)
-    )
 }
 
 #[cfg(test)]
@@ -241,7 +299,7 @@ mod tests {
             .to_string();
         assert_eq!(
             err,
-            "Error: big.png is 2.00 KB (2,048 bytes), larger than the 1.00 KB limit."
+            "big.png is 2.00 KB (2,048 bytes), larger than the 1.00 KB limit"
         );
         assert_eq!(
             read_media(&fx.sandbox, "big.png", Some(2048))

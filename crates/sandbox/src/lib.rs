@@ -164,6 +164,8 @@ impl AccessError {
     }
 }
 
+/// The facts of the refusal, one sentence without a next step: the binary's renderer adds the
+/// next step (it knows which tools the model can call).
 impl fmt::Display for AccessError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -179,66 +181,48 @@ impl fmt::Display for AccessError {
                     .join(", ");
                 write!(
                     f,
-                    "Access denied: '{}' resolves to '{}', which is outside the allowed directories ({list}).",
+                    "Access denied: '{}' resolves to '{}', which is outside the allowed directories ({list})",
                     escape_os(requested.as_ref()),
                     escape_path(resolved)
-                )?;
-                if let Some(first) = roots.first() {
-                    write!(
-                        f,
-                        " Use a path inside them; a relative path such as 'src/main.rs' resolves against {}.",
-                        escape_path(first)
-                    )?;
-                }
-                Ok(())
-            }
-            AccessError::Unresolvable { requested, reason } => {
-                write!(
-                    f,
-                    "Cannot resolve path '{}': {reason}.",
-                    escape_os(requested.as_ref())
                 )
             }
-            AccessError::NotFound { requested, .. } => write!(
+            AccessError::Unresolvable { requested, reason } => write!(
                 f,
-                "'{}' does not exist. Check the name with search_files or list_directory_with_sizes.",
+                "Cannot resolve path '{}': {reason}",
                 escape_os(requested.as_ref())
             ),
+            AccessError::NotFound { requested, .. } => {
+                write!(f, "'{}' does not exist", escape_os(requested.as_ref()))
+            }
             AccessError::NotRegular {
                 requested, kind, ..
             } => {
-                write!(
-                    f,
-                    "'{}' is {}",
-                    escape_os(requested.as_ref()),
-                    kind.described()
-                )?;
+                let requested = escape_os(requested.as_ref());
                 if *kind == EntryKind::Dir {
+                    write!(f, "'{requested}' is a directory, not a file")
+                } else {
                     write!(
                         f,
-                        ", not a file. List it with list_directory_with_sizes or directory_tree."
+                        "'{requested}' is {}; only regular files are read or written",
+                        kind.described()
                     )
-                } else {
-                    write!(f, "; only regular files are read or written.")
                 }
             }
             AccessError::Changed { requested } => write!(
                 f,
-                "'{}' kept changing while it was being opened (renamed or replaced); try again.",
+                "'{}' kept changing while it was being opened (renamed or replaced)",
                 escape_os(requested.as_ref())
             ),
             AccessError::ReadOnly { requested } => write!(
                 f,
-                "'{}' cannot be written: this server runs read-only (--read-only).",
+                "'{}' cannot be written: this server runs read-only (--read-only)",
                 escape_os(requested.as_ref())
             ),
-            AccessError::Io { requested, error } => {
-                write!(
-                    f,
-                    "Cannot access '{}': {error}.",
-                    escape_os(requested.as_ref())
-                )
-            }
+            AccessError::Io { requested, error } => write!(
+                f,
+                "Cannot access '{}': {error}",
+                escape_os(requested.as_ref())
+            ),
         }
     }
 }
@@ -821,7 +805,7 @@ mod tests {
         assert!(sb.resolve("/etc/passwd").is_err());
         let msg = sb.resolve("/etc/passwd").unwrap_err().to_string();
         assert!(
-            msg.contains("/etc/passwd") && msg.contains("relative path"),
+            msg.contains("/etc/passwd") && msg.contains("outside the allowed directories"),
             "{msg}"
         );
     }

@@ -1,14 +1,16 @@
-//! The one error type of the crate. Its `Display` is the complete message for the model.
+//! The one error type of the crate: what went wrong, with the data (the path as shown, the
+//! limit); the binary's renderer adds the `Error:` prefix and the next step.
 
 use std::fmt;
 
-use fs_mcp_sandbox::AccessError;
+use fs_mcp_sandbox::{AccessError, EntryKind};
 
 /// Why a call could not produce its normal answer.
 ///
-/// Every message is written for the model: it names the path as the model can pass it back
-/// (`Sandbox::display`) and, where it helps, says what to do instead.
+/// `Display` states the facts (with the parser's words for a bad pattern), naming the path as
+/// the model can pass it back (`Sandbox::display`); it names no tool and gives no next step.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum SearchError {
     /// The sandbox refused the path.
     Access(AccessError),
@@ -22,32 +24,46 @@ pub enum SearchError {
         /// The path as shown to the client (`Sandbox::display`).
         path: String,
     },
-    /// A file (or a directory) was expected and something else is there.
-    WrongType {
+    /// A search path that is neither a regular file nor a directory (never opened).
+    NotSearchable {
         /// The path as shown to the client (`Sandbox::display`).
         path: String,
-        /// What is there and what was expected.
-        message: String,
+        /// What it is.
+        kind: EntryKind,
     },
-    /// A regular expression or glob did not compile; the message carries the parser's error and a hint.
-    InvalidPattern {
-        /// The parser's error with a hint.
-        message: String,
-    },
-    /// An argument is out of range or inconsistent.
-    InvalidArgument {
-        /// Which argument and what range it must be in.
-        message: String,
-    },
-    /// The file is larger than the limit of the operation.
-    TooLarge {
-        /// The path as shown to the client (`Sandbox::display`).
+    /// An ignore file of the walk's root that must not be read as rules (a FIFO, a device, too
+    /// big…), so the search that needs its rules is not run.
+    UnsafeIgnoreFile {
+        /// The ignore file as shown to the client (`Sandbox::display`).
         path: String,
-        /// The file's size in bytes.
-        size: u64,
-        /// The operation's limit in bytes.
-        limit: u64,
     },
+    /// The regex is empty.
+    EmptyRegex,
+    /// The regex did not compile.
+    InvalidRegex {
+        /// The pattern (cut to 200 characters).
+        pattern: String,
+        /// The parser's error.
+        reason: String,
+        /// It compiles to more than the size limit (a huge counted repetition).
+        too_large: bool,
+    },
+    /// A `section_patterns` entry did not compile.
+    InvalidSectionPattern {
+        /// The entry (`None`: the entries together were refused).
+        pattern: Option<String>,
+        /// The parser's error.
+        reason: String,
+    },
+    /// The glob is empty or did not compile.
+    InvalidGlob {
+        /// The glob as given.
+        pattern: String,
+        /// The parser's error (`None`: the glob is empty).
+        reason: Option<String>,
+    },
+    /// `max_matches` is 0.
+    NoMatchesAllowed,
     /// An I/O error, with the path it happened on.
     Io {
         /// The path as shown to the client (`Sandbox::display`).
@@ -72,20 +88,49 @@ impl fmt::Display for SearchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SearchError::Access(e) => write!(f, "{e}"),
-            SearchError::NotFound { path } => write!(f, "Error: {path} does not exist."),
-            SearchError::NotADirectory { path } => write!(f, "Error: {path} is not a directory."),
-            SearchError::WrongType { path, message } => write!(f, "Error: {path} {message}"),
-            SearchError::InvalidPattern { message } | SearchError::InvalidArgument { message } => {
-                write!(f, "Error: {message}")
-            }
-            SearchError::TooLarge { path, size, limit } => write!(
+            SearchError::NotFound { path } => write!(f, "{path} does not exist."),
+            SearchError::NotADirectory { path } => write!(f, "{path} is not a directory."),
+            SearchError::NotSearchable { path, kind } => write!(
                 f,
-                "Error: {path} is {} ({} bytes), larger than the {} limit.",
-                crate::format::format_size(*size),
-                crate::format::thousands(*size),
-                crate::format::format_size(*limit)
+                "{path} is {}; only regular files (and directories of them) are searched.",
+                kind.described()
             ),
-            SearchError::Io { path, message } => write!(f, "Error: {path}: {message}."),
+            SearchError::UnsafeIgnoreFile { path } => write!(
+                f,
+                "{path} is {}, so it is not read as ignore rules, and the search that needs them is not run.",
+                crate::walk::UNSAFE_RULES_KINDS
+            ),
+            SearchError::EmptyRegex => f.write_str("pattern is empty."),
+            SearchError::InvalidRegex {
+                pattern,
+                reason,
+                too_large: true,
+            } => write!(
+                f,
+                "regex '{pattern}' is too large: {}.",
+                reason.trim_end_matches('.')
+            ),
+            SearchError::InvalidRegex {
+                pattern, reason, ..
+            } => write!(f, "invalid regex '{pattern}': {reason}"),
+            SearchError::InvalidSectionPattern {
+                pattern: Some(pattern),
+                reason,
+            } => write!(f, "invalid section_patterns entry '{pattern}': {reason}"),
+            SearchError::InvalidSectionPattern {
+                pattern: None,
+                reason,
+            } => write!(f, "invalid section_patterns: {reason}"),
+            SearchError::InvalidGlob {
+                pattern,
+                reason: None,
+            } => write!(f, "empty glob pattern '{pattern}'."),
+            SearchError::InvalidGlob {
+                pattern,
+                reason: Some(reason),
+            } => write!(f, "invalid glob '{pattern}': {reason}"),
+            SearchError::NoMatchesAllowed => f.write_str("max_matches must be at least 1."),
+            SearchError::Io { path, message } => write!(f, "{path}: {message}."),
         }
     }
 }

@@ -66,21 +66,18 @@ fn compile(pattern: &str) -> Result<Target, SearchError> {
     }
     let p = p.trim_start_matches('/');
     if p.is_empty() {
-        return Err(SearchError::InvalidPattern {
-            message: format!(
-                "empty glob pattern '{pattern}'. Use e.g. '*.rs' (file names at any depth) or 'src/**/*.rs' (paths under path)."
-            ),
+        return Err(SearchError::InvalidGlob {
+            pattern: pattern.to_string(),
+            reason: None,
         });
     }
     let glob = GlobBuilder::new(p)
         .literal_separator(true)
         .backslash_escape(true)
         .build()
-        .map_err(|e| SearchError::InvalidPattern {
-            message: format!(
-                "invalid glob '{pattern}': {}\nHint: * matches within a name, ** any number of directories, ? one character, [abc] a set, {{a,b}} alternatives; escape a literal with a backslash.",
-                e.kind()
-            ),
+        .map_err(|e| SearchError::InvalidGlob {
+            pattern: pattern.to_string(),
+            reason: Some(e.kind().to_string()),
         })?;
     let matcher = glob.compile_matcher();
     Ok(if p.contains('/') || p.contains("**") {

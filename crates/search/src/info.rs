@@ -46,6 +46,25 @@ pub struct InfoOptions {
     pub chunk_tokens: u64,
     /// JSON files up to this size get a structure preview.
     pub json_preview_max_bytes: u64,
+    /// The tools the advice may point to, as the caller names them; advice for a tool that is
+    /// `None` (not listed) is left out.
+    pub next_tools: NextTools,
+}
+
+/// The tools `get_file_info`'s advice points to, by what they do; the caller names them (or
+/// leaves out the ones the model cannot call).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NextTools {
+    /// Reads text files whole or in part; called as `{read}(files=[{"path": …, "head": 50}])`.
+    pub read: Option<String>,
+    /// Searches file contents by regex; called as `{grep}(pattern="...", search_path=…)`.
+    pub grep: Option<String>,
+    /// Reads images and audio.
+    pub media: Option<String>,
+    /// Runs jq on a JSON file; called with `file_path` and `jq_expression`.
+    pub json_query: Option<String>,
+    /// Runs jq on a YAML file.
+    pub yaml_query: Option<String>,
 }
 
 impl Default for InfoOptions {
@@ -54,6 +73,7 @@ impl Default for InfoOptions {
             large_file_tokens: 20_000,
             chunk_tokens: 10_000,
             json_preview_max_bytes: 10 * 1024 * 1024,
+            next_tools: NextTools::default(),
         }
     }
 }
@@ -212,8 +232,14 @@ pub enum InfoItem {
 }
 
 /// Describes each of `paths` on its own, so one failure does not fail the others: at most
-/// [`MAX_INFO_PATHS`] of them, with a note on the rest.
-pub fn get_files_info(sandbox: &Sandbox, paths: &[String], options: &InfoOptions) -> InfoBatch {
+/// [`MAX_INFO_PATHS`] of them, with a note on the rest. A failed file's block is its `Path:`
+/// line and `render_error`'s text (the caller's error format).
+pub fn get_files_info(
+    sandbox: &Sandbox,
+    paths: &[String],
+    options: &InfoOptions,
+    render_error: &dyn Fn(&SearchError) -> String,
+) -> InfoBatch {
     let mut blocks = Vec::with_capacity(paths.len().min(MAX_INFO_PATHS) + 1);
     let mut files = Vec::with_capacity(paths.len().min(MAX_INFO_PATHS));
     let mut failed = 0;
@@ -227,10 +253,11 @@ pub fn get_files_info(sandbox: &Sandbox, paths: &[String], options: &InfoOptions
                 failed += 1;
                 // The requested path, as given: the error may not have got as far as a file.
                 let shown = fs_mcp_sandbox::escape_os(std::ffi::OsStr::new(path));
-                blocks.push(format!("Path: {shown}\n{e}"));
+                let error = render_error(&e);
+                blocks.push(format!("Path: {shown}\n{error}"));
                 files.push(InfoItem::Failed {
                     path: shown.into_owned(),
-                    error: e.to_string(),
+                    error,
                 });
             }
         }
@@ -336,7 +363,7 @@ fn encoding_note(head: &[u8], size: u64) -> Option<String> {
     let complete = sample.len() as u64 >= size;
     match fs_mcp_sniff::as_text(sample, complete) {
         Err(fs_mcp_sniff::NotText::InvalidUtf8 { valid_up_to }) => Some(format!(
-            "\nEncoding: not UTF-8 text (first invalid byte at offset {valid_up_to}); read_files and the edit tools need UTF-8."
+            "\nEncoding: not UTF-8 text (first invalid byte at offset {valid_up_to}); reading and editing it as text needs UTF-8."
         )),
         _ => None,
     }
@@ -358,12 +385,13 @@ fn analyze(
         let mime = fs_mcp_sniff::mime_from_extension(&name)
             .or_else(|| fs_mcp_sniff::sniff_mime(&scan.head))
             .unwrap_or("application/octet-stream");
-        return Ok((
-            vec![format!(
-                "--- Binary File ---\nMIME Type: {mime}\nNote: use read_media_file for images and audio; this is not a text file."
-            )],
-            None,
-        ));
+        let mut section =
+            format!("--- Binary File ---\nMIME Type: {mime}\nNote: this is not a text file");
+        match &options.next_tools.media {
+            Some(media) => section.push_str(&format!("; use {media} for images and audio.")),
+            None => section.push('.'),
+        }
+        return Ok((vec![section], None));
     }
     let lines = scan.lines(size);
     let tokens = size / 4;
@@ -403,27 +431,44 @@ fn quoted(s: &str) -> String {
 
 fn chunking(shown: &str, lines: u64, tokens: u64, ext: &str, options: &InfoOptions) -> String {
     let p = quoted(shown);
+    let tools = &options.next_tools;
+    // The read as a call of the read tool, or as its item when no read tool is named.
+    let read = |args: String| match &tools.read {
+        Some(read) => format!("{read}(files=[{{\"path\": {p}{args}}}])"),
+        None => format!("{{\"path\": {p}{args}}}"),
+    };
     if tokens <= options.large_file_tokens {
         return format!(
-            "--- Chunking Strategy ---\nSmall enough to read in one call: read_files(files=[{{\"path\": {p}}}])"
+            "--- Chunking Strategy ---\nSmall enough to read in one call: {}",
+            read(String::new())
         );
     }
     let per_line = tokens as f64 / lines.max(1) as f64;
     let rec = ((options.chunk_tokens as f64 / per_line.max(f64::MIN_POSITIVE)) as u64).max(100);
     let chunks = lines.div_ceil(rec).max(1);
     let mut s = format!(
-        "--- Chunking Strategy ---\nLarge file: read it in parts, not whole.\n  1. Sample the start: read_files(files=[{{\"path\": {p}, \"head\": 50}}])\n  2. Then chunks of ~{} lines (~{} chunks), e.g.\n     read_files(files=[{{\"path\": {p}, \"start_line\": 1, \"end_line\": {rec}}}])\n     read_files(files=[{{\"path\": {p}, \"start_line\": {}, \"end_line\": {}}}])\n  3. Or find the part you need first: grep_content(pattern=\"...\", search_path={p})",
+        "--- Chunking Strategy ---\nLarge file: read it in parts, not whole.\n  1. Sample the start: {}\n  2. Then chunks of ~{} lines (~{} chunks), e.g.\n     {}\n     {}",
+        read(", \"head\": 50".to_string()),
         thousands(rec),
         thousands(chunks),
-        rec + 1,
-        rec * 2
+        read(format!(", \"start_line\": 1, \"end_line\": {rec}")),
+        read(format!(
+            ", \"start_line\": {}, \"end_line\": {}",
+            rec + 1,
+            rec * 2
+        )),
     );
-    if matches!(ext, "json" | "yaml" | "yml") {
-        let tool = if ext == "json" {
-            "query_json"
-        } else {
-            "query_yaml"
-        };
+    if let Some(grep) = &tools.grep {
+        s.push_str(&format!(
+            "\n  3. Or find the part you need first: {grep}(pattern=\"...\", search_path={p})"
+        ));
+    }
+    let query = match ext {
+        "json" => tools.json_query.as_ref(),
+        "yaml" | "yml" => tools.yaml_query.as_ref(),
+        _ => None,
+    };
+    if let Some(tool) = query {
         s.push_str(&format!(
             "\n  Structured data: query it instead, e.g. {tool} with the expression 'keys'."
         ));
@@ -542,11 +587,16 @@ fn json_preview(file: &mut File, shown: &str, size: u64, options: &InfoOptions) 
     let mut s = String::from("--- JSON Structure Preview ---\n");
     if size > options.json_preview_max_bytes {
         s.push_str(&format!(
-            "Too large to preview ({} > {}). Explore it with query_json, e.g. file_path={} and jq_expression 'keys' or 'length'.",
+            "Too large to preview ({} > {}).",
             format_size(size),
             format_size(options.json_preview_max_bytes),
-            quoted(shown)
         ));
+        if let Some(tool) = &options.next_tools.json_query {
+            s.push_str(&format!(
+                " Explore it with {tool}, e.g. file_path={} and jq_expression 'keys' or 'length'.",
+                quoted(shown)
+            ));
+        }
         return s;
     }
     if file.seek(SeekFrom::Start(0)).is_err() {
@@ -695,7 +745,46 @@ mod tests {
     use crate::testutil::Fixture;
 
     fn info(fx: &Fixture, path: &str) -> String {
-        get_file_info(&fx.sandbox, path, &InfoOptions::default()).unwrap()
+        get_file_info(&fx.sandbox, path, &named()).unwrap()
+    }
+
+    /// Options whose advice names every tool, as a caller that lists them all would.
+    fn named() -> InfoOptions {
+        InfoOptions {
+            next_tools: NextTools {
+                read: Some("read_files".into()),
+                grep: Some("grep_content".into()),
+                media: Some("read_media_file".into()),
+                json_query: Some("query_json".into()),
+                yaml_query: Some("query_yaml".into()),
+            },
+            ..InfoOptions::default()
+        }
+    }
+
+    #[test]
+    fn advice_names_only_the_tools_given() {
+        let fx = Fixture::new();
+        let line = "x".repeat(79) + "\n";
+        fx.write("logs/big.log", line.repeat(5_000));
+        fx.write("big.json", format!("[{}1]", "1,".repeat(60_000)));
+        fx.write("bin.dat", b"\x89PNG\x00\x01");
+        for path in ["logs/big.log", "big.json", "bin.dat"] {
+            let out = get_file_info(&fx.sandbox, path, &InfoOptions::default()).unwrap();
+            for tool in [
+                "read_files",
+                "grep_content",
+                "read_media_file",
+                "query_json",
+            ] {
+                assert!(!out.contains(tool), "{path} names {tool}: {out}");
+            }
+        }
+        let out = get_file_info(&fx.sandbox, "logs/big.log", &InfoOptions::default()).unwrap();
+        assert!(
+            out.contains("1. Sample the start: {\"path\": \"logs/big.log\", \"head\": 50}\n"),
+            "{out}"
+        );
     }
 
     #[test]
@@ -703,7 +792,7 @@ mod tests {
         let fx = Fixture::new();
         fx.write("a.txt", "one\ntwo\n");
         fx.mkdir("d");
-        let file = file_info(&fx.sandbox, "a.txt", &InfoOptions::default()).unwrap();
+        let file = file_info(&fx.sandbox, "a.txt", &named()).unwrap();
         assert_eq!(
             (file.kind, file.size, file.lines),
             ("file", Some(8), Some(2))
@@ -716,16 +805,20 @@ mod tests {
             "{details}"
         );
         assert!(file.to_text().ends_with(details));
-        let dir = file_info(&fx.sandbox, "d", &InfoOptions::default()).unwrap();
+        let dir = file_info(&fx.sandbox, "d", &named()).unwrap();
         assert_eq!((dir.kind, dir.size, dir.lines), ("directory", None, None));
         assert_eq!(dir.to_text(), info(&fx, "d"));
         let batch = get_files_info(
             &fx.sandbox,
             &["a.txt".into(), "nope".into()],
             &InfoOptions::default(),
+            &|e| format!("Failed: {e}"),
         );
         assert!(matches!(&batch.files[0], InfoItem::Described(f) if f.path == "a.txt"));
-        assert!(matches!(&batch.files[1], InfoItem::Failed { path, .. } if path == "nope"));
+        assert!(matches!(
+            &batch.files[1],
+            InfoItem::Failed { path, error } if path == "nope" && error.starts_with("Failed: ")
+        ));
     }
 
     #[test]
@@ -801,7 +894,7 @@ mod tests {
         assert!(info(&fx, "bad.json").contains("Invalid JSON: "));
         let opts = InfoOptions {
             json_preview_max_bytes: 10,
-            ..InfoOptions::default()
+            ..named()
         };
         let out = get_file_info(&fx.sandbox, "o.json", &opts).unwrap();
         assert!(
@@ -822,19 +915,20 @@ mod tests {
         fx.write("a.txt", "one\n");
         fx.write("b.txt", "two\nthree\n");
         let paths: Vec<String> = ["a.txt", "missing.txt", "b.txt"].map(String::from).into();
-        let batch = get_files_info(&fx.sandbox, &paths, &InfoOptions::default());
+        let render = |e: &SearchError| format!("Failed: {e}");
+        let batch = get_files_info(&fx.sandbox, &paths, &InfoOptions::default(), &render);
         assert!(!batch.all_failed, "{}", batch.text);
         let blocks: Vec<&str> = batch.text.split("\n\nPath: ").collect();
         assert_eq!(blocks.len(), 3, "{}", batch.text);
         assert!(blocks[0].starts_with("Path: a.txt\n") && blocks[0].contains("Lines: 1"));
         assert!(
-            blocks[1].starts_with("missing.txt\nError: ") && blocks[1].contains("does not exist"),
+            blocks[1].starts_with("missing.txt\nFailed: ") && blocks[1].contains("does not exist"),
             "{}",
             blocks[1]
         );
         assert!(blocks[2].starts_with("b.txt\n") && blocks[2].contains("Lines: 2"));
         let none: Vec<String> = vec!["x".into(), "../y".into()];
-        assert!(get_files_info(&fx.sandbox, &none, &InfoOptions::default()).all_failed);
+        assert!(get_files_info(&fx.sandbox, &none, &InfoOptions::default(), &render).all_failed);
     }
 
     #[test]
@@ -846,7 +940,9 @@ mod tests {
         for p in &paths {
             fx.write(p, "x\n");
         }
-        let batch = get_files_info(&fx.sandbox, &paths, &InfoOptions::default());
+        let batch = get_files_info(&fx.sandbox, &paths, &InfoOptions::default(), &|e| {
+            e.to_string()
+        });
         assert_eq!(batch.text.matches("Path: ").count(), MAX_INFO_PATHS);
         assert!(
             batch.text.ends_with(&format!(
@@ -897,7 +993,7 @@ mod tests {
             "{out}"
         );
         let err = get_file_info(&fx.sandbox, "nope.txt", &InfoOptions::default()).unwrap_err();
-        assert_eq!(err.to_string(), "Error: nope.txt does not exist.");
+        assert_eq!(err.to_string(), "nope.txt does not exist.");
         assert!(get_file_info(&fx.sandbox, "/etc/passwd", &InfoOptions::default()).is_err());
     }
 

@@ -39,8 +39,8 @@ pub use error::SearchError;
 pub use find::{FindOptions, FoundFiles, find_files, search_files};
 pub use grep::{GrepControl, GrepOptions, Progress, ProgressFn, grep_content};
 pub use info::{
-    FileInfo, InfoBatch, InfoItem, InfoOptions, MAX_INFO_PATHS, file_info, get_file_info,
-    get_files_info,
+    FileInfo, InfoBatch, InfoItem, InfoOptions, MAX_INFO_PATHS, NextTools, file_info,
+    get_file_info, get_files_info,
 };
 pub use listing::{ListedEntry, Listing, list_directory, list_directory_with_sizes, list_entries};
 pub use tree::{TreeNode, TreeOptions, directory_tree, tree};

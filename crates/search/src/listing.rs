@@ -102,7 +102,7 @@ fn size_of(sandbox: &Sandbox, dir: &DirHandle, name: &OsStr) -> u64 {
 fn overflow_note(total: usize) -> Option<String> {
     (total > MAX_LIST_ENTRIES).then(|| {
         format!(
-            "Note: showing the first {} of {} entries. Use search_files with a pattern to find specific names.",
+            "Note: showing the first {} of {} entries. Search by name pattern (a glob) to find specific names.",
             thousands(MAX_LIST_ENTRIES as u64),
             thousands(total as u64)
         )
@@ -297,13 +297,13 @@ mod tests {
             list_directory(&fx.sandbox, "a.txt")
                 .unwrap_err()
                 .to_string(),
-            "Error: a.txt is not a directory."
+            "a.txt is not a directory."
         );
         assert_eq!(
             list_directory_with_sizes(&fx.sandbox, "nope")
                 .unwrap_err()
                 .to_string(),
-            "Error: nope does not exist."
+            "nope does not exist."
         );
         let err = list_directory(&fx.sandbox, "../outside")
             .unwrap_err()
@@ -323,7 +323,7 @@ mod tests {
             MAX_LIST_ENTRIES
         );
         assert!(
-            out.ends_with("\n\nNote: showing the first 2,000 of 2,001 entries. Use search_files with a pattern to find specific names."),
+            out.ends_with("\n\nNote: showing the first 2,000 of 2,001 entries. Search by name pattern (a glob) to find specific names."),
             "{}",
             &out[out.len() - 200..]
         );

@@ -222,7 +222,7 @@ pub fn tree(sandbox: &Sandbox, path: &str, options: &TreeOptions) -> Result<Tree
         ));
     } else if depth_cut {
         notes.push(format!(
-            "Directories marked truncated have entries below max_depth={}; call directory_tree on one of them to see more.",
+            "Directories marked truncated have entries below max_depth={}; call again with one of them as path to see more.",
             options.max_depth
         ));
     }
@@ -380,7 +380,7 @@ mod tests {
         );
         assert_eq!(t["children"][1], json!({"name": "out", "type": "symlink"}));
         let err = directory_tree(&fx.sandbox, "nope", &TreeOptions::default()).unwrap_err();
-        assert_eq!(err.to_string(), "Error: nope does not exist.");
+        assert_eq!(err.to_string(), "nope does not exist.");
         assert!(directory_tree(&fx.sandbox, "../outside", &TreeOptions::default()).is_err());
     }
 

@@ -225,6 +225,9 @@ macro_rules! unsafe_rules_kinds {
     };
 }
 
+/// What an ignore file that is not read as rules is (for messages).
+pub(crate) const UNSAFE_RULES_KINDS: &str = unsafe_rules_kinds!();
+
 /// What a directory not entered because of [`UnsafeRules`] has.
 pub(crate) const UNSAFE_RULES_NOTE: &str = concat!(
     "not entered: their .gitignore/.ignore/.git/info/exclude is ",
@@ -233,14 +236,8 @@ pub(crate) const UNSAFE_RULES_NOTE: &str = concat!(
 
 /// The error for a walk root whose own ignore files must not be read.
 fn unsafe_rules_error(sandbox: &Sandbox, unsafe_rules: &UnsafeRules) -> crate::SearchError {
-    crate::SearchError::WrongType {
+    crate::SearchError::UnsafeIgnoreFile {
         path: sandbox.display(&unsafe_rules.file),
-        message: concat!(
-            "is ",
-            unsafe_rules_kinds!(),
-            ", so it is not read as ignore rules, and the search that needs them is not run. Search with include_ignored=true (no rules read), or search a sub-directory."
-        )
-        .into(),
     }
 }
 

@@ -19,6 +19,7 @@
 //! keys (`<<: {…}`).
 
 use super::{Query, compile, run};
+use crate::answer::Answer;
 use crate::errors::QueryError;
 use crate::request::{InputFormat, Limits, Planner};
 use proptest::prelude::*;
@@ -338,7 +339,7 @@ fn query() -> impl Strategy<Value = String> {
     ]
 }
 
-fn answer(query: &Query, text: &str, format: InputFormat) -> Result<String, QueryError> {
+fn answer(query: &Query, text: &str, format: InputFormat) -> Result<Answer, QueryError> {
     let limits = Limits {
         max_results: 20,
         max_output_bytes: 4096,

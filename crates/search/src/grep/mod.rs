@@ -212,14 +212,10 @@ pub fn search(
 ) -> Result<GrepOutcome, SearchError> {
     let started = Instant::now();
     if options.pattern.is_empty() {
-        return Err(SearchError::InvalidArgument {
-            message: "pattern is empty; give a regex such as 'fn main' or 'TODO'.".into(),
-        });
+        return Err(SearchError::EmptyRegex);
     }
     if options.max_matches == 0 {
-        return Err(SearchError::InvalidArgument {
-            message: "max_matches must be at least 1.".into(),
-        });
+        return Err(SearchError::NoMatchesAllowed);
     }
     let matcher = build_matcher(&options.pattern, options.case_insensitive)?;
     let custom = match &options.section_patterns {
@@ -234,12 +230,9 @@ pub fn search(
     let (root, meta) = walk::resolve_existing(sandbox, &options.search_path)?;
     if !matches!(meta.kind, EntryKind::File | EntryKind::Dir) {
         // Never opened: a FIFO would block the search, a device could be endless.
-        return Err(SearchError::WrongType {
+        return Err(SearchError::NotSearchable {
             path: sandbox.display(&root),
-            message: format!(
-                "is {}; only regular files (and directories of them) are searched.",
-                meta.kind.described()
-            ),
+            kind: meta.kind,
         });
     }
     let walk_options = WalkOptions {
@@ -348,18 +341,11 @@ fn build_matcher(pattern: &str, case_insensitive: bool) -> Result<RegexMatcher, 
         .build(pattern)
         .map_err(|e| {
             let reason = e.to_string();
-            let reason = reason.trim_end();
-            let shown_pattern = crate::format::truncate_chars(pattern, 200);
-            let message = if reason.contains("size limit") {
-                format!(
-                    "regex '{shown_pattern}' is too large: {reason}.\nHint: large counted repetitions such as a{{1000}}{{1000}} compile to huge automata; use a smaller count or a shorter literal."
-                )
-            } else {
-                format!(
-                    "invalid regex '{shown_pattern}': {reason}\nHint: the pattern is a Rust regex (ripgrep syntax) matched within one line (so no \\n); escape special characters like ( [ {{ . * + ? with a backslash, e.g. 'foo\\(' to find 'foo('."
-                )
-            };
-            SearchError::InvalidPattern { message }
+            SearchError::InvalidRegex {
+                pattern: crate::format::truncate_chars(pattern, 200).to_string(),
+                too_large: reason.contains("size limit"),
+                reason: reason.trim_end().to_string(),
+            }
         })
 }
 

@@ -143,12 +143,8 @@ fn bad_regex_is_a_clear_error() {
     let err = grep_content(&fx.sandbox, &opts("foo("), &GrepControl::default())
         .unwrap_err()
         .to_string();
-    assert!(err.starts_with("Error: invalid regex 'foo(':"), "{err}");
+    assert!(err.starts_with("invalid regex 'foo(':"), "{err}");
     assert!(err.contains("unclosed group"), "{err}");
-    assert!(
-        err.contains("escape special characters like ( [ {"),
-        "{err}"
-    );
     let err = grep_content(&fx.sandbox, &opts(""), &GrepControl::default())
         .unwrap_err()
         .to_string();
@@ -164,7 +160,7 @@ fn missing_and_outside_paths_fail() {
         grep_content(&fx.sandbox, &o, &GrepControl::default())
             .unwrap_err()
             .to_string(),
-        "Error: nope does not exist."
+        "nope does not exist."
     );
     o.search_path = "../outside".into();
     let err = grep_content(&fx.sandbox, &o, &GrepControl::default())
@@ -532,11 +528,17 @@ fn the_line_cap_holds_across_reads_of_any_size() {
 fn oversized_regexes_are_refused_with_a_hint() {
     let fx = Fixture::new();
     fx.write("a.txt", "aaaa\n");
-    let err = grep_content(&fx.sandbox, &opts("a{1000}{1000}"), &GrepControl::default())
-        .unwrap_err()
-        .to_string();
+    let err =
+        grep_content(&fx.sandbox, &opts("a{1000}{1000}"), &GrepControl::default()).unwrap_err();
     assert!(
-        err.contains("is too large") && err.contains("Hint:"),
-        "{err}"
+        matches!(
+            &err,
+            SearchError::InvalidRegex {
+                too_large: true,
+                ..
+            }
+        ),
+        "{err:?}"
     );
+    assert!(err.to_string().contains("is too large"), "{err}");
 }
