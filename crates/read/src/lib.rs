@@ -30,7 +30,7 @@ use fs_mcp_sandbox::{AccessError, EntryKind, Sandbox, escape_os};
 use regex::bytes::Regex;
 
 use frame::Reply;
-pub use fs_mcp_format::{format_size, group_thousands};
+pub use fs_mcp_text::{format_size, thousands};
 use lines::{Copied, CutLine, Sink, Stop, TailStart, Whole};
 pub use media::{DEFAULT_MAX_MEDIA_BYTES, MediaFile, MediaKind, read_media};
 
@@ -294,7 +294,7 @@ fn read_block(
                 Whole::Complete => Vec::new(),
                 Whole::Budget { lines } => vec![messages::reply_cut(
                     cap,
-                    &format!("lines 1–{} are shown", group_thousands(lines)),
+                    &format!("lines 1–{} are shown", thousands(lines)),
                     &messages::read_on(shown, lines + 1, None, None),
                 )],
                 Whole::FirstLineCut { .. } => vec![messages::reply_cut(
@@ -387,8 +387,8 @@ fn range_notes(
     } else {
         format!(
             "lines {}–{} are shown",
-            group_thousands(start),
-            group_thousands(next - 1)
+            thousands(start),
+            thousands(next - 1)
         )
     };
     let read_on = messages::read_on(shown, next, end, pattern);
@@ -437,8 +437,8 @@ fn read_tail(
         let read_on = messages::read_on_tail(shown, rest);
         let what = format!(
             "the first {} of the last {} lines are shown",
-            group_thousands(copied.lines),
-            group_thousands(lines)
+            thousands(copied.lines),
+            thousands(lines)
         );
         match copied.stop {
             Stop::Budget => notes.push(messages::reply_cut(cap, &what, &read_on)),

@@ -7,9 +7,9 @@
 
 use std::io::Read;
 
-use fs_mcp_format::{describe_io, format_size, group_thousands};
 use fs_mcp_sandbox::{EntryKind, FinalLink, Sandbox};
-use fs_mcp_sniff::{mime_from_extension, sniff_mime};
+use fs_mcp_text::{describe_io, format_size, thousands};
+use fs_mcp_text::{mime_from_extension, sniff_mime};
 
 /// Default size limit of [`read_media`].
 pub const DEFAULT_MAX_MEDIA_BYTES: u64 = 10 * 1024 * 1024;
@@ -127,7 +127,7 @@ fn too_large(shown: &str, size: u64, limit: u64) -> String {
     format!(
         "Error: {shown} is {} ({} bytes), larger than the {} limit.",
         format_size(size),
-        group_thousands(size),
+        thousands(size),
         format_size(limit)
     )
 }

@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
-pub(crate) use fs_mcp_format::{format_size, group_thousands};
 use fs_mcp_sandbox::EntryKind;
+pub(crate) use fs_mcp_text::{format_size, thousands};
 
 use crate::lines::{CutLine, LineLen};
 use crate::{MIN_REPLY_BYTES, ReadOptions, StructuredKind};
@@ -143,7 +143,7 @@ fn structured_guard(
     let mut text = format!(
         "{path} is a large {type_name} file ({}, ~{} tokens).\n\nReading the entire file may overflow your context window. Query it instead:\n",
         format_size(size),
-        group_thousands(size / 4)
+        thousands(size / 4)
     );
     for query in examples {
         text.push_str(&format!(
@@ -162,7 +162,7 @@ fn text_guard(path: &str, size: u64) -> String {
     format!(
         "{path} is large ({}, ~{} tokens); reading it whole may overflow your context window.\n\nFix: Read part of it: {{\"path\": \"{path}\", \"head\": 200}}, {{\"path\": \"{path}\", \"start_line\": 1000, \"end_line\": 1200}} or {{\"path\": \"{path}\", \"tail\": 100}}; find the lines you need with grep_content. As a last resort, set large_file_passthrough=true.",
         format_size(size),
-        group_thousands(size / 4)
+        thousands(size / 4)
     )
 }
 
@@ -210,7 +210,7 @@ pub fn read_on_tail(path: &str, lines: u64) -> String {
 pub fn reply_cut(cap: usize, what: &str, read_on: &str) -> String {
     format!(
         "Reply limit ({} bytes) reached: {what}. Read on with {read_on}.",
-        group_thousands(cap as u64)
+        thousands(cap as u64)
     )
 }
 
@@ -223,25 +223,25 @@ pub fn cut_marker(
     cap: usize,
 ) -> String {
     let subject = match line {
-        Some(n) => format!("line {}", group_thousands(n)),
+        Some(n) => format!("line {}", thousands(n)),
         None => "this line".to_string(),
     };
     let length = match cut.len {
-        LineLen::Exact(n) => format!("has {} bytes", group_thousands(n)),
-        LineLen::AtLeast(n) => format!("has more than {} bytes", group_thousands(n)),
+        LineLen::Exact(n) => format!("has {} bytes", thousands(n)),
+        LineLen::AtLeast(n) => format!("has more than {} bytes", thousands(n)),
     };
     let hint = if cut.by_budget {
         "the rest does not fit in this reply; grep_content finds text in it.".to_string()
     } else {
         format!(
             "large_file_passthrough=true lifts the {}-byte line limit (the {}-byte reply limit stays); grep_content finds text in it.",
-            group_thousands(line_cap as u64),
-            group_thousands(cap as u64)
+            thousands(line_cap as u64),
+            thousands(cap as u64)
         )
     };
     format!(
         " {tag} Cut: {subject} {length}; the first {} are shown; {hint}",
-        group_thousands(cut.shown as u64)
+        thousands(cut.shown as u64)
     )
 }
 
@@ -253,7 +253,7 @@ pub fn pattern_not_found(pattern: &str, start: u64) -> String {
 pub fn line_unended(line: u64, read_on: &str) -> String {
     format!(
         "Line {} has no line break within {} after its shown part, so the lines after it were not read. Read on with {read_on}.",
-        group_thousands(line),
+        thousands(line),
         format_size(crate::lines::LONG_LINE_SCAN)
     )
 }
@@ -268,7 +268,7 @@ pub fn line_unended_tail(read_on: &str) -> String {
 pub fn tail_partial(lines: u64, scan: u64) -> String {
     format!(
         "Only the last {} lines are shown: the line before them is longer than the {} that tail searches back from the end.",
-        group_thousands(lines),
+        thousands(lines),
         format_size(scan)
     )
 }
@@ -277,19 +277,19 @@ pub fn long_last_line(scan: u64, shown: usize) -> String {
     format!(
         "The last line has no line break in the last {} of the file, so only its last {} bytes are shown.",
         format_size(scan),
-        group_thousands(shown as u64)
+        thousands(shown as u64)
     )
 }
 
 /// The last note of a reply whose cap was reached before item `first` (0-based) of `total`.
 pub fn not_read(cap: usize, first: usize, total: usize, names: &[String]) -> String {
-    let total_text = group_thousands(total as u64);
+    let total_text = thousands(total as u64);
     let items = if first + 1 == total {
         format!("item {total_text} of {total_text} was not read")
     } else {
         format!(
             "items {}–{total_text} of {total_text} were not read",
-            group_thousands(first as u64 + 1)
+            thousands(first as u64 + 1)
         )
     };
     let mut list = names.join(", ");
@@ -298,6 +298,6 @@ pub fn not_read(cap: usize, first: usize, total: usize, names: &[String]) -> Str
     }
     format!(
         "Reply limit ({} bytes) reached: {items} ({list}). Ask for them in another call.",
-        group_thousands(cap as u64)
+        thousands(cap as u64)
     )
 }
