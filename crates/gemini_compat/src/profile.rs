@@ -169,8 +169,7 @@ fn cut_description(map: &mut Map<String, Value>) {
 /// Cuts `text` to [`MAX_DESCRIPTION_CHARS`] characters, marking the cut with "…".
 pub fn cut(text: &mut String) {
     if text.chars().count() > MAX_DESCRIPTION_CHARS {
-        let keep: String = text.chars().take(MAX_DESCRIPTION_CHARS - 1).collect();
-        *text = keep + "…";
+        *text = crate::describe::cut(text, MAX_DESCRIPTION_CHARS - 1);
     }
 }
 

@@ -27,6 +27,7 @@ use std::io::{self, BufReader, Seek, SeekFrom};
 use std::path::Path;
 
 use fs_mcp_sandbox::{AccessError, EntryKind, Sandbox, escape_os};
+use fs_mcp_text::{Keep, Marker, truncate};
 use regex::bytes::Regex;
 
 use frame::Reply;
@@ -153,7 +154,10 @@ pub fn read_files_tagged(
             let body_start = reply.body_start();
             reply.buf.truncate(body_start);
             let room = cap.saturating_sub(reply.len() + FINAL_NOTE_ROOM + header);
-            reply.frame_message("Error", &shorten(&message, room));
+            reply.frame_message(
+                "Error",
+                &truncate(&message, Keep::Bytes(room), Marker::Ellipsis),
+            );
         }
     }
     reply.into_string()
@@ -198,22 +202,10 @@ fn not_read(reply: &mut Reply, requests: &[ReadRequest], first: usize, cap: usiz
     let names = requests[first..]
         .iter()
         .take(3)
-        .map(|r| shorten(&shown_name(&r.path), 80).to_string())
+        .map(|r| truncate(&shown_name(&r.path), Keep::Bytes(80), Marker::Ellipsis).into_owned())
         .collect::<Vec<_>>();
     let note = messages::not_read(cap, first, requests.len(), &names);
     reply.frame("Note", &note);
-}
-
-/// `text` cut to at most `max` bytes (at a character boundary), with `…` when cut.
-fn shorten(text: &str, max: usize) -> Cow<'_, str> {
-    if text.len() <= max {
-        return Cow::Borrowed(text);
-    }
-    let mut end = max.saturating_sub(3);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    Cow::Owned(format!("{}…", &text[..end]))
 }
 
 /// The mode a request asks for, after validation.

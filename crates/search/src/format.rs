@@ -115,17 +115,6 @@ pub fn escape_content(text: &str) -> String {
     out
 }
 
-/// Cuts `text` after `max` characters, appending ` … [+N chars]`.
-pub fn truncate_chars(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        None => text.to_string(),
-        Some((cut, _)) => {
-            let rest = text[cut..].chars().count();
-            format!("{} … [+{rest} chars]", &text[..cut])
-        }
-    }
-}
-
 /// Removes a trailing `\n` or `\r\n`.
 pub fn strip_terminator(bytes: &[u8]) -> &[u8] {
     let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);

@@ -33,8 +33,9 @@ use fs_mcp_sandbox::{DirHandle, EntryKind, Sandbox};
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use crate::SearchError;
-use crate::format::{format_size, format_utc, plural, thousands, truncate_chars};
+use crate::format::{format_size, format_utc, plural, thousands};
 use crate::walk;
+use fs_mcp_text::{Keep, Marker, truncate};
 
 /// Thresholds of `get_file_info`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -591,8 +592,8 @@ fn text_preview(file: &mut File, head: &[u8], size: u64) -> std::io::Result<Opti
         .trim_end_matches('\r');
     Ok(Some(format!(
         "--- Content Preview ---\nFirst line: {}\nLast line: {}",
-        truncate_chars(&first, PREVIEW_CHARS),
-        truncate_chars(last, PREVIEW_CHARS)
+        truncate(&first, Keep::Chars(PREVIEW_CHARS), Marker::CountOfRest),
+        truncate(last, Keep::Chars(PREVIEW_CHARS), Marker::CountOfRest)
     )))
 }
 

@@ -3,12 +3,14 @@
 
 use std::borrow::Cow;
 
-/// How much of the text to keep (the marker comes on top).
+/// How much of the text to keep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Keep {
-    /// At most this many characters.
+    /// The first this many characters; the marker comes on top (for text shown to a reader,
+    /// where characters are what counts).
     Chars(usize),
-    /// At most this many bytes, moved back to a character boundary.
+    /// At most this many bytes in all, the marker included (for a reply under a byte cap);
+    /// the cut moves back to a character boundary.
     Bytes(usize),
 }
 
@@ -38,7 +40,7 @@ pub fn truncate(text: &str, keep: Keep, marker: Marker) -> Cow<'_, str> {
             if text.len() <= max {
                 return Cow::Borrowed(text);
             }
-            let mut end = max;
+            let mut end = max.saturating_sub(marker_bytes(text, marker));
             while !text.is_char_boundary(end) {
                 end -= 1;
             }
@@ -62,6 +64,27 @@ pub fn truncate(text: &str, keep: Keep, marker: Marker) -> Cow<'_, str> {
         }
     })
 }
+
+/// The most bytes `marker` can take when cutting `text` (an upper bound for the counted one).
+fn marker_bytes(text: &str, marker: Marker) -> usize {
+    match marker {
+        Marker::Ellipsis => ELLIPSIS.len(),
+        Marker::Dots => 3,
+        Marker::CountOfRest => format!(" {ELLIPSIS} [+{} chars]", text.len()).len(),
+        Marker::EllipsisThenTail(tail) => {
+            let tail_bytes = text
+                .chars()
+                .rev()
+                .take(tail)
+                .map(char::len_utf8)
+                .sum::<usize>();
+            ELLIPSIS.len() + tail_bytes
+        }
+    }
+}
+
+/// The ellipsis that marks most cuts.
+const ELLIPSIS: &str = "…";
 
 #[cfg(test)]
 mod tests {
@@ -110,12 +133,16 @@ mod tests {
     fn cuts_fall_on_character_boundaries() {
         let text = "ééé"; // two bytes each
         assert_eq!(truncate(text, Keep::Chars(1), Marker::Ellipsis), "é…");
-        assert_eq!(truncate(text, Keep::Bytes(3), Marker::Ellipsis), "é…");
+        // Bytes count the marker too (3 bytes for "…").
+        assert_eq!(truncate(text, Keep::Bytes(6), Marker::Ellipsis), "ééé");
+        assert_eq!(truncate(text, Keep::Bytes(5), Marker::Ellipsis), "é…");
+        assert_eq!(truncate(text, Keep::Bytes(6), Marker::Dots), "ééé");
+        assert_eq!(truncate("éééé", Keep::Bytes(7), Marker::Dots), "éé...");
         assert_eq!(truncate(text, Keep::Bytes(1), Marker::Ellipsis), "…");
-        assert_eq!(
-            truncate("a😀b", Keep::Bytes(4), Marker::CountOfRest),
-            "a … [+2 chars]"
-        );
+        let long = "a😀b".repeat(10);
+        let cut = truncate(&long, Keep::Bytes(30), Marker::CountOfRest);
+        assert!(cut.len() <= 30, "{cut}");
+        assert!(cut.ends_with(" chars]"), "{cut}");
         assert_eq!(
             truncate("é😀ü😀é", Keep::Chars(1), Marker::EllipsisThenTail(2)),
             "é…😀é"

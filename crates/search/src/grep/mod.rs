@@ -349,7 +349,7 @@ fn build_matcher(pattern: &str, case_insensitive: bool) -> Result<RegexMatcher, 
         .map_err(|e| {
             let reason = e.to_string();
             let reason = reason.trim_end();
-            let shown_pattern = crate::format::truncate_chars(pattern, 200);
+            let shown_pattern = fs_mcp_text::truncate(pattern, fs_mcp_text::Keep::Chars(200), fs_mcp_text::Marker::CountOfRest);
             let message = if reason.contains("size limit") {
                 format!(
                     "regex '{shown_pattern}' is too large: {reason}.\nHint: large counted repetitions such as a{{1000}}{{1000}} compile to huge automata; use a smaller count or a shorter literal."
