@@ -10,4 +10,3 @@ pub fn release_free_memory() {
         libc::malloc_trim(0);
     }
 }
-

@@ -29,7 +29,11 @@ pub(super) fn check_bearer(expected: &str, headers: &HeaderMap) -> Result<(), Re
 /// (The length is not hidden: tokens are random and of one length.)
 pub(crate) fn same_secret(given: &[u8], expected: &[u8]) -> bool {
     given.len() == expected.len()
-        && given.iter().zip(expected).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+        && given
+            .iter()
+            .zip(expected)
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
 }
 
 #[cfg(test)]

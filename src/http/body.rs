@@ -44,11 +44,8 @@ pub(super) async fn check_body(
     body_timeout: Duration,
 ) -> Result<Request, Response> {
     let (parts, body) = request.into_parts();
-    let read = tokio::time::timeout(
-        body_timeout,
-        Limited::new(body, MAX_BODY_BYTES).collect(),
-    )
-    .await;
+    let read =
+        tokio::time::timeout(body_timeout, Limited::new(body, MAX_BODY_BYTES).collect()).await;
     let bytes: Bytes = match read {
         Err(_) => {
             return Err(jsonrpc_error(

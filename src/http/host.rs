@@ -213,7 +213,12 @@ mod tests {
         for ok in ["http://127.0.0.1:8124", "http://localhost:8124"] {
             assert!(r.origin_allowed(ok), "{ok}");
         }
-        for bad in ["http://localhost:3000", "http://127.0.0.1", "https://localhost", "null"] {
+        for bad in [
+            "http://localhost:3000",
+            "http://127.0.0.1",
+            "https://localhost",
+            "null",
+        ] {
             assert!(!r.origin_allowed(bad), "{bad}");
         }
         assert!(r.host_allowed("127.0.0.1:8124") && !r.host_allowed("evil.example"));

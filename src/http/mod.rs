@@ -33,9 +33,7 @@ use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{Method, StatusCode, header};
 use axum::response::Response;
-use rmcp::transport::streamable_http_server::{
-    StreamableHttpServerConfig, StreamableHttpService,
-};
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -50,8 +48,6 @@ use crate::server::FsServer;
 /// File descriptors kept free for the tools (files, query workers) when sizing the connection cap.
 const RESERVED_FDS: u64 = 128;
 
-/// How long a shutdown waits for answers (cancelled reviews) before closing connections.
-const ANSWER_GRACE: Duration = Duration::from_millis(400);
 /// How long a shutdown waits for answers (cancelled reviews) before closing connections.
 const ANSWER_GRACE: Duration = Duration::from_millis(400);
 

@@ -262,4 +262,3 @@ impl SessionManager for CappedSessions {
         Ok(self.inner.resume(id, last_event_id).await?)
     }
 }
-

@@ -209,7 +209,7 @@ async fn serve_http(
     let died = shared.upstream_died.clone();
     // The HTTP server stops on a signal or when an upstream dies.
     let stop = CancellationToken::new();
-    let signal = crate::http::signal();
+    let signal = crate::signal::shutdown();
     let stopper = stop.clone();
     let died_watch = died.clone();
     tokio::spawn(async move {
@@ -234,7 +234,7 @@ async fn serve_http(
 async fn serve_stdio(shared: &Arc<Shared>) -> anyhow::Result<()> {
     let died = shared.upstream_died.clone();
     let (transport, pending) = crate::stdio::transport();
-    let signal = crate::http::signal();
+    let signal = crate::signal::shutdown();
     tokio::pin!(signal);
     let serving = ProxyService::new(ProxySession::new(Arc::clone(shared))).serve(transport);
     tokio::pin!(serving);

@@ -110,7 +110,7 @@ async fn serve(args: UiArgs) -> anyhow::Result<()> {
     // The URL is the one line on stdout, so scripts can read it; logs stay on stderr.
     println!("http://127.0.0.1:{}/?token={token}", local.port());
     tracing::info!("fs-mcp-rs ui serving at http://127.0.0.1:{}/", local.port());
-    let signal = crate::http::signal();
+    let signal = crate::signal::shutdown();
     let accepting = CancellationToken::new();
     let on_signal = accepting.clone();
     tokio::spawn(async move {
