@@ -319,43 +319,18 @@ fn a_missing_upstream_command_is_a_clear_error() {
 /// of the fixture. The schemas stay lint-clean through both and the call still maps back.
 #[test]
 fn http_serving_and_an_http_upstream_chain() {
-    use std::io::{BufRead, BufReader};
     let Some(python) = common::sdk_python() else {
         return;
     };
     let tmp = tempfile::tempdir().expect("tempdir");
-    /// Kills the HTTP proxy even when an assertion fails first.
-    struct KillOnDrop(std::process::Child);
-    impl Drop for KillOnDrop {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-    let mut server = std::process::Command::new(common::BIN)
+    let mut command = std::process::Command::new(common::BIN);
+    command
         .args(["proxy", "--http", "127.0.0.1:0", "--"])
         .arg(&python)
-        .arg(FIXTURE)
-        .env_remove("RUST_LOG")
-        .env_remove("FS_MCP_HTTP_TOKEN")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("start proxy --http");
-    let stderr = server.stderr.take().expect("stderr");
-    let _server = KillOnDrop(server);
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(at) = line.find("http://") {
-                let _ = tx.send(line[at..].trim().to_string());
-            }
-        }
-    });
-    let url = rx
-        .recv_timeout(std::time::Duration::from_secs(30))
-        .expect("proxy --http printed its URL");
+        .arg(FIXTURE);
+    let (server, url, _) = common::start_announcing_url(&mut command);
+    let _server = common::KillOnDrop(server);
+    let url = url.expect("proxy --http printed its URL");
     let mut client = StdioClient::start(tmp.path(), &["proxy", "--url", &url]);
     let tools = client.list_tools();
     for t in &tools {
