@@ -130,11 +130,13 @@ fn diff(tool: &str) -> anyhow::Result<ExitCode> {
     };
     let raw = serde_json::to_string_pretty(&report.raw_input)?;
     let transformed = serde_json::to_string_pretty(&report.transformed_input)?;
-    let diff = similar::TextDiff::from_lines(&raw, &transformed)
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("{tool} (raw)"), &format!("{tool} (transformed)"))
-        .to_string();
+    // The review's diff builder: the same format, and its time limit on a huge schema.
+    let diff = fs_mcp_edit::unified_diff(
+        &raw,
+        &transformed,
+        &format!("{tool} (raw)"),
+        &format!("{tool} (transformed)"),
+    );
     print!("{diff}");
     Ok(ExitCode::SUCCESS)
 }
