@@ -55,8 +55,8 @@ pub struct ProxyArgs {
     #[arg(long, value_name = "LEVEL")]
     pub log_level: Option<String>,
 
-    #[arg(long, value_enum, value_name = "PROFILE", default_value = "gemini", help = crate::flags::SCHEMA_PROFILE_HELP)]
-    pub schema_profile: crate::flags::SchemaProfileArg,
+    #[arg(long, value_name = "PROFILE", default_value = "gemini", value_parser = crate::flags::schema_profile_parser(), help = crate::flags::SCHEMA_PROFILE_HELP)]
+    pub schema_profile: SchemaProfile,
 
     /// The upstream MCP server to start (stdio), after `--`: `fs-mcp-rs proxy -- CMD [ARGS...]`.
     #[arg(
