@@ -21,8 +21,7 @@ fn http_start_log(args: &[&str], private_network: bool) -> String {
     let (mut child, _url, log) = common::start_announcing_url(command.args(args));
     let _ = child.kill();
     let _ = child.wait();
-    let log = log.lock().unwrap().clone();
-    log
+    log.lock().unwrap().clone()
 }
 
 /// Whether this machine lets an unprivileged process have its own loopback.

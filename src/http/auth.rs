@@ -5,14 +5,15 @@ use axum::response::Response;
 
 use super::text_response;
 
-/// Checks `Authorization: Bearer {token}` against `expected` (the whole header value).
-pub(super) fn check_bearer(expected: &str, headers: &HeaderMap) -> Result<(), Response> {
+/// Checks `Authorization: Bearer {token}` against `expected` (the whole header value): the 401
+/// to answer when it does not match.
+pub(super) fn bearer_refusal(expected: &str, headers: &HeaderMap) -> Option<Response> {
     let given = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
     if same_secret(given.as_bytes(), expected.as_bytes()) {
-        return Ok(());
+        return None;
     }
     let mut response = text_response(
         StatusCode::UNAUTHORIZED,
@@ -22,7 +23,7 @@ pub(super) fn check_bearer(expected: &str, headers: &HeaderMap) -> Result<(), Re
         header::WWW_AUTHENTICATE,
         header::HeaderValue::from_static("Bearer"),
     );
-    Err(response)
+    Some(response)
 }
 
 /// Compares without an early exit, so the time taken does not reveal how much of a guess matched.

@@ -148,8 +148,12 @@ impl Guard {
             };
             text_response(StatusCode::FORBIDDEN, message)
         })?;
-        if let Some(expected) = &self.bearer {
-            auth::check_bearer(expected, request.headers())?;
+        if let Some(refusal) = self
+            .bearer
+            .as_ref()
+            .and_then(|expected| auth::bearer_refusal(expected, request.headers()))
+        {
+            return Err(refusal);
         }
         mark_authenticated(&request);
         if request.method() != Method::POST || !body::is_json(request.headers()) {

@@ -163,7 +163,7 @@ pub fn main(args: ProxyArgs) -> ExitCode {
     };
     // `run` shuts the upstream down itself; do not wait for stragglers.
     crate::setup::run_to_exit(
-        run(spec, args.schema_profile.into(), args.http, args.http_token),
+        run(spec, args.schema_profile, args.http, args.http_token),
         Duration::from_millis(500),
     )
 }
