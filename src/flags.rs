@@ -183,6 +183,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "MS", default_value_t = 10_000, hide = true)]
     pub http_header_timeout_ms: u64,
 
+    /// Tool schemas served to clients (the values and their help come from the profile registry).
     #[arg(long, value_name = "PROFILE", default_value = "gemini", value_parser = schema_profile_parser(), help = SCHEMA_PROFILE_HELP)]
     pub schema_profile: SchemaProfile,
 

@@ -8,15 +8,23 @@ use serde_json::Value;
 /// One tool's schemas before and after the Gemini-safe transform.
 #[derive(Debug, Clone)]
 pub struct ToolSchemaReport {
+    /// The tool's name.
     pub name: String,
+    /// The input schema as the parameters' types declare it.
     pub raw_input: Value,
+    /// The Gemini-safe input schema every client is served (before a profile).
     pub transformed_input: Value,
+    /// What the transform changed in the input schema, rule by rule.
     pub input_changes: Vec<gemini_compat::Change>,
+    /// The output schema as declared, if the tool has one.
     pub raw_output: Option<Value>,
+    /// The Gemini-safe output schema served.
     pub transformed_output: Option<Value>,
+    /// What the transform changed in the output schema.
     pub output_changes: Vec<gemini_compat::Change>,
 }
 
+/// A tool's schemas through the Gemini-safe transform, with what it changed.
 pub fn transform_tool(tool: &Tool) -> ToolSchemaReport {
     let raw_input = Value::Object((*tool.input_schema).clone());
     let input = gemini_compat::transform(&raw_input);

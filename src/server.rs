@@ -35,9 +35,11 @@ pub enum Tier {
 /// How a server is set up: its tier, where its directories came from, how reviews run.
 #[derive(Clone)]
 pub struct ServerOptions {
+    /// Which tools are listed (`--all`).
     pub tier: Tier,
     /// The allowed directories were given on the command line, so client roots never replace them.
     pub dirs_from_cli: bool,
+    /// How review sessions run: the editor command, timeouts, the session directory.
     pub review: fs_mcp_edit::ReviewConfig,
     /// `--review-via`: where the human reviews proposals.
     pub review_via: crate::flags::ReviewVia,
@@ -61,7 +63,9 @@ pub struct ServerOptions {
 /// Caps on what one read_files call returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadLimits {
+    /// Bytes of one reply at most; the rest is left out with a note on how to read on.
     pub max_reply_bytes: usize,
+    /// Bytes of one line at most; a longer line is cut with a note.
     pub max_line_bytes: usize,
 }
 
@@ -95,6 +99,7 @@ impl Default for ServerOptions {
 /// Tools exposed only with `--all`.
 pub const ALL_TIER_ONLY: &[&str] = &["write_file", "append_text", "move_file", "list_directory"];
 
+/// The name this server gives in `initialize` (`serverInfo.name`).
 pub const SERVER_NAME: &str = "fs-mcp-rs";
 
 /// How long a client may keep `tools/list` (2026-07-28 `ttlMs`). The list is built once at

@@ -177,6 +177,7 @@ fn text_response(status: StatusCode, message: &str) -> Response {
 /// What [`serve`] needs of a server: a handler for each client session, and a last word before
 /// the sessions end at shutdown. `FsServer` and `fs-mcp-rs proxy` both serve through it.
 pub trait HttpSessions: Send + Sync + 'static {
+    /// The handler one client session gets.
     type Session: rmcp::ServerHandler + Send + 'static;
     /// A handler for a new client session.
     fn new_session(&self) -> Self::Session;

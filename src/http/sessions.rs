@@ -72,6 +72,7 @@ pub struct CappedSessions {
 /// Why a session operation failed.
 #[derive(Debug)]
 pub enum SessionsError {
+    /// rmcp's own session manager failed.
     Local(LocalSessionManagerError),
     /// The cap (the number given) is reached.
     Full(usize),

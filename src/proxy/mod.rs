@@ -55,6 +55,7 @@ pub struct ProxyArgs {
     #[arg(long, value_name = "LEVEL")]
     pub log_level: Option<String>,
 
+    /// Tool schemas served to clients (the values and their help come from the profile registry).
     #[arg(long, value_name = "PROFILE", default_value = "gemini", value_parser = crate::flags::schema_profile_parser(), help = crate::flags::SCHEMA_PROFILE_HELP)]
     pub schema_profile: SchemaProfile,
 
@@ -72,7 +73,12 @@ pub struct ProxyArgs {
 #[derive(Debug, Clone)]
 pub enum UpstreamSpec {
     /// A command speaking MCP over its stdin/stdout.
-    Command { program: String, args: Vec<String> },
+    Command {
+        /// The program, looked up on `PATH`.
+        program: String,
+        /// Its arguments, as given after `--`.
+        args: Vec<String>,
+    },
     /// A streamable-HTTP endpoint.
     Url(String),
 }
@@ -115,6 +121,7 @@ impl UpstreamSpec {
 
 /// What every session of one proxy process shares.
 pub struct Shared {
+    /// Where the upstream is (a command or a URL).
     pub upstream: UpstreamSpec,
     /// `--schema-profile` (`auto` is resolved per session from the client's name).
     pub profile: SchemaProfile,

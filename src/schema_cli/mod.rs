@@ -17,6 +17,7 @@ use serde_json::Value;
 use crate::server::{FsServer, Tier};
 use report::{Source, Style, ToolVerdict};
 
+/// `fs-mcp-rs schema …`: the tools' schemas as clients get them.
 #[derive(Debug, Subcommand)]
 pub enum SchemaCommand {
     /// Lint what each tool's schema can reach, show what the transform changes, and confirm the
@@ -52,6 +53,7 @@ pub enum SchemaCommand {
     },
 }
 
+/// Runs one `schema` command; the exit status says whether it found problems.
 pub fn run(command: SchemaCommand) -> ExitCode {
     let result = match command {
         SchemaCommand::Check {

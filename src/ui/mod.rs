@@ -33,6 +33,7 @@ pub struct UiArgs {
     #[arg(long, value_name = "PORT", default_value_t = DEFAULT_PORT)]
     pub port: u16,
 
+    /// The serving flags the playground's in-process server takes.
     #[command(flatten)]
     pub serve: ServeArgs,
 }
