@@ -18,9 +18,11 @@ use crate::schema_cli::SchemaCommand;
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
+    /// A subcommand, or none to serve.
     #[command(subcommand)]
     pub command: Option<Command>,
 
+    /// The serving flags.
     #[command(flatten)]
     pub serve: ServeArgs,
 }
@@ -33,6 +35,7 @@ impl Cli {
     }
 }
 
+/// The commands besides serving (the default).
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Check, diff and transform tool schemas against the Gemini-safe contract.

@@ -6,6 +6,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
+use gemini_compat::SchemaProfile;
 
 /// The default address for `--http` given without a value.
 pub const DEFAULT_HTTP_ADDR: &str = "127.0.0.1:8124";
@@ -84,34 +85,20 @@ pub enum ReviewVia {
     Page,
 }
 
-/// `--schema-profile`: which schemas clients are served (see `gemini_compat::profile`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
-pub enum SchemaProfileArg {
-    /// The Gemini-safe schema (valid JSON Schema every converter passes): the default.
-    #[default]
-    Gemini,
-    /// Gemini-safe plus OpenAI strict mode: every property required (optional ones accept
-    /// null), `additionalProperties: false` on every object with properties, descriptions cut to
-    /// 1024 characters.
-    OpenaiStrict,
-    /// openai-strict for clients whose `clientInfo.name` contains codex or openai, else gemini.
-    Auto,
+/// `--schema-profile`: its values, their help and their parsing, all from the registry
+/// (`gemini_compat::profile::PROFILES`), shared by the server and the proxy.
+pub fn schema_profile_parser() -> impl clap::builder::TypedValueParser<Value = SchemaProfile> {
+    let choices = SchemaProfile::choices()
+        .into_iter()
+        .map(|(name, summary)| clap::builder::PossibleValue::new(name).help(summary));
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(choices).try_map(|name: String| {
+        SchemaProfile::by_name(&name).ok_or_else(|| format!("unknown schema profile {name:?}"))
+    })
 }
 
-impl From<SchemaProfileArg> for gemini_compat::SchemaProfile {
-    fn from(arg: SchemaProfileArg) -> Self {
-        match arg {
-            SchemaProfileArg::Gemini => gemini_compat::SchemaProfile::Gemini,
-            SchemaProfileArg::OpenaiStrict => gemini_compat::SchemaProfile::OpenaiStrict,
-            SchemaProfileArg::Auto => gemini_compat::SchemaProfile::Auto,
-        }
-    }
-}
-
-/// Help text of `--schema-profile`, shared by the server and the proxy.
-pub const SCHEMA_PROFILE_HELP: &str = "Tool schemas served: gemini (the default, for every client), \
-openai-strict (for OpenAI strict mode; a null argument is read as left out) or auto (decided per \
-client session by its name)";
+/// Help text of `--schema-profile` (the values are listed by `--help` from the registry).
+pub const SCHEMA_PROFILE_HELP: &str = "Tool schemas served to clients";
 
 /// Serving options (the default command).
 #[derive(Debug, Args)]
@@ -196,8 +183,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "MS", default_value_t = 10_000, hide = true)]
     pub http_header_timeout_ms: u64,
 
-    #[arg(long, value_enum, value_name = "PROFILE", default_value = "gemini", help = SCHEMA_PROFILE_HELP)]
-    pub schema_profile: SchemaProfileArg,
+    /// Tool schemas served to clients (the values and their help come from the profile registry).
+    #[arg(long, value_name = "PROFILE", default_value = "gemini", value_parser = schema_profile_parser(), help = SCHEMA_PROFILE_HELP)]
+    pub schema_profile: SchemaProfile,
 
     /// Log level for stderr (error, warn, info, debug, trace); RUST_LOG takes precedence.
     /// Default: warn, so a normal start prints nothing (clients show any stderr line as an error);

@@ -4,6 +4,7 @@
 //! `files: [{"path": "a.md"}]`, stringified arrays, or integers as strings. Accepting these costs
 //! nothing and saves the model a failed call and a retry.
 
+use fs_mcp_text::{Keep, Marker, truncate};
 use serde::Deserialize;
 use serde::de::{self, Deserializer};
 use serde_json::Value;
@@ -69,10 +70,5 @@ pub fn list_of<T: de::DeserializeOwned>(value: Value) -> Result<Vec<T>, String> 
 /// A compact rendering of a value for error messages.
 pub fn short(value: &Value) -> String {
     let text = value.to_string();
-    if text.chars().count() > 60 {
-        let cut: String = text.chars().take(60).collect();
-        format!("{cut}…")
-    } else {
-        text
-    }
+    truncate(&text, Keep::Chars(60), Marker::Ellipsis).into_owned()
 }

@@ -1,10 +1,6 @@
 //! fs-mcp-rs: the MCP wiring. Tool logic lives in the `fs-mcp-*` crates; this crate turns it into
 //! MCP tools, serves them over stdio or streamable HTTP, and owns the CLI.
 
-// The library exists for the binary and its tests, not as a public API: its items need no docs
-// (the crates under crates/ are held to missing_docs).
-#![allow(missing_docs)]
-
 // The sandbox works on Unix directory handles (openat, flock, renameat2) and the query worker on
 // Unix process limits: say so at build time rather than fail obscurely.
 #[cfg(not(unix))]
@@ -16,6 +12,10 @@ pub mod docs;
 pub mod flags;
 pub mod http;
 pub mod lenient;
+pub mod memory;
+// The parameter structs' doc comments are the descriptions the model reads (and the golden
+// tools/list): they get theirs with the ToolSpec per tool (issue #26, item 1).
+#[allow(missing_docs)]
 pub mod params;
 pub mod proxy;
 pub mod render;
@@ -24,7 +24,9 @@ pub mod schema_cli;
 pub mod schemas;
 pub mod server;
 pub mod setup;
+pub mod signal;
 pub mod stdio;
+#[allow(missing_docs)] // as params: documented with the ToolSpec per tool (issue #26, item 1)
 pub mod tools;
 pub mod ui;
 

@@ -66,7 +66,7 @@ async fn run(cli: ServeArgs) -> anyhow::Result<()> {
     // Watch for SIGTERM/SIGINT before anything else, so a signal always means a clean shutdown.
     let stop = CancellationToken::new();
     let signalled = stop.clone();
-    let signal = fs_mcp_rs::http::signal();
+    let signal = fs_mcp_rs::signal::shutdown();
     tokio::spawn(async move {
         signal.await;
         tracing::info!("shutting down");

@@ -16,6 +16,8 @@ use rmcp::service::Peer;
 /// How long a client may take to answer `roots/list`.
 const ROOTS_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// One client session's sandbox: the command line's directories, or the client's MCP roots once
+/// fetched (and fetched again after `notifications/roots/list_changed`).
 pub struct SessionSandbox {
     current: RwLock<Arc<Sandbox>>,
     /// The directories came from the command line: roots are never asked for.
@@ -27,6 +29,7 @@ pub struct SessionSandbox {
 }
 
 impl SessionSandbox {
+    /// Starts with `sandbox`; with `from_cli`, the client's roots are never asked for.
     pub fn new(sandbox: Arc<Sandbox>, from_cli: bool) -> SessionSandbox {
         SessionSandbox {
             current: RwLock::new(sandbox),
@@ -36,6 +39,7 @@ impl SessionSandbox {
         }
     }
 
+    /// The sandbox in force now (the last one fetched, while a refresh runs).
     pub fn get(&self) -> Arc<Sandbox> {
         match self.current.read() {
             Ok(guard) => Arc::clone(&guard),

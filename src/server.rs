@@ -2,7 +2,7 @@
 //! can list it, and argument coercion back from the transformed schema on every call.
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use fs_mcp_sandbox::Sandbox;
 use gemini_compat::SchemaProfile;
@@ -35,9 +35,11 @@ pub enum Tier {
 /// How a server is set up: its tier, where its directories came from, how reviews run.
 #[derive(Clone)]
 pub struct ServerOptions {
+    /// Which tools are listed (`--all`).
     pub tier: Tier,
     /// The allowed directories were given on the command line, so client roots never replace them.
     pub dirs_from_cli: bool,
+    /// How review sessions run: the editor command, timeouts, the session directory.
     pub review: fs_mcp_edit::ReviewConfig,
     /// `--review-via`: where the human reviews proposals.
     pub review_via: crate::flags::ReviewVia,
@@ -61,7 +63,9 @@ pub struct ServerOptions {
 /// Caps on what one read_files call returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadLimits {
+    /// Bytes of one reply at most; the rest is left out with a note on how to read on.
     pub max_reply_bytes: usize,
+    /// Bytes of one line at most; a longer line is cut with a note.
     pub max_line_bytes: usize,
 }
 
@@ -87,7 +91,7 @@ impl Default for ServerOptions {
             disabled_tools: Vec::new(),
             shutdown: CancellationToken::new(),
             read_limits: ReadLimits::default(),
-            schema_profile: SchemaProfile::Gemini,
+            schema_profile: SchemaProfile::GEMINI,
         }
     }
 }
@@ -101,6 +105,7 @@ pub fn all_tier_only_names() -> Vec<&'static str> {
         .collect()
 }
 
+/// The name this server gives in `initialize` (`serverInfo.name`).
 pub const SERVER_NAME: &str = "fs-mcp-rs";
 
 /// How long a client may keep `tools/list` (2026-07-28 `ttlMs`). The list is built once at
@@ -135,15 +140,14 @@ struct Inner {
     reviews: Arc<fs_mcp_edit::ReviewManager>,
     query_memory_limit: u64,
     read_limits: ReadLimits,
-    /// Untransformed input schemas by tool name: what the typed parameters really expect.
-    raw_input_schemas: HashMap<String, Value>,
-    /// Input schemas as listed to clients, by tool name: what argument names a call may use.
-    served_input_schemas: HashMap<String, Value>,
+    /// Each tool's raw and served input schemas: the guards every call passes.
+    argument_guard: schemas::ArgumentGuard,
     shutdown: CancellationToken,
     /// `--schema-profile`, resolved per session in `tools/list`.
     schema_profile: SchemaProfile,
-    /// The tools as an openai-strict client sees them, built on its first `tools/list`.
-    openai_strict_tools: OnceLock<Vec<Tool>>,
+    /// The tools as a client of each profile that rewrites them sees them, by profile name,
+    /// built on its first `tools/list`.
+    profile_tools: std::sync::Mutex<HashMap<&'static str, Vec<Tool>>>,
     /// `propose_and_review` calls in progress, so a shutdown can wait for their answers.
     reviews_in_progress: TaskTracker,
     review_via: crate::flags::ReviewVia,
@@ -158,12 +162,12 @@ impl FsServer {
     /// Builds the tool router once (schemas transformed) and the review session directory.
     pub fn new(sandbox: Sandbox, options: ServerOptions) -> std::io::Result<FsServer> {
         let (tool_router, reports) = prepared_router(&options);
-        let served_input_schemas = reports
-            .iter()
-            .map(|r| (r.name.clone(), r.transformed_input.clone()))
-            .collect();
         let listed_tools = crate::render::ListedTools::new(reports.iter().map(|r| r.name.clone()));
-        let raw_input_schemas = reports.into_iter().map(|r| (r.name, r.raw_input)).collect();
+        // The tools' parameters read the documented lenient forms themselves.
+        let mut argument_guard = schemas::ArgumentGuard::new(true);
+        for report in reports {
+            argument_guard.insert(report.name, report.raw_input, report.transformed_input);
+        }
         let reviews = Arc::new(fs_mcp_edit::ReviewManager::new(options.review)?);
         let base_sandbox = Arc::new(sandbox.with_read_only(options.read_only));
         Ok(FsServer {
@@ -178,11 +182,10 @@ impl FsServer {
                 reviews,
                 query_memory_limit: options.query_memory_limit,
                 read_limits: options.read_limits,
-                raw_input_schemas,
-                served_input_schemas,
+                argument_guard,
                 shutdown: options.shutdown,
                 schema_profile: options.schema_profile,
-                openai_strict_tools: OnceLock::new(),
+                profile_tools: Default::default(),
                 reviews_in_progress: TaskTracker::new(),
                 review_via: options.review_via,
                 review_page_is_client: options.review_page_is_client,
@@ -280,24 +283,26 @@ impl FsServer {
 
     /// The tools a client of `profile` (resolved) is served.
     fn served_tools(&self, profile: SchemaProfile) -> Vec<Tool> {
-        if profile != SchemaProfile::OpenaiStrict {
+        if profile.serves_as_transformed() {
             return self.router().list_all();
         }
-        self.inner
-            .openai_strict_tools
-            .get_or_init(|| {
+        let mut built = self
+            .inner
+            .profile_tools
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        built
+            .entry(profile.name())
+            .or_insert_with(|| {
                 self.router()
                     .list_all()
                     .into_iter()
                     .map(|mut tool| {
-                        let mut input = Value::Object((*tool.input_schema).clone());
+                        let transformed = Value::Object((*tool.input_schema).clone());
                         let mut description = tool.description.as_ref().map(|d| d.to_string());
-                        gemini_compat::profile::apply_to_tool(
-                            profile,
-                            &mut input,
-                            description.as_mut(),
-                        );
-                        tool.input_schema = Arc::new(schemas::as_object(&input));
+                        let input =
+                            schemas::served_input(&transformed, profile, description.as_mut());
+                        tool.input_schema = Arc::new(input);
                         tool.description = description.map(Into::into);
                         tool
                     })
@@ -431,32 +436,15 @@ impl ServerHandler for FsServer {
         let span = tracing::info_span!(SESSION_SPAN, session = self.log.id());
         async move {
             self.session.refresh_from_roots(&context.peer).await;
-            if let (Some(arguments), Some(served)) = (
-                request.arguments.as_ref(),
-                self.inner.served_input_schemas.get(request.name.as_ref()),
-            ) {
-                let unknown =
-                    gemini_compat::unknown_arguments(served, &Value::Object(arguments.clone()));
-                if !unknown.is_empty() {
-                    let lines: Vec<String> = unknown.iter().map(ToString::to_string).collect();
-                    return Ok(CallToolResponse::from(CallToolResult::error(vec![
-                        ContentBlock::text(format!(
-                            "{}\nNothing was done; call {} again without it.",
-                            lines.join("\n"),
-                            request.name
-                        )),
-                    ])));
+            if let Some(arguments) = request.arguments.take() {
+                match self.inner.argument_guard.check(&request.name, arguments) {
+                    Ok(arguments) => request.arguments = Some(arguments),
+                    Err(message) => {
+                        return Ok(CallToolResponse::from(CallToolResult::error(vec![
+                            ContentBlock::text(message),
+                        ])));
+                    }
                 }
-            }
-            if let (Some(arguments), Some(raw)) = (
-                request.arguments.take(),
-                self.inner.raw_input_schemas.get(request.name.as_ref()),
-            ) {
-                let coerced = gemini_compat::coerce_arguments(raw, Value::Object(arguments));
-                request.arguments = match coerced {
-                    Value::Object(map) => Some(map),
-                    _ => None,
-                };
             }
             // An MRTR retry (2026-07-28): the tool finds the client's answers in the context.
             let mut context = context;

@@ -57,7 +57,7 @@ pub fn prepare(
             max_reply_bytes: args.max_reply_bytes.max(fs_mcp_read::MIN_REPLY_BYTES),
             max_line_bytes: args.max_line_bytes.max(1),
         },
-        schema_profile: args.schema_profile.into(),
+        schema_profile: args.schema_profile,
     };
     Ok((sandbox, options))
 }

@@ -90,6 +90,8 @@ impl PendingReplies {
 /// stdout, shared by rmcp's replies and this transport's own error replies (whole lines only).
 type Stdout = Arc<tokio::sync::Mutex<tokio::io::Stdout>>;
 
+/// The stdio transport: JSON-RPC lines read on a thread of their own (a line that is not JSON-RPC
+/// is answered here with -32700/-32600), replies written whole to stdout.
 pub struct StdioTransport {
     input: mpsc::Receiver<Input>,
     stdout: Stdout,

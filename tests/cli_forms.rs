@@ -3,9 +3,7 @@
 
 use crate::common;
 
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use common::Workspace;
 
@@ -20,32 +18,10 @@ fn http_start_log(args: &[&str], private_network: bool) -> String {
     } else {
         Command::new(common::BIN)
     };
-    let mut child = command
-        .args(args)
-        .env_remove("RUST_LOG")
-        .env_remove("FS_MCP_HTTP_TOKEN")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start fs-mcp-rs");
-    let stderr = child.stderr.take().expect("stderr");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut log = String::new();
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            log.push_str(&line);
-            log.push('\n');
-            if line.contains("http://") || line.contains("rror") {
-                break;
-            }
-        }
-        let _ = tx.send(log);
-    });
-    let log = rx.recv_timeout(Duration::from_secs(30)).unwrap_or_default();
+    let (mut child, _url, log) = common::start_announcing_url(command.args(args));
     let _ = child.kill();
     let _ = child.wait();
-    log
+    log.lock().unwrap().clone()
 }
 
 /// Whether this machine lets an unprivileged process have its own loopback.

@@ -359,7 +359,7 @@ fn the_read_on_notes_page_through_a_file_exactly() {
             note.text,
             format!(
                 "Reply limit (20,000 bytes) reached: the first {shown} of the last {} lines are shown. Read on with {{\"path\": \"long.txt\", \"tail\": {}}}.",
-                fs_mcp_read::group_thousands(wanted),
+                fs_mcp_read::thousands(wanted),
                 wanted - shown
             )
         );

@@ -149,6 +149,44 @@ fn served_schemas_lint_clean_and_calls_reach_the_upstream_with_raw_types() {
     assert!(status.success(), "proxy exit status: {status}");
 }
 
+/// The proxy's upstream tools pass the server's guard too (one argument guard, `src/schemas.rs`):
+/// a misspelt optional argument is refused with the valid names instead of reaching an upstream
+/// that would drop it silently; map keys (`tags`) stay free.
+#[test]
+fn a_misspelt_argument_is_refused_before_it_reaches_the_upstream() {
+    let Some(python) = common::sdk_python() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let mut client = start_proxy(&python, tmp.path());
+    let arguments = |misspelt: bool| {
+        let mut args = json!({
+            "customer": {"name": "Ada", "address": {"street": "1 Main St", "city": "Paris"}},
+            "items": [{"sku": "A-1", "quantity": 2}],
+            "priority": "3",
+            "location": [48.85, 2.35],
+            "tags": {"any key": "is fine"}
+        });
+        args[if misspelt { "chanel" } else { "channel" }] = json!("phone");
+        args
+    };
+    let refused = client.call("echo_order", arguments(true));
+    assert_eq!(refused["isError"], json!(true), "{refused}");
+    let text = common::text_of(&refused);
+    assert!(text.contains("unknown argument `chanel`"), "{text}");
+    assert!(text.contains("did you mean `channel`?"), "{text}");
+    assert!(
+        text.contains("Nothing was done; call echo_order again"),
+        "{text}"
+    );
+    let passed = client.call("echo_order", arguments(false));
+    assert_ne!(passed["isError"], json!(true), "{passed}");
+    let echoed: Value = serde_json::from_str(&common::text_of(&passed)).expect("echo is JSON");
+    assert_eq!(echoed["received"]["channel"], "phone", "{echoed}");
+    let status = client.finish();
+    assert!(status.success(), "proxy exit status: {status}");
+}
+
 #[test]
 fn progress_and_cancellation_pass_through() {
     let Some(python) = common::sdk_python() else {
@@ -319,43 +357,18 @@ fn a_missing_upstream_command_is_a_clear_error() {
 /// of the fixture. The schemas stay lint-clean through both and the call still maps back.
 #[test]
 fn http_serving_and_an_http_upstream_chain() {
-    use std::io::{BufRead, BufReader};
     let Some(python) = common::sdk_python() else {
         return;
     };
     let tmp = tempfile::tempdir().expect("tempdir");
-    /// Kills the HTTP proxy even when an assertion fails first.
-    struct KillOnDrop(std::process::Child);
-    impl Drop for KillOnDrop {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-    let mut server = std::process::Command::new(common::BIN)
+    let mut command = std::process::Command::new(common::BIN);
+    command
         .args(["proxy", "--http", "127.0.0.1:0", "--"])
         .arg(&python)
-        .arg(FIXTURE)
-        .env_remove("RUST_LOG")
-        .env_remove("FS_MCP_HTTP_TOKEN")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("start proxy --http");
-    let stderr = server.stderr.take().expect("stderr");
-    let _server = KillOnDrop(server);
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(at) = line.find("http://") {
-                let _ = tx.send(line[at..].trim().to_string());
-            }
-        }
-    });
-    let url = rx
-        .recv_timeout(std::time::Duration::from_secs(30))
-        .expect("proxy --http printed its URL");
+        .arg(FIXTURE);
+    let (server, url, _) = common::start_announcing_url(&mut command);
+    let _server = common::KillOnDrop(server);
+    let url = url.expect("proxy --http printed its URL");
     let mut client = StdioClient::start(tmp.path(), &["proxy", "--url", &url]);
     let tools = client.list_tools();
     for t in &tools {

@@ -6,10 +6,10 @@
 use crate::common;
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::StdioClient;
+use common::{KillOnDrop, StdioClient};
 use serde_json::{Value, json};
 
 const FIXTURE: &str = concat!(
@@ -426,8 +426,8 @@ fn a_notification_flood_during_a_call_stays_bounded() {
 
 /// `proxy --http 127.0.0.1:0` in front of the fixture in `mode`, and its URL.
 fn start_http_proxy(mode: &str, env: &[(&str, &Path)]) -> (KillOnDrop, String) {
-    use std::io::{BufRead, BufReader};
-    let mut server = Command::new(common::BIN)
+    let mut command = Command::new(common::BIN);
+    command
         .args([
             "proxy",
             "--http",
@@ -437,28 +437,10 @@ fn start_http_proxy(mode: &str, env: &[(&str, &Path)]) -> (KillOnDrop, String) {
             FIXTURE,
             mode,
         ])
-        .envs(env.iter().map(|(k, v)| (*k, *v)))
-        .env_remove("RUST_LOG")
-        .env_remove("FS_MCP_HTTP_TOKEN")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start proxy --http");
-    let stderr = server.stderr.take().expect("stderr");
+        .envs(env.iter().map(|(k, v)| (*k, *v)));
+    let (server, url, _) = common::start_announcing_url(&mut command);
     let server = KillOnDrop(server);
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(at) = line.find("http://") {
-                let _ = tx.send(line[at..].trim().to_string());
-            }
-        }
-    });
-    let url = rx
-        .recv_timeout(Duration::from_secs(30))
-        .expect("proxy --http printed its URL");
-    (server, url)
+    (server, url.expect("proxy --http printed its URL"))
 }
 
 /// The Python SDK over streamable HTTP: the served outputSchema accepts the upstream's `null`.
@@ -500,15 +482,6 @@ asyncio.run(main())
         report,
         json!({"isError": false, "structured": {"summary": null}})
     );
-}
-
-/// Kills a child process when dropped (an assertion failed first).
-struct KillOnDrop(Child);
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 /// Over HTTP: a chatty upstream's handshake is answered, and when the HTTP session ends (DELETE)

@@ -213,3 +213,49 @@ fn auto_reads_the_name_of_a_client_that_skips_initialize() {
     // Each request names its client: the same connection, another name, the default schemas.
     assert!(!is_strict_listing(&list_as(&mut client, "ai-sdk-app")));
 }
+
+/// Every profile of the registry: `--help` offers it, the docs' profile table has its row, and
+/// the server serves exactly the registry's rewrite of the Gemini-safe listing (`auto` resolves
+/// by the client name, here `codex`). A new profile needs nothing else to be tested here.
+#[test]
+fn every_registered_profile_is_offered_documented_and_served_as_registered() {
+    use gemini_compat::SchemaProfile;
+    let help = std::process::Command::new(common::BIN)
+        .arg("--help")
+        .output()
+        .expect("run --help");
+    let help = String::from_utf8_lossy(&help.stdout);
+    let docs = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/GEMINI_SCHEMA_COMPAT.md"),
+    )
+    .expect("read docs/GEMINI_SCHEMA_COMPAT.md");
+    let ws = Workspace::new();
+    let gemini = start_as(&ws, &["--all", "--schema-profile", "gemini"], "codex").list_tools();
+    for (name, _) in SchemaProfile::choices() {
+        assert!(
+            help.contains(&format!("- {name}:")),
+            "--help lacks {name}:\n{help}"
+        );
+        assert!(
+            docs.contains(&format!("| `{name}`")),
+            "docs/GEMINI_SCHEMA_COMPAT.md has no row for the profile {name}"
+        );
+        let profile = SchemaProfile::by_name(name)
+            .expect("a listed name")
+            .resolve(Some("codex"));
+        let served = start_as(&ws, &["--all", "--schema-profile", name], "codex").list_tools();
+        assert_eq!(served.len(), gemini.len(), "{name}");
+        for (floor, tool) in gemini.iter().zip(&served) {
+            let mut input = floor["inputSchema"].clone();
+            let mut description = floor["description"].as_str().map(str::to_string);
+            gemini_compat::profile::apply_to_tool(profile, &mut input, description.as_mut());
+            assert_eq!(tool["inputSchema"], input, "{name}: {}", tool["name"]);
+            assert_eq!(
+                tool["description"].as_str(),
+                description.as_deref(),
+                "{name}: {}",
+                tool["name"]
+            );
+        }
+    }
+}

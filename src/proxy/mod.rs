@@ -55,8 +55,9 @@ pub struct ProxyArgs {
     #[arg(long, value_name = "LEVEL")]
     pub log_level: Option<String>,
 
-    #[arg(long, value_enum, value_name = "PROFILE", default_value = "gemini", help = crate::flags::SCHEMA_PROFILE_HELP)]
-    pub schema_profile: crate::flags::SchemaProfileArg,
+    /// Tool schemas served to clients (the values and their help come from the profile registry).
+    #[arg(long, value_name = "PROFILE", default_value = "gemini", value_parser = crate::flags::schema_profile_parser(), help = crate::flags::SCHEMA_PROFILE_HELP)]
+    pub schema_profile: SchemaProfile,
 
     /// The upstream MCP server to start (stdio), after `--`: `fs-mcp-rs proxy -- CMD [ARGS...]`.
     #[arg(
@@ -72,7 +73,12 @@ pub struct ProxyArgs {
 #[derive(Debug, Clone)]
 pub enum UpstreamSpec {
     /// A command speaking MCP over its stdin/stdout.
-    Command { program: String, args: Vec<String> },
+    Command {
+        /// The program, looked up on `PATH`.
+        program: String,
+        /// Its arguments, as given after `--`.
+        args: Vec<String>,
+    },
     /// A streamable-HTTP endpoint.
     Url(String),
 }
@@ -115,6 +121,7 @@ impl UpstreamSpec {
 
 /// What every session of one proxy process shares.
 pub struct Shared {
+    /// Where the upstream is (a command or a URL).
     pub upstream: UpstreamSpec,
     /// `--schema-profile` (`auto` is resolved per session from the client's name).
     pub profile: SchemaProfile,
@@ -163,7 +170,7 @@ pub fn main(args: ProxyArgs) -> ExitCode {
     };
     // `run` shuts the upstream down itself; do not wait for stragglers.
     crate::setup::run_to_exit(
-        run(spec, args.schema_profile.into(), args.http, args.http_token),
+        run(spec, args.schema_profile, args.http, args.http_token),
         Duration::from_millis(500),
     )
 }
@@ -209,7 +216,7 @@ async fn serve_http(
     let died = shared.upstream_died.clone();
     // The HTTP server stops on a signal or when an upstream dies.
     let stop = CancellationToken::new();
-    let signal = crate::http::signal();
+    let signal = crate::signal::shutdown();
     let stopper = stop.clone();
     let died_watch = died.clone();
     tokio::spawn(async move {
@@ -234,7 +241,7 @@ async fn serve_http(
 async fn serve_stdio(shared: &Arc<Shared>) -> anyhow::Result<()> {
     let died = shared.upstream_died.clone();
     let (transport, pending) = crate::stdio::transport();
-    let signal = crate::http::signal();
+    let signal = crate::signal::shutdown();
     tokio::pin!(signal);
     let serving = ProxyService::new(ProxySession::new(Arc::clone(shared))).serve(transport);
     tokio::pin!(serving);

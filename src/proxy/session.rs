@@ -61,6 +61,7 @@ const MAX_TOOL_LIST_BYTES: usize = 32 * 1024 * 1024;
 const CUT_META_KEY: &str = "io.github.fs-mcp-rs/toolsLeftOut";
 
 impl ProxySession {
+    /// A new client session of this proxy (its upstream connects on first use).
     pub fn new(shared: Arc<Shared>) -> ProxySession {
         ProxySession {
             shared,
@@ -210,6 +211,7 @@ impl ProxySession {
 pub struct ProxyService(ProxySession);
 
 impl ProxyService {
+    /// Wraps one client session for rmcp.
     pub fn new(session: ProxySession) -> ProxyService {
         session
             .state

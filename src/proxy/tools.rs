@@ -2,8 +2,6 @@
 //! coercion, every other field (outputSchema, execution, annotations, icons, `_meta`, fields
 //! newer than this proxy) exactly as the upstream wrote it.
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use gemini_compat::SchemaProfile;
@@ -15,8 +13,8 @@ use crate::schemas;
 pub struct ToolCache {
     /// The tools as the client sees them, in the upstream's order.
     pub served: Vec<Value>,
-    /// Untransformed input schemas by tool name: what the upstream really expects.
-    pub raw_inputs: HashMap<String, Value>,
+    /// Each tool's raw and served input schemas: the guards every call passes.
+    pub arguments: schemas::ArgumentGuard,
     /// What of the upstream's listing was left out (caps), if anything.
     pub cut: Option<String>,
 }
@@ -31,7 +29,8 @@ impl ToolCache {
     /// accepts unions, references and nullable fields.
     pub fn new(upstream_tools: Vec<Value>, profile: SchemaProfile) -> ToolCache {
         let mut served = Vec::with_capacity(upstream_tools.len());
-        let mut raw_inputs = HashMap::with_capacity(upstream_tools.len());
+        // An upstream has no reader for lenient forms: strings its schema refuses are refused here.
+        let mut arguments = schemas::ArgumentGuard::new(false);
         for mut tool in upstream_tools {
             let Some(fields) = tool.as_object_mut() else {
                 tracing::warn!("the upstream listed a tool that is not an object; left out");
@@ -49,49 +48,33 @@ impl ToolCache {
                 Some(schema @ Value::Object(_)) => schema.clone(),
                 _ => serde_json::json!({"type": "object"}),
             };
-            let mut input = gemini_compat::transform(&raw_input).schema;
+            let transformed = gemini_compat::transform(&raw_input).schema;
             let mut description = fields
                 .get("description")
                 .and_then(Value::as_str)
                 .map(String::from);
-            gemini_compat::profile::apply_to_tool(profile, &mut input, description.as_mut());
-            let input = Value::Object(schemas::as_object(&input));
-            fields.insert("inputSchema".into(), input);
+            let input = schemas::served_input(&transformed, profile, description.as_mut());
+            fields.insert("inputSchema".into(), Value::Object(input));
             if let Some(description) = description {
                 fields.insert("description".into(), Value::String(description));
             }
-            raw_inputs.insert(name, raw_input);
+            arguments.insert(name, raw_input, transformed);
             served.push(tool);
         }
         ToolCache {
             served,
-            raw_inputs,
+            arguments,
             cut: None,
         }
     }
 
-    /// Maps arguments written for the served schema back to the upstream's raw schema, or says
-    /// what it refuses to send (coercion changes how a value is written, never what it holds):
-    /// JSON text that does not parse or whose content the raw schema refuses, and arguments too
-    /// costly to map.
+    /// The arguments written for `tool`'s served schema, checked and mapped back to the upstream's
+    /// raw schema, or the message saying what was refused ([`schemas::ArgumentGuard`]).
     pub fn coerce(
         &self,
         tool: &str,
         arguments: rmcp::model::JsonObject,
     ) -> Result<rmcp::model::JsonObject, String> {
-        let Some(raw) = self.raw_inputs.get(tool) else {
-            return Ok(arguments);
-        };
-        match gemini_compat::coerce_arguments_checked(raw, Value::Object(arguments)) {
-            Ok(Value::Object(map)) => Ok(map),
-            Ok(_) => Ok(rmcp::model::JsonObject::new()),
-            Err(refused) => {
-                let lines: Vec<String> = refused.iter().map(ToString::to_string).collect();
-                Err(format!(
-                    "{}\nNothing was sent to {tool}; call it again with arguments its schema accepts.",
-                    lines.join("\n")
-                ))
-            }
-        }
+        self.arguments.check(tool, arguments)
     }
 }

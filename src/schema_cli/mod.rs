@@ -17,6 +17,7 @@ use serde_json::Value;
 use crate::server::{FsServer, Tier};
 use report::{Source, Style, ToolVerdict};
 
+/// `fs-mcp-rs schema …`: the tools' schemas as clients get them.
 #[derive(Debug, Subcommand)]
 pub enum SchemaCommand {
     /// Lint what each tool's schema can reach, show what the transform changes, and confirm the
@@ -52,6 +53,7 @@ pub enum SchemaCommand {
     },
 }
 
+/// Runs one `schema` command; the exit status says whether it found problems.
 pub fn run(command: SchemaCommand) -> ExitCode {
     let result = match command {
         SchemaCommand::Check {
@@ -130,11 +132,13 @@ fn diff(tool: &str) -> anyhow::Result<ExitCode> {
     };
     let raw = serde_json::to_string_pretty(&report.raw_input)?;
     let transformed = serde_json::to_string_pretty(&report.transformed_input)?;
-    let diff = similar::TextDiff::from_lines(&raw, &transformed)
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("{tool} (raw)"), &format!("{tool} (transformed)"))
-        .to_string();
+    // The review's diff builder: the same format, and its time limit on a huge schema.
+    let diff = fs_mcp_edit::unified_diff(
+        &raw,
+        &transformed,
+        &format!("{tool} (raw)"),
+        &format!("{tool} (transformed)"),
+    );
     print!("{diff}");
     Ok(ExitCode::SUCCESS)
 }

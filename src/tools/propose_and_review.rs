@@ -57,7 +57,7 @@ pub struct ProposeParams {
     pub path: String,
     #[schemars(description = format!(
         "At most {} characters unless bypass_match_text_limit.",
-        fs_mcp_read::group_thousands(fs_mcp_edit::MATCH_TEXT_MAX_LENGTH as u64)
+        fs_mcp_text::thousands(fs_mcp_edit::MATCH_TEXT_MAX_LENGTH as u64)
     ))]
     #[serde(default)]
     pub match_text: String,

@@ -17,6 +17,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::reviews::{DecideBody, Pending};
+use crate::http::host::{HostRule, Refused};
+use crate::http::same_secret;
 use crate::server::{FsServer, Tier};
 use fs_mcp_sandbox::{DirHandle, EntryKind, Sandbox, escape_os};
 
@@ -75,23 +77,17 @@ pub(super) async fn guard_page(
     request: Request,
     next: Next,
 ) -> Response {
-    let own_hosts = [format!("127.0.0.1:{port}"), format!("localhost:{port}")];
+    // The same Host/Origin rule as `/mcp`, with calls only from the page's own port.
+    if let Err(refused) = HostRule::own_page(port).check(&request) {
+        let message = match refused {
+            Refused::Host => {
+                "this page answers only to its own address (Host 127.0.0.1 or localhost with its port)"
+            }
+            Refused::Origin => "requests from other sites are refused (Origin is not this page)",
+        };
+        return refuse(StatusCode::FORBIDDEN, message);
+    }
     let headers = request.headers();
-    let host = header_str(headers, header::HOST.as_str());
-    if !own_hosts.iter().any(|h| Some(h.as_str()) == host) {
-        return refuse(
-            StatusCode::FORBIDDEN,
-            "this page answers only to its own address (Host 127.0.0.1 or localhost with its port)",
-        );
-    }
-    if let Some(origin) = header_str(headers, header::ORIGIN.as_str())
-        && !own_hosts.iter().any(|h| origin == format!("http://{h}"))
-    {
-        return refuse(
-            StatusCode::FORBIDDEN,
-            "requests from other sites are refused (Origin is not this page)",
-        );
-    }
     let query_token = request.uri().query().and_then(|q| {
         q.split('&')
             .find_map(|pair| pair.strip_prefix("token="))
@@ -101,7 +97,7 @@ pub(super) async fn guard_page(
         .map(str::to_string)
         .or(query_token)
         .unwrap_or_default();
-    if !same_bytes(given.as_bytes(), token.as_bytes()) {
+    if !same_secret(given.as_bytes(), token.as_bytes()) {
         return refuse(StatusCode::UNAUTHORIZED, wrong_token);
     }
     // Its connection no longer counts among the unauthenticated ones (see crate::http).
@@ -124,11 +120,6 @@ pub(super) fn harden(headers: &mut HeaderMap) {
 
 pub(super) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
-}
-
-/// Compares without an early exit, so the time taken does not reveal how much of a guess matched.
-pub(super) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 pub(super) fn refuse(status: StatusCode, message: &str) -> Response {

@@ -33,6 +33,7 @@ pub struct UiArgs {
     #[arg(long, value_name = "PORT", default_value_t = DEFAULT_PORT)]
     pub port: u16,
 
+    /// The serving flags the playground's in-process server takes.
     #[command(flatten)]
     pub serve: ServeArgs,
 }
@@ -110,7 +111,7 @@ async fn serve(args: UiArgs) -> anyhow::Result<()> {
     // The URL is the one line on stdout, so scripts can read it; logs stay on stderr.
     println!("http://127.0.0.1:{}/?token={token}", local.port());
     tracing::info!("fs-mcp-rs ui serving at http://127.0.0.1:{}/", local.port());
-    let signal = crate::http::signal();
+    let signal = crate::signal::shutdown();
     let accepting = CancellationToken::new();
     let on_signal = accepting.clone();
     tokio::spawn(async move {

@@ -439,6 +439,49 @@ pub fn send_signal(pid: u32, signal: &str) {
     assert!(status.success(), "kill -{signal} {pid} failed");
 }
 
+/// Starts `command` (no `RUST_LOG` or `FS_MCP_HTTP_TOKEN` from the test's environment, stdin
+/// and stdout closed) and waits until its stderr shows an `http://` URL, or ends, or [`TIMEOUT`]
+/// passes. Returns the process, the URL (from `http://` to the end of that line), and its
+/// stderr so far (collected on, until the process ends).
+pub fn start_announcing_url(command: &mut Command) -> (Child, Option<String>, Arc<Mutex<String>>) {
+    let mut child = command
+        .env_remove("RUST_LOG")
+        .env_remove("FS_MCP_HTTP_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the server");
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = mpsc::channel();
+    let text = Arc::new(Mutex::new(String::new()));
+    let sink = Arc::clone(&text);
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            {
+                let mut s = sink.lock().unwrap();
+                s.push_str(&line);
+                s.push('\n');
+            }
+            if let Some(at) = line.find("http://") {
+                let _ = tx.send(line[at..].trim().to_string());
+            }
+        }
+    });
+    let url = rx.recv_timeout(TIMEOUT).ok();
+    (child, url, text)
+}
+
+/// Kills a child process when dropped (also when an assertion failed first).
+pub struct KillOnDrop(pub Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// The binary serving streamable HTTP on a free loopback port.
 pub struct HttpServer {
     child: Child,
@@ -472,39 +515,16 @@ impl HttpServer {
             }
             None => Command::new(BIN),
         };
-        let mut child = command
+        command
             .args(["--http", "127.0.0.1:0"])
             .args(extra)
             .arg(&ws.root)
-            .envs(env.iter().map(|(k, v)| (*k, *v)))
-            .env_remove("RUST_LOG")
-            .env_remove("FS_MCP_HTTP_TOKEN")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start server");
-        let stderr = child.stderr.take().expect("stderr");
-        let (tx, rx) = mpsc::channel();
-        let text = Arc::new(Mutex::new(String::new()));
-        let sink = Arc::clone(&text);
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(at) = line.find("http://") {
-                    let _ = tx.send(line[at..].trim().to_string());
-                }
-                let mut s = sink.lock().unwrap();
-                s.push_str(&line);
-                s.push('\n');
-            }
-        });
-        let url = rx
-            .recv_timeout(TIMEOUT)
-            .expect("server printed its URL on stderr");
+            .envs(env.iter().map(|(k, v)| (*k, *v)));
+        let (child, url, stderr) = start_announcing_url(&mut command);
         HttpServer {
             child,
-            url,
-            stderr: text,
+            url: url.expect("server printed its URL on stderr"),
+            stderr,
         }
     }
 

@@ -12,6 +12,7 @@
 
 use std::sync::LazyLock;
 
+use fs_mcp_text::{Keep, Marker, truncate};
 use regex::Regex;
 
 use crate::fuzzy::{self, Budget};
@@ -128,14 +129,6 @@ fn line_count(content: &str) -> usize {
     content.matches('\n').count() + 1
 }
 
-fn preview(block: &str) -> String {
-    let mut chars = block.char_indices();
-    match chars.nth(PREVIEW_CHARS) {
-        Some((cut, _)) => format!("{}...", &block[..cut]),
-        None => block.to_string(),
-    }
-}
-
 /// Hints for a `match_text` found 0 times in `content`.
 ///
 /// `path` is the path as the client gave it (used in the steps), `ctx` a suffix such as
@@ -151,7 +144,12 @@ pub fn not_found(match_text: &str, content: &str, path: &str, ctx: &str) -> Hint
                 line_start: b.line_start,
                 line_end: b.line_end,
                 similarity: (b.ratio * 100.0).round() as u32,
-                preview: preview(&content[b.range.clone()]),
+                preview: truncate(
+                    &content[b.range.clone()],
+                    Keep::Chars(PREVIEW_CHARS),
+                    Marker::Dots,
+                )
+                .into_owned(),
             })
             .collect();
         let s = suggestions[0].similarity;
@@ -550,7 +548,12 @@ mod tests {
     #[test]
     fn previews_are_short_and_keywords_dedup() {
         let long = "y".repeat(500);
-        assert_eq!(preview(&long).chars().count(), PREVIEW_CHARS + 3);
+        assert_eq!(
+            truncate(&long, Keep::Chars(PREVIEW_CHARS), Marker::Dots)
+                .chars()
+                .count(),
+            PREVIEW_CHARS + 3
+        );
         assert_eq!(grep_keywords("name = 1\nNAME = 2\nother: 3"), ["name"]);
     }
 }

@@ -1,7 +1,7 @@
 //! `create_directory`: `mkdir -p` inside the sandbox (a write, so it lives with the write tools).
 
-use fs_mcp_format::describe_io;
 use fs_mcp_sandbox::{AccessError, EntryKind, FinalLink, Sandbox};
+use fs_mcp_text::describe_io;
 
 use crate::error::{EditError, ErrorKind};
 use crate::outcome::Written;

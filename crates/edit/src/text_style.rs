@@ -167,12 +167,12 @@ pub fn normalize_newlines(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// Why a file's bytes are not editable text (the shared rule, [`fs_mcp_sniff`]).
-pub use fs_mcp_sniff::NotText;
+/// Why a file's bytes are not editable text (the shared rule, [`fs_mcp_text`]).
+pub use fs_mcp_text::NotText;
 
 /// Decodes a file's bytes as UTF-8 text, refusing binary files.
 pub fn decode_text(bytes: Vec<u8>) -> Result<String, NotText> {
-    fs_mcp_sniff::into_text(bytes)
+    fs_mcp_text::into_text(bytes)
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ use crate::text_style::{BOM, TextStyle, normalize_newlines};
 /// The start of an existing file as text, for style detection: `None` if it is binary or not
 /// UTF-8 (a character cut at the end of an incomplete sniff does not count).
 fn sniffed_text(current: &Current) -> Option<&str> {
-    fs_mcp_sniff::as_text(&current.bytes, current.complete).ok()
+    fs_mcp_text::as_text(&current.bytes, current.complete).ok()
 }
 
 /// The message for a write that did not happen.

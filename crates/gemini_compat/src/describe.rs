@@ -42,7 +42,8 @@ pub(crate) fn json_short(value: &Value, max: usize) -> String {
     cut(&text, max)
 }
 
-/// `text` cut to `max` characters with an ellipsis.
+/// `text` cut to `max` characters with an ellipsis. gemini_compat's one cut, its own rather than
+/// fs-mcp-text's: this crate is published for reuse and depends on none of our internal crates.
 pub(crate) fn cut(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         text.to_string()

@@ -93,7 +93,7 @@ pub use coerce::{
 pub use escape::{escape_output_refs, has_output_refs, unescape_output_refs};
 pub use json_text::{MalformedJsonText, asks_for_json_text, malformed_json_text};
 pub use lint::{Check, LintReport, is_valid_property_name, lint, lint_report, lint_tool_name};
-pub use profile::{SchemaProfile, openai_strict};
+pub use profile::{PROFILES, Profile, SchemaProfile, openai_strict};
 pub use types::{Change, Issue, Rule, Severity, Transformed};
 pub use unknown::{UnknownArgument, unknown_arguments};
 

@@ -1,270 +1,158 @@
-//! Schema profiles: the Gemini-safe schema is what every client gets; `openai-strict` adds what
-//! OpenAI Structured Outputs (`strict: true`) demands on top of it.
+//! Schema profiles: the Gemini-safe schema is what every client gets; a profile may rewrite it
+//! further for the clients that need more (`openai-strict`: OpenAI Structured Outputs).
 //!
-//! Arguments written for a strict schema carry `null` for every optional property the model left
-//! out; [`crate::coerce_arguments`] removes a `null` the raw schema does not accept, so the same
-//! coercion serves every profile.
+//! **A new profile is one file** in `profile/` defining a [`Profile`], plus its line in
+//! [`PROFILES`]. Everything else reads the registry: `--schema-profile`'s values and help (server
+//! and proxy), `auto`'s choice by client name, `tools/list` on the server and the proxy, and the
+//! tests that every profile serves lint-clean schemas and is documented.
 
-use serde_json::{Map, Value, json};
+mod gemini;
+mod openai_strict;
+
+use serde_json::Value;
+
+pub use openai_strict::{MAX_DESCRIPTION_CHARS, cut, openai_strict};
+
+/// One schema profile.
+#[derive(Debug)]
+pub struct Profile {
+    /// The name on the command line and in documentation.
+    pub name: &'static str,
+    /// One line for `--help` and the docs.
+    pub summary: &'static str,
+    /// Lowercase fragments of a client's `clientInfo.name` that make `auto` serve this profile.
+    pub auto_for_clients: &'static [&'static str],
+    /// Rewrites a tool's Gemini-safe input schema and its description in place; `None` serves
+    /// them as they are.
+    pub rewrite: Option<fn(&mut Value, Option<&mut String>)>,
+}
+
+/// Every profile, the default first.
+pub const PROFILES: &[&Profile] = &[&gemini::PROFILE, &openai_strict::PROFILE];
 
 /// Which schema a client is served (`--schema-profile` of the server and the proxy).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy)]
 pub enum SchemaProfile {
-    /// The Gemini-safe schema (valid JSON Schema every converter passes): the default.
-    #[default]
-    Gemini,
-    /// Gemini-safe plus OpenAI strict mode: every property required (optional ones accept
-    /// null), `additionalProperties: false` on every object with properties, descriptions cut to
-    /// 1024 characters.
-    OpenaiStrict,
-    /// openai-strict for clients whose `clientInfo.name` names Codex or OpenAI, else gemini.
+    /// One profile of [`PROFILES`] for every client.
+    Fixed(&'static Profile),
+    /// Decided per client by its name ([`Profile::auto_for_clients`]), else the default.
     Auto,
 }
 
-/// Codex truncates longer descriptions; OpenAI's limit for a function description.
-pub const MAX_DESCRIPTION_CHARS: usize = 1024;
+impl PartialEq for SchemaProfile {
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name()
+    }
+}
 
-/// The `format` values strict mode knows (contract §3); it refuses a schema with another one, so
-/// the Gemini-safe `int32`/`int64`/`float`/`double`/`enum` annotations are dropped.
-const OPENAI_FORMATS: &[&str] = &[
-    "date-time",
-    "time",
-    "date",
-    "duration",
-    "email",
-    "hostname",
-    "ipv4",
-    "ipv6",
-    "uuid",
-];
+impl Eq for SchemaProfile {}
+
+impl Default for SchemaProfile {
+    fn default() -> Self {
+        SchemaProfile::GEMINI
+    }
+}
 
 impl SchemaProfile {
+    /// The Gemini-safe schema for every client: the default.
+    pub const GEMINI: SchemaProfile = SchemaProfile::Fixed(&gemini::PROFILE);
+    /// OpenAI strict mode on top of the Gemini-safe schema.
+    pub const OPENAI_STRICT: SchemaProfile = SchemaProfile::Fixed(&openai_strict::PROFILE);
+    /// The name `auto` goes by.
+    pub const AUTO_NAME: &'static str = "auto";
+
+    /// The profile called `name` (a registry name or `auto`).
+    pub fn by_name(name: &str) -> Option<SchemaProfile> {
+        if name == Self::AUTO_NAME {
+            return Some(SchemaProfile::Auto);
+        }
+        PROFILES
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| SchemaProfile::Fixed(p))
+    }
+
+    /// Every name `--schema-profile` takes, with its one-line summary: the registry, then `auto`.
+    pub fn choices() -> Vec<(&'static str, String)> {
+        let mut out: Vec<(&'static str, String)> = PROFILES
+            .iter()
+            .map(|p| (p.name, p.summary.to_string()))
+            .collect();
+        let by_name: Vec<String> = PROFILES
+            .iter()
+            .filter(|p| !p.auto_for_clients.is_empty())
+            .map(|p| format!("{} for {}", p.name, p.auto_for_clients.join(", ")))
+            .collect();
+        out.push((
+            Self::AUTO_NAME,
+            format!(
+                "decided per client session by its name: {}; else {}",
+                by_name.join("; "),
+                PROFILES[0].name
+            ),
+        ));
+        out
+    }
+
     /// The name on the command line and in documentation.
     pub fn name(self) -> &'static str {
         match self {
-            SchemaProfile::Gemini => "gemini",
-            SchemaProfile::OpenaiStrict => "openai-strict",
-            SchemaProfile::Auto => "auto",
+            SchemaProfile::Fixed(p) => p.name,
+            SchemaProfile::Auto => Self::AUTO_NAME,
         }
     }
 
-    /// The profile in force for a client that called itself `client_name`.
+    /// The profile in force for a client that called itself `client_name` (never `Auto`).
     pub fn resolve(self, client_name: Option<&str>) -> SchemaProfile {
         match self {
             SchemaProfile::Auto => {
                 let name = client_name.unwrap_or_default().to_ascii_lowercase();
-                if name.contains("codex") || name.contains("openai") {
-                    SchemaProfile::OpenaiStrict
-                } else {
-                    SchemaProfile::Gemini
-                }
+                PROFILES
+                    .iter()
+                    .find(|p| p.auto_for_clients.iter().any(|f| name.contains(f)))
+                    .map_or(SchemaProfile::default(), |p| SchemaProfile::Fixed(p))
             }
-            other => other,
+            fixed => fixed,
+        }
+    }
+
+    /// Whether a client of this (resolved) profile is served the Gemini-safe schema as it is.
+    pub fn serves_as_transformed(self) -> bool {
+        match self {
+            SchemaProfile::Fixed(p) => p.rewrite.is_none(),
+            SchemaProfile::Auto => false,
         }
     }
 }
 
 /// A tool as a client of a resolved `profile` sees it: `input` (a Gemini-safe input schema, the
-/// transform's output) and `description` rewritten in place. Output schemas are left alone: a
-/// client validates results against them, and the strict form would make every optional result
-/// field mandatory.
+/// transform's output) and `description` rewritten in place. `Auto` must be resolved first; it
+/// changes nothing here.
 pub fn apply_to_tool(profile: SchemaProfile, input: &mut Value, description: Option<&mut String>) {
-    if profile != SchemaProfile::OpenaiStrict {
-        return;
-    }
-    *input = openai_strict(input);
-    if let Some(text) = description {
-        cut(text);
-    }
-}
-
-/// Rewrites a Gemini-safe schema (the transform's output) for OpenAI strict mode. Optional
-/// properties become required and nullable; `coerce_arguments` removes the `null` a model then
-/// sends for them, so the upstream sees them absent as before.
-///
-/// An object without `properties` (a map or free-form object, R7/R11) cannot be expressed in
-/// strict mode (it would only accept `{}`); it is left as it is.
-pub fn openai_strict(schema: &Value) -> Value {
-    let mut out = schema.clone();
-    let mut stack: Vec<&mut Value> = vec![&mut out];
-    while let Some(node) = stack.pop() {
-        match node {
-            Value::Object(map) => {
-                cut_description(map);
-                if map
-                    .get("format")
-                    .and_then(Value::as_str)
-                    .is_some_and(|f| !OPENAI_FORMATS.contains(&f))
-                {
-                    map.remove("format");
-                }
-                if let Some(Value::Object(props)) = map.get("properties") {
-                    let required: Vec<String> = match map.get("required") {
-                        Some(Value::Array(names)) => names
-                            .iter()
-                            .filter_map(|n| n.as_str().map(str::to_string))
-                            .collect(),
-                        _ => Vec::new(),
-                    };
-                    let all: Vec<Value> = props.keys().map(|k| json!(k)).collect();
-                    if let Some(Value::Object(props)) = map.get_mut("properties") {
-                        for (name, prop) in props.iter_mut() {
-                            if !required.iter().any(|r| r == name) {
-                                make_nullable(prop);
-                            }
-                        }
-                    }
-                    map.insert("required".into(), Value::Array(all));
-                    map.insert("additionalProperties".into(), Value::Bool(false));
-                }
-                // Walk every subschema; property maps hold names, not keywords, so go through them.
-                for (key, child) in map.iter_mut() {
-                    match key.as_str() {
-                        "properties" => {
-                            if let Value::Object(props) = child {
-                                stack.extend(props.values_mut());
-                            }
-                        }
-                        "items" | "anyOf" => stack.push(child),
-                        _ => {}
-                    }
-                }
-            }
-            Value::Array(items) => stack.extend(items.iter_mut()),
-            _ => {}
-        }
-    }
-    out
-}
-
-/// Lets a property also be `null` (how strict mode spells "optional").
-fn make_nullable(prop: &mut Value) {
-    let Value::Object(map) = prop else { return };
-    if let Some(Value::Array(branches)) = map.get_mut("anyOf") {
-        if !branches
-            .iter()
-            .any(|b| b.get("type") == Some(&json!("null")))
-        {
-            branches.push(json!({"type": "null"}));
-        }
-        return;
-    }
-    if let Some(Value::String(t)) = map.get("type") {
-        let t = t.clone();
-        map.insert("type".into(), json!([t, "null"]));
-    }
-    if let Some(Value::Array(members)) = map.get_mut("enum")
-        && !members.contains(&Value::Null)
+    if let SchemaProfile::Fixed(Profile {
+        rewrite: Some(rewrite),
+        ..
+    }) = profile
     {
-        members.push(Value::Null);
-    }
-}
-
-fn cut_description(map: &mut Map<String, Value>) {
-    if let Some(Value::String(d)) = map.get_mut("description") {
-        cut(d);
-    }
-}
-
-/// Cuts `text` to [`MAX_DESCRIPTION_CHARS`] characters, marking the cut with "…".
-pub fn cut(text: &mut String) {
-    if text.chars().count() > MAX_DESCRIPTION_CHARS {
-        let keep: String = text.chars().take(MAX_DESCRIPTION_CHARS - 1).collect();
-        *text = keep + "…";
+        rewrite(input, description);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn optional_properties_become_required_and_nullable() {
-        let served = json!({
-            "type": "object",
-            "properties": {
-                "name": {"type": "string"},
-                "level": {"type": "string", "enum": ["1", "2"]},
-                "where": {"type": "object", "properties": {"x": {"type": "number"}}},
-                "either": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
-                "tags": {"type": "object", "description": "Map of name → string value."}
-            },
-            "required": ["name"]
-        });
-        let strict = openai_strict(&served);
-        assert_eq!(
-            strict["required"],
-            json!(["either", "level", "name", "tags", "where"])
-        );
-        assert_eq!(strict["additionalProperties"], json!(false));
-        assert_eq!(strict["properties"]["name"]["type"], json!("string"));
-        assert_eq!(
-            strict["properties"]["level"]["type"],
-            json!(["string", "null"])
-        );
-        assert_eq!(
-            strict["properties"]["level"]["enum"],
-            json!(["1", "2", null])
-        );
-        assert_eq!(
-            strict["properties"]["either"]["anyOf"][2],
-            json!({"type": "null"})
-        );
-        let nested = &strict["properties"]["where"];
-        assert_eq!(nested["type"], json!(["object", "null"]));
-        assert_eq!(nested["required"], json!(["x"]));
-        assert_eq!(nested["additionalProperties"], json!(false));
-        assert_eq!(nested["properties"]["x"]["type"], json!(["number", "null"]));
-        // A map cannot be strict; it is left alone rather than made to accept only {}.
-        assert!(
-            strict["properties"]["tags"]
-                .get("additionalProperties")
-                .is_none()
-        );
-    }
-
-    #[test]
-    fn items_of_arrays_are_made_strict_too() {
-        let served = json!({"type": "object", "properties": {"list": {"type": "array",
-            "items": {"type": "object", "properties": {"a": {"type": "string"}}}}},
-            "required": ["list"]});
-        let strict = openai_strict(&served);
-        let item = &strict["properties"]["list"]["items"];
-        assert_eq!(item["required"], json!(["a"]));
-        assert_eq!(item["additionalProperties"], json!(false));
-    }
-
-    #[test]
-    fn formats_strict_mode_does_not_know_are_dropped() {
-        let served = json!({"type": "object", "properties": {
-            "n": {"type": "integer", "format": "int64"},
-            "level": {"type": "string", "enum": ["1", "2"], "format": "enum"},
-            "at": {"type": "string", "format": "date-time"}}, "required": ["n", "level", "at"]});
-        let strict = openai_strict(&served);
-        assert!(strict["properties"]["n"].get("format").is_none());
-        assert!(strict["properties"]["level"].get("format").is_none());
-        assert_eq!(strict["properties"]["at"]["format"], json!("date-time"));
-    }
-
-    #[test]
-    fn long_descriptions_are_cut() {
-        let long = "x".repeat(3000);
-        let strict = openai_strict(&json!({"type": "object", "description": long}));
-        let d = strict["description"].as_str().unwrap_or_default();
-        assert_eq!(d.chars().count(), MAX_DESCRIPTION_CHARS);
-        assert!(d.ends_with('…'));
-    }
+    use serde_json::json;
 
     #[test]
     fn apply_to_tool_changes_nothing_for_gemini() {
         let served = json!({"type": "object", "properties": {"a": {"type": "string"}}});
         let mut input = served.clone();
         let mut description = "d".repeat(2000);
-        apply_to_tool(SchemaProfile::Gemini, &mut input, Some(&mut description));
+        apply_to_tool(SchemaProfile::GEMINI, &mut input, Some(&mut description));
         assert_eq!(input, served);
         assert_eq!(description.len(), 2000);
         apply_to_tool(
-            SchemaProfile::OpenaiStrict,
+            SchemaProfile::OPENAI_STRICT,
             &mut input,
             Some(&mut description),
         );
@@ -275,19 +163,35 @@ mod tests {
     #[test]
     fn auto_picks_by_client_name() {
         let auto = SchemaProfile::Auto;
+        let strict = SchemaProfile::OPENAI_STRICT;
+        assert_eq!(auto.resolve(Some("codex-mcp-client")), strict);
+        assert_eq!(auto.resolve(Some("OpenAI Agents")), strict);
+        assert_eq!(auto.resolve(Some("gemini-cli")), SchemaProfile::GEMINI);
+        assert_eq!(auto.resolve(None), SchemaProfile::GEMINI);
         assert_eq!(
-            auto.resolve(Some("codex-mcp-client")),
-            SchemaProfile::OpenaiStrict
+            SchemaProfile::GEMINI.resolve(Some("codex")),
+            SchemaProfile::GEMINI
         );
-        assert_eq!(
-            auto.resolve(Some("OpenAI Agents")),
-            SchemaProfile::OpenaiStrict
-        );
-        assert_eq!(auto.resolve(Some("gemini-cli")), SchemaProfile::Gemini);
-        assert_eq!(auto.resolve(None), SchemaProfile::Gemini);
-        assert_eq!(
-            SchemaProfile::Gemini.resolve(Some("codex")),
-            SchemaProfile::Gemini
+    }
+
+    #[test]
+    fn every_name_is_found_again_and_unique() {
+        let choices = SchemaProfile::choices();
+        for (name, summary) in &choices {
+            assert_eq!(
+                SchemaProfile::by_name(name).map(SchemaProfile::name),
+                Some(*name)
+            );
+            assert!(!summary.is_empty());
+        }
+        let mut names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), PROFILES.len() + 1);
+        assert_eq!(SchemaProfile::by_name("nope"), None);
+        assert!(
+            choices[2].1.contains("openai-strict for codex, openai"),
+            "{choices:?}"
         );
     }
 }

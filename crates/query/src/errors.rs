@@ -1,6 +1,7 @@
 //! Errors of a query: what went wrong, with the data (the parser's message, the limit); the
 //! binary's renderer adds the `Error:` prefix and the next step.
 
+use fs_mcp_text::{Keep, Marker, truncate};
 use std::fmt;
 use std::time::Duration;
 
@@ -124,14 +125,8 @@ fn seconds(d: Duration) -> String {
 /// Cut a long text (for example an error quoting a huge value) to about
 /// `max` characters: the head, `…`, and a short tail.
 pub(crate) fn shorten(s: &str, max: usize) -> String {
-    let n = s.chars().count();
-    if n <= max + 20 {
-        return s.to_string();
-    }
-    let tail_len = (max / 5).min(40);
-    let head: String = s.chars().take(max).collect();
-    let tail: String = s.chars().skip(n - tail_len).collect();
-    format!("{head}…{tail}")
+    let tail = (max / 5).min(40);
+    truncate(s, Keep::Chars(max), Marker::EllipsisThenTail(tail)).into_owned()
 }
 
 /// 1-based line and column (in characters) of byte `offset` in `text`.

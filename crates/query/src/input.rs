@@ -6,7 +6,7 @@ use jaq_json::{Map, Val};
 use serde_saphyr::{Budget, DuplicateKeyPolicy, NonFiniteFloatPolicy, Options};
 
 /// How much of the file start is looked at to tell JSON from YAML (the binary sniff's window).
-const SNIFF_BYTES: usize = fs_mcp_sniff::SNIFF_BYTES;
+const SNIFF_BYTES: usize = fs_mcp_text::SNIFF_BYTES;
 
 fn strip_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
@@ -19,7 +19,7 @@ fn check_text(bytes: &[u8], what: &str) -> Result<(), QueryError> {
             "The file is UTF-16 encoded; only UTF-8 {what} can be queried."
         )));
     }
-    if fs_mcp_sniff::is_binary(bytes) {
+    if fs_mcp_text::is_binary(bytes) {
         return Err(QueryError::Input(format!(
             "The file is binary (it contains NUL bytes), not {what}."
         )));

@@ -4,8 +4,8 @@
 use std::fmt;
 use std::io;
 
-use fs_mcp_format::{describe_io, format_size, group_thousands};
 use fs_mcp_sandbox::{AccessError, EntryKind};
+use fs_mcp_text::{describe_io, format_size, thousands};
 
 use crate::StructuredKind;
 
@@ -160,7 +160,7 @@ impl fmt::Display for ReadError {
                     f,
                     "{path} is {kind} ({}, ~{} tokens); reading it whole may overflow your context window",
                     format_size(*size),
-                    group_thousands(size / 4)
+                    thousands(size / 4)
                 )
             }
             ReadError::Io { path, error } => {

@@ -28,11 +28,12 @@ use std::io::{self, BufReader, Seek, SeekFrom};
 use std::path::Path;
 
 use fs_mcp_sandbox::{Sandbox, escape_os};
+use fs_mcp_text::{Keep, Marker, truncate};
 use regex::bytes::Regex;
 
 pub use error::ReadError;
 use frame::Reply;
-pub use fs_mcp_format::{format_size, group_thousands};
+pub use fs_mcp_text::{format_size, thousands};
 use lines::{Copied, CutLine, Sink, Stop, TailStart, Whole};
 pub use media::{DEFAULT_MAX_MEDIA_BYTES, MediaError, MediaFile, MediaKind, read_media};
 
@@ -168,7 +169,11 @@ pub fn read_files_tagged(
             let body_start = reply.body_start();
             reply.buf.truncate(body_start);
             let room = cap.saturating_sub(reply.len() + FINAL_NOTE_ROOM + header);
-            reply.message(&shorten(&render_error(&error), room));
+            reply.message(&truncate(
+                &render_error(&error),
+                Keep::Bytes(room),
+                Marker::Ellipsis,
+            ));
         }
     }
     reply.into_string()
@@ -216,22 +221,10 @@ fn not_read(reply: &mut Reply, requests: &[ReadRequest], first: usize, cap: usiz
     let names = requests[first..]
         .iter()
         .take(3)
-        .map(|r| shorten(&shown_name(&r.path), 80).to_string())
+        .map(|r| truncate(&shown_name(&r.path), Keep::Bytes(80), Marker::Ellipsis).into_owned())
         .collect::<Vec<_>>();
     let note = messages::not_read(cap, first, requests.len(), &names);
     reply.frame("Note", &note);
-}
-
-/// `text` cut to at most `max` bytes (at a character boundary), with `…` when cut.
-fn shorten(text: &str, max: usize) -> Cow<'_, str> {
-    if text.len() <= max {
-        return Cow::Borrowed(text);
-    }
-    let mut end = max.saturating_sub(3);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    Cow::Owned(format!("{}…", &text[..end]))
 }
 
 /// The mode a request asks for, after validation.
@@ -314,7 +307,7 @@ fn read_block(
                 Whole::Complete => Vec::new(),
                 Whole::Budget { lines } => vec![messages::reply_cut(
                     cap,
-                    &format!("lines 1–{} are shown", group_thousands(lines)),
+                    &format!("lines 1–{} are shown", thousands(lines)),
                     &messages::read_on(shown, lines + 1, None, None),
                 )],
                 Whole::FirstLineCut { .. } => vec![messages::reply_cut(
@@ -420,8 +413,8 @@ fn range_notes(
     } else {
         format!(
             "lines {}–{} are shown",
-            group_thousands(start),
-            group_thousands(next - 1)
+            thousands(start),
+            thousands(next - 1)
         )
     };
     let read_on = messages::read_on(shown, next, end, pattern);
@@ -470,8 +463,8 @@ fn read_tail(
         let read_on = messages::read_on_tail(shown, rest);
         let what = format!(
             "the first {} of the last {} lines are shown",
-            group_thousands(copied.lines),
-            group_thousands(lines)
+            thousands(copied.lines),
+            thousands(lines)
         );
         match copied.stop {
             Stop::Budget => notes.push(messages::reply_cut(cap, &what, &read_on)),

@@ -15,10 +15,10 @@ pub const LONG_LINE_SCAN: u64 = 8 << 20;
 /// How far back from the end `tail` searches for line breaks.
 pub const TAIL_SCAN: u64 = 8 << 20;
 
-/// True when the file is binary by the shared rule ([`fs_mcp_sniff::is_binary`]), judged on what
+/// True when the file is binary by the shared rule ([`fs_mcp_text::is_binary`]), judged on what
 /// the reader has buffered. Leaves the reader where it was.
 pub fn starts_binary<R: BufRead>(reader: &mut R) -> io::Result<bool> {
-    Ok(fs_mcp_sniff::is_binary(reader.fill_buf()?))
+    Ok(fs_mcp_text::is_binary(reader.fill_buf()?))
 }
 
 /// True when nothing is left to read.

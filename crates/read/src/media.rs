@@ -8,9 +8,8 @@
 use std::fmt;
 use std::io::Read;
 
-use fs_mcp_format::{describe_io, format_size, group_thousands};
 use fs_mcp_sandbox::{AccessError, EntryKind, FinalLink, Sandbox};
-use fs_mcp_sniff::{mime_from_extension, sniff_mime};
+use fs_mcp_text::{describe_io, format_size, mime_from_extension, sniff_mime, thousands};
 
 /// Default size limit of [`read_media`].
 pub const DEFAULT_MAX_MEDIA_BYTES: u64 = 10 * 1024 * 1024;
@@ -122,7 +121,7 @@ impl fmt::Display for MediaError {
                 f,
                 "{path} is {} ({} bytes), larger than the {} limit",
                 format_size(*size),
-                group_thousands(*size),
+                thousands(*size),
                 format_size(*limit)
             ),
             MediaError::Io { path, error } => write!(f, "{path}: {}", describe_io(error)),

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use crate::lines::{CutLine, LineLen};
 use crate::{MIN_REPLY_BYTES, ReadError, ReadOptions, StructuredKind};
-pub(crate) use fs_mcp_format::{format_size, group_thousands};
+pub(crate) use fs_mcp_text::{format_size, thousands};
 
 /// Refuses a whole-file read that would flood the model's context. A structured file is steered
 /// to a query above its guard or above the reply cap (a cut JSON document is of little use);
@@ -92,7 +92,7 @@ pub fn read_on_tail(path: &str, lines: u64) -> String {
 pub fn reply_cut(cap: usize, what: &str, read_on: &str) -> String {
     format!(
         "Reply limit ({} bytes) reached: {what}. Read on with {read_on}.",
-        group_thousands(cap as u64)
+        thousands(cap as u64)
     )
 }
 
@@ -106,20 +106,20 @@ pub fn cut_marker(
     search_tool: Option<&str>,
 ) -> String {
     let subject = match line {
-        Some(n) => format!("line {}", group_thousands(n)),
+        Some(n) => format!("line {}", thousands(n)),
         None => "this line".to_string(),
     };
     let length = match cut.len {
-        LineLen::Exact(n) => format!("has {} bytes", group_thousands(n)),
-        LineLen::AtLeast(n) => format!("has more than {} bytes", group_thousands(n)),
+        LineLen::Exact(n) => format!("has {} bytes", thousands(n)),
+        LineLen::AtLeast(n) => format!("has more than {} bytes", thousands(n)),
     };
     let mut hint = if cut.by_budget {
         "the rest does not fit in this reply".to_string()
     } else {
         format!(
             "large_file_passthrough=true lifts the {}-byte line limit (the {}-byte reply limit stays)",
-            group_thousands(line_cap as u64),
-            group_thousands(cap as u64)
+            thousands(line_cap as u64),
+            thousands(cap as u64)
         )
     };
     if let Some(tool) = search_tool {
@@ -128,7 +128,7 @@ pub fn cut_marker(
     hint.push('.');
     format!(
         " {tag} Cut: {subject} {length}; the first {} are shown; {hint}",
-        group_thousands(cut.shown as u64)
+        thousands(cut.shown as u64)
     )
 }
 
@@ -140,7 +140,7 @@ pub fn pattern_not_found(pattern: &str, start: u64) -> String {
 pub fn line_unended(line: u64, read_on: &str) -> String {
     format!(
         "Line {} has no line break within {} after its shown part, so the lines after it were not read. Read on with {read_on}.",
-        group_thousands(line),
+        thousands(line),
         format_size(crate::lines::LONG_LINE_SCAN)
     )
 }
@@ -155,7 +155,7 @@ pub fn line_unended_tail(read_on: &str) -> String {
 pub fn tail_partial(lines: u64, scan: u64) -> String {
     format!(
         "Only the last {} lines are shown: the line before them is longer than the {} that tail searches back from the end.",
-        group_thousands(lines),
+        thousands(lines),
         format_size(scan)
     )
 }
@@ -164,19 +164,19 @@ pub fn long_last_line(scan: u64, shown: usize) -> String {
     format!(
         "The last line has no line break in the last {} of the file, so only its last {} bytes are shown.",
         format_size(scan),
-        group_thousands(shown as u64)
+        thousands(shown as u64)
     )
 }
 
 /// The last note of a reply whose cap was reached before item `first` (0-based) of `total`.
 pub fn not_read(cap: usize, first: usize, total: usize, names: &[String]) -> String {
-    let total_text = group_thousands(total as u64);
+    let total_text = thousands(total as u64);
     let items = if first + 1 == total {
         format!("item {total_text} of {total_text} was not read")
     } else {
         format!(
             "items {}–{total_text} of {total_text} were not read",
-            group_thousands(first as u64 + 1)
+            thousands(first as u64 + 1)
         )
     };
     let mut list = names.join(", ");
@@ -185,6 +185,6 @@ pub fn not_read(cap: usize, first: usize, total: usize, names: &[String]) -> Str
     }
     format!(
         "Reply limit ({} bytes) reached: {items} ({list}). Ask for them in another call.",
-        group_thousands(cap as u64)
+        thousands(cap as u64)
     )
 }

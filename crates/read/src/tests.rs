@@ -467,8 +467,8 @@ fn large_text_guard() {
 fn sizes_format_like_the_original() {
     assert_eq!(format_size(98), "98.00 B");
     assert_eq!(format_size(1843), "1.80 KB");
-    assert_eq!(messages::group_thousands(1234567), "1,234,567");
-    assert_eq!(messages::group_thousands(12), "12");
+    assert_eq!(messages::thousands(1234567), "1,234,567");
+    assert_eq!(messages::thousands(12), "12");
 }
 
 #[test]

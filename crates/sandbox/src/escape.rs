@@ -20,16 +20,10 @@ use std::fmt::Write as _;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
-/// True for characters that are shown escaped.
+/// True for characters that are shown escaped: the backslash (the escape itself) and the shared
+/// class of characters that change what a reader sees.
 fn needs_escape(c: char) -> bool {
-    c == '\\'
-        || c.is_control()
-        || matches!(
-            c,
-            '\u{2028}' | '\u{2029}' | '\u{200E}' | '\u{200F}' | '\u{061C}'
-        )
-        || ('\u{202A}'..='\u{202E}').contains(&c)
-        || ('\u{2066}'..='\u{2069}').contains(&c)
+    c == '\\' || fs_mcp_text::changes_what_a_reader_sees(c)
 }
 
 /// A name (or any path) as shown to a model: escaped where it has to be, borrowed otherwise.

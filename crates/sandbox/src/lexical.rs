@@ -6,6 +6,8 @@ use std::ffi::OsString;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+use fs_mcp_text::describe_io;
+
 const MAX_SYMLINK_HOPS: usize = 40;
 
 /// Resolves `path` (absolute) like `realpath(3)`, but allows a missing tail: every existing
@@ -87,12 +89,4 @@ pub(crate) fn expand_tilde(path: &Path) -> PathBuf {
         return h.join(rest);
     }
     path.to_path_buf()
-}
-
-pub(crate) fn describe_io(e: &io::Error) -> String {
-    match e.kind() {
-        io::ErrorKind::NotFound => "does not exist".into(),
-        io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
-    }
 }

@@ -288,7 +288,7 @@ impl Sandbox {
                 }),
                 Err(e) => skipped.push(SkippedDir {
                     path: dir,
-                    reason: lexical::describe_io(&e),
+                    reason: fs_mcp_text::describe_io(&e),
                 }),
             }
         }

@@ -82,7 +82,7 @@ impl SearchError {
     }
 }
 
-pub(crate) use fs_mcp_format::describe_io;
+pub(crate) use fs_mcp_text::describe_io;
 
 impl fmt::Display for SearchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -4,7 +4,7 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 // Sizes and counts read the same in every tool's output.
-pub use fs_mcp_format::{format_size, group_thousands as thousands};
+pub use fs_mcp_text::{format_size, thousands};
 
 /// A timestamp as UTC ISO-8601 with seconds: `2026-11-21T10:22:33Z`.
 pub fn format_utc(time: SystemTime) -> String {
@@ -83,15 +83,10 @@ pub fn display_line(bytes: &[u8]) -> String {
     out
 }
 
-/// True for characters that a line of content shows escaped.
+/// True for characters that a line of content shows escaped: the shared class
+/// ([`fs_mcp_text::changes_what_a_reader_sees`]) but tab, which content keeps.
 fn is_unsafe_in_line(c: char) -> bool {
-    (c.is_control() && c != '\t')
-        || matches!(
-            c,
-            '\u{2028}' | '\u{2029}' | '\u{200E}' | '\u{200F}' | '\u{061C}'
-        )
-        || ('\u{202A}'..='\u{202E}').contains(&c)
-        || ('\u{2066}'..='\u{2069}').contains(&c)
+    c != '\t' && fs_mcp_text::changes_what_a_reader_sees(c)
 }
 
 /// `text` with [`is_unsafe_in_line`] characters escaped; borrowed-cheap when there are none.
@@ -118,17 +113,6 @@ pub fn escape_content(text: &str) -> String {
         }
     }
     out
-}
-
-/// Cuts `text` after `max` characters, appending ` … [+N chars]`.
-pub fn truncate_chars(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        None => text.to_string(),
-        Some((cut, _)) => {
-            let rest = text[cut..].chars().count();
-            format!("{} … [+{rest} chars]", &text[..cut])
-        }
-    }
 }
 
 /// Removes a trailing `\n` or `\r\n`.

@@ -34,8 +34,9 @@ use serde::Serialize;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use crate::SearchError;
-use crate::format::{format_size, format_utc, plural, thousands, truncate_chars};
+use crate::format::{format_size, format_utc, plural, thousands};
 use crate::walk;
+use fs_mcp_text::{Keep, Marker, truncate};
 
 /// Thresholds of `get_file_info`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -359,10 +360,10 @@ fn scan(file: &mut File, size: u64) -> std::io::Result<Scan> {
 /// that `read_files` and the edit tools will refuse it. Only the sniff window is checked, as
 /// before, to keep this call fast on large files.
 fn encoding_note(head: &[u8], size: u64) -> Option<String> {
-    let sample = &head[..head.len().min(fs_mcp_sniff::SNIFF_BYTES)];
+    let sample = &head[..head.len().min(fs_mcp_text::SNIFF_BYTES)];
     let complete = sample.len() as u64 >= size;
-    match fs_mcp_sniff::as_text(sample, complete) {
-        Err(fs_mcp_sniff::NotText::InvalidUtf8 { valid_up_to }) => Some(format!(
+    match fs_mcp_text::as_text(sample, complete) {
+        Err(fs_mcp_text::NotText::InvalidUtf8 { valid_up_to }) => Some(format!(
             "\nEncoding: not UTF-8 text (first invalid byte at offset {valid_up_to}); reading and editing it as text needs UTF-8."
         )),
         _ => None,
@@ -377,13 +378,13 @@ fn analyze(
     options: &InfoOptions,
 ) -> std::io::Result<(Vec<String>, Option<u64>)> {
     let scan = scan(&mut file, size)?;
-    if fs_mcp_sniff::is_binary(&scan.head) {
+    if fs_mcp_text::is_binary(&scan.head) {
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let mime = fs_mcp_sniff::mime_from_extension(&name)
-            .or_else(|| fs_mcp_sniff::sniff_mime(&scan.head))
+        let mime = fs_mcp_text::mime_from_extension(&name)
+            .or_else(|| fs_mcp_text::sniff_mime(&scan.head))
             .unwrap_or("application/octet-stream");
         let mut section =
             format!("--- Binary File ---\nMIME Type: {mime}\nNote: this is not a text file");
@@ -734,8 +735,8 @@ fn text_preview(file: &mut File, head: &[u8], size: u64) -> std::io::Result<Opti
         .trim_end_matches('\r');
     Ok(Some(format!(
         "--- Content Preview ---\nFirst line: {}\nLast line: {}",
-        truncate_chars(&first, PREVIEW_CHARS),
-        truncate_chars(last, PREVIEW_CHARS)
+        truncate(&first, Keep::Chars(PREVIEW_CHARS), Marker::CountOfRest),
+        truncate(last, Keep::Chars(PREVIEW_CHARS), Marker::CountOfRest)
     )))
 }
 
@@ -1000,7 +1001,7 @@ mod tests {
     #[test]
     fn utf8_cut_at_sample_end_is_still_text() {
         let fx = Fixture::new();
-        let mut s = "a".repeat(fs_mcp_sniff::SNIFF_BYTES - 1);
+        let mut s = "a".repeat(fs_mcp_text::SNIFF_BYTES - 1);
         s.push('é'); // two bytes straddling the 8 KiB sample boundary
         s.push_str("\nend\n");
         fx.write("u.txt", s);

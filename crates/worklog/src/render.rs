@@ -4,6 +4,8 @@ use std::fmt::Write as _;
 
 use serde_json::json;
 
+use fs_mcp_text::thousands;
+
 use crate::Analysis;
 
 fn counts(analysis: &Analysis) -> (usize, usize) {
@@ -47,18 +49,6 @@ pub fn to_json(analysis: &Analysis, shown_path: &str) -> serde_json::Value {
     }
 }
 
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// The analysis as a markdown table for the model, after the same summary.
 pub fn render_table(analysis: &Analysis, shown_path: &str) -> String {
     let (t1, t2) = counts(analysis);
@@ -68,7 +58,7 @@ pub fn render_table(analysis: &Analysis, shown_path: &str) -> String {
         out,
         "**Summary:** {} logs | {} tokens ({}) | {t1} T1 flags | {t2} T2 flags\n",
         analysis.logs.len() + analysis.logs_not_listed,
-        thousands(analysis.total_tokens),
+        thousands(analysis.total_tokens as u64),
         analysis.tokenizer
     );
     if let Some(note) = analysis.note() {
@@ -85,7 +75,7 @@ pub fn render_table(analysis: &Analysis, shown_path: &str) -> String {
             log.log_id,
             log.kind,
             log.task.as_deref().unwrap_or("-"),
-            thousands(log.tokens),
+            thousands(log.tokens as u64),
             log.lines[0],
             log.lines[1],
             if t1 > 0 {

@@ -4,6 +4,7 @@
 //! [`ANALYSIS_BEGIN`] and [`ANALYSIS_END`], which is carried over from the previous report at the
 //! same path.
 
+use fs_mcp_text::thousands;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -804,19 +805,6 @@ fn method_text(ctx: &Context) -> String {
         ctx.tree.find_pattern
     );
     m
-}
-
-/// `1234567` → `1,234,567`.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn plural(n: usize) -> &'static str {

@@ -694,10 +694,12 @@ fn timed_calls(
 
 fn excerpt(text: &str, max: usize) -> String {
     let one_line = text.replace('\n', "⏎");
-    match one_line.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &one_line[..i]),
-        None => one_line,
-    }
+    fs_mcp_text::truncate(
+        &one_line,
+        fs_mcp_text::Keep::Chars(max),
+        fs_mcp_text::Marker::Ellipsis,
+    )
+    .into_owned()
 }
 
 /// `1 line`, `3 lines`.

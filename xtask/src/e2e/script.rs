@@ -700,10 +700,10 @@ pub fn excerpt(text: &str, max: usize) -> String {
         unescaped = next;
     }
     let flat = unescaped.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
-        flat
-    } else {
-        let cut: String = flat.chars().take(max).collect();
-        format!("{cut}…")
-    }
+    fs_mcp_text::truncate(
+        &flat,
+        fs_mcp_text::Keep::Chars(max),
+        fs_mcp_text::Marker::Ellipsis,
+    )
+    .into_owned()
 }

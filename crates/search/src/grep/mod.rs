@@ -342,7 +342,12 @@ fn build_matcher(pattern: &str, case_insensitive: bool) -> Result<RegexMatcher, 
         .map_err(|e| {
             let reason = e.to_string();
             SearchError::InvalidRegex {
-                pattern: crate::format::truncate_chars(pattern, 200).to_string(),
+                pattern: fs_mcp_text::truncate(
+                    pattern,
+                    fs_mcp_text::Keep::Chars(200),
+                    fs_mcp_text::Marker::CountOfRest,
+                )
+                .into_owned(),
                 too_large: reason.contains("size limit"),
                 reason: reason.trim_end().to_string(),
             }

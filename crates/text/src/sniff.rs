@@ -4,17 +4,6 @@
 //! ripgrep use). A file that is not binary but holds invalid UTF-8 is **not UTF-8 text**: a
 //! separate answer, which tools that need text (edit, query) refuse with their own message and
 //! tools that only describe a file (get_file_info) report without refusing.
-//!
-//! The MIME type of a file by its extension or first bytes ([`mime_from_extension`],
-//! [`sniff_mime`]) is here too, for `read_media_file` (fs-mcp-read) and `get_file_info`
-//! (fs-mcp-search).
-//!
-//! This is a crate of its own, with no dependency on the sandbox, so that every tool crate
-//! (query too, which never touches paths) can use it without pulling in confinement code.
-
-mod mime;
-
-pub use mime::{mime_from_extension, sniff_mime};
 
 /// How many leading bytes decide whether a file is binary.
 pub const SNIFF_BYTES: usize = 8 * 1024;
