@@ -13,9 +13,6 @@ pub mod flags;
 pub mod http;
 pub mod lenient;
 pub mod memory;
-// The parameter structs' doc comments are the descriptions the model reads (and the golden
-// tools/list): they get theirs with the ToolSpec per tool (issue #26, item 1).
-#[allow(missing_docs)]
 pub mod params;
 pub mod proxy;
 pub mod render;
@@ -26,7 +23,6 @@ pub mod server;
 pub mod setup;
 pub mod signal;
 pub mod stdio;
-#[allow(missing_docs)] // as params: documented with the ToolSpec per tool (issue #26, item 1)
 pub mod tools;
 pub mod ui;
 

@@ -42,11 +42,11 @@ pub fn lean_schema(schema: &mut schemars::Schema) {
 
 /// For tools that take no arguments.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
-pub struct NoParams {}
+pub(crate) struct NoParams {}
 
 /// For tools that take one path.
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct PathParams {
+pub(crate) struct PathParams {
     pub path: String,
 }
 

@@ -14,6 +14,7 @@ use crate::server::FsServer;
 use crate::tools::spec::{ResultBudget, ToolSpec};
 use crate::tools::{blocking, structured};
 
+/// What the server says about `analyze_gsd_work_log`.
 pub fn spec() -> ToolSpec {
     ToolSpec {
         result_budget: ResultBudget::ReplyCap,
@@ -33,7 +34,7 @@ pub(crate) fn route() -> ToolRoute<FsServer> {
 
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-pub enum WorkLogFormat {
+pub(crate) enum WorkLogFormat {
     // The summary and every log as JSON (plain comments: docs/tools.md describes both formats).
     #[default]
     Json,
@@ -42,7 +43,7 @@ pub enum WorkLogFormat {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct AnalyzeWorkLogParams {
+pub(crate) struct AnalyzeWorkLogParams {
     #[schemars(description = format!("Default {:?}.", fs_mcp_worklog::DEFAULT_PATH))]
     #[serde(default)]
     pub file_path: Option<String>,

@@ -11,6 +11,7 @@ use crate::server::FsServer;
 use crate::render;
 use crate::tools::spec::{Effect, ToolSpec};
 
+/// What the server says about `commit_review`.
 pub fn spec() -> ToolSpec {
     ToolSpec {
         effect: Effect::Writes {
@@ -29,7 +30,7 @@ pub(crate) fn route() -> ToolRoute<FsServer> {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct CommitReviewParams {
+pub(crate) struct CommitReviewParams {
     pub session_path: String,
     /// As given to propose_and_review.
     pub original_path: String,

@@ -10,6 +10,7 @@ use crate::server::FsServer;
 use crate::tools::spec::{Effect, ToolSpec};
 use crate::tools::blocking;
 
+/// What the server says about `create_directory`.
 pub fn spec() -> ToolSpec {
     ToolSpec {
         effect: Effect::Writes {

@@ -18,6 +18,7 @@ use crate::tools::spec::{ResultBudget, ToolSpec};
 /// The deepest tree a call may ask for.
 const MAX_DEPTH_LIMIT: i64 = 64;
 
+/// What the server says about `directory_tree`.
 pub fn spec() -> ToolSpec {
     ToolSpec {
         result_budget: ResultBudget::ReplyCap,
@@ -34,7 +35,7 @@ pub(crate) fn route() -> ToolRoute<FsServer> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[schemars(transform = lean_schema)]
-pub struct DirectoryTreeParams {
+pub(crate) struct DirectoryTreeParams {
     #[serde(default = "dot")]
     pub path: String,
     #[schemars(description = format!("Default {}.", TreeOptions::DEFAULT_MAX_DEPTH))]

@@ -13,7 +13,9 @@ use crate::server::FsServer;
 /// the client's answers, put in the request's extensions by `call_tool`.
 #[derive(Debug, Clone)]
 pub struct InputRetry {
+    /// The state handed out with the form: the review's session path.
     pub request_state: String,
+    /// The client's answers to the form.
     pub input_responses: InputResponses,
 }
 

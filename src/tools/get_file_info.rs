@@ -17,6 +17,7 @@ use crate::tools::search::structured_answer;
 use crate::tools::spec::{ToolSpec, output_schema};
 use crate::tools::{blocking, failure, structured};
 
+/// What the server says about `get_file_info`.
 pub fn spec() -> ToolSpec {
     ToolSpec {
         // `{"files": [fs_mcp_search::InfoItem]}`, one item per path asked. Only the properties:
@@ -68,7 +69,7 @@ pub(crate) fn route() -> ToolRoute<FsServer> {
 
 // `get_file_info`'s files: `path`, `paths`, or both (`path` first).
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct FileInfoParams {
+pub(crate) struct FileInfoParams {
     #[serde(default)]
     pub path: Option<String>,
     #[schemars(description = format!("Several files, at most {MAX_INFO_PATHS}."))]

@@ -25,6 +25,7 @@ const MAX_MATCHES_LIMIT: i64 = 1000;
 const MAX_TIMEOUT_SECS: i64 = 300;
 const MAX_CONTEXT_LINES: i64 = 20;
 
+/// What the server says about `grep_content`.
 pub fn spec() -> ToolSpec {
     ToolSpec {
         result_budget: ResultBudget::ReplyCap,
@@ -41,7 +42,7 @@ pub(crate) fn route() -> ToolRoute<FsServer> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[schemars(transform = lean_schema)]
-pub struct GrepContentParams {
+pub(crate) struct GrepContentParams {
     /// Rust regex, e.g. "fn main|TODO".
     pub pattern: String,
     #[serde(default = "dot")]

@@ -10,6 +10,7 @@ use crate::server::FsServer;
 use crate::tools::spec::ToolSpec;
 use crate::tools::text;
 
+/// What the server says about `list_allowed_directories`.
 pub fn spec() -> ToolSpec {
     ToolSpec::new(
         "list_allowed_directories",

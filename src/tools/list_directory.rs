@@ -11,6 +11,7 @@ use crate::tools::blocking;
 use crate::tools::search::structured_answer;
 use crate::tools::spec::{LEAN_DEFAULT_SURFACE, ResultBudget, ToolSpec, ToolTier};
 
+/// What the server says about `list_directory`.
 pub fn spec() -> ToolSpec {
     ToolSpec {
         tier: ToolTier::AllOnly {

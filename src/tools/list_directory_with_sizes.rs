@@ -11,6 +11,7 @@ use crate::tools::blocking;
 use crate::tools::search::structured_answer;
 use crate::tools::spec::{ResultBudget, ToolSpec};
 
+/// What the server says about `list_directory_with_sizes`.
 pub fn spec() -> ToolSpec {
     ToolSpec {
         result_budget: ResultBudget::ReplyCap,

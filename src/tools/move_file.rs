@@ -12,6 +12,7 @@ use crate::tools::edit::written_answer;
 use crate::tools::spec::{Effect, ToolSpec, ToolTier, WRITES_WITHOUT_REVIEW};
 use crate::tools::blocking;
 
+/// What the server says about `move_file`.
 pub fn spec() -> ToolSpec {
     ToolSpec {
         effect: Effect::Writes {
@@ -33,7 +34,7 @@ pub(crate) fn route() -> ToolRoute<FsServer> {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct MoveParams {
+pub(crate) struct MoveParams {
     pub source: String,
     /// Must not exist yet.
     pub destination: String,

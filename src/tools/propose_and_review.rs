@@ -19,6 +19,7 @@ use crate::tools::edit::InputRetry;
 use crate::tools::review;
 use crate::tools::spec::{Effect, ToolSpec};
 
+/// What the server says about `propose_and_review`.
 pub fn spec() -> ToolSpec {
     ToolSpec {
         effect: Effect::Writes {
@@ -43,7 +44,7 @@ pub(crate) fn route() -> ToolRoute<FsServer> {
 
 // One replacement of a batch (a plain comment: the listed schema carries no description of it).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-pub struct EditParam {
+pub(crate) struct EditParam {
     /// This edit's file, if not `path`.
     #[serde(default)]
     pub path: Option<String>,
@@ -53,7 +54,7 @@ pub struct EditParam {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[schemars(transform = lean_schema)]
-pub struct ProposeParams {
+pub(crate) struct ProposeParams {
     pub path: String,
     #[schemars(description = format!(
         "At most {} characters unless bypass_match_text_limit.",

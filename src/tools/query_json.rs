@@ -15,6 +15,7 @@ use crate::server::FsServer;
 use crate::tools::query::{query_budget, timeout_description};
 use crate::tools::spec::ToolSpec;
 
+/// What the server says about `query_json`.
 pub fn spec() -> ToolSpec {
     ToolSpec {
         result_budget: query_budget(),
@@ -34,7 +35,7 @@ pub(crate) fn route() -> ToolRoute<FsServer> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[schemars(transform = lean_schema)]
-pub struct QueryJsonParams {
+pub(crate) struct QueryJsonParams {
     pub file_path: String,
     /// E.g. ".items[0:3]".
     pub jq_expression: String,

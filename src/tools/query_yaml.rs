@@ -15,6 +15,7 @@ use crate::server::FsServer;
 use crate::tools::query::{query_budget, timeout_description};
 use crate::tools::spec::ToolSpec;
 
+/// What the server says about `query_yaml`.
 pub fn spec() -> ToolSpec {
     ToolSpec {
         result_budget: query_budget(),
@@ -31,7 +32,7 @@ pub(crate) fn route() -> ToolRoute<FsServer> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[schemars(transform = lean_schema)]
-pub struct QueryYamlParams {
+pub(crate) struct QueryYamlParams {
     pub file_path: String,
     /// jq syntax.
     pub yq_expression: String,

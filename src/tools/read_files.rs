@@ -16,6 +16,7 @@ use crate::server::FsServer;
 use crate::tools::spec::{ResultBudget, ToolSpec};
 use crate::tools::{blocking, text};
 
+/// What the server says about `read_files`.
 pub fn spec() -> ToolSpec {
     ToolSpec {
         result_budget: ResultBudget::ReplyCap,
@@ -37,7 +38,7 @@ pub(crate) fn route() -> ToolRoute<FsServer> {
 // an item too (see `file_list`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[schemars(transform = lean_schema)]
-pub struct FileReadRequest {
+pub(crate) struct FileReadRequest {
     pub path: String,
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub head: Option<i64>,
@@ -69,7 +70,7 @@ impl From<FileReadRequest> for fs_mcp_read::ReadRequest {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[schemars(transform = lean_schema)]
-pub struct ReadFilesParams {
+pub(crate) struct ReadFilesParams {
     /// E.g. [{"path": "a.md", "head": 40}].
     #[serde(deserialize_with = "file_list")]
     pub files: Vec<FileReadRequest>,

@@ -16,6 +16,7 @@ use crate::tools::blocking;
 /// The largest media file returned, in bytes.
 const MEDIA_LIMIT_BYTES: u64 = fs_mcp_read::DEFAULT_MAX_MEDIA_BYTES;
 
+/// What the server says about `read_media_file`.
 pub fn spec() -> ToolSpec {
     ToolSpec::new(
         "read_media_file",

@@ -15,6 +15,7 @@ use crate::tools::blocking;
 use crate::tools::search::structured_answer;
 use crate::tools::spec::ToolSpec;
 
+/// What the server says about `search_files`.
 pub fn spec() -> ToolSpec {
     ToolSpec::new(
         "search_files",
@@ -28,7 +29,7 @@ pub(crate) fn route() -> ToolRoute<FsServer> {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[schemars(transform = lean_schema)]
-pub struct SearchFilesParams {
+pub(crate) struct SearchFilesParams {
     #[serde(default = "dot")]
     pub path: String,
     pub pattern: String,

@@ -14,11 +14,15 @@ use crate::server::{FsServer, ReadLimits, Tier};
 
 /// What one tool is, apart from its handler.
 pub struct ToolSpec {
+    /// The tool's name, as listed and called.
     pub name: &'static str,
     /// What the model reads in `tools/list`: short; details belong in docs/tools.md.
     pub description: Cow<'static, str>,
+    /// What a call does to the files.
     pub effect: Effect,
+    /// Which tier lists it.
     pub tier: ToolTier,
+    /// How long its results may get, said to clients.
     pub result_budget: ResultBudget,
     /// The schema of the tool's `structuredContent`, for tools whose results are data.
     pub output_schema: Option<Arc<JsonObject>>,
@@ -27,7 +31,9 @@ pub struct ToolSpec {
 /// What a call does to the files (the MCP annotations; `--read-only` lists only `ReadOnly`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Effect {
+    /// It reads only.
     ReadOnly,
+    /// It writes.
     Writes {
         /// It may replace or remove what was there (not only add).
         destructive: bool,
@@ -42,7 +48,10 @@ pub enum ToolTier {
     /// Listed by default.
     Core,
     /// Listed only with `--all`, for the reason given.
-    AllOnly { why: &'static str },
+    AllOnly {
+        /// Why it is not in the default list.
+        why: &'static str,
+    },
 }
 
 /// How long a result may get, said to clients that read a budget (`_meta` [`RESULT_SIZE_KEY`]).

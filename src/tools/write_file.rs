@@ -12,6 +12,7 @@ use crate::tools::edit::written_answer;
 use crate::tools::spec::{Effect, ToolSpec, ToolTier, WRITES_WITHOUT_REVIEW};
 use crate::tools::blocking;
 
+/// What the server says about `write_file`.
 pub fn spec() -> ToolSpec {
     ToolSpec {
         effect: Effect::Writes {
@@ -33,7 +34,7 @@ pub(crate) fn route() -> ToolRoute<FsServer> {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct WriteParams {
+pub(crate) struct WriteParams {
     /// Missing parent directories are created.
     pub path: String,
     pub content: String,
