@@ -21,6 +21,10 @@ macro_rules! tools {
     ($($tool:ident),* $(,)?) => {
         $(pub mod $tool;)*
 
+        /// The tools' module names: each is the tool's name (`src/tools/<tool_name>.rs`).
+        #[cfg(test)]
+        const MODULES: &[&str] = &[$(stringify!($tool)),*];
+
         /// Every tool's spec, whatever the tier.
         pub fn specs() -> Vec<ToolSpec> {
             vec![$($tool::spec()),*]
@@ -107,4 +111,25 @@ pub fn result_budget_meta(
     let mut meta = rmcp::model::JsonObject::new();
     meta.insert(RESULT_SIZE_KEY.into(), budget.into());
     Some(rmcp::model::MetaObject(meta))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_tool_file_holds_the_spec_and_route_of_the_tool_it_is_named_after() {
+        let specs: Vec<&str> = specs().iter().map(|spec| spec.name).collect();
+        assert_eq!(specs, MODULES);
+        let routes: Vec<String> = routes().iter().map(|r| r.name().to_string()).collect();
+        assert_eq!(routes, MODULES);
+        let mut unique = specs.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(
+            unique.len(),
+            specs.len(),
+            "two tools share a name: {specs:?}"
+        );
+    }
 }
