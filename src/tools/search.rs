@@ -166,7 +166,7 @@ impl FsServer {
                 cancel: Some(&cancel),
                 progress,
             };
-            fs_mcp_search::grep_content(&sandbox, &options, &control)
+            fs_mcp_search::grep_content(&sandbox, &options, &control, &render::search::GrepNotes)
         })
         .await;
         cancel_watch.abort();
