@@ -110,7 +110,6 @@ pub fn note_text(note: &Note, listed: &ListedTools) -> String {
                 thousands(*shown as u64)
             )
         }
-        _ => String::new(),
     }
 }
 

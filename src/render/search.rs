@@ -180,7 +180,6 @@ pub fn grep_note(note: &GrepNote) -> String {
             "Note: {} could not be read.",
             plural(*count, "file or directory", "files or directories")
         ),
-        _ => String::new(),
     }
 }
 

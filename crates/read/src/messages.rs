@@ -61,9 +61,9 @@ pub enum Shown {
     },
 }
 
-/// One note of a reply, with its numbers.
+/// One note of a reply, with its numbers. Exhaustive on purpose: a new note does not compile
+/// until the binary words it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum Note {
     /// The reply cap (`cap` bytes) was reached inside this block.
     ReplyCut {

@@ -133,8 +133,8 @@ pub enum Stopped {
 }
 
 /// One note of a `grep_content` answer, with its numbers; the caller words it ([`GrepWords`]).
+/// Exhaustive on purpose: a new note does not compile until the binary words it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum GrepNote {
     /// No line matched (the first line of an empty answer).
     NoMatches {
