@@ -214,3 +214,26 @@ fn large_json_is_steered_to_query_json_but_partial_reads_work() {
         format!("[TAG] File: data.json\n{json_text}")
     );
 }
+
+#[test]
+fn a_cut_line_names_grep_content_only_when_it_is_listed() {
+    let ws = Workspace::new();
+    ws.write("wide.txt", format!("{}\nnext\n", "x".repeat(20_000)));
+    let marker = |client: &mut common::StdioClient| {
+        let reply = read(client, json!({"path": "wide.txt", "head": 2}));
+        let start = reply
+            .find(" [TAG] Cut: ")
+            .unwrap_or_else(|| panic!("{reply}"));
+        reply[start..].to_string()
+    };
+    let mut listed = ws.start(&[]);
+    assert_eq!(
+        marker(&mut listed),
+        " [TAG] Cut: line 1 has 20,000 bytes; the first 16,384 are shown; large_file_passthrough=true lifts the 16,384-byte line limit (the 50,000-byte reply limit stays); grep_content finds text in it.\nnext\n"
+    );
+    let mut unlisted = ws.start(&["--disable-tools", "grep_content"]);
+    assert_eq!(
+        marker(&mut unlisted),
+        " [TAG] Cut: line 1 has 20,000 bytes; the first 16,384 are shown; large_file_passthrough=true lifts the 16,384-byte line limit (the 50,000-byte reply limit stays).\nnext\n"
+    );
+}

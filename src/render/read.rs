@@ -1,10 +1,202 @@
-//! `read_files`' and `read_media_file`'s errors ([`ReadError`], [`MediaError`]) as the model
-//! reads them: the crate's facts, then a next step naming only listed tools.
+//! `read_files`' and `read_media_file`'s errors ([`ReadError`], [`MediaError`]) and the notes of a
+//! reply ([`Note`]) as the model reads them: the crate's facts, then a next step naming only
+//! listed tools.
 
-use fs_mcp_read::{MediaError, ReadError, StructuredKind};
+use fs_mcp_read::{
+    LineLen, MediaError, Note, ReadError, ReadOn, RenderReply, Shown, StructuredKind, format_size,
+    thousands,
+};
 use fs_mcp_sandbox::{AccessError, EntryKind};
 
 use super::{ListedTools, error_text, sandbox};
+
+/// Words a `read_files` reply: its failed items and its notes, naming only listed tools.
+pub struct ReplyWords<'a> {
+    /// The tools the server lists.
+    pub listed: &'a ListedTools,
+}
+
+impl RenderReply for ReplyWords<'_> {
+    fn error(&self, error: &ReadError) -> String {
+        read_error(error, self.listed)
+    }
+
+    fn note(&self, note: &Note) -> String {
+        note_text(note, self.listed)
+    }
+}
+
+/// The text of one note (after `[TAG] Note: `, or `[TAG] Cut: ` for a cut line).
+pub fn note_text(note: &Note, listed: &ListedTools) -> String {
+    match note {
+        Note::ReplyCut {
+            cap,
+            shown,
+            read_on,
+        } => format!(
+            "Reply limit ({} bytes) reached: {}. Read on with {}.",
+            thousands(*cap as u64),
+            shown_text(shown),
+            read_on_text(read_on)
+        ),
+        Note::LineUnended {
+            line: Some(line),
+            scan,
+            read_on,
+        } => format!(
+            "Line {} has no line break within {} after its shown part, so the lines after it were not read. Read on with {}.",
+            thousands(*line),
+            format_size(*scan),
+            read_on_text(read_on)
+        ),
+        Note::LineUnended {
+            line: None,
+            scan,
+            read_on,
+        } => format!(
+            "A line has no line break within {} after its shown part, so the lines after it were not read. Read them with {}.",
+            format_size(*scan),
+            read_on_text(read_on)
+        ),
+        Note::PatternNotFound { pattern, start } => format!(
+            "Pattern '{pattern}' not found after line {start}; read to the end of the file."
+        ),
+        Note::TailPartial { lines, scan } => format!(
+            "Only the last {} lines are shown: the line before them is longer than the {} that tail searches back from the end.",
+            thousands(*lines),
+            format_size(*scan)
+        ),
+        Note::LongLastLine { scan, shown } => format!(
+            "The last line has no line break in the last {} of the file, so only its last {} bytes are shown.",
+            format_size(*scan),
+            thousands(*shown as u64)
+        ),
+        Note::NotRead {
+            cap,
+            first,
+            total,
+            names,
+        } => not_read_text(*cap, *first, *total, names),
+        Note::LineCut {
+            line,
+            len,
+            shown,
+            by_budget,
+            line_cap,
+            cap,
+        } => {
+            let subject = match line {
+                Some(n) => format!("line {}", thousands(*n)),
+                None => "this line".to_string(),
+            };
+            let length = match len {
+                LineLen::Exact(n) => format!("has {} bytes", thousands(*n)),
+                LineLen::AtLeast(n) => format!("has more than {} bytes", thousands(*n)),
+            };
+            let mut hint = if *by_budget {
+                "the rest does not fit in this reply".to_string()
+            } else {
+                format!(
+                    "large_file_passthrough=true lifts the {}-byte line limit (the {}-byte reply limit stays)",
+                    thousands(*line_cap as u64),
+                    thousands(*cap as u64)
+                )
+            };
+            if let Some(tool) = listed.any_of(&["grep_content"]) {
+                hint.push_str(&format!("; {tool} finds text in it"));
+            }
+            format!(
+                "{subject} {length}; the first {} are shown; {hint}.",
+                thousands(*shown as u64)
+            )
+        }
+    }
+}
+
+/// What a block cut at the reply cap shows.
+fn shown_text(shown: &Shown) -> String {
+    match shown {
+        Shown::Lines { first, last } => {
+            format!("lines {}–{} are shown", thousands(*first), thousands(*last))
+        }
+        Shown::NoLine => "no line is shown".to_string(),
+        Shown::FirstLineCut => "line 1 does not fit and is cut".to_string(),
+        Shown::TailLines { shown, of } => format!(
+            "the first {} of the last {} lines are shown",
+            thousands(*shown),
+            thousands(*of)
+        ),
+    }
+}
+
+/// The arguments of the item that reads on, as the model passes them back.
+fn read_on_text(read_on: &ReadOn) -> String {
+    match read_on {
+        ReadOn::From {
+            path,
+            start,
+            end,
+            pattern,
+        } => {
+            let mut text = format!("{{\"path\": {}, \"start_line\": {start}", json_quote(path));
+            if let Some(end) = end {
+                text.push_str(&format!(", \"end_line\": {end}"));
+            }
+            if let Some(pattern) = pattern {
+                text.push_str(&format!(
+                    ", \"read_to_next_pattern\": {}",
+                    json_quote(pattern)
+                ));
+            }
+            text.push('}');
+            text
+        }
+        ReadOn::Tail { path, lines } => {
+            format!("{{\"path\": {}, \"tail\": {lines}}}", json_quote(path))
+        }
+    }
+}
+
+/// A JSON string literal, every control character escaped (C1 and DEL too, unlike
+/// [`json_string`], so a pattern's bytes cannot break the note's line).
+fn json_quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The last note of a reply whose cap was reached before item `first` (0-based) of `total`.
+fn not_read_text(cap: usize, first: usize, total: usize, names: &[String]) -> String {
+    let total_text = thousands(total as u64);
+    let items = if first + 1 == total {
+        format!("item {total_text} of {total_text} was not read")
+    } else {
+        format!(
+            "items {}–{total_text} of {total_text} were not read",
+            thousands(first as u64 + 1)
+        )
+    };
+    let mut list = names.join(", ");
+    if total - first > names.len() {
+        list.push_str(", …");
+    }
+    format!(
+        "Reply limit ({} bytes) reached: {items} ({list}). Ask for them in another call.",
+        thousands(cap as u64)
+    )
+}
 
 /// Example queries shown when none could be made from the file.
 const GENERIC_QUERIES: [&str; 3] = ["keys", ".[0:5]", "length"];
@@ -253,6 +445,75 @@ mod tests {
         assert_eq!(
             read_error(&past, &all()),
             "Error: Invalid start_line=6: five.txt only has 5 lines. Choose a start_line between 1 and 5; grep_content finds line numbers."
+        );
+    }
+
+    #[test]
+    fn notes_keep_their_wording() {
+        let listed = all();
+        let cut = Note::ReplyCut {
+            cap: 4096,
+            shown: Shown::Lines { first: 1, last: 87 },
+            read_on: ReadOn::From {
+                path: "parts.txt".into(),
+                start: 88,
+                end: None,
+                pattern: None,
+            },
+        };
+        assert_eq!(
+            note_text(&cut, &listed),
+            "Reply limit (4,096 bytes) reached: lines 1–87 are shown. Read on with {\"path\": \"parts.txt\", \"start_line\": 88}."
+        );
+        let not_read = Note::NotRead {
+            cap: 4096,
+            first: 1,
+            total: 3,
+            names: vec!["five.txt".into(), "nonl.txt".into()],
+        };
+        assert_eq!(
+            note_text(&not_read, &listed),
+            "Reply limit (4,096 bytes) reached: items 2–3 of 3 were not read (five.txt, nonl.txt). Ask for them in another call."
+        );
+        let pattern = Note::PatternNotFound {
+            pattern: "^class ".into(),
+            start: 6,
+        };
+        assert_eq!(
+            note_text(&pattern, &listed),
+            "Pattern '^class ' not found after line 6; read to the end of the file."
+        );
+        let tail = Note::LineUnended {
+            line: None,
+            scan: 8 << 20,
+            read_on: ReadOn::Tail {
+                path: "a\"b".into(),
+                lines: 3,
+            },
+        };
+        assert_eq!(
+            note_text(&tail, &listed),
+            "A line has no line break within 8.00 MB after its shown part, so the lines after it were not read. Read them with {\"path\": \"a\\\"b\", \"tail\": 3}."
+        );
+    }
+
+    #[test]
+    fn a_cut_line_names_grep_content_only_when_listed() {
+        let cut = Note::LineCut {
+            line: Some(1),
+            len: LineLen::Exact(20),
+            shown: 4,
+            by_budget: false,
+            line_cap: 5,
+            cap: 50_000,
+        };
+        assert_eq!(
+            note_text(&cut, &ListedTools::default()),
+            "line 1 has 20 bytes; the first 4 are shown; large_file_passthrough=true lifts the 5-byte line limit (the 50,000-byte reply limit stays)."
+        );
+        assert_eq!(
+            note_text(&cut, &all()),
+            "line 1 has 20 bytes; the first 4 are shown; large_file_passthrough=true lifts the 5-byte line limit (the 50,000-byte reply limit stays); grep_content finds text in it."
         );
     }
 

@@ -1,6 +1,10 @@
-//! The search and navigation tools' errors ([`SearchError`]) as the model reads them.
+//! The search and navigation tools' errors ([`SearchError`]) and `grep_content`'s notes
+//! ([`GrepNote`]) as the model reads them.
 
-use fs_mcp_search::{InfoOptions, NextTools, SearchError};
+use std::time::Duration;
+
+use fs_mcp_search::{GrepNote, GrepWords, InfoOptions, NextTools, SearchError, Stopped};
+use fs_mcp_text::{format_size, thousands};
 use rmcp::model::CallToolResult;
 
 use super::{ListedTools, error_text, failure, sandbox};
@@ -68,9 +72,188 @@ pub fn answer(result: Result<String, SearchError>, listed: &ListedTools) -> Call
     }
 }
 
+/// Words `grep_content`'s notes.
+pub struct GrepNotes;
+
+impl GrepWords for GrepNotes {
+    fn note(&self, note: &GrepNote) -> String {
+        grep_note(note)
+    }
+}
+
+/// The text of one note of a `grep_content` answer.
+pub fn grep_note(note: &GrepNote) -> String {
+    match note {
+        GrepNote::NoMatches {
+            stopped,
+            files_searched,
+        } => {
+            let searched = plural(*files_searched, "file", "files");
+            match stopped {
+                Some(Stopped::Timeout(timeout)) => format!(
+                    "No matches found before the search stopped at the {} timeout ({searched} searched). Narrow search_path or the pattern.",
+                    seconds(*timeout)
+                ),
+                Some(Stopped::Cancelled(after)) => format!(
+                    "No matches found before the search was cancelled after {} ({searched} searched).",
+                    seconds(*after)
+                ),
+                None => "No matches found.".to_string(),
+            }
+        }
+        GrepNote::NotSearched {
+            skipped,
+            binary_files,
+            unreadable,
+        } => {
+            let mut parts = Vec::new();
+            if let Some(skipped) = skipped {
+                parts.push(skipped.clone());
+            }
+            if *binary_files > 0 {
+                parts.push(plural(*binary_files, "binary file", "binary files"));
+            }
+            if *unreadable > 0 {
+                parts.push(format!(
+                    "{} that could not be read",
+                    plural(*unreadable, "entry", "entries")
+                ));
+            }
+            format!("Not searched: {}.", parts.join("; "))
+        }
+        GrepNote::Stopped {
+            stopped,
+            shown,
+            files_searched,
+        } => {
+            let stop = match stopped {
+                Stopped::Timeout(timeout) => {
+                    format!("Search stopped after {} (timeout)", seconds(*timeout))
+                }
+                Stopped::Cancelled(after) => format!("Search cancelled after {}", seconds(*after)),
+            };
+            format!(
+                "Note: {stop}; showing {} from {} searched. Narrow search_path or the pattern.",
+                plural(*shown, "match", "matches"),
+                plural(*files_searched, "file", "files"),
+            )
+        }
+        GrepNote::MoreMatches {
+            shown,
+            total,
+            at_least: true,
+            files_with_matches,
+            files_searched,
+        } => format!(
+            "Note: showing {} of at least {} matching lines (counting stopped; {} with matches among {} searched). Narrow the search: pass a sub-directory as search_path, or a more specific pattern.",
+            thousands(*shown),
+            thousands(*total),
+            plural(*files_with_matches, "file", "files"),
+            plural(*files_searched, "file", "files"),
+        ),
+        GrepNote::MoreMatches {
+            shown,
+            total,
+            files_with_matches,
+            files_searched,
+            ..
+        } => format!(
+            "Note: showing the first {} of {} matching lines ({} with matches, {} searched). Narrow the search: pass a sub-directory as search_path, or a more specific pattern.",
+            thousands(*shown),
+            thousands(*total),
+            plural(*files_with_matches, "file", "files"),
+            plural(*files_searched, "file", "files"),
+        ),
+        GrepNote::LongLines { lines, cap } => {
+            let cap = format_size(*cap);
+            let (verb, pronoun) = if *lines == 1 {
+                ("was", "its")
+            } else {
+                ("were", "their")
+            };
+            format!(
+                "Note: {} longer than {cap} {verb} searched only in {pronoun} first {cap} (a match further into such a line is not found).",
+                plural(*lines, "line", "lines"),
+            )
+        }
+        GrepNote::Unreadable { count } => format!(
+            "Note: {} could not be read.",
+            plural(*count, "file or directory", "files or directories")
+        ),
+    }
+}
+
+/// `1 file`, `2 files`, `1,000 files`.
+fn plural(n: u64, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{} {many}", thousands(n))
+    }
+}
+
+/// `30 s`, `1.5 s`.
+fn seconds(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(seconds(Duration::from_secs(30)), "30 s");
+        assert_eq!(seconds(Duration::from_millis(1500)), "1.5 s");
+    }
+
+    #[test]
+    fn grep_notes_keep_their_wording() {
+        assert_eq!(
+            grep_note(&GrepNote::MoreMatches {
+                shown: 4,
+                total: 15,
+                at_least: false,
+                files_with_matches: 5,
+                files_searched: 5,
+            }),
+            "Note: showing the first 4 of 15 matching lines (5 files with matches, 5 files searched). Narrow the search: pass a sub-directory as search_path, or a more specific pattern."
+        );
+        assert_eq!(
+            grep_note(&GrepNote::Stopped {
+                stopped: Stopped::Timeout(Duration::from_secs(30)),
+                shown: 1,
+                files_searched: 5000,
+            }),
+            "Note: Search stopped after 30 s (timeout); showing 1 match from 5,000 files searched. Narrow search_path or the pattern."
+        );
+        assert_eq!(
+            grep_note(&GrepNote::NoMatches {
+                stopped: Some(Stopped::Timeout(Duration::ZERO)),
+                files_searched: 0,
+            }),
+            "No matches found before the search stopped at the 0 s timeout (0 files searched). Narrow search_path or the pattern."
+        );
+        assert_eq!(
+            grep_note(&GrepNote::NotSearched {
+                skipped: None,
+                binary_files: 1,
+                unreadable: 0,
+            }),
+            "Not searched: 1 binary file."
+        );
+        assert_eq!(
+            grep_note(&GrepNote::LongLines {
+                lines: 1,
+                cap: 8 << 20,
+            }),
+            "Note: 1 line longer than 8.00 MB was searched only in its first 8.00 MB (a match further into such a line is not found)."
+        );
+    }
 
     #[test]
     fn a_missing_path_names_only_listed_tools() {

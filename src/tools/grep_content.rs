@@ -17,6 +17,7 @@ use crate::lenient;
 use crate::params::{bounded, dot, lean_schema};
 use crate::server::FsServer;
 use crate::tools::blocking;
+use crate::render;
 use crate::render::search::answer;
 use crate::tools::spec::{ResultBudget, ToolSpec};
 
@@ -123,7 +124,7 @@ impl FsServer {
                 cancel: Some(&cancel),
                 progress,
             };
-            fs_mcp_search::grep_content(&sandbox, &options, &control)
+            fs_mcp_search::grep_content(&sandbox, &options, &control, &render::search::GrepNotes)
         })
         .await;
         cancel_watch.abort();

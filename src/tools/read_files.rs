@@ -113,15 +113,14 @@ impl FsServer {
             example_queries: Some(crate::tools::query::example_queries),
             max_reply_bytes: limits.max_reply_bytes,
             max_line_bytes: limits.max_line_bytes,
-            search_tool: self.listed_tools().any_of(&["grep_content"]),
             ..Default::default()
         };
         let requests: Vec<fs_mcp_read::ReadRequest> =
             params.files.into_iter().map(Into::into).collect();
         let listed = self.listed_tools().clone();
         let body = blocking(move || {
-            let render_error = |e: &fs_mcp_read::ReadError| render::read::read_error(e, &listed);
-            fs_mcp_read::read_files(&sandbox, &requests, &options, &render_error)
+            let words = render::read::ReplyWords { listed: &listed };
+            fs_mcp_read::read_files(&sandbox, &requests, &options, &words)
         })
         .await?;
         Ok(text(body))

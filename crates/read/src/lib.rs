@@ -34,8 +34,10 @@ use regex::bytes::Regex;
 pub use error::ReadError;
 use frame::Reply;
 pub use fs_mcp_text::{format_size, thousands};
+pub use lines::LineLen;
 use lines::{Copied, CutLine, Sink, Stop, TailStart, Whole};
 pub use media::{DEFAULT_MAX_MEDIA_BYTES, MediaError, MediaFile, MediaKind, read_media};
+pub use messages::{Note, ReadOn, RenderReply, Shown};
 
 /// Default cap on one reply: Claude Code keeps MCP results up to 50,000 characters inline (a
 /// larger one is saved to a file and replaced by a 2 KB preview) and refuses results over 25,000
@@ -105,9 +107,6 @@ pub struct ReadOptions {
     pub max_reply_bytes: usize,
     /// Cap on one line in `head`, `tail`, ranges and `read_to_next_pattern`.
     pub max_line_bytes: usize,
-    /// The tool that finds text in a file, named in the note on a cut line (`None`: the note
-    /// names no tool).
-    pub search_tool: Option<String>,
 }
 
 impl Default for ReadOptions {
@@ -121,14 +120,9 @@ impl Default for ReadOptions {
             example_queries: None,
             max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
-            search_tool: None,
         }
     }
 }
-
-/// How a failed item reads in the reply, after the tag: the caller's one error format
-/// (`Error: … <next step>.`).
-pub type RenderError<'a> = &'a dyn Fn(&ReadError) -> String;
 
 /// Reads every request and renders the answer: one block per request, in order, framed with a
 /// fresh random tag (see [`read_files_tagged`]).
@@ -136,22 +130,23 @@ pub fn read_files(
     sandbox: &Sandbox,
     requests: &[ReadRequest],
     options: &ReadOptions,
-    render_error: RenderError<'_>,
+    render: &dyn RenderReply,
 ) -> String {
-    read_files_tagged(sandbox, requests, options, render_error, &frame::new_tag())
+    read_files_tagged(sandbox, requests, options, render, &frame::new_tag())
 }
 
 /// [`read_files`] with a given tag (tests use a fixed one; a server must use a fresh random tag
 /// per reply, or file content could imitate the framing).
 ///
 /// Each block starts with `[TAG] File: {name}`; a failing request has `[TAG] ` and
-/// `render_error`'s text (`Error: …`) instead of text and never fails the others. When the reply cap is reached, a block ends with a
-/// `[TAG] Note:` saying how to read on, and the requests not reached are named in a last note.
+/// `render`'s text for the error (`Error: …`) instead of text and never fails the others. When
+/// the reply cap is reached, a block ends with a `[TAG] Note:` saying how to read on (`render`
+/// words each [`Note`]), and the requests not reached are named in a last note.
 pub fn read_files_tagged(
     sandbox: &Sandbox,
     requests: &[ReadRequest],
     options: &ReadOptions,
-    render_error: RenderError<'_>,
+    render: &dyn RenderReply,
     tag: &str,
 ) -> String {
     let cap = options.max_reply_bytes.max(MIN_REPLY_BYTES);
@@ -161,16 +156,19 @@ pub fn read_files_tagged(
         let header = reply.tag().len() + " File: \n\n".len() + shown.len();
         let body_limit = cap.saturating_sub(FINAL_NOTE_ROOM + BLOCK_NOTE_ROOM);
         if reply.len() + header + MIN_BLOCK_ROOM > body_limit {
-            not_read(&mut reply, requests, index, cap);
+            not_read(&mut reply, requests, index, cap, render);
             break;
         }
         reply.frame("File", &shown);
-        if let Err(error) = read_block(sandbox, request, options, &shown, &mut reply, body_limit) {
+        let read = read_block(
+            sandbox, request, options, render, &shown, &mut reply, body_limit,
+        );
+        if let Err(error) = read {
             let body_start = reply.body_start();
             reply.buf.truncate(body_start);
             let room = cap.saturating_sub(reply.len() + FINAL_NOTE_ROOM + header);
             reply.message(&truncate(
-                &render_error(&error),
+                &render.error(&error),
                 Keep::Bytes(room),
                 Marker::Ellipsis,
             ));
@@ -180,11 +178,12 @@ pub fn read_files_tagged(
 }
 
 /// Reads one request; `Ok(body)` is the text with its notes as the reply shows them (with the tag
-/// `TAG`). For tests and tools that read one file.
+/// `TAG`, the notes worded by `render`). For tests and tools that read one file.
 pub fn read_one(
     sandbox: &Sandbox,
     request: &ReadRequest,
     options: &ReadOptions,
+    render: &dyn RenderReply,
 ) -> Result<String, ReadError> {
     let shown = shown_name(&request.path);
     let cap = options.max_reply_bytes.max(MIN_REPLY_BYTES);
@@ -192,7 +191,9 @@ pub fn read_one(
     reply.frame("File", &shown);
     let body_start = reply.len();
     let body_limit = cap.saturating_sub(FINAL_NOTE_ROOM + BLOCK_NOTE_ROOM);
-    read_block(sandbox, request, options, &shown, &mut reply, body_limit)?;
+    read_block(
+        sandbox, request, options, render, &shown, &mut reply, body_limit,
+    )?;
     let reply = reply.into_string();
     Ok(reply.get(body_start..).unwrap_or_default().to_string())
 }
@@ -217,14 +218,25 @@ fn shown_name(requested: &str) -> Cow<'_, str> {
 }
 
 /// The last note of a reply cut before `first` of `requests`.
-fn not_read(reply: &mut Reply, requests: &[ReadRequest], first: usize, cap: usize) {
+fn not_read(
+    reply: &mut Reply,
+    requests: &[ReadRequest],
+    first: usize,
+    cap: usize,
+    render: &dyn RenderReply,
+) {
     let names = requests[first..]
         .iter()
         .take(3)
         .map(|r| truncate(&shown_name(&r.path), Keep::Bytes(80), Marker::Ellipsis).into_owned())
         .collect::<Vec<_>>();
-    let note = messages::not_read(cap, first, requests.len(), &names);
-    reply.frame("Note", &note);
+    let note = Note::NotRead {
+        cap,
+        first,
+        total: requests.len(),
+        names,
+    };
+    reply.frame("Note", &render.note(&note));
 }
 
 /// The mode a request asks for, after validation.
@@ -243,6 +255,7 @@ fn read_block(
     sandbox: &Sandbox,
     request: &ReadRequest,
     options: &ReadOptions,
+    render: &dyn RenderReply,
     shown: &str,
     reply: &mut Reply,
     limit: usize,
@@ -285,36 +298,43 @@ fn read_block(
     };
     let mut mark = |out: &mut Vec<u8>, cut: CutLine| {
         let line = first_line.map(|n| n + cut.index);
-        let marker = messages::cut_marker(
-            &tag,
+        let note = Note::LineCut {
             line,
-            cut,
+            len: cut.len,
+            shown: cut.shown,
+            by_budget: cut.by_budget,
             line_cap,
             cap,
-            options.search_tool.as_deref(),
-        );
-        out.extend_from_slice(marker.as_bytes());
+        };
+        // The marker's room is kept in the sink; a longer wording is cut to it.
+        let words = render.note(&note);
+        let room = MARKER_ROOM.saturating_sub(tag.len() + " Cut: ".len() + 1);
+        let words = truncate(&words, Keep::Bytes(room), Marker::Ellipsis);
+        out.extend_from_slice(format!(" {tag} Cut: {words}").as_bytes());
     };
     let mut sink = Sink {
         out: &mut reply.buf,
         limit,
         marker_room: MARKER_ROOM,
     };
-    let notes: Vec<String> = match &mode {
+    let notes: Vec<Note> = match &mode {
         Mode::Full => {
             let whole = lines::copy_all(&mut reader, &mut sink, &mut mark).map_err(io_error)?;
             match whole {
                 Whole::Complete => Vec::new(),
-                Whole::Budget { lines } => vec![messages::reply_cut(
+                Whole::Budget { lines } => vec![Note::ReplyCut {
                     cap,
-                    &format!("lines 1–{} are shown", thousands(lines)),
-                    &messages::read_on(shown, lines + 1, None, None),
-                )],
-                Whole::FirstLineCut { .. } => vec![messages::reply_cut(
+                    shown: Shown::Lines {
+                        first: 1,
+                        last: lines,
+                    },
+                    read_on: read_on_from(shown, lines + 1, None, None),
+                }],
+                Whole::FirstLineCut { .. } => vec![Note::ReplyCut {
                     cap,
-                    "line 1 does not fit and is cut",
-                    &messages::read_on(shown, 2, None, None),
-                )],
+                    shown: Shown::FirstLineCut,
+                    read_on: read_on_from(shown, 2, None, None),
+                }],
             }
         }
         Mode::Head(count) => {
@@ -343,7 +363,10 @@ fn read_block(
             )
             .map_err(io_error)?;
             if copied.stop == Stop::EndOfFile {
-                vec![messages::pattern_not_found(pattern.as_str(), *start)]
+                vec![Note::PatternNotFound {
+                    pattern: pattern.as_str().to_string(),
+                    start: *start,
+                }]
             } else {
                 range_notes(shown, cap, *start, None, Some(pattern.as_str()), copied)
             }
@@ -372,7 +395,7 @@ fn read_block(
     }
     lines::strip_cr(&mut reply.buf, body_start);
     for note in notes {
-        reply.frame("Note", &note);
+        reply.frame("Note", &render.note(&note));
     }
     Ok(())
 }
@@ -403,25 +426,42 @@ fn range_notes(
     end: Option<u64>,
     pattern: Option<&str>,
     copied: Copied,
-) -> Vec<String> {
+) -> Vec<Note> {
     let next = start + copied.lines;
     if end.is_some_and(|end| next > end) {
         return Vec::new();
     }
     let shown_lines = if copied.lines == 0 {
-        "no line is shown".to_string()
+        Shown::NoLine
     } else {
-        format!(
-            "lines {}–{} are shown",
-            thousands(start),
-            thousands(next - 1)
-        )
+        Shown::Lines {
+            first: start,
+            last: next - 1,
+        }
     };
-    let read_on = messages::read_on(shown, next, end, pattern);
+    let read_on = read_on_from(shown, next, end, pattern);
     match copied.stop {
-        Stop::Budget => vec![messages::reply_cut(cap, &shown_lines, &read_on)],
-        Stop::LineUnended => vec![messages::line_unended(next - 1, &read_on)],
+        Stop::Budget => vec![Note::ReplyCut {
+            cap,
+            shown: shown_lines,
+            read_on,
+        }],
+        Stop::LineUnended => vec![Note::LineUnended {
+            line: Some(next - 1),
+            scan: lines::LONG_LINE_SCAN,
+            read_on,
+        }],
         Stop::Done | Stop::EndOfFile | Stop::Pattern => Vec::new(),
+    }
+}
+
+/// The item that reads on from line `start` of `shown`.
+fn read_on_from(shown: &str, start: u64, end: Option<u64>, pattern: Option<&str>) -> ReadOn {
+    ReadOn::From {
+        path: shown.to_string(),
+        start,
+        end,
+        pattern: pattern.map(str::to_string),
     }
 }
 
@@ -435,7 +475,7 @@ fn read_tail(
     cap: usize,
     sink: &mut Sink<'_>,
     mark: &mut dyn FnMut(&mut Vec<u8>, CutLine),
-) -> io::Result<Vec<String>> {
+) -> io::Result<Vec<Note>> {
     let len = file.metadata()?.len();
     if count == 0 || len == 0 {
         return Ok(Vec::new());
@@ -447,7 +487,10 @@ fn read_tail(
             let room = sink.limit.saturating_sub(sink.out.len());
             let want = line_cap.min(room);
             lines::copy_end(file, len, want, sink.out)?;
-            return Ok(vec![messages::long_last_line(lines::TAIL_SCAN, want)]);
+            return Ok(vec![Note::LongLastLine {
+                scan: lines::TAIL_SCAN,
+                shown: want,
+            }]);
         }
     };
     let mut handle = file;
@@ -456,19 +499,31 @@ fn read_tail(
     let copied = lines::copy_lines(&mut reader, sink, lines, line_cap, None, mark)?;
     let mut notes = Vec::new();
     if partial {
-        notes.push(messages::tail_partial(lines, lines::TAIL_SCAN));
+        notes.push(Note::TailPartial {
+            lines,
+            scan: lines::TAIL_SCAN,
+        });
     }
     let rest = lines.saturating_sub(copied.lines);
     if rest > 0 {
-        let read_on = messages::read_on_tail(shown, rest);
-        let what = format!(
-            "the first {} of the last {} lines are shown",
-            thousands(copied.lines),
-            thousands(lines)
-        );
+        let read_on = ReadOn::Tail {
+            path: shown.to_string(),
+            lines: rest,
+        };
         match copied.stop {
-            Stop::Budget => notes.push(messages::reply_cut(cap, &what, &read_on)),
-            Stop::LineUnended => notes.push(messages::line_unended_tail(&read_on)),
+            Stop::Budget => notes.push(Note::ReplyCut {
+                cap,
+                shown: Shown::TailLines {
+                    shown: copied.lines,
+                    of: lines,
+                },
+                read_on,
+            }),
+            Stop::LineUnended => notes.push(Note::LineUnended {
+                line: None,
+                scan: lines::LONG_LINE_SCAN,
+                read_on,
+            }),
             _ => {}
         }
     }

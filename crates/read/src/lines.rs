@@ -82,6 +82,7 @@ fn skip_rest_of_line<R: BufRead>(reader: &mut R, max: u64) -> io::Result<(u64, b
 /// The length of a line that was cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineLen {
+    /// Its exact length.
     Exact(u64),
     /// Its end was not found within [`LONG_LINE_SCAN`].
     AtLeast(u64),

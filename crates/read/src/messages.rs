@@ -1,10 +1,141 @@
-//! The notes of a reply (what was cut, how to read on) and the size guards of whole reads.
+//! The notes of a reply as data ([`Note`]: what was cut, where to read on, the limits), and the
+//! size guards of whole reads. The caller words them ([`RenderReply`]); the crate frames them.
 
 use std::path::Path;
 
-use crate::lines::{CutLine, LineLen};
+use crate::lines::LineLen;
 use crate::{MIN_REPLY_BYTES, ReadError, ReadOptions, StructuredKind};
-pub(crate) use fs_mcp_text::{format_size, thousands};
+
+/// Words what a reply says to the model: a failed item and the notes. The framing (the reply's
+/// tag, `File:`, `Error:`, `Note:`, `Cut:`) stays the crate's, so no wording can forge it.
+pub trait RenderReply {
+    /// A failed item, after the tag: the caller's one error format (`Error: … <next step>.`).
+    fn error(&self, error: &ReadError) -> String;
+    /// A note, after `[TAG] Note: ` (or, for [`Note::LineCut`], after `[TAG] Cut: `).
+    fn note(&self, note: &Note) -> String;
+}
+
+/// Where the next call reads on: the arguments of its item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadOn {
+    /// `{"path", "start_line", "end_line"?, "read_to_next_pattern"?}`.
+    From {
+        /// The path as shown.
+        path: String,
+        /// The first line not shown.
+        start: u64,
+        /// The end of the requested range, if one was given.
+        end: Option<u64>,
+        /// The pattern the read ends at, if one was given.
+        pattern: Option<String>,
+    },
+    /// `{"path", "tail"}`: the last `lines` lines.
+    Tail {
+        /// The path as shown.
+        path: String,
+        /// How many lines, counted back from the end.
+        lines: u64,
+    },
+}
+
+/// What a block cut at the reply cap shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shown {
+    /// Lines `first..=last`.
+    Lines {
+        /// First line shown.
+        first: u64,
+        /// Last line shown.
+        last: u64,
+    },
+    /// No line of the range.
+    NoLine,
+    /// A whole read whose first line does not fit (it is cut).
+    FirstLineCut,
+    /// The first `shown` of the last `of` lines (a `tail` read).
+    TailLines {
+        /// Lines shown.
+        shown: u64,
+        /// Lines asked for.
+        of: u64,
+    },
+}
+
+/// One note of a reply, with its numbers. Exhaustive on purpose: a new note does not compile
+/// until the binary words it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Note {
+    /// The reply cap (`cap` bytes) was reached inside this block.
+    ReplyCut {
+        /// The reply cap, in bytes.
+        cap: usize,
+        /// What the block shows.
+        shown: Shown,
+        /// The item that reads on.
+        read_on: ReadOn,
+    },
+    /// A cut line has no line break within `scan` bytes after its shown part, so the lines
+    /// after it were not read.
+    LineUnended {
+        /// The line (`None` in a `tail` read, whose line numbers are unknown).
+        line: Option<u64>,
+        /// How far past the shown part the line's end was looked for, in bytes.
+        scan: u64,
+        /// The item that reads on.
+        read_on: ReadOn,
+    },
+    /// `read_to_next_pattern` found no line matching `pattern` after line `start`: the block
+    /// runs to the end of the file.
+    PatternNotFound {
+        /// The pattern as given.
+        pattern: String,
+        /// The line the read started at.
+        start: u64,
+    },
+    /// A `tail` read shows only its last `lines` lines: the line before them is longer than the
+    /// `scan` bytes searched back from the end.
+    TailPartial {
+        /// Lines shown.
+        lines: u64,
+        /// Bytes searched back from the end.
+        scan: u64,
+    },
+    /// The last line has no line break in the last `scan` bytes; only its last `shown` bytes are
+    /// shown.
+    LongLastLine {
+        /// Bytes searched back from the end.
+        scan: u64,
+        /// Bytes shown.
+        shown: usize,
+    },
+    /// The last note of a reply whose cap was reached before item `first` (0-based) of `total`;
+    /// `names` are the first few of them, shortened.
+    NotRead {
+        /// The reply cap, in bytes.
+        cap: usize,
+        /// The first item not read (0-based).
+        first: usize,
+        /// All items of the call.
+        total: usize,
+        /// The first items not read, as shown (at most three).
+        names: Vec<String>,
+    },
+    /// A line cut inside the text (the marker after its shown part).
+    LineCut {
+        /// The line (`None` in a `tail` read).
+        line: Option<u64>,
+        /// Its length, exact or a lower bound.
+        len: LineLen,
+        /// Bytes of it shown.
+        shown: usize,
+        /// Cut because the reply is full (not by the line cap).
+        by_budget: bool,
+        /// The line cap, in bytes.
+        line_cap: usize,
+        /// The reply cap, in bytes.
+        cap: usize,
+    },
+}
 
 /// Refuses a whole-file read that would flood the model's context. A structured file is steered
 /// to a query above its guard or above the reply cap (a cut JSON document is of little use);
@@ -46,145 +177,4 @@ pub fn check_size_guards(
         }),
         _ => Ok(()),
     }
-}
-
-/// A JSON string literal.
-fn json_quote(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// The arguments of the item that reads on from line `next`.
-pub fn read_on(path: &str, next: u64, end: Option<u64>, pattern: Option<&str>) -> String {
-    let mut text = format!("{{\"path\": {}, \"start_line\": {next}", json_quote(path));
-    if let Some(end) = end {
-        text.push_str(&format!(", \"end_line\": {end}"));
-    }
-    if let Some(pattern) = pattern {
-        text.push_str(&format!(
-            ", \"read_to_next_pattern\": {}",
-            json_quote(pattern)
-        ));
-    }
-    text.push('}');
-    text
-}
-
-/// The arguments of the item that reads the last `lines` lines.
-pub fn read_on_tail(path: &str, lines: u64) -> String {
-    format!("{{\"path\": {}, \"tail\": {lines}}}", json_quote(path))
-}
-
-/// The note of a block cut at the reply cap.
-pub fn reply_cut(cap: usize, what: &str, read_on: &str) -> String {
-    format!(
-        "Reply limit ({} bytes) reached: {what}. Read on with {read_on}.",
-        thousands(cap as u64)
-    )
-}
-
-/// The marker that ends the shown part of a cut line (inside the text, after it).
-pub fn cut_marker(
-    tag: &str,
-    line: Option<u64>,
-    cut: CutLine,
-    line_cap: usize,
-    cap: usize,
-    search_tool: Option<&str>,
-) -> String {
-    let subject = match line {
-        Some(n) => format!("line {}", thousands(n)),
-        None => "this line".to_string(),
-    };
-    let length = match cut.len {
-        LineLen::Exact(n) => format!("has {} bytes", thousands(n)),
-        LineLen::AtLeast(n) => format!("has more than {} bytes", thousands(n)),
-    };
-    let mut hint = if cut.by_budget {
-        "the rest does not fit in this reply".to_string()
-    } else {
-        format!(
-            "large_file_passthrough=true lifts the {}-byte line limit (the {}-byte reply limit stays)",
-            thousands(line_cap as u64),
-            thousands(cap as u64)
-        )
-    };
-    if let Some(tool) = search_tool {
-        hint.push_str(&format!("; {tool} finds text in it"));
-    }
-    hint.push('.');
-    format!(
-        " {tag} Cut: {subject} {length}; the first {} are shown; {hint}",
-        thousands(cut.shown as u64)
-    )
-}
-
-pub fn pattern_not_found(pattern: &str, start: u64) -> String {
-    format!("Pattern '{pattern}' not found after line {start}; read to the end of the file.")
-}
-
-/// A cut line whose end was not found: the lines after it were not reached.
-pub fn line_unended(line: u64, read_on: &str) -> String {
-    format!(
-        "Line {} has no line break within {} after its shown part, so the lines after it were not read. Read on with {read_on}.",
-        thousands(line),
-        format_size(crate::lines::LONG_LINE_SCAN)
-    )
-}
-
-pub fn line_unended_tail(read_on: &str) -> String {
-    format!(
-        "A line has no line break within {} after its shown part, so the lines after it were not read. Read them with {read_on}.",
-        format_size(crate::lines::LONG_LINE_SCAN)
-    )
-}
-
-pub fn tail_partial(lines: u64, scan: u64) -> String {
-    format!(
-        "Only the last {} lines are shown: the line before them is longer than the {} that tail searches back from the end.",
-        thousands(lines),
-        format_size(scan)
-    )
-}
-
-pub fn long_last_line(scan: u64, shown: usize) -> String {
-    format!(
-        "The last line has no line break in the last {} of the file, so only its last {} bytes are shown.",
-        format_size(scan),
-        thousands(shown as u64)
-    )
-}
-
-/// The last note of a reply whose cap was reached before item `first` (0-based) of `total`.
-pub fn not_read(cap: usize, first: usize, total: usize, names: &[String]) -> String {
-    let total_text = thousands(total as u64);
-    let items = if first + 1 == total {
-        format!("item {total_text} of {total_text} was not read")
-    } else {
-        format!(
-            "items {}–{total_text} of {total_text} were not read",
-            thousands(first as u64 + 1)
-        )
-    };
-    let mut list = names.join(", ");
-    if total - first > names.len() {
-        list.push_str(", …");
-    }
-    format!(
-        "Reply limit ({} bytes) reached: {items} ({list}). Ask for them in another call.",
-        thousands(cap as u64)
-    )
 }

@@ -39,12 +39,21 @@ fn req(path: &str) -> ReadRequest {
 }
 
 fn read(f: &Fixture, r: ReadRequest) -> Result<String, String> {
-    read_one(&f.sandbox, &r, &ReadOptions::default()).map_err(|e| e.to_string())
+    read_one(&f.sandbox, &r, &ReadOptions::default(), &Data).map_err(|e| e.to_string())
 }
 
-/// A failed item as a caller might render it.
-fn render(error: &ReadError) -> String {
-    format!("Error: {error}.")
+/// Renders what the crate gives the caller as the data it is (the wording is the binary's and
+/// tested there): an error as `Error: {error}.`, a note as its `Debug` form.
+struct Data;
+
+impl RenderReply for Data {
+    fn error(&self, error: &ReadError) -> String {
+        format!("Error: {error}.")
+    }
+
+    fn note(&self, note: &Note) -> String {
+        format!("{note:?}")
+    }
 }
 
 #[test]
@@ -157,7 +166,7 @@ fn tail_across_chunk_boundaries() {
         max_reply_bytes: 1 << 20,
         ..Default::default()
     };
-    let out = read_one(&f.sandbox, &r, &roomy).unwrap();
+    let out = read_one(&f.sandbox, &r, &roomy, &Data).unwrap();
     assert_eq!(out.lines().count(), 2500);
     assert!(out.starts_with("line number 37501 "));
     let r = ReadRequest {
@@ -268,7 +277,7 @@ fn read_to_next_pattern() {
     let out = read(&f, r).unwrap();
     assert_eq!(
         out,
-        "def b():\n    return 2\n\n[TAG] Note: Pattern '^class ' not found after line 6; read to the end of the file.\n"
+        "def b():\n    return 2\n\n[TAG] Note: PatternNotFound { pattern: \"^class \", start: 6 }\n"
     );
     // An empty pattern is "not given": a plain range read.
     let r = ReadRequest {
@@ -389,7 +398,7 @@ fn sandbox_refusals_are_per_file() {
             req("nonl.txt"),
         ],
         &ReadOptions::default(),
-        &render,
+        &Data,
         "TAG",
     );
     let blocks: Vec<&str> = out.split("[TAG] File: ").skip(1).collect();
@@ -399,7 +408,7 @@ fn sandbox_refusals_are_per_file() {
     assert!(blocks[2].starts_with("../x\n[TAG] Error: Access denied"));
     assert_eq!(blocks[3], "nonl.txt\na\nb\nc");
     assert_eq!(
-        read_files_tagged(&f.sandbox, &[], &ReadOptions::default(), &render, "TAG"),
+        read_files_tagged(&f.sandbox, &[], &ReadOptions::default(), &Data, "TAG"),
         ""
     );
 }
@@ -426,7 +435,7 @@ fn large_structured_guard_points_to_queries_only_for_whole_reads() {
         ..Default::default()
     };
     assert_eq!(
-        read_one(&f.sandbox, &req("big.json"), &options).unwrap(),
+        read_one(&f.sandbox, &req("big.json"), &options, &Data).unwrap(),
         json
     );
 
@@ -441,7 +450,7 @@ fn large_structured_guard_points_to_queries_only_for_whole_reads() {
         example_queries: Some(examples),
         ..Default::default()
     };
-    let e = read_one(&f.sandbox, &req("big.json"), &options).unwrap_err();
+    let e = read_one(&f.sandbox, &req("big.json"), &options, &Data).unwrap_err();
     assert!(
         matches!(
             &e,
@@ -467,8 +476,8 @@ fn large_text_guard() {
 fn sizes_format_like_the_original() {
     assert_eq!(format_size(98), "98.00 B");
     assert_eq!(format_size(1843), "1.80 KB");
-    assert_eq!(messages::thousands(1234567), "1,234,567");
-    assert_eq!(messages::thousands(12), "12");
+    assert_eq!(thousands(1234567), "1,234,567");
+    assert_eq!(thousands(12), "12");
 }
 
 #[test]
@@ -488,17 +497,8 @@ fn long_lines_are_cut_at_a_character_boundary_with_a_marker() {
         ..req("wide.txt")
     };
     assert_eq!(
-        read_one(&f.sandbox, &r, &options).unwrap(),
-        "éé [TAG] Cut: line 1 has 20 bytes; the first 4 are shown; large_file_passthrough=true lifts the 5-byte line limit (the 50,000-byte reply limit stays).\nnext\n"
-    );
-    let named = ReadOptions {
-        search_tool: Some("find_text".into()),
-        ..options.clone()
-    };
-    assert!(
-        read_one(&f.sandbox, &r, &named)
-            .unwrap()
-            .starts_with("éé [TAG] Cut: line 1 has 20 bytes; the first 4 are shown; large_file_passthrough=true lifts the 5-byte line limit (the 50,000-byte reply limit stays); find_text finds text in it.\n")
+        read_one(&f.sandbox, &r, &options, &Data).unwrap(),
+        "éé [TAG] Cut: LineCut { line: Some(1), len: Exact(20), shown: 4, by_budget: false, line_cap: 5, cap: 50000 }\nnext\n"
     );
     // Passthrough lifts the line cap; a whole read never had one.
     let passthrough = ReadOptions {
@@ -506,11 +506,11 @@ fn long_lines_are_cut_at_a_character_boundary_with_a_marker() {
         ..options.clone()
     };
     assert_eq!(
-        read_one(&f.sandbox, &r, &passthrough).unwrap(),
+        read_one(&f.sandbox, &r, &passthrough, &Data).unwrap(),
         format!("{}\nnext\n", "é".repeat(10))
     );
     assert_eq!(
-        read_one(&f.sandbox, &req("wide.txt"), &options).unwrap(),
+        read_one(&f.sandbox, &req("wide.txt"), &options, &Data).unwrap(),
         format!("{}\nnext\n", "é".repeat(10))
     );
 }
@@ -530,7 +530,7 @@ fn the_reply_cap_cuts_at_a_line_and_names_the_items_not_read() {
         &f.sandbox,
         &[req("parts.txt"), req("five.txt"), req("nonl.txt")],
         &options,
-        &render,
+        &Data,
         "TAG",
     );
     assert!(out.len() <= MIN_REPLY_BYTES, "{}", out.len());
@@ -543,7 +543,7 @@ fn the_reply_cap_cuts_at_a_line_and_names_the_items_not_read() {
     assert_eq!(
         notes,
         format!(
-            "Reply limit (4,096 bytes) reached: lines 1–{shown} are shown. Read on with {{\"path\": \"parts.txt\", \"start_line\": {}}}.\n[TAG] Note: Reply limit (4,096 bytes) reached: items 2–3 of 3 were not read (five.txt, nonl.txt). Ask for them in another call.\n",
+            "ReplyCut {{ cap: 4096, shown: Lines {{ first: 1, last: {shown} }}, read_on: From {{ path: \"parts.txt\", start: {}, end: None, pattern: None }} }}\n[TAG] Note: NotRead {{ cap: 4096, first: 1, total: 3, names: [\"five.txt\", \"nonl.txt\"] }}\n",
             shown + 1
         )
     );

@@ -37,7 +37,9 @@ mod walk;
 
 pub use error::SearchError;
 pub use find::{FindOptions, FoundFiles, find_files, search_files};
-pub use grep::{GrepControl, GrepOptions, Progress, ProgressFn, grep_content};
+pub use grep::{
+    GrepControl, GrepNote, GrepOptions, GrepWords, Progress, ProgressFn, Stopped, grep_content,
+};
 pub use info::{
     FileInfo, InfoBatch, InfoItem, InfoOptions, MAX_INFO_PATHS, NextTools, file_info,
     get_file_info, get_files_info,

@@ -58,6 +58,7 @@ use crate::SearchError;
 use crate::hints::{self, BoundarySink, Profile, SectionEnd, Sections};
 use crate::walk::{self, SkipStats, WalkOptions};
 
+pub use render::{GrepNote, GrepWords, Stopped};
 pub use sink::GrepLine;
 
 /// Settings of one `grep_content` call. [`GrepOptions::new`] gives the documented defaults.
@@ -181,9 +182,9 @@ pub struct GrepOutcome {
 }
 
 impl GrepOutcome {
-    /// The text answer of the tool.
-    pub fn render(&self) -> String {
-        render::render(self)
+    /// The text answer of the tool, its notes worded by `words`.
+    pub fn render(&self, words: &dyn GrepWords) -> String {
+        render::render(self, words)
     }
 }
 
@@ -192,8 +193,9 @@ pub fn grep_content(
     sandbox: &Sandbox,
     options: &GrepOptions,
     control: &GrepControl<'_>,
+    words: &dyn GrepWords,
 ) -> Result<String, SearchError> {
-    search(sandbox, options, control).map(|o| o.render())
+    search(sandbox, options, control).map(|o| o.render(words))
 }
 
 /// How many matching lines are counted, beyond the ones shown, before the total becomes "at least".

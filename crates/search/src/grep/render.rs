@@ -1,4 +1,5 @@
-//! The text answer of `grep_content`.
+//! The text answer of `grep_content`: the match blocks, and its notes as data ([`GrepNote`]),
+//! worded by the caller ([`GrepWords`]).
 //!
 //! ```text
 //! File: src/lib.rs, Line: 42 (section end hint: L58)
@@ -19,13 +20,12 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use super::{FileMatches, GrepLine, GrepOutcome, StopReason};
-use crate::format::{plural, thousands};
 use crate::hints::SectionEnd;
 
-pub(super) fn render(o: &GrepOutcome) -> String {
+pub(super) fn render(o: &GrepOutcome, words: &dyn GrepWords) -> String {
     let mut out = String::new();
     if o.files.is_empty() {
-        render_empty(o, &mut out);
+        render_empty(o, words, &mut out);
         return out;
     }
     let mut first = true;
@@ -38,7 +38,7 @@ pub(super) fn render(o: &GrepOutcome) -> String {
             render_block(file, block, &mut out);
         }
     }
-    let notes = notes(o);
+    let notes: Vec<String> = notes(o).iter().map(|note| words.note(note)).collect();
     if !notes.is_empty() {
         out.push_str("\n\n");
         out.push_str(&notes.join("\n"));
@@ -123,117 +123,135 @@ fn compress(nums: &[u64]) -> String {
     parts.join(", ")
 }
 
-fn seconds(d: Duration) -> String {
-    let secs = d.as_secs_f64();
-    if d.subsec_millis() == 0 {
-        format!("{} s", d.as_secs())
-    } else {
-        format!("{secs:.1} s")
-    }
+/// A stopped search: why, and after how long.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// The timeout (its length) ran out.
+    Timeout(Duration),
+    /// The client cancelled the call (after this long).
+    Cancelled(Duration),
 }
 
-fn stop_phrase(o: &GrepOutcome) -> Option<String> {
-    match o.stopped? {
-        StopReason::Timeout => Some(format!(
-            "Search stopped after {} (timeout)",
-            seconds(o.timeout)
-        )),
-        StopReason::Cancelled => Some(format!("Search cancelled after {}", seconds(o.elapsed))),
-    }
+/// One note of a `grep_content` answer, with its numbers; the caller words it ([`GrepWords`]).
+/// Exhaustive on purpose: a new note does not compile until the binary words it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GrepNote {
+    /// No line matched (the first line of an empty answer).
+    NoMatches {
+        /// Whether, and why, the search stopped early.
+        stopped: Option<Stopped>,
+        /// Files searched.
+        files_searched: u64,
+    },
+    /// What an empty answer did not search.
+    NotSearched {
+        /// What the walk skipped (hidden entries, ignore rules), as the walk describes it.
+        skipped: Option<String>,
+        /// Binary files skipped.
+        binary_files: u64,
+        /// Entries that could not be read.
+        unreadable: u64,
+    },
+    /// The search stopped early; the matches found so far are shown.
+    Stopped {
+        /// Why, and after how long.
+        stopped: Stopped,
+        /// Matching lines shown.
+        shown: u64,
+        /// Files searched.
+        files_searched: u64,
+    },
+    /// More lines matched than are shown.
+    MoreMatches {
+        /// Matching lines shown.
+        shown: u64,
+        /// Matching lines counted.
+        total: u64,
+        /// Counting stopped early: `total` is a lower bound.
+        at_least: bool,
+        /// Files with matches (among those counted).
+        files_with_matches: u64,
+        /// Files searched.
+        files_searched: u64,
+    },
+    /// `lines` lines longer than `cap` bytes were searched only up to it.
+    LongLines {
+        /// How many.
+        lines: u64,
+        /// The cap, in bytes.
+        cap: u64,
+    },
+    /// Files or directories that could not be read (in an answer with matches).
+    Unreadable {
+        /// How many.
+        count: u64,
+    },
 }
 
-fn notes(o: &GrepOutcome) -> Vec<String> {
+/// Words the notes of a `grep_content` answer for the model.
+pub trait GrepWords {
+    /// The text of `note`, one line.
+    fn note(&self, note: &GrepNote) -> String;
+}
+
+fn notes(o: &GrepOutcome) -> Vec<GrepNote> {
     let mut notes = Vec::new();
-    if let Some(stop) = stop_phrase(o) {
-        notes.push(format!(
-            "Note: {stop}; showing {} from {} searched. Narrow search_path or the pattern.",
-            plural(o.shown_matches, "match", "matches"),
-            plural(o.files_searched, "file", "files"),
-        ));
-    } else if o.total_is_lower_bound {
-        notes.push(format!(
-            "Note: showing {} of at least {} matching lines (counting stopped; {} with matches among {} searched). Narrow the search: pass a sub-directory as search_path, or a more specific pattern.",
-            thousands(o.shown_matches),
-            thousands(o.total_matches),
-            plural(o.files_with_matches, "file", "files"),
-            plural(o.files_searched, "file", "files"),
-        ));
-    } else if o.total_matches > o.shown_matches {
-        notes.push(format!(
-            "Note: showing the first {} of {} matching lines ({} with matches, {} searched). Narrow the search: pass a sub-directory as search_path, or a more specific pattern.",
-            thousands(o.shown_matches),
-            thousands(o.total_matches),
-            plural(o.files_with_matches, "file", "files"),
-            plural(o.files_searched, "file", "files"),
-        ));
+    if let Some(stopped) = stopped(o) {
+        notes.push(GrepNote::Stopped {
+            stopped,
+            shown: o.shown_matches,
+            files_searched: o.files_searched,
+        });
+    } else if o.total_is_lower_bound || o.total_matches > o.shown_matches {
+        notes.push(GrepNote::MoreMatches {
+            shown: o.shown_matches,
+            total: o.total_matches,
+            at_least: o.total_is_lower_bound,
+            files_with_matches: o.files_with_matches,
+            files_searched: o.files_searched,
+        });
     }
     if o.long_lines > 0 {
-        notes.push(long_lines_note(o.long_lines));
+        notes.push(long_lines(o));
     }
     if o.unreadable_files > 0 {
-        notes.push(format!(
-            "Note: {} could not be read.",
-            plural(
-                o.unreadable_files,
-                "file or directory",
-                "files or directories"
-            )
-        ));
+        notes.push(GrepNote::Unreadable {
+            count: o.unreadable_files,
+        });
     }
     notes
 }
 
-fn long_lines_note(lines: u64) -> String {
-    let cap = crate::format::format_size(super::MAX_SEARCHED_LINE_BYTES);
-    let (verb, pronoun) = if lines == 1 {
-        ("was", "its")
-    } else {
-        ("were", "their")
-    };
-    format!(
-        "Note: {} longer than {cap} {verb} searched only in {pronoun} first {cap} (a match further into such a line is not found).",
-        plural(lines, "line", "lines"),
-    )
+fn stopped(o: &GrepOutcome) -> Option<Stopped> {
+    Some(match o.stopped? {
+        StopReason::Timeout => Stopped::Timeout(o.timeout),
+        StopReason::Cancelled => Stopped::Cancelled(o.elapsed),
+    })
 }
 
-fn render_empty(o: &GrepOutcome, out: &mut String) {
-    let searched = plural(o.files_searched, "file", "files");
-    match o.stopped {
-        Some(StopReason::Timeout) => {
-            let _ = write!(
-                out,
-                "No matches found before the search stopped at the {} timeout ({searched} searched). Narrow search_path or the pattern.",
-                seconds(o.timeout)
-            );
-        }
-        Some(StopReason::Cancelled) => {
-            let _ = write!(
-                out,
-                "No matches found before the search was cancelled after {} ({searched} searched).",
-                seconds(o.elapsed)
-            );
-        }
-        None => out.push_str("No matches found."),
+fn long_lines(o: &GrepOutcome) -> GrepNote {
+    GrepNote::LongLines {
+        lines: o.long_lines,
+        cap: super::MAX_SEARCHED_LINE_BYTES,
     }
-    let mut skipped = Vec::new();
-    if let Some(s) = &o.skipped {
-        skipped.push(s.clone());
-    }
-    if o.binary_files > 0 {
-        skipped.push(plural(o.binary_files, "binary file", "binary files"));
-    }
-    if o.unreadable_files > 0 {
-        skipped.push(format!(
-            "{} that could not be read",
-            plural(o.unreadable_files, "entry", "entries")
-        ));
-    }
-    if !skipped.is_empty() {
-        let _ = write!(out, "\nNot searched: {}.", skipped.join("; "));
+}
+
+fn render_empty(o: &GrepOutcome, words: &dyn GrepWords, out: &mut String) {
+    out.push_str(&words.note(&GrepNote::NoMatches {
+        stopped: stopped(o),
+        files_searched: o.files_searched,
+    }));
+    if o.skipped.is_some() || o.binary_files > 0 || o.unreadable_files > 0 {
+        out.push('\n');
+        out.push_str(&words.note(&GrepNote::NotSearched {
+            skipped: o.skipped.clone(),
+            binary_files: o.binary_files,
+            unreadable: o.unreadable_files,
+        }));
     }
     if o.long_lines > 0 {
         out.push('\n');
-        out.push_str(&long_lines_note(o.long_lines));
+        out.push_str(&words.note(&long_lines(o)));
     }
 }
 
@@ -245,11 +263,5 @@ mod tests {
     fn ranges_are_compressed() {
         assert_eq!(compress(&[3, 4, 5, 9, 11, 12]), "3-5, 9, 11-12");
         assert_eq!(compress(&[7]), "7");
-    }
-
-    #[test]
-    fn durations() {
-        assert_eq!(seconds(Duration::from_secs(30)), "30 s");
-        assert_eq!(seconds(Duration::from_millis(1500)), "1.5 s");
     }
 }

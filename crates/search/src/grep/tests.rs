@@ -9,7 +9,16 @@ fn opts(pattern: &str) -> GrepOptions {
 }
 
 fn grep(fx: &Fixture, options: &GrepOptions) -> String {
-    grep_content(&fx.sandbox, options, &GrepControl::default()).unwrap()
+    grep_content(&fx.sandbox, options, &GrepControl::default(), &Data).unwrap()
+}
+
+/// Renders the notes as the data they are (their wording is the binary's, tested there).
+struct Data;
+
+impl GrepWords for Data {
+    fn note(&self, note: &GrepNote) -> String {
+        format!("{note:?}")
+    }
 }
 
 #[test]
@@ -76,7 +85,7 @@ fn global_cap_reports_the_total() {
     assert_eq!(outcome.shown_matches, 4);
     assert_eq!(outcome.total_matches, 15);
     assert!(!outcome.total_is_lower_bound);
-    let out = outcome.render();
+    let out = outcome.render(&Data);
     assert_eq!(out.matches("File: ").count(), 3, "{out}");
     assert!(
         out.starts_with("File: f0.txt, Line: 1\n---\n1:hit\n---\n\nFile: f0.txt, Lines: 3-4\n"),
@@ -87,7 +96,7 @@ fn global_cap_reports_the_total() {
         "{out}"
     );
     assert!(
-        out.ends_with("Note: showing the first 4 of 15 matching lines (5 files with matches, 5 files searched). Narrow the search: pass a sub-directory as search_path, or a more specific pattern."),
+        out.ends_with("\n\nMoreMatches { shown: 4, total: 15, at_least: false, files_with_matches: 5, files_searched: 5 }"),
         "{out}"
     );
 }
@@ -101,8 +110,8 @@ fn cap_inside_one_file_trims_context_at_the_next_match() {
     o.context_lines = 2;
     let outcome = search(&fx.sandbox, &o, &GrepControl::default()).unwrap();
     assert_eq!((outcome.shown_matches, outcome.total_matches), (2, 3));
-    let out = outcome.render();
-    assert!(out.starts_with("File: a.txt, Lines: 1, 3\n---\n1:m1\n2-c\n3:m2\n4-c\n5-c\n---\n\nNote: showing the first 2 of 3"), "{out}");
+    let out = outcome.render(&Data);
+    assert!(out.starts_with("File: a.txt, Lines: 1, 3\n---\n1:m1\n2-c\n3:m2\n4-c\n5-c\n---\n\nMoreMatches { shown: 2, total: 3, at_least: false,"), "{out}");
 }
 
 #[test]
@@ -115,9 +124,9 @@ fn counting_stops_with_at_least() {
     let outcome = search(&fx.sandbox, &o, &GrepControl::default()).unwrap();
     assert!(outcome.total_is_lower_bound);
     assert_eq!(outcome.total_matches, 2_000);
-    let out = outcome.render();
+    let out = outcome.render(&Data);
     assert!(
-        out.contains("showing 1 of at least 2,000 matching lines (counting stopped;"),
+        out.contains("MoreMatches { shown: 1, total: 2000, at_least: true,"),
         "{out}"
     );
 }
@@ -140,12 +149,12 @@ fn dash_pattern_is_a_pattern() {
 #[test]
 fn bad_regex_is_a_clear_error() {
     let fx = Fixture::new();
-    let err = grep_content(&fx.sandbox, &opts("foo("), &GrepControl::default())
+    let err = grep_content(&fx.sandbox, &opts("foo("), &GrepControl::default(), &Data)
         .unwrap_err()
         .to_string();
     assert!(err.starts_with("invalid regex 'foo(':"), "{err}");
     assert!(err.contains("unclosed group"), "{err}");
-    let err = grep_content(&fx.sandbox, &opts(""), &GrepControl::default())
+    let err = grep_content(&fx.sandbox, &opts(""), &GrepControl::default(), &Data)
         .unwrap_err()
         .to_string();
     assert!(err.contains("pattern is empty"), "{err}");
@@ -157,13 +166,13 @@ fn missing_and_outside_paths_fail() {
     let mut o = opts("x");
     o.search_path = "nope".into();
     assert_eq!(
-        grep_content(&fx.sandbox, &o, &GrepControl::default())
+        grep_content(&fx.sandbox, &o, &GrepControl::default(), &Data)
             .unwrap_err()
             .to_string(),
         "nope does not exist."
     );
     o.search_path = "../outside".into();
-    let err = grep_content(&fx.sandbox, &o, &GrepControl::default())
+    let err = grep_content(&fx.sandbox, &o, &GrepControl::default(), &Data)
         .unwrap_err()
         .to_string();
     assert!(err.starts_with("Access denied"), "{err}");
@@ -246,7 +255,7 @@ fn custom_section_patterns_override_and_empty_disables() {
     o.section_patterns = Some(vec![]);
     assert_eq!(grep(&fx, &o), "File: a.py, Line: 2\n---\n2:    needle\n---");
     o.section_patterns = Some(vec!["(?<=x)".into()]);
-    let err = grep_content(&fx.sandbox, &o, &GrepControl::default())
+    let err = grep_content(&fx.sandbox, &o, &GrepControl::default(), &Data)
         .unwrap_err()
         .to_string();
     assert!(err.contains("section_patterns"), "{err}");
@@ -297,7 +306,9 @@ fn hidden_and_vcs_skipped_by_default() {
     let o = opts("needle");
     let out = grep(&fx, &o);
     assert!(
-        out.starts_with("No matches found.\nNot searched: "),
+        out.starts_with(
+            "NoMatches { stopped: None, files_searched: 0 }\nNotSearched { skipped: Some("
+        ),
         "{out}"
     );
     assert!(out.contains("hidden entries (include_hidden=true"), "{out}");
@@ -319,7 +330,10 @@ fn binary_files_skipped() {
     let fx = Fixture::new();
     fx.write("bin.dat", b"needle\0\x01\x02needle\n");
     let out = grep(&fx, &opts("needle"));
-    assert_eq!(out, "No matches found.\nNot searched: 1 binary file.");
+    assert_eq!(
+        out,
+        "NoMatches { stopped: None, files_searched: 1 }\nNotSearched { skipped: None, binary_files: 1, unreadable: 0 }"
+    );
 }
 
 #[test]
@@ -339,7 +353,7 @@ fn symlinks_to_outside_and_loops_are_not_searched() {
     );
     // A symlinked search_path is judged by its target.
     o.search_path = "dir-link".into();
-    assert!(grep_content(&fx.sandbox, &o, &GrepControl::default()).is_err());
+    assert!(grep_content(&fx.sandbox, &o, &GrepControl::default(), &Data).is_err());
 }
 
 #[test]
@@ -353,12 +367,12 @@ fn cancel_flag_returns_partial_results_with_note() {
     };
     let outcome = search(&fx.sandbox, &opts("needle"), &control).unwrap();
     assert_eq!(outcome.stopped, Some(StopReason::Cancelled));
-    let out = outcome.render();
+    let out = outcome.render(&Data);
     assert!(
-        out.starts_with("No matches found before the search was cancelled after "),
+        out.starts_with("NoMatches { stopped: Some(Cancelled("),
         "{out}"
     );
-    assert!(out.ends_with("(0 files searched)."), "{out}");
+    assert!(out.ends_with("files_searched: 0 }"), "{out}");
 }
 
 #[test]
@@ -370,8 +384,8 @@ fn timeout_note_with_partial_results() {
     let outcome = search(&fx.sandbox, &o, &GrepControl::default()).unwrap();
     assert_eq!(outcome.stopped, Some(StopReason::Timeout));
     assert_eq!(
-        outcome.render(),
-        "No matches found before the search stopped at the 0 s timeout (0 files searched). Narrow search_path or the pattern."
+        outcome.render(&Data),
+        "NoMatches { stopped: Some(Timeout(0ns)), files_searched: 0 }"
     );
     // Rendering of partial results found before a stop.
     let mut partial = outcome.clone();
@@ -389,8 +403,8 @@ fn timeout_note_with_partial_results() {
         hints: vec![],
     }];
     assert_eq!(
-        partial.render(),
-        "File: a.txt, Line: 1\n---\n1:needle\n---\n\nNote: Search stopped after 30 s (timeout); showing 1 match from 5,000 files searched. Narrow search_path or the pattern."
+        partial.render(&Data),
+        "File: a.txt, Line: 1\n---\n1:needle\n---\n\nStopped { stopped: Timeout(30s), shown: 1, files_searched: 5000 }"
     );
 }
 
@@ -462,9 +476,9 @@ fn over_long_lines_are_searched_up_to_the_cap_and_line_numbers_stay_right() {
             (4, "EARLY on four")
         ]
     );
-    let out = outcome.render();
+    let out = outcome.render(&Data);
     assert!(
-        out.contains("Note: 1 line longer than 8.00 MB was searched only in its first 8.00 MB"),
+        out.contains("LongLines { lines: 1, cap: 8388608 }"),
         "{}",
         &out[out.len().saturating_sub(300)..]
     );
@@ -528,8 +542,13 @@ fn the_line_cap_holds_across_reads_of_any_size() {
 fn oversized_regexes_are_refused_with_a_hint() {
     let fx = Fixture::new();
     fx.write("a.txt", "aaaa\n");
-    let err =
-        grep_content(&fx.sandbox, &opts("a{1000}{1000}"), &GrepControl::default()).unwrap_err();
+    let err = grep_content(
+        &fx.sandbox,
+        &opts("a{1000}{1000}"),
+        &GrepControl::default(),
+        &Data,
+    )
+    .unwrap_err();
     assert!(
         matches!(
             &err,
