@@ -128,6 +128,7 @@
 // no two depend on each other (tests included):
 //   leaves:  ast data errors json_out need request
 //   1:       demand examples natives projected projected_yaml rewrite shape
+//   2:       fast (uses demand)
 //   2:       input library   3: program   4: engine   5: plan   6: run
 //   7:       worker
 mod ast;
@@ -136,6 +137,7 @@ mod demand;
 mod engine;
 mod errors;
 mod examples;
+mod fast;
 mod input;
 mod json_out;
 mod library;

@@ -11,6 +11,7 @@
 
 use crate::engine::{self, Collected, Output, Sink};
 use crate::errors::QueryError;
+use crate::fast::{self, Each};
 use crate::need::Need;
 use crate::program::{self, Program};
 use crate::projected_yaml::StreamTarget;
@@ -32,6 +33,8 @@ struct Stream {
     /// What `each` observes of one element.
     element: Need,
     each: Rc<Program>,
+    /// `each` run natively, when it is that simple.
+    fast: Option<Rc<Each>>,
     then: Option<Program>,
 }
 
@@ -48,6 +51,7 @@ impl ReadPlan {
                 let element = element_need(&need, &s.path);
                 Some(Stream {
                     each: Rc::new(program::compile_part(&s.each, code)?),
+                    fast: Each::new(&s.each).map(Rc::new),
                     then: match &s.then {
                         Some(g) => Some(program::compile_part(g, code)?),
                         None => None,
@@ -120,11 +124,12 @@ pub(crate) fn run_yaml(
 /// `sink`; the sink back if the stream was exact.
 fn feed_yaml<S: Sink + 'static>(s: &Stream, bytes: &[u8], sink: S) -> Option<S> {
     let sink = Rc::new(RefCell::new(sink));
-    let (each, into) = (s.each.clone(), sink.clone());
+    let (native, into) = (s.fast.clone(), sink.clone());
+    let each = s.each.clone();
     let target = StreamTarget {
         path: s.path.clone(),
         element: s.element.clone(),
-        feed: Box::new(move |v| engine::feed(&each, v, &mut *into.borrow_mut())),
+        feed: Box::new(move |v| feed_one(&each, native.as_deref(), v, &mut *into.borrow_mut())),
     };
     engine::reset();
     input::yaml_stream(bytes, target)?;
@@ -150,20 +155,53 @@ fn run_yaml_stream(
 }
 
 fn run_stream(s: &Stream, body: &[u8], limits: &Limits) -> Option<Result<String, QueryError>> {
-    let mut elements = projected::Elements::new(body, &s.path, &s.element);
     match &s.then {
         None => {
-            let result = engine::run_clean(&s.each, Box::new(elements.by_ref().map(Ok)), limits);
-            elements.finish().ok()?;
-            result
+            let out = feed_json(s, body, Output::new(limits))?;
+            engine::finish_clean(out, &s.each.expression)
         }
         Some(then) => {
-            let results = engine::collect(&s.each, Box::new(elements.by_ref().map(Ok)));
-            elements.finish().ok()?;
-            let array = Val::Arr(Rc::new(results?));
+            let results = feed_json(s, body, Collected::default())?.into_values()?;
+            let array = Val::Arr(Rc::new(results));
             engine::run_clean(then, Box::new(std::iter::once(Ok(array))), limits)
         }
     }
+}
+
+/// Run `each` on one element into `sink`, natively when it is simple enough
+/// (`native`); `false` once the sink wants no more.
+fn feed_one(each: &Program, native: Option<&Each>, v: Val, sink: &mut dyn Sink) -> bool {
+    if let Some(native) = native {
+        match native.run(v.clone()) {
+            fast::Outcome::One(x) => return sink.value(x) && !sink.done(),
+            fast::Outcome::Nothing => return !sink.done(),
+            fast::Outcome::Unsure => {}
+        }
+    }
+    engine::feed(each, v, sink)
+}
+
+/// Stream the array of a JSON file through `each`, feeding the results to
+/// `sink`; the sink back if the stream was exact. Elements that the leading
+/// `select`s of a native `each` drop are judged on a smaller projection and
+/// never built further.
+fn feed_json<S: Sink>(s: &Stream, body: &[u8], mut sink: S) -> Option<S> {
+    engine::reset();
+    let native = s.fast.as_deref();
+    let mut elements = projected::Elements::new(body, &s.path, &s.element);
+    let probe = native.and_then(|f| Some((f, f.probe()?)));
+    loop {
+        let next = match probe {
+            Some((each, probe)) => elements.next_judged(probe, &mut |v| each.judge(v)).ok()?,
+            None => elements.next(),
+        };
+        let Some(v) = next else { break };
+        if !feed_one(&s.each, native, v, &mut sink) {
+            break;
+        }
+    }
+    elements.finish().ok()?;
+    Some(sink)
 }
 
 #[cfg(test)]
@@ -184,6 +222,28 @@ mod tests {
             assert!(plan(code).stream.is_some(), "{code} streams");
         }
         assert!(plan(".items | length").stream.is_none());
+    }
+
+    /// The bench's per-element filters run natively (and the selects judge
+    /// a smaller projection first).
+    #[test]
+    fn simple_filters_run_natively() {
+        for (code, probes) in [
+            (
+                ".items[] | select(.active and .score > 997) | {id, name}",
+                true,
+            ),
+            (
+                "[.items[] | select(.score > 990) | {id, name}] | length",
+                true,
+            ),
+            ("[.items[] | .owner.name] | unique | length", false),
+            (".items | map(select(.group == \"g07\")) | length", true),
+        ] {
+            let stream = plan(code).stream.expect("streams");
+            let fast = stream.fast.as_ref().expect("native");
+            assert_eq!(fast.probe().is_some(), probes, "{code}");
+        }
     }
 
     /// The streamed shapes really stream a YAML file, not just plan to.

@@ -308,6 +308,45 @@ impl<'a, 'n> Elements<'a, 'n> {
         Ok(Some(next))
     }
 
+    /// The next element: built first as far as `probe` asks and passed
+    /// over when `judge` says `Some(false)` of that, else built as far as
+    /// the element need asks. `Ok(None)` after the last element.
+    pub(crate) fn next_judged(
+        &mut self,
+        probe: &Need,
+        judge: &mut dyn FnMut(&Val) -> Option<bool>,
+    ) -> Result<Option<Val>, Unread> {
+        if matches!(self.state, State::Done | State::Failed) {
+            return Ok(None);
+        }
+        let found = self.judged(probe, judge);
+        match &found {
+            Ok(Some(_)) => {}
+            Ok(None) => self.state = State::Done,
+            Err(Unread) => self.state = State::Failed,
+        }
+        found
+    }
+
+    fn judged(
+        &mut self,
+        probe: &Need,
+        judge: &mut dyn FnMut(&Val) -> Option<bool>,
+    ) -> Result<Option<Val>, Unread> {
+        let body = self.builder.body;
+        while let Some(next) = self.next_start()? {
+            let start = self.builder.offset(&self.lexer);
+            let probed = self.builder.value(next, &mut self.lexer, probe)?;
+            if judge(&probed) == Some(false) {
+                continue;
+            }
+            let mut again = SliceLexer::new(&body[start..]);
+            let v = self.builder.value(next, &mut again, self.element)?;
+            return Ok(Some(v));
+        }
+        Ok(None)
+    }
+
     fn element(&mut self) -> Result<Option<Val>, Unread> {
         match self.next_start()? {
             Some(next) => self
