@@ -49,7 +49,7 @@ type R<'a> = ValXs<'a, Val>;
 /// Our natives. `stderr_empty` and `debug_empty` replace jaq's versions.
 /// (`builtins` is added by [`crate::library`], which knows every filter.)
 pub(crate) fn funs() -> impl Iterator<Item = Fun<QData>> {
-    let fs: [jaq_core::native::Filter<jaq_core::RunPtr<QData>>; 13] = [
+    let fs: [jaq_core::native::Filter<jaq_core::RunPtr<QData>>; 14] = [
         ("_fs_vivify", [jaq_core::Bind::Fun(())].into(), vivify),
         ("_fs_mkpath", v(1), mkpath),
         ("_fs_delpaths", v(1), delpaths),
@@ -63,6 +63,7 @@ pub(crate) fn funs() -> impl Iterator<Item = Fun<QData>> {
         ("@tsv", v(0), tsv),
         ("_fs_base32", v(0), base32),
         ("_fs_base32d", v(0), base32d),
+        ("_fs_unique", v(0), unique),
     ];
     fs.into_iter().map(run::<QData>)
 }
@@ -323,6 +324,25 @@ fn delete(v: &mut Val, path: &[Val]) -> Result<(), String> {
             describe(k),
             describe(other)
         )),
+    }
+}
+
+// --- arrays ---------------------------------------------------------------------
+
+/// `unique` as a sort and a pass that drops repeats: the answer of jaq's
+/// `[group_by(.)[] | .[0]]` (a stable sort, the first of equal values kept),
+/// without a key array and a group per element (half the memory on a big
+/// array, and faster).
+fn unique(cv: Cv<'_, QData>) -> R<'_> {
+    match cv.1 {
+        Val::Arr(a) => {
+            let mut a = Rc::try_unwrap(a).unwrap_or_else(|a| (*a).clone());
+            a.sort();
+            a.dedup();
+            box_once(Ok(Val::Arr(Rc::new(a))))
+        }
+        // jaq's message for a value that is not an array
+        other => box_once(Err(Exn::from(Error::typ(other, "array")))),
     }
 }
 

@@ -54,14 +54,63 @@ struct Builder<'a> {
     /// same few recur in every item, so they are built once and shared too
     /// (at most [`MAX_SHARED_STRINGS`] of them).
     strings: HashMap<Box<[u8]>, Val>,
+    /// Built objects by their text (see [`Shared`]): the items of a big
+    /// array often project to a few distinct small objects
+    /// (`group_by(.group)` keeps only `{"group": …}` of each).
+    objects: Shared,
     skipper: Skipper,
+}
+
+/// Small objects built so far, by a signature that determines the built
+/// value: the need node and, per kept entry, the key and the value's text.
+/// Equal signatures build equal values, and jq values have no identity, so
+/// one copy can stand for all (an `Rc` clone instead of three allocations).
+#[derive(Default)]
+struct Shared {
+    table: HashMap<Vec<u8>, Val>,
+    lookups: usize,
+    hits: usize,
+}
+
+/// Objects with a longer signature are not shared ...
+const MAX_OBJECT_SIGNATURE: usize = 128;
+/// ... nor more than this many distinct ones.
+const MAX_SHARED_OBJECTS: usize = 4096;
+/// Sharing stops after this many lookups if fewer than a quarter found a
+/// copy (every item differs, e.g. it keeps an `id`): lookups then only cost.
+const SHARING_TRIAL: usize = 4096;
+
+impl Shared {
+    fn active(&self) -> bool {
+        self.lookups < SHARING_TRIAL || self.hits * 4 >= self.lookups
+    }
+
+    /// The shared copy of `built`, whose signature is `signature`.
+    fn share(&mut self, signature: Vec<u8>, built: Val) -> Val {
+        self.lookups += 1;
+        if let Some(v) = self.table.get(&signature) {
+            self.hits += 1;
+            return v.clone();
+        }
+        if self.table.len() < MAX_SHARED_OBJECTS {
+            self.table.insert(signature, built.clone());
+        }
+        built
+    }
+}
+
+/// Append `part` to a signature, with its length first (so that no two
+/// sequences of parts give the same bytes).
+fn sign(signature: &mut Vec<u8>, part: &[u8]) {
+    signature.extend_from_slice(&(part.len() as u32).to_le_bytes());
+    signature.extend_from_slice(part);
 }
 
 /// Only string values this short are shared ...
 const MAX_SHARED_STRING_BYTES: usize = 32;
 /// ... and only this many distinct ones (a file of unique names must not
-/// grow the table without bound).
-const MAX_SHARED_STRINGS: usize = 4096;
+/// grow the table without bound; 10,000 owners or tags must fit).
+const MAX_SHARED_STRINGS: usize = 1 << 16;
 
 impl<'a> Builder<'a> {
     fn new(body: &'a [u8]) -> Self {
@@ -69,6 +118,7 @@ impl<'a> Builder<'a> {
             body,
             keys: HashMap::new(),
             strings: HashMap::new(),
+            objects: Shared::default(),
             skipper: Skipper::default(),
         }
     }
@@ -130,25 +180,49 @@ impl<'a> Builder<'a> {
             }
             b'{' => {
                 let mut obj = Map::default();
+                let mut signature = self.objects.active().then(|| {
+                    let node: *const Need = need;
+                    (node as usize).to_le_bytes().to_vec()
+                });
                 lexer.discarded().seq(b'}', ws, |next, lexer| {
                     let key = self.key(next, lexer)?;
                     lexer.expect(ws, b':').ok_or(Unread)?;
                     let next = ws(lexer).ok_or(Unread)?;
                     match need.key(&key) {
                         Some(node) => {
+                            let start = self.offset(lexer);
                             let v = self.value(next, lexer, node)?;
+                            if let Some(sig) = &mut signature {
+                                sign(sig, &key);
+                                sign(sig, &self.body[start..self.offset(lexer)]);
+                            }
                             obj.insert(self.key_val(&key), v);
                         }
                         None => {
                             self.skip(lexer)?;
                             if need.keeps_all_keys() {
+                                if let Some(sig) = &mut signature {
+                                    sign(sig, &key);
+                                    // no value text: a kept key's value is null
+                                    sig.push(0xFF);
+                                }
                                 obj.insert(self.key_val(&key), Val::Null);
                             }
                         }
                     }
+                    if signature
+                        .as_ref()
+                        .is_some_and(|s| s.len() > MAX_OBJECT_SIGNATURE)
+                    {
+                        signature = None;
+                    }
                     Ok::<_, Unread>(())
                 })?;
-                Ok(Val::obj(obj))
+                let built = Val::obj(obj);
+                Ok(match signature {
+                    Some(sig) => self.objects.share(sig, built),
+                    None => built,
+                })
             }
             // scalars are kept whole
             _ => self.whole(lexer),
@@ -494,6 +568,56 @@ mod tests {
         let ours = read_all(body.as_bytes(), &n).unwrap();
         let whole = jaq_json::read::parse_single(body.as_bytes()).unwrap();
         assert_eq!(json(&ours[0]), json(&whole));
+    }
+
+    #[test]
+    fn equal_small_objects_are_shared() {
+        let mut body = String::from("[");
+        for i in 0..50 {
+            body.push_str(&format!(
+                "{{\"id\": {i}, \"g\": \"g{}\", \"o\": {{\"r\": {}}}}}, ",
+                i % 3,
+                i % 2
+            ));
+        }
+        body.push_str("{\"g\": \"g0\", \"o\": {\"r\": 0}}]");
+        let n = need(
+            &[
+                (&["[]", "g"], Level::Full),
+                (&["[]", "o", "r"], Level::Full),
+            ],
+            false,
+        );
+        let ours = read_all(body.as_bytes(), &n).unwrap();
+        let Val::Arr(items) = &ours[0] else {
+            panic!("an array")
+        };
+        // six distinct projections (g × r), all else shared
+        let mut distinct: Vec<*const Map> = Vec::new();
+        for item in items.iter() {
+            let Val::Obj(o) = item else { panic!("objects") };
+            if !distinct.contains(&Rc::as_ptr(o)) {
+                distinct.push(Rc::as_ptr(o));
+            }
+        }
+        assert_eq!(distinct.len(), 6);
+        let whole = jaq_json::read::parse_single(body.as_bytes()).unwrap();
+        let projected = |v: &Val| {
+            let Val::Arr(a) = v else { panic!("an array") };
+            a.iter()
+                .map(|o| {
+                    let Val::Obj(o) = o else { panic!("objects") };
+                    let g = o.get(&Val::from("g".to_string())).cloned();
+                    let r = o.get(&Val::from("o".to_string())).map(|x| json(x));
+                    format!("{:?}/{:?}", g.map(|g| json(&g)), r)
+                })
+                .collect::<Vec<_>>()
+        };
+        let expected: Vec<String> = projected(&whole)
+            .into_iter()
+            .map(|s| s.replace(", ", ","))
+            .collect();
+        assert_eq!(projected(&ours[0]), expected);
     }
 
     #[test]

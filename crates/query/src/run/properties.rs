@@ -461,3 +461,26 @@ fn generated_queries_are_planned() {
     assert!(planned * 2 > total, "{planned} of {total} planned");
     assert!(streamed * 10 > total, "{streamed} of {total} streamed");
 }
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// The native `unique` (a sort and a pass) gives jaq's definition's
+    /// answer, `[group_by(.)[] | .[0]]`, on every array of a document.
+    #[test]
+    fn native_unique_is_jaqs_unique(docs in prop::collection::vec(root(), 1..3)) {
+        let mut text = String::new();
+        for d in &docs {
+            json(d, &mut text);
+            text.push('\n');
+        }
+        let ours = compile("[.. | arrays | unique]", Planner::Off).expect("compiles");
+        let jaqs = compile("[.. | arrays | [group_by(.)[] | .[0]]]", Planner::Off)
+            .expect("compiles");
+        prop_assert_eq!(
+            answer(&ours, &text, InputFormat::Json),
+            answer(&jaqs, &text, InputFormat::Json),
+            "on JSON {}", text
+        );
+    }
+}
