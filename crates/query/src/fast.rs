@@ -70,20 +70,10 @@ impl Each {
         for t in pipe_chain(&term) {
             steps.push(step(t)?);
         }
-        // the leading selects, analysed alone
-        let mut probe: Option<Need> = None;
-        for t in pipe_chain(&term) {
-            let Term::Call("select", args) = t else { break };
-            let need = demand::analyze(args.first()?)?;
-            match &mut probe {
-                Some(p) => p.merge(&need),
-                None => probe = Some(need),
-            }
-        }
-        if let Some(p) = &mut probe {
-            p.normalize();
-        }
-        Some(Each { steps, probe })
+        Some(Each {
+            steps,
+            probe: probe(&term),
+        })
     }
 
     /// What the leading `select`s observe, if judging them first can save
@@ -132,6 +122,23 @@ impl Each {
         }
         Outcome::One(cur)
     }
+}
+
+/// What the leading `select`s of `each` observe, analysed alone; `None` when
+/// there are none or one observes the whole element.
+fn probe(each: &Term<&str>) -> Option<Need> {
+    let mut probe: Option<Need> = None;
+    for t in pipe_chain(each) {
+        let Term::Call("select", args) = t else { break };
+        let need = demand::analyze(args.first()?)?;
+        match &mut probe {
+            Some(p) => p.merge(&need),
+            None => probe = Some(need),
+        }
+    }
+    let mut probe = probe?;
+    probe.normalize();
+    Some(probe)
 }
 
 /// The value at `path` in `v` as jq's `.a.b` finds it: `Some(None)` for

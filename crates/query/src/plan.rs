@@ -69,6 +69,22 @@ impl ReadPlan {
     pub(crate) fn streams(&self) -> bool {
         self.stream.is_some()
     }
+
+    /// Whether the streamed per-element filter runs natively.
+    #[cfg(test)]
+    pub(crate) fn runs_natively(&self) -> bool {
+        self.stream.as_ref().is_some_and(|s| s.fast.is_some())
+    }
+
+    /// The same plan with every element run by jaq (the reader before the
+    /// native filters), to compare the two.
+    #[cfg(test)]
+    pub(crate) fn without_native(mut self) -> ReadPlan {
+        if let Some(s) = &mut self.stream {
+            s.fast = None;
+        }
+        self
+    }
 }
 
 /// What the program observes of the elements of the array at `path`.

@@ -61,6 +61,8 @@ pub(crate) fn run(
 }
 
 #[cfg(test)]
+mod fuzz;
+#[cfg(test)]
 mod properties;
 
 #[cfg(test)]
