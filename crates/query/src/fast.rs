@@ -210,6 +210,8 @@ fn path(t: &Term<&str>) -> Option<Vec<Val>> {
 fn lit(t: &Term<&str>) -> Option<Val> {
     match t {
         Term::Num(n) => <Val as jaq_core::ValT>::from_num(n).ok(),
+        // `-1`: jaq negates the literal's value
+        Term::Neg(n) if matches!(**n, Term::Num(_)) => (-lit(n)?).ok(),
         Term::Str(None, s) => literal_str(s).map(Val::utf8_str),
         Term::Call("true", args) if args.is_empty() => Some(Val::Bool(true)),
         Term::Call("false", args) if args.is_empty() => Some(Val::Bool(false)),
@@ -281,6 +283,7 @@ mod tests {
             "select(.owner.region == \"ap\" and .score > 900) | {id, name, owner: .owner.name}",
             "select(.a or (.b | not)) | .c",
             "select(.a != null) | select(1 < .b)",
+            "select(-1 < .a)",
         ] {
             assert!(runs(code), "{code}");
         }
@@ -293,7 +296,6 @@ mod tests {
             "{$x}",
             "select(.a) | .b + 1",
             "select(.a, .b)",
-            "select(-1 < .a)",
         ] {
             assert!(!runs(code), "{code}");
         }

@@ -14,6 +14,7 @@ use crate::errors::QueryError;
 use crate::fast::{self, Each};
 use crate::need::Need;
 use crate::program::{self, Program};
+use crate::projected::ElementSource;
 use crate::projected_yaml::StreamTarget;
 use crate::request::Limits;
 use crate::{ast, demand, input, projected, shape};
@@ -30,8 +31,9 @@ pub(crate) struct ReadPlan {
 /// A program split to run on the elements of one array.
 struct Stream {
     path: Vec<Vec<u8>>,
-    /// What `each` observes of one element.
-    element: Need,
+    /// What `each` observes of one element (`None`: nothing at all, as in
+    /// `.items | length`).
+    element: Option<Need>,
     each: Rc<Program>,
     /// `each` run natively, when it is that simple.
     fast: Option<Rc<Each>>,
@@ -87,16 +89,17 @@ impl ReadPlan {
     }
 }
 
-/// What the program observes of the elements of the array at `path`.
-fn element_need(root: &Need, path: &[Vec<u8>]) -> Need {
+/// What the program observes of the elements of the array at `path`;
+/// `None` when it never looks at one (not even at its kind).
+fn element_need(root: &Need, path: &[Vec<u8>]) -> Option<Need> {
     let mut node = Some(root);
     for key in path {
         node = node.and_then(|n| if n.is_full() { Some(n) } else { n.key(key) });
     }
     match node {
-        Some(n) if n.is_full() => n.clone(),
-        Some(n) => n.each.as_deref().cloned().unwrap_or_default(),
-        None => Need::default(),
+        Some(n) if n.is_full() => Some(n.clone()),
+        Some(n) => n.each.as_deref().cloned(),
+        None => None,
     }
 }
 
@@ -171,13 +174,37 @@ fn run_yaml_stream(
 }
 
 fn run_stream(s: &Stream, body: &[u8], limits: &Limits) -> Option<Result<String, QueryError>> {
+    let elements = projected::Elements::new(body, &s.path, s.element.as_ref());
+    run_elements(s, elements, limits)
+}
+
+/// Run `program` on a JSON file read from `reader` along its plan, a window
+/// at a time, so that the file is never held whole: only plans that stream
+/// an array. `None` as for [`run_json`] (the caller then reads the file
+/// whole); `window` is the least read at once.
+pub(crate) fn run_json_reader(
+    plan: &ReadPlan,
+    reader: &mut dyn std::io::Read,
+    limits: &Limits,
+    window: usize,
+) -> Option<Result<String, QueryError>> {
+    let s = plan.stream.as_ref()?;
+    let elements = projected::ReadElements::new(reader, &s.path, s.element.as_ref(), window);
+    run_elements(s, elements, limits)
+}
+
+fn run_elements<E: ElementSource>(
+    s: &Stream,
+    elements: E,
+    limits: &Limits,
+) -> Option<Result<String, QueryError>> {
     match &s.then {
         None => {
-            let out = feed_json(s, body, Output::new(limits))?;
+            let out = feed_json(s, elements, Output::new(limits))?;
             engine::finish_clean(out, &s.each.expression)
         }
         Some(then) => {
-            let results = feed_json(s, body, Collected::default())?.into_values()?;
+            let results = feed_json(s, elements, Collected::default())?.into_values()?;
             let array = Val::Arr(Rc::new(results));
             engine::run_clean(then, Box::new(std::iter::once(Ok(array))), limits)
         }
@@ -197,20 +224,21 @@ fn feed_one(each: &Program, native: Option<&Each>, v: Val, sink: &mut dyn Sink) 
     engine::feed(each, v, sink)
 }
 
-/// Stream the array of a JSON file through `each`, feeding the results to
-/// `sink`; the sink back if the stream was exact. Elements that the leading
-/// `select`s of a native `each` drop are judged on a smaller projection and
-/// never built further.
-fn feed_json<S: Sink>(s: &Stream, body: &[u8], mut sink: S) -> Option<S> {
+/// Stream the elements of a JSON array through `each`, feeding the results
+/// to `sink`; the sink back if the stream was exact. Elements that the
+/// leading `select`s of a native `each` drop are judged on a smaller
+/// projection and never built further.
+fn feed_json<S: Sink, E: ElementSource>(s: &Stream, mut elements: E, mut sink: S) -> Option<S> {
     engine::reset();
     let native = s.fast.as_deref();
-    let mut elements = projected::Elements::new(body, &s.path, &s.element);
     let probe = native.and_then(|f| Some((f, f.probe()?)));
     loop {
-        let next = match probe {
-            Some((each, probe)) => elements.next_judged(probe, &mut |v| each.judge(v)).ok()?,
-            None => elements.next(),
-        };
+        let mut judge = |v: &Val| probe.map_or(Some(true), |(f, _)| f.judge(v));
+        let next = elements
+            .next_judged(
+                probe.map(|(_, p)| (p, &mut judge as &mut dyn FnMut(&Val) -> Option<bool>)),
+            )
+            .ok()?;
         let Some(v) = next else { break };
         if !feed_one(&s.each, native, v, &mut sink) {
             break;
@@ -237,7 +265,10 @@ mod tests {
         ] {
             assert!(plan(code).stream.is_some(), "{code} streams");
         }
-        assert!(plan(".items | length").stream.is_none());
+        assert!(plan(".items").stream.is_none());
+        // the whole array is handed on, built from the streamed elements
+        let count = plan(".items | length").stream.expect("streams");
+        assert!(count.element.is_none(), "length never looks at an element");
     }
 
     /// The bench's per-element filters run natively (and the selects judge

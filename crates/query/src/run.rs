@@ -60,6 +60,27 @@ pub(crate) fn run(
     engine::run(program, inputs, limits, leak)
 }
 
+/// Run `query` on a file read from `file` (at its start) when its plan
+/// streams an array out of JSON: the file is read a window at a time and
+/// never held whole. `None` when there is no such plan, or the stream could
+/// not promise the exact answer: read the file whole and [`run`] it then.
+pub(crate) fn run_streamed(
+    query: &Query,
+    file: &mut dyn std::io::Read,
+    format: InputFormat,
+    limits: &Limits,
+) -> Option<Result<String, QueryError>> {
+    match format {
+        InputFormat::Json => plan::run_json_reader(
+            query.plan.as_ref()?,
+            file,
+            limits,
+            crate::projected::WINDOW_BYTES,
+        ),
+        InputFormat::Yaml => None,
+    }
+}
+
 #[cfg(test)]
 mod fuzz;
 #[cfg(test)]

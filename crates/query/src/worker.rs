@@ -173,6 +173,12 @@ fn run_request(req: &QueryRequest, memory_limit: u64) -> Result<String, QueryErr
             memory_limit / (1024 * 1024)
         )));
     }
+    file.seek(SeekFrom::Start(0))
+        .map_err(|e| io_error(&req.file_path, &e))?;
+    if let Some(result) = run::run_streamed(&query, &mut file, req.format, &req.limits) {
+        return result;
+    }
+    // anything else reads the whole file (again, if the stream gave up)
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.seek(SeekFrom::Start(0))
         .and_then(|_| file.read_to_end(&mut bytes))

@@ -205,6 +205,15 @@ proptest! {
             };
             let native = answer(&planned, &text, format);
             prop_assert_eq!(&native, &answer(&by_jaq, &text, format), "{} on {:?}\n{}", code, format, text);
+            if format == InputFormat::Json {
+                let mut reader = text.as_bytes();
+                let read = crate::plan::run_json_reader(
+                    planned.plan.as_ref().expect("planned"), &mut reader, &Limits::default(), 16,
+                );
+                if let Some(read) = read {
+                    prop_assert_eq!(&native, &read, "{} read 16 bytes at a time\n{}", code, text);
+                }
+            }
             prop_assert_eq!(&native, &answer(&whole, &text, format), "{} on {:?}\n{}", code, format, text);
             if format == InputFormat::Json && let Some(expected) = jq(&code, &text) {
                 match (expected, &native) {

@@ -1,6 +1,7 @@
 //! Property test of the read planner: on generated queries × documents, a
 //! query compiled with the planner gives exactly the answer (text or error)
-//! of the same query with the planner off, on JSON and on YAML.
+//! of the same query with the planner off, on JSON and on YAML, and so does
+//! a JSON file read a few bytes at a time (the worker's windowed reader).
 //!
 //! Queries are drawn from the shapes the planner analyses: paths from the
 //! root (`.a.b`, `.["a b"]`, `.[n]`, `.[]`, `.[]?`, `.a?`, slices), pipes and
@@ -338,13 +339,27 @@ fn query() -> impl Strategy<Value = String> {
     ]
 }
 
-fn answer(query: &Query, text: &str, format: InputFormat) -> Result<String, QueryError> {
-    let limits = Limits {
+fn limits() -> Limits {
+    Limits {
         max_results: 20,
         max_output_bytes: 4096,
         ..Limits::default()
-    };
-    run(query, text.as_bytes(), format, &limits, false)
+    }
+}
+
+fn answer(query: &Query, text: &str, format: InputFormat) -> Result<String, QueryError> {
+    run(query, text.as_bytes(), format, &limits(), false)
+}
+
+/// The answer as the worker gives it on a JSON file: read `window` bytes at
+/// a time when the plan streams, else (or when the stream gives up) whole.
+fn answer_read(query: &Query, text: &str, window: usize) -> Result<String, QueryError> {
+    let mut reader = text.as_bytes();
+    let streamed = query
+        .plan
+        .as_ref()
+        .and_then(|p| crate::plan::run_json_reader(p, &mut reader, &limits(), window));
+    streamed.unwrap_or_else(|| answer(query, text, InputFormat::Json))
 }
 
 /// `code` compiled with the planner on and off; `None` when it does not
@@ -386,6 +401,7 @@ proptest! {
     fn planned_answers_are_whole_document_answers(
         code in query(),
         docs in prop::collection::vec(root(), 1..3),
+        window in 1usize..64,
     ) {
         let Some((planned, whole)) = both(&code)? else {
             return Ok(());
@@ -399,6 +415,11 @@ proptest! {
             answer(&planned, &text, InputFormat::Json),
             answer(&whole, &text, InputFormat::Json),
             "query {}\non JSON {}", code, text
+        );
+        prop_assert_eq!(
+            answer_read(&planned, &text, window),
+            answer(&whole, &text, InputFormat::Json),
+            "query {}\nread {} bytes at a time, on JSON {}", code, window, text
         );
         let text = yaml(&docs);
         prop_assert_eq!(
@@ -421,6 +442,7 @@ proptest! {
         docs in prop::collection::vec(root(), 1..3),
         at in any::<prop::sample::Index>(),
         byte in prop::sample::select(b"\"\\,:{}[] \x01u0e-.#".to_vec()),
+        window in 1usize..64,
     ) {
         let Some((planned, whole)) = both(&code)? else {
             return Ok(());
@@ -439,6 +461,11 @@ proptest! {
             answer(&planned, &text, InputFormat::Json),
             answer(&whole, &text, InputFormat::Json),
             "query {}\non JSON {}", code, text
+        );
+        prop_assert_eq!(
+            answer_read(&planned, &text, window),
+            answer(&whole, &text, InputFormat::Json),
+            "query {}\nread {} bytes at a time, on JSON {}", code, window, text
         );
     }
 }
