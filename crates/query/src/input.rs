@@ -197,6 +197,31 @@ pub(crate) fn yaml_stream(bytes: &[u8], target: crate::projected_yaml::StreamTar
     (docs.ok()?.len() == 1 && report.exact).then_some(())
 }
 
+/// Stream the target array of a YAML file read from `reader` (see
+/// [`yaml_stream`]) without holding the file; `None` unless the file is
+/// text of one document that parsed and held the array exactly once.
+pub(crate) fn yaml_stream_read(
+    reader: &mut dyn std::io::Read,
+    target: crate::projected_yaml::StreamTarget,
+) -> Option<()> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    reader
+        .take(SNIFF_BYTES as u64)
+        .read_to_end(&mut head)
+        .ok()?;
+    check_text(&head, "YAML").ok()?;
+    let start = strip_bom(&head);
+    let rest = start.chain(reader);
+    let (doc, report) = crate::projected_yaml::with_stream(target, || {
+        serde_saphyr::from_reader_with_options::<_, crate::projected_yaml::Doc>(
+            rest,
+            yaml_options(),
+        )
+    });
+    (doc.is_ok() && report.exact).then_some(())
+}
+
 fn yaml_error_text(e: &serde_saphyr::Error) -> String {
     let full = e.to_string();
     // the plain message is the first line; drop a trailing location

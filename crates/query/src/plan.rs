@@ -141,7 +141,11 @@ pub(crate) fn run_yaml(
 
 /// Stream the array of a YAML file through `each`, feeding the results to
 /// `sink`; the sink back if the stream was exact.
-fn feed_yaml<S: Sink + 'static>(s: &Stream, bytes: &[u8], sink: S) -> Option<S> {
+fn feed_yaml<S: Sink + 'static>(
+    s: &Stream,
+    parse: impl FnOnce(StreamTarget) -> Option<()>,
+    sink: S,
+) -> Option<S> {
     let sink = Rc::new(RefCell::new(sink));
     let (native, into) = (s.fast.clone(), sink.clone());
     let each = s.each.clone();
@@ -151,7 +155,7 @@ fn feed_yaml<S: Sink + 'static>(s: &Stream, bytes: &[u8], sink: S) -> Option<S> 
         feed: Box::new(move |v| feed_one(&each, native.as_deref(), v, &mut *into.borrow_mut())),
     };
     engine::reset();
-    input::yaml_stream(bytes, target)?;
+    parse(target)?;
     Rc::into_inner(sink).map(RefCell::into_inner)
 }
 
@@ -160,13 +164,34 @@ fn run_yaml_stream(
     bytes: &[u8],
     limits: &Limits,
 ) -> Option<Result<String, QueryError>> {
+    run_yaml_parse(s, |target| input::yaml_stream(bytes, target), limits)
+}
+
+/// Run `program` on a YAML file read from `reader` along its plan, without
+/// holding the file: only plans that stream an array, and files of one
+/// document. `None` as for [`run_yaml`] (the caller then reads the file
+/// whole).
+pub(crate) fn run_yaml_reader(
+    plan: &ReadPlan,
+    reader: &mut dyn std::io::Read,
+    limits: &Limits,
+) -> Option<Result<String, QueryError>> {
+    let s = plan.stream.as_ref()?;
+    run_yaml_parse(s, |target| input::yaml_stream_read(reader, target), limits)
+}
+
+fn run_yaml_parse(
+    s: &Stream,
+    parse: impl FnOnce(StreamTarget) -> Option<()>,
+    limits: &Limits,
+) -> Option<Result<String, QueryError>> {
     match &s.then {
         None => {
-            let out = feed_yaml(s, bytes, Output::new(limits))?;
+            let out = feed_yaml(s, parse, Output::new(limits))?;
             engine::finish_clean(out, &s.each.expression)
         }
         Some(then) => {
-            let results = feed_yaml(s, bytes, Collected::default())?.into_values()?;
+            let results = feed_yaml(s, parse, Collected::default())?.into_values()?;
             let array = Val::Arr(Rc::new(results));
             engine::run_clean(then, Box::new(std::iter::once(Ok(array))), limits)
         }
@@ -265,6 +290,22 @@ mod tests {
         ] {
             assert!(plan(code).stream.is_some(), "{code} streams");
         }
+        // read from the file a window at a time, with the body's answer
+        let doc = r#"{"meta": 1, "items": [{"id": 1, "score": 9, "group": "a"}, {"id": 2, "score": 4, "group": "a"}]}"#;
+        for code in [
+            ".items | length",
+            ".items | group_by(.group) | map(length)",
+            ".items | sort_by(.score) | .[-1] | {id, score}",
+            "[.items[] | select(.score > 5) | {id}] | length",
+        ] {
+            let plan = plan(code);
+            let program = program::compile(code).expect("compiles");
+            let body = run_json(&plan, &program, doc.as_bytes(), &Limits::default());
+            let mut reader = doc.as_bytes();
+            let read = run_json_reader(&plan, &mut reader, &Limits::default(), 7);
+            assert!(read.is_some(), "{code}");
+            assert_eq!(read, body, "{code}");
+        }
         assert!(plan(".items").stream.is_none());
         // the whole array is handed on, built from the streamed elements
         let count = plan(".items | length").stream.expect("streams");
@@ -304,6 +345,10 @@ mod tests {
             let stream = plan(code).stream.expect("streams");
             let answer = run_yaml_stream(&stream, doc.as_bytes(), &Limits::default());
             assert!(answer.is_some(), "{code}");
+            // and as the file is read, never held whole
+            let mut reader = doc.as_bytes();
+            let read = run_yaml_reader(&plan(code), &mut reader, &Limits::default());
+            assert_eq!(read, answer, "{code}");
         }
     }
 }

@@ -61,8 +61,8 @@ pub(crate) fn run(
 }
 
 /// Run `query` on a file read from `file` (at its start) when its plan
-/// streams an array out of JSON: the file is read a window at a time and
-/// never held whole. `None` when there is no such plan, or the stream could
+/// streams an array: the file is read a window at a time (JSON) or as the
+/// YAML parser goes (a file of one YAML document) and never held whole. `None` when there is no such plan, or the stream could
 /// not promise the exact answer: read the file whole and [`run`] it then.
 pub(crate) fn run_streamed(
     query: &Query,
@@ -77,7 +77,7 @@ pub(crate) fn run_streamed(
             limits,
             crate::projected::WINDOW_BYTES,
         ),
-        InputFormat::Yaml => None,
+        InputFormat::Yaml => plan::run_yaml_reader(query.plan.as_ref()?, file, limits),
     }
 }
 

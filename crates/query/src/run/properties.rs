@@ -362,6 +362,16 @@ fn answer_read(query: &Query, text: &str, window: usize) -> Result<String, Query
     streamed.unwrap_or_else(|| answer(query, text, InputFormat::Json))
 }
 
+/// The same for a YAML file: parsed as it is read when the plan streams.
+fn answer_read_yaml(query: &Query, text: &str) -> Result<String, QueryError> {
+    let mut reader = text.as_bytes();
+    let streamed = query
+        .plan
+        .as_ref()
+        .and_then(|p| crate::plan::run_yaml_reader(p, &mut reader, &limits()));
+    streamed.unwrap_or_else(|| answer(query, text, InputFormat::Yaml))
+}
+
 /// `code` compiled with the planner on and off; `None` when it does not
 /// compile (with the same error in both modes).
 fn both(code: &str) -> Result<Option<(Query, Query)>, TestCaseError> {
@@ -426,6 +436,11 @@ proptest! {
             answer(&planned, &text, InputFormat::Yaml),
             answer(&whole, &text, InputFormat::Yaml),
             "query {}\non YAML\n{}", code, text
+        );
+        prop_assert_eq!(
+            answer_read_yaml(&planned, &text),
+            answer(&whole, &text, InputFormat::Yaml),
+            "query {}\nread as it is parsed, on YAML\n{}", code, text
         );
     }
 }
