@@ -751,10 +751,7 @@ impl<'n, R: std::io::Read> ReadElements<'n, R> {
     /// One step through the array: the next element built as far as
     /// `probe` asks and dropped when `judge` says `Some(false)`, else built
     /// as far as the element need asks.
-    fn advance(
-        &mut self,
-        probe: Option<(&Need, &mut dyn FnMut(&Val) -> Option<bool>)>,
-    ) -> Result<Next, Unread> {
+    fn advance(&mut self, probe: Option<Probe<'_>>) -> Result<Next, Unread> {
         if self.state == State::Start {
             self.descend()?;
             self.state = State::First;
@@ -797,10 +794,7 @@ impl<'n, R: std::io::Read> ReadElements<'n, R> {
 
     /// The next element (see [`Elements::next_judged`]); `Ok(None)` after the
     /// last one. With no probe, every element is built.
-    pub(crate) fn next_judged(
-        &mut self,
-        probe: Option<(&Need, &mut dyn FnMut(&Val) -> Option<bool>)>,
-    ) -> Result<Option<Val>, Unread> {
+    pub(crate) fn next_judged(&mut self, probe: Option<Probe<'_>>) -> Result<Option<Val>, Unread> {
         let mut probe = probe;
         loop {
             if matches!(self.state, State::Done | State::Failed) {
@@ -1004,7 +998,7 @@ mod tests {
                 .map(|o| {
                     let Val::Obj(o) = o else { panic!("objects") };
                     let g = o.get(&Val::from("g".to_string())).cloned();
-                    let r = o.get(&Val::from("o".to_string())).map(|x| json(x));
+                    let r = o.get(&Val::from("o".to_string())).map(json);
                     format!("{:?}/{:?}", g.map(|g| json(&g)), r)
                 })
                 .collect::<Vec<_>>()
