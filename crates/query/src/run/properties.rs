@@ -507,21 +507,37 @@ fn generated_queries_are_planned() {
 proptest! {
     #![proptest_config(config(256))]
 
-    /// The native `unique` (a sort and a pass) gives jaq's definition's
-    /// answer, `[group_by(.)[] | .[0]]`, on every array of a document.
+    /// The native `unique` (a sort and a pass) and `sort_by` give the answers
+    /// of jaq's definitions on every array of a document.
     #[test]
-    fn native_unique_is_jaqs_unique(docs in prop::collection::vec(root(), 1..3)) {
+    fn native_unique_and_sort_by_are_jaqs(docs in prop::collection::vec(root(), 1..3)) {
         let mut text = String::new();
         for d in &docs {
             json(d, &mut text);
             text.push('\n');
         }
-        let ours = compile("[.. | arrays | unique]", Planner::Off).expect("compiles");
-        let jaqs = compile("[.. | arrays | [group_by(.)[] | .[0]]]", Planner::Off)
-            .expect("compiles");
+        let ours = compile(
+            "[.. | arrays | unique, sort_by(.id?), sort_by(.[]?), sort_by(.a?, .b?)]",
+            Planner::Off,
+        )
+        .expect("compiles");
+        // jaq's own definitions: unique_by(.), and sort_by as sorting by
+        // the list of f's outputs, stably (by the position after that)
+        let jaqs = compile(
+            "def jaq_sort_by(f): [to_entries[] | [[.value | f], .key, .value]] | sort | map(.[2]); \
+             [.. | arrays | [group_by(.)[] | .[0]], jaq_sort_by(.id?), jaq_sort_by(.[]?), \
+             jaq_sort_by(.a?, .b?)]",
+            Planner::Off,
+        )
+        .expect("compiles");
+        // room for every result: a truncation hint quotes the expression
+        let roomy = Limits {
+            max_output_bytes: 1 << 24,
+            ..Limits::default()
+        };
         prop_assert_eq!(
-            answer(&ours, &text, InputFormat::Json),
-            answer(&jaqs, &text, InputFormat::Json),
+            run(&ours, text.as_bytes(), InputFormat::Json, &roomy, false),
+            run(&jaqs, text.as_bytes(), InputFormat::Json, &roomy, false),
             "on JSON {}", text
         );
     }
