@@ -18,6 +18,7 @@
 use crate::ast::{literal_str, pipe_chain};
 use crate::demand;
 use crate::need::Need;
+use crate::projected::Judge;
 use jaq_core::load::parse::{BinaryOp, Term};
 use jaq_core::ops::Cmp;
 use jaq_core::path::{Opt, Part};
@@ -29,6 +30,9 @@ pub(crate) struct Each {
     /// What the leading `select`s observe of an element, when that is less
     /// than the whole filter observes.
     probe: Option<Need>,
+    /// The keys the leading `select`s read, when each of their paths is one
+    /// key (`.active`, `.score`): then only those values need reading.
+    keys: Option<Vec<Vec<u8>>>,
 }
 
 enum Step {
@@ -48,8 +52,18 @@ enum Cond {
 }
 
 enum Operand {
-    Path(Vec<Val>),
+    /// Keys, and the position of the path among [`Each::keys`] (when it is
+    /// one key there).
+    Path(Vec<Val>, Option<usize>),
     Lit(Val),
+}
+
+/// What a condition is evaluated on: an element, or the values of
+/// [`Each::keys`] in one (`None`: missing).
+#[derive(Clone, Copy)]
+enum On<'v> {
+    Value(&'v Val),
+    Keys(&'v [Option<Val>]),
 }
 
 /// What a native run gave for one element.
@@ -70,24 +84,24 @@ impl Each {
         for t in pipe_chain(&term) {
             steps.push(step(t)?);
         }
+        let keys = number_keys(&mut steps);
         Some(Each {
             steps,
             probe: probe(&term),
+            keys,
         })
-    }
-
-    /// What the leading `select`s observe, if judging them first can save
-    /// building elements.
-    pub(crate) fn probe(&self) -> Option<&Need> {
-        self.probe.as_ref()
     }
 
     /// Judge the leading `select`s on a value built as far as
     /// [`Each::probe`] asks: `Some(false)` when they drop it.
     pub(crate) fn judge(&self, v: &Val) -> Option<bool> {
+        self.judge_on(On::Value(v))
+    }
+
+    fn judge_on(&self, on: On<'_>) -> Option<bool> {
         for s in &self.steps {
             let Step::Select(c) = s else { break };
-            if !c.eval(v)? {
+            if !c.eval(on)? {
                 return Some(false);
             }
         }
@@ -99,7 +113,7 @@ impl Each {
         let mut cur = v;
         for s in &self.steps {
             match s {
-                Step::Select(c) => match c.eval(&cur) {
+                Step::Select(c) => match c.eval(On::Value(&cur)) {
                     Some(true) => {}
                     Some(false) => return Outcome::Nothing,
                     None => return Outcome::Unsure,
@@ -156,11 +170,72 @@ fn get<'v>(v: &'v Val, path: &[Val]) -> Option<Option<&'v Val>> {
     Some(cur)
 }
 
+impl Judge for Each {
+    fn keys(&self) -> Option<&[Vec<u8>]> {
+        self.keys.as_deref()
+    }
+
+    fn need(&self) -> Option<&Need> {
+        self.probe.as_ref()
+    }
+
+    fn by_keys(&self, values: Option<&[Option<Val>]>) -> Option<bool> {
+        self.judge_on(On::Keys(values?))
+    }
+
+    fn by_value(&self, v: &Val) -> Option<bool> {
+        self.judge(v)
+    }
+}
+
+/// Number the one-key paths of the leading `select`s: the keys a judge
+/// needs read (`None` if a path is longer or shorter, or there is no select).
+fn number_keys(steps: &mut [Step]) -> Option<Vec<Vec<u8>>> {
+    fn visit(c: &mut Cond, keys: &mut Vec<Vec<u8>>, ok: &mut bool) {
+        let mut operand = |o: &mut Operand| {
+            if let Operand::Path(p, slot) = o {
+                match &p[..] {
+                    [Val::TStr(k)] => {
+                        let k = k.to_vec();
+                        let at = keys.iter().position(|x| *x == k).unwrap_or_else(|| {
+                            keys.push(k);
+                            keys.len() - 1
+                        });
+                        *slot = Some(at);
+                    }
+                    _ => *ok = false,
+                }
+            }
+        };
+        match c {
+            Cond::Truthy(o) => operand(o),
+            Cond::Cmp(l, _, r) => {
+                operand(l);
+                operand(r);
+            }
+            Cond::And(l, r) | Cond::Or(l, r) => {
+                visit(l, keys, ok);
+                visit(r, keys, ok);
+            }
+            Cond::Not(c) => visit(c, keys, ok),
+        }
+    }
+    let (mut keys, mut ok, mut any) = (Vec::new(), true, false);
+    for s in steps {
+        let Step::Select(c) = s else { break };
+        any = true;
+        visit(c, &mut keys, &mut ok);
+    }
+    (ok && any).then_some(keys)
+}
+
 impl Operand {
-    fn value<'v>(&'v self, v: &'v Val) -> Option<Option<&'v Val>> {
-        match self {
-            Operand::Path(p) => get(v, p),
-            Operand::Lit(l) => Some(Some(l)),
+    fn value<'v>(&'v self, on: On<'v>) -> Option<Option<&'v Val>> {
+        match (self, on) {
+            (Operand::Lit(l), _) => Some(Some(l)),
+            (Operand::Path(p, _), On::Value(v)) => get(v, p),
+            (Operand::Path(_, Some(slot)), On::Keys(values)) => Some(values.get(*slot)?.as_ref()),
+            (Operand::Path(_, None), On::Keys(_)) => None,
         }
     }
 }
@@ -171,7 +246,7 @@ fn truthy(v: Option<&Val>) -> bool {
 
 impl Cond {
     /// jq's truth value of the condition on `v`; `None` when not certain.
-    fn eval(&self, v: &Val) -> Option<bool> {
+    fn eval(&self, v: On<'_>) -> Option<bool> {
         Some(match self {
             Cond::Truthy(o) => truthy(o.value(v)?),
             Cond::Cmp(l, op, r) => {
@@ -223,7 +298,7 @@ fn lit(t: &Term<&str>) -> Option<Val> {
 fn operand(t: &Term<&str>) -> Option<Operand> {
     match lit(t) {
         Some(v) => Some(Operand::Lit(v)),
-        None => path(t).map(Operand::Path),
+        None => path(t).map(|p| Operand::Path(p, None)),
     }
 }
 
@@ -318,9 +393,41 @@ mod tests {
     #[test]
     fn probe_covers_only_the_selects() {
         let each = Each::new("select(.active and .score > 9) | {id, name}").expect("native");
-        let probe = each.probe().expect("a probe");
+        let probe = each.need().expect("a probe");
         assert!(probe.key(b"score").is_some() && probe.key(b"active").is_some());
         assert!(probe.key(b"id").is_none() && probe.key(b"name").is_none());
-        assert!(Each::new("{id}").expect("native").probe().is_none());
+        assert_eq!(
+            each.keys(),
+            Some(&[b"active".to_vec(), b"score".to_vec()][..])
+        );
+        let nested = Each::new("select(.owner.region == \"x\") | .id").expect("native");
+        assert!(nested.keys().is_none() && nested.need().is_some());
+        let none = Each::new("{id}").expect("native");
+        assert!(none.need().is_none() && none.keys().is_none());
+    }
+
+    /// Judging by the values of the keys agrees with judging the element.
+    #[test]
+    fn judging_by_keys_is_judging_the_element() {
+        let each = Each::new("select(.a > 1 and (.b == \"x\" or (.a | not)))").expect("native");
+        for doc in [
+            r#"{"a": 2, "b": "x"}"#,
+            r#"{"a": 2, "b": "y"}"#,
+            r#"{"a": 0, "b": "x"}"#,
+            r#"{"b": "x"}"#,
+            r#"{"a": null}"#,
+            r#"{}"#,
+        ] {
+            let v = jaq_json::read::parse_single(doc.as_bytes()).expect("json");
+            let Val::Obj(o) = &v else { panic!("object") };
+            let values: Vec<Option<Val>> = each
+                .keys()
+                .expect("keys")
+                .iter()
+                .map(|k| o.get(&Val::utf8_str(k.clone())).cloned())
+                .collect();
+            assert_eq!(each.by_keys(Some(&values)), each.by_value(&v), "{doc}");
+        }
+        assert_eq!(each.by_keys(None), None);
     }
 }

@@ -14,7 +14,7 @@ use crate::errors::QueryError;
 use crate::fast::{self, Each};
 use crate::need::Need;
 use crate::program::{self, Program};
-use crate::projected::ElementSource;
+use crate::projected::{ElementSource, Judge};
 use crate::projected_yaml::StreamTarget;
 use crate::request::Limits;
 use crate::{ast, demand, input, projected, shape};
@@ -256,14 +256,12 @@ fn feed_one(each: &Program, native: Option<&Each>, v: Val, sink: &mut dyn Sink) 
 fn feed_json<S: Sink, E: ElementSource>(s: &Stream, mut elements: E, mut sink: S) -> Option<S> {
     engine::reset();
     let native = s.fast.as_deref();
-    let probe = native.and_then(|f| Some((f, f.probe()?)));
+    // judge the leading selects first, when that reads less than an element
+    let judge = native
+        .filter(|f| f.keys().is_some() || f.need().is_some())
+        .map(|f| f as &dyn Judge);
     loop {
-        let mut judge = |v: &Val| probe.map_or(Some(true), |(f, _)| f.judge(v));
-        let next = elements
-            .next_judged(
-                probe.map(|(_, p)| (p, &mut judge as &mut dyn FnMut(&Val) -> Option<bool>)),
-            )
-            .ok()?;
+        let next = elements.next_judged(judge).ok()?;
         let Some(v) = next else { break };
         if !feed_one(&s.each, native, v, &mut sink) {
             break;
@@ -330,7 +328,7 @@ mod tests {
         ] {
             let stream = plan(code).stream.expect("streams");
             let fast = stream.fast.as_ref().expect("native");
-            assert_eq!(fast.probe().is_some(), probes, "{code}");
+            assert_eq!(fast.keys().is_some(), probes, "{code}");
         }
     }
 

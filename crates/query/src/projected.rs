@@ -65,6 +65,8 @@ struct Caches {
     /// array often project to a few distinct small objects
     /// (`group_by(.group)` keeps only `{"group": …}` of each).
     objects: Shared,
+    /// The values a [`Judge`] reads of one element.
+    values: Vec<Option<Val>>,
     skipper: Skipper,
 }
 
@@ -247,6 +249,49 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// Whether `judge` keeps the element starting at the peeked `next` (the
+    /// lexer passes over it either way).
+    fn keeps(
+        &mut self,
+        next: u8,
+        lexer: &mut SliceLexer<'a>,
+        judge: &dyn Judge,
+    ) -> Result<bool, Unread> {
+        let verdict = match (judge.keys(), judge.need()) {
+            (Some(keys), _) if next == b'{' => {
+                let mut values = std::mem::take(&mut self.caches.values);
+                values.clear();
+                values.resize(keys.len(), None);
+                lexer.discarded().seq(b'}', ws, |next, lexer| {
+                    let key = self.key(next, lexer)?;
+                    lexer.expect(ws, b':').ok_or(Unread)?;
+                    ws(lexer).ok_or(Unread)?;
+                    match keys.iter().position(|k| **k == *key) {
+                        Some(i) => values[i] = Some(self.whole(lexer)?),
+                        None => self.skip(lexer)?,
+                    }
+                    Ok::<_, Unread>(())
+                })?;
+                let verdict = judge.by_keys(Some(&values));
+                self.caches.values = values;
+                verdict
+            }
+            (Some(_), _) => {
+                self.skip(lexer)?;
+                judge.by_keys(None)
+            }
+            (None, Some(need)) => {
+                let v = self.value(next, lexer, need)?;
+                judge.by_value(&v)
+            }
+            (None, None) => {
+                self.skip(lexer)?;
+                None
+            }
+        };
+        Ok(verdict != Some(false))
+    }
+
     /// An element of a streamed array: built as far as `need` asks, or, when
     /// the query never looks at elements (`need` is `None`), passed over and
     /// stood for by `null`.
@@ -418,15 +463,11 @@ impl<'a, 'n> Elements<'a, 'n> {
     /// The next element: built first as far as `probe` asks and passed
     /// over when `judge` says `Some(false)` of that, else built as far as
     /// the element need asks. `Ok(None)` after the last element.
-    pub(crate) fn next_judged(
-        &mut self,
-        probe: &Need,
-        judge: &mut dyn FnMut(&Val) -> Option<bool>,
-    ) -> Result<Option<Val>, Unread> {
+    pub(crate) fn next_judged(&mut self, judge: &dyn Judge) -> Result<Option<Val>, Unread> {
         if matches!(self.state, State::Done | State::Failed) {
             return Ok(None);
         }
-        let found = self.judged(probe, judge);
+        let found = self.judged(judge);
         match &found {
             Ok(Some(_)) => {}
             Ok(None) => self.state = State::Done,
@@ -435,16 +476,11 @@ impl<'a, 'n> Elements<'a, 'n> {
         found
     }
 
-    fn judged(
-        &mut self,
-        probe: &Need,
-        judge: &mut dyn FnMut(&Val) -> Option<bool>,
-    ) -> Result<Option<Val>, Unread> {
+    fn judged(&mut self, judge: &dyn Judge) -> Result<Option<Val>, Unread> {
         let body = self.builder.body;
         while let Some(next) = self.next_start()? {
             let start = self.builder.offset(&self.lexer);
-            let probed = self.builder.value(next, &mut self.lexer, probe)?;
-            if judge(&probed) == Some(false) {
+            if !self.builder.keeps(next, &mut self.lexer, judge)? {
                 continue;
             }
             let mut again = SliceLexer::new(&body[start..]);
@@ -526,9 +562,23 @@ impl Iterator for Elements<'_, '_> {
     }
 }
 
-/// The judge of [`ElementSource::next_judged`]: what to build first of an
-/// element, and whether that drops it (`Some(false)`).
-pub(crate) type Probe<'p> = (&'p Need, &'p mut dyn FnMut(&Val) -> Option<bool>);
+/// What decides, from a part of an element, to pass over the element
+/// (`Some(false)`) before it is built as far as the query observes.
+pub(crate) trait Judge {
+    /// The keys to read of an object element, if their values suffice.
+    fn keys(&self) -> Option<&[Vec<u8>]>;
+    /// Else what to build of the element to judge it.
+    fn need(&self) -> Option<&Need>;
+    /// Judge the values of [`Judge::keys`] in an object element (the last
+    /// of a repeated key; `None`: missing); `values` is `None` for an element
+    /// that is not an object.
+    fn by_keys(&self, values: Option<&[Option<Val>]>) -> Option<bool>;
+    /// Judge the element built as far as [`Judge::need`] asks.
+    fn by_value(&self, v: &Val) -> Option<bool>;
+}
+
+/// The judge of [`ElementSource::next_judged`].
+pub(crate) type Probe<'p> = &'p dyn Judge;
 
 /// Elements of a streamed array, from the whole body or read a window at a
 /// time.
@@ -547,7 +597,7 @@ pub(crate) trait ElementSource {
 impl ElementSource for Elements<'_, '_> {
     fn next_judged(&mut self, probe: Option<Probe<'_>>) -> Result<Option<Val>, Unread> {
         match probe {
-            Some((probe, judge)) => Elements::next_judged(self, probe, judge),
+            Some(judge) => Elements::next_judged(self, judge),
             None => match self.next() {
                 Some(v) => Ok(Some(v)),
                 None if self.state == State::Failed => Err(Unread),
@@ -757,7 +807,7 @@ impl<'n, R: std::io::Read> ReadElements<'n, R> {
             self.state = State::First;
         }
         let (element, after_first) = (self.element, self.state == State::Next);
-        let mut probe = probe;
+
         let next = self.step(|builder, lexer| {
             let mut next = ws(lexer).ok_or(Unread)?;
             if next == b']' {
@@ -771,10 +821,9 @@ impl<'n, R: std::io::Read> ReadElements<'n, R> {
                 lexer.take_next();
                 next = ws(lexer).ok_or(Unread)?;
             }
-            if let Some((probe, judge)) = &mut probe {
+            if let Some(judge) = probe {
                 let start = builder.offset(lexer);
-                let probed = builder.value(next, lexer, probe)?;
-                if judge(&probed) == Some(false) {
+                if !builder.keeps(next, lexer, judge)? {
                     return Ok(Next::Dropped);
                 }
                 let body = builder.body;
@@ -795,15 +844,11 @@ impl<'n, R: std::io::Read> ReadElements<'n, R> {
     /// The next element (see [`Elements::next_judged`]); `Ok(None)` after the
     /// last one. With no probe, every element is built.
     pub(crate) fn next_judged(&mut self, probe: Option<Probe<'_>>) -> Result<Option<Val>, Unread> {
-        let mut probe = probe;
         loop {
             if matches!(self.state, State::Done | State::Failed) {
                 return Ok(None);
             }
-            let again = probe
-                .as_mut()
-                .map(|(p, j)| (*p, &mut **j as &mut dyn FnMut(&Val) -> Option<bool>));
-            match self.advance(again) {
+            match self.advance(probe) {
                 Ok(Next::End) => return Ok(None),
                 Ok(Next::Dropped) => {}
                 Ok(Next::Element(v)) => return Ok(Some(v)),
