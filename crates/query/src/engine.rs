@@ -55,15 +55,6 @@ pub(crate) fn finish_clean(out: Output, expression: &str) -> Option<Result<Answe
     Some(out.finish(expression, &log, log_dropped))
 }
 
-/// All results of `program` on every input, or `None` if any error or halt
-/// occurred.
-pub(crate) fn collect(program: &Program, inputs: InputIter<'_>) -> Option<Vec<Val>> {
-    reset();
-    let mut all = Collected::default();
-    drive(program, inputs, false, &mut all);
-    all.into_values()
-}
-
 /// Forget the log and halt message of an earlier run on this thread; call
 /// before a series of [`feed`] calls.
 pub(crate) fn reset() {

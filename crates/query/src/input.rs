@@ -2,6 +2,7 @@
 
 use crate::data::InputIter;
 use crate::errors::{QueryError, line_col, shorten};
+use crate::skip::{DepthScan, MAX_JSON_DEPTH};
 use jaq_json::{Map, Val};
 use serde_saphyr::{Budget, DuplicateKeyPolicy, NonFiniteFloatPolicy, Options};
 
@@ -66,35 +67,19 @@ pub(crate) fn json_inputs(body: &[u8]) -> Result<InputIter<'_>, QueryError> {
     Ok(Box::new(std::iter::once(Ok(first)).chain(rest)))
 }
 
-/// jq refuses JSON nested deeper than this; so do we, before the recursive
-/// parser could exhaust the stack.
-const MAX_JSON_DEPTH: usize = 10_000;
-
+/// jq refuses JSON nested deeper than [`MAX_JSON_DEPTH`]; so do we, before
+/// the recursive parser could exhaust the stack.
 fn check_depth(body: &[u8]) -> Result<(), QueryError> {
-    let mut depth = 0usize;
-    let mut i = 0;
-    while let Some(&b) = body.get(i) {
-        match b {
-            b'"' => {
-                i = crate::skip::string_end_unchecked(body, i + 1);
-                continue;
-            }
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > MAX_JSON_DEPTH {
-                    let (line, col) = line_col(body, i);
-                    return Err(QueryError::Input(format!(
-                        "The file nests arrays/objects more than {MAX_JSON_DEPTH} levels deep \
-                         (at line {line}, column {col}); it cannot be queried."
-                    )));
-                }
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
+    match DepthScan::default().feed(body) {
+        None => Ok(()),
+        Some(i) => {
+            let (line, col) = line_col(body, i);
+            Err(QueryError::Input(format!(
+                "The file nests arrays/objects more than {MAX_JSON_DEPTH} levels deep \
+                 (at line {line}, column {col}); it cannot be queried."
+            )))
         }
-        i += 1;
     }
-    Ok(())
 }
 
 /// Message, line and column of a jaq JSON reader error (its text is
@@ -210,6 +195,31 @@ pub(crate) fn yaml_stream(bytes: &[u8], target: crate::projected_yaml::StreamTar
         serde_saphyr::from_multiple_with_options::<crate::projected_yaml::Doc>(text, yaml_options())
     });
     (docs.ok()?.len() == 1 && report.exact).then_some(())
+}
+
+/// Stream the target array of a YAML file read from `reader` (see
+/// [`yaml_stream`]) without holding the file; `None` unless the file is
+/// text of one document that parsed and held the array exactly once.
+pub(crate) fn yaml_stream_read(
+    reader: &mut dyn std::io::Read,
+    target: crate::projected_yaml::StreamTarget,
+) -> Option<()> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    reader
+        .take(SNIFF_BYTES as u64)
+        .read_to_end(&mut head)
+        .ok()?;
+    check_text(&head, "YAML").ok()?;
+    let start = strip_bom(&head);
+    let rest = start.chain(reader);
+    let (doc, report) = crate::projected_yaml::with_stream(target, || {
+        serde_saphyr::from_reader_with_options::<_, crate::projected_yaml::Doc>(
+            rest,
+            yaml_options(),
+        )
+    });
+    (doc.is_ok() && report.exact).then_some(())
 }
 
 fn yaml_error_text(e: &serde_saphyr::Error) -> String {

@@ -52,7 +52,8 @@
 //!
 //! * Before a file is read, the query is analysed for what it can observe
 //!   of each document; only that is built, and `.items[] | F`-shaped
-//!   queries stream the array (see the `plan` module). Answers are always
+//!   queries stream the array (see the `plan` module); the worker then
+//!   reads the file a window at a time instead of whole. Answers are always
 //!   those of the whole document: anything the analysis cannot follow reads
 //!   everything, and a runtime error reruns the query on the whole document.
 //!   Setting [`PLANNER_ENV`] to `off` turns the planner off (every
@@ -128,9 +129,9 @@
 
 // Module layers; a module uses only modules of the layers above its own, so
 // no two depend on each other (tests included):
-//   leaves:  answer ast data errors json_out need request
+//   leaves:  answer ast data errors json_out need request skip
 //   1:       demand examples natives projected projected_yaml rewrite shape
-//   2:       input library   3: program   4: engine   5: plan   6: run
+//   2:       fast input library   3: program   4: engine   5: plan   6: run
 //   7:       worker
 mod answer;
 mod ast;
@@ -139,6 +140,7 @@ mod demand;
 mod engine;
 mod errors;
 mod examples;
+mod fast;
 mod input;
 mod json_out;
 mod library;

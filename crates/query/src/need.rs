@@ -64,7 +64,7 @@ impl Need {
     }
 
     /// Union of two nodes.
-    fn merge(&mut self, other: &Need) {
+    pub(crate) fn merge(&mut self, other: &Need) {
         self.level = self.level.max(other.level);
         for (k, n) in &other.keys {
             self.keys.entry(k.clone()).or_default().merge(n);

@@ -10,7 +10,7 @@
 //! the ordinary way, which also produces the exact error message.
 
 use crate::need::{Level, Need};
-use crate::skip::{self, Invalid, Skipper};
+use crate::skip::{self, DepthScan, Invalid, Skipper};
 use hifijson::token::{Expect, Lex};
 use hifijson::{Read, SliceLexer};
 use jaq_json::{Map, Rc, Val};
@@ -44,9 +44,16 @@ fn ws(lexer: &mut SliceLexer) -> Option<u8> {
     }
 }
 
-/// Builds values from one file body.
+/// Builds values from one file body (or from one window of it after
+/// another: see [`ReadElements`]).
 struct Builder<'a> {
     body: &'a [u8],
+    caches: Caches,
+}
+
+/// What a [`Builder`] keeps from one value to the next.
+#[derive(Default)]
+struct Caches {
     /// Object keys seen so far: every item of a big array has the same few
     /// keys, so they are shared instead of allocated again.
     keys: HashMap<Vec<u8>, Val>,
@@ -54,22 +61,71 @@ struct Builder<'a> {
     /// same few recur in every item, so they are built once and shared too
     /// (at most [`MAX_SHARED_STRINGS`] of them).
     strings: HashMap<Box<[u8]>, Val>,
+    /// Built objects by their text (see [`Shared`]): the items of a big
+    /// array often project to a few distinct small objects
+    /// (`group_by(.group)` keeps only `{"group": …}` of each).
+    objects: Shared,
+    /// The values a [`Judge`] reads of one element.
+    values: Vec<Option<Val>>,
     skipper: Skipper,
+}
+
+/// Small objects built so far, by a signature that determines the built
+/// value: the need node and, per kept entry, the key and the value's text.
+/// Equal signatures build equal values, and jq values have no identity, so
+/// one copy can stand for all (an `Rc` clone instead of three allocations).
+#[derive(Default)]
+struct Shared {
+    table: HashMap<Vec<u8>, Val>,
+    lookups: usize,
+    hits: usize,
+}
+
+/// Objects with a longer signature are not shared ...
+const MAX_OBJECT_SIGNATURE: usize = 128;
+/// ... nor more than this many distinct ones.
+const MAX_SHARED_OBJECTS: usize = 4096;
+/// Sharing stops after this many lookups if fewer than a quarter found a
+/// copy (every item differs, e.g. it keeps an `id`): lookups then only cost.
+const SHARING_TRIAL: usize = 4096;
+
+impl Shared {
+    fn active(&self) -> bool {
+        self.lookups < SHARING_TRIAL || self.hits * 4 >= self.lookups
+    }
+
+    /// The shared copy of `built`, whose signature is `signature`.
+    fn share(&mut self, signature: Vec<u8>, built: Val) -> Val {
+        self.lookups += 1;
+        if let Some(v) = self.table.get(&signature) {
+            self.hits += 1;
+            return v.clone();
+        }
+        if self.table.len() < MAX_SHARED_OBJECTS {
+            self.table.insert(signature, built.clone());
+        }
+        built
+    }
+}
+
+/// Append `part` to a signature, with its length first (so that no two
+/// sequences of parts give the same bytes).
+fn sign(signature: &mut Vec<u8>, part: &[u8]) {
+    signature.extend_from_slice(&(part.len() as u32).to_le_bytes());
+    signature.extend_from_slice(part);
 }
 
 /// Only string values this short are shared ...
 const MAX_SHARED_STRING_BYTES: usize = 32;
 /// ... and only this many distinct ones (a file of unique names must not
-/// grow the table without bound).
-const MAX_SHARED_STRINGS: usize = 4096;
+/// grow the table without bound; 10,000 owners or tags must fit).
+const MAX_SHARED_STRINGS: usize = 1 << 16;
 
 impl<'a> Builder<'a> {
     fn new(body: &'a [u8]) -> Self {
         Self {
             body,
-            keys: HashMap::new(),
-            strings: HashMap::new(),
-            skipper: Skipper::default(),
+            caches: Caches::default(),
         }
     }
 
@@ -81,7 +137,7 @@ impl<'a> Builder<'a> {
     /// built).
     fn skip(&mut self, lexer: &mut SliceLexer<'a>) -> Result<(), Unread> {
         let body = self.body;
-        let end = self.skipper.value(body, self.offset(lexer))?;
+        let end = self.caches.skipper.value(body, self.offset(lexer))?;
         *lexer = SliceLexer::new(&body[end..]);
         Ok(())
     }
@@ -112,6 +168,21 @@ impl<'a> Builder<'a> {
             return self.whole(lexer);
         }
         match next {
+            b'[' | b'{' => self.container(next, lexer, need),
+            // scalars are kept whole
+            _ => self.whole(lexer),
+        }
+    }
+
+    /// The array or object starting at the peeked `next`, built as far as
+    /// `need` asks.
+    fn container(
+        &mut self,
+        next: u8,
+        lexer: &mut SliceLexer<'a>,
+        need: &Need,
+    ) -> Result<Val, Unread> {
+        match next {
             b'[' => {
                 let mut arr = Vec::new();
                 lexer.discarded().seq(b']', ws, |next, lexer| {
@@ -130,28 +201,109 @@ impl<'a> Builder<'a> {
             }
             b'{' => {
                 let mut obj = Map::default();
+                let mut signature = self.caches.objects.active().then(|| {
+                    let node: *const Need = need;
+                    (node as usize).to_le_bytes().to_vec()
+                });
                 lexer.discarded().seq(b'}', ws, |next, lexer| {
                     let key = self.key(next, lexer)?;
                     lexer.expect(ws, b':').ok_or(Unread)?;
                     let next = ws(lexer).ok_or(Unread)?;
                     match need.key(&key) {
                         Some(node) => {
+                            let start = self.offset(lexer);
                             let v = self.value(next, lexer, node)?;
+                            if let Some(sig) = &mut signature {
+                                sign(sig, &key);
+                                sign(sig, &self.body[start..self.offset(lexer)]);
+                            }
                             obj.insert(self.key_val(&key), v);
                         }
                         None => {
                             self.skip(lexer)?;
                             if need.keeps_all_keys() {
+                                if let Some(sig) = &mut signature {
+                                    sign(sig, &key);
+                                    // no value text: a kept key's value is null
+                                    sig.push(0xFF);
+                                }
                                 obj.insert(self.key_val(&key), Val::Null);
                             }
                         }
                     }
+                    if signature
+                        .as_ref()
+                        .is_some_and(|s| s.len() > MAX_OBJECT_SIGNATURE)
+                    {
+                        signature = None;
+                    }
                     Ok::<_, Unread>(())
                 })?;
-                Ok(Val::obj(obj))
+                let built = Val::obj(obj);
+                Ok(match signature {
+                    Some(sig) => self.caches.objects.share(sig, built),
+                    None => built,
+                })
             }
-            // scalars are kept whole
-            _ => self.whole(lexer),
+            _ => Err(Unread),
+        }
+    }
+
+    /// Whether `judge` keeps the element starting at the peeked `next` (the
+    /// lexer passes over it either way).
+    fn keeps(
+        &mut self,
+        next: u8,
+        lexer: &mut SliceLexer<'a>,
+        judge: &dyn Judge,
+    ) -> Result<bool, Unread> {
+        let verdict = match (judge.keys(), judge.need()) {
+            (Some(keys), _) if next == b'{' => {
+                let mut values = std::mem::take(&mut self.caches.values);
+                values.clear();
+                values.resize(keys.len(), None);
+                lexer.discarded().seq(b'}', ws, |next, lexer| {
+                    let key = self.key(next, lexer)?;
+                    lexer.expect(ws, b':').ok_or(Unread)?;
+                    ws(lexer).ok_or(Unread)?;
+                    match keys.iter().position(|k| **k == *key) {
+                        Some(i) => values[i] = Some(self.whole(lexer)?),
+                        None => self.skip(lexer)?,
+                    }
+                    Ok::<_, Unread>(())
+                })?;
+                let verdict = judge.by_keys(Some(&values));
+                self.caches.values = values;
+                verdict
+            }
+            (Some(_), _) => {
+                self.skip(lexer)?;
+                judge.by_keys(None)
+            }
+            (None, Some(need)) => {
+                let v = self.value(next, lexer, need)?;
+                judge.by_value(&v)
+            }
+            (None, None) => {
+                self.skip(lexer)?;
+                None
+            }
+        };
+        Ok(verdict != Some(false))
+    }
+
+    /// An element of a streamed array: built as far as `need` asks, or, when
+    /// the query never looks at elements (`need` is `None`), passed over and
+    /// stood for by `null`.
+    fn element(
+        &mut self,
+        next: u8,
+        lexer: &mut SliceLexer<'a>,
+        need: Option<&Need>,
+    ) -> Result<Val, Unread> {
+        match need {
+            Some(need) => self.value(next, lexer, need),
+            None => self.skip(lexer).map(|()| Val::Null),
         }
     }
 
@@ -182,23 +334,23 @@ impl<'a> Builder<'a> {
         if raw.len() > MAX_SHARED_STRING_BYTES {
             return Val::utf8_str(raw.to_vec());
         }
-        if let Some(v) = self.strings.get(raw) {
+        if let Some(v) = self.caches.strings.get(raw) {
             return v.clone();
         }
         let v = Val::utf8_str(raw.to_vec());
-        if self.strings.len() < MAX_SHARED_STRINGS {
-            self.strings.insert(raw.into(), v.clone());
+        if self.caches.strings.len() < MAX_SHARED_STRINGS {
+            self.caches.strings.insert(raw.into(), v.clone());
         }
         v
     }
 
     /// The value of an object key: one shared string per distinct key.
     fn key_val(&mut self, key: &[u8]) -> Val {
-        if let Some(v) = self.keys.get(key) {
+        if let Some(v) = self.caches.keys.get(key) {
             return v.clone();
         }
         let v = Val::utf8_str(key.to_vec());
-        self.keys.insert(key.to_vec(), v.clone());
+        self.caches.keys.insert(key.to_vec(), v.clone());
         v
     }
 }
@@ -226,8 +378,8 @@ pub(crate) struct Elements<'a, 'n> {
     builder: Builder<'a>,
     lexer: SliceLexer<'a>,
     path: &'n [Vec<u8>],
-    /// What the query observes of each element.
-    element: &'n Need,
+    /// What the query observes of each element (`None`: nothing).
+    element: Option<&'n Need>,
     state: State,
 }
 
@@ -241,7 +393,7 @@ enum State {
 }
 
 impl<'a, 'n> Elements<'a, 'n> {
-    pub(crate) fn new(body: &'a [u8], path: &'n [Vec<u8>], element: &'n Need) -> Self {
+    pub(crate) fn new(body: &'a [u8], path: &'n [Vec<u8>], element: Option<&'n Need>) -> Self {
         Self {
             builder: Builder::new(body),
             lexer: SliceLexer::new(body),
@@ -308,11 +460,41 @@ impl<'a, 'n> Elements<'a, 'n> {
         Ok(Some(next))
     }
 
+    /// The next element: built first as far as `probe` asks and passed
+    /// over when `judge` says `Some(false)` of that, else built as far as
+    /// the element need asks. `Ok(None)` after the last element.
+    pub(crate) fn next_judged(&mut self, judge: &dyn Judge) -> Result<Option<Val>, Unread> {
+        if matches!(self.state, State::Done | State::Failed) {
+            return Ok(None);
+        }
+        let found = self.judged(judge);
+        match &found {
+            Ok(Some(_)) => {}
+            Ok(None) => self.state = State::Done,
+            Err(Unread) => self.state = State::Failed,
+        }
+        found
+    }
+
+    fn judged(&mut self, judge: &dyn Judge) -> Result<Option<Val>, Unread> {
+        let body = self.builder.body;
+        while let Some(next) = self.next_start()? {
+            let start = self.builder.offset(&self.lexer);
+            if !self.builder.keeps(next, &mut self.lexer, judge)? {
+                continue;
+            }
+            let mut again = SliceLexer::new(&body[start..]);
+            let v = self.builder.element(next, &mut again, self.element)?;
+            return Ok(Some(v));
+        }
+        Ok(None)
+    }
+
     fn element(&mut self) -> Result<Option<Val>, Unread> {
         match self.next_start()? {
             Some(next) => self
                 .builder
-                .value(next, &mut self.lexer, self.element)
+                .element(next, &mut self.lexer, self.element)
                 .map(Some),
             None => Ok(None),
         }
@@ -376,6 +558,372 @@ impl Iterator for Elements<'_, '_> {
                 self.state = State::Failed;
                 None
             }
+        }
+    }
+}
+
+/// What decides, from a part of an element, to pass over the element
+/// (`Some(false)`) before it is built as far as the query observes.
+pub(crate) trait Judge {
+    /// The keys to read of an object element, if their values suffice.
+    fn keys(&self) -> Option<&[Vec<u8>]>;
+    /// Else what to build of the element to judge it.
+    fn need(&self) -> Option<&Need>;
+    /// Judge the values of [`Judge::keys`] in an object element (the last
+    /// of a repeated key; `None`: missing); `values` is `None` for an element
+    /// that is not an object.
+    fn by_keys(&self, values: Option<&[Option<Val>]>) -> Option<bool>;
+    /// Judge the element built as far as [`Judge::need`] asks.
+    fn by_value(&self, v: &Val) -> Option<bool>;
+}
+
+/// The judge of [`ElementSource::next_judged`].
+pub(crate) type Probe<'p> = &'p dyn Judge;
+
+/// Elements of a streamed array, from the whole body or read a window at a
+/// time.
+pub(crate) trait ElementSource {
+    /// The next element: with a probe, built first as far as it asks and
+    /// passed over when the judge drops it, else built as far as the element
+    /// need asks. `Ok(None)` after the last element.
+    fn next_judged(&mut self, probe: Option<Probe<'_>>) -> Result<Option<Val>, Unread>;
+
+    /// Check the rest of the file (after passing over any elements not
+    /// taken): only if this succeeds were the elements exactly those of the
+    /// array the ordinary reader would see.
+    fn finish(self) -> Result<(), Unread>;
+}
+
+impl ElementSource for Elements<'_, '_> {
+    fn next_judged(&mut self, probe: Option<Probe<'_>>) -> Result<Option<Val>, Unread> {
+        match probe {
+            Some(judge) => Elements::next_judged(self, judge),
+            None => match self.next() {
+                Some(v) => Ok(Some(v)),
+                None if self.state == State::Failed => Err(Unread),
+                None => Ok(None),
+            },
+        }
+    }
+
+    fn finish(self) -> Result<(), Unread> {
+        Elements::finish(self)
+    }
+}
+
+impl<R: std::io::Read> ElementSource for ReadElements<'_, R> {
+    fn next_judged(&mut self, probe: Option<Probe<'_>>) -> Result<Option<Val>, Unread> {
+        ReadElements::next_judged(self, probe)
+    }
+
+    fn finish(self) -> Result<(), Unread> {
+        ReadElements::finish(self)
+    }
+}
+
+/// The elements of the array at `path` of a JSON file read from `reader` a
+/// window at a time, so that the file is never held whole: the same
+/// elements, built the same way, as [`Elements`] gives from the whole body.
+///
+/// Every step (a key, a skipped value, an element) runs on the bytes read so
+/// far; if it fails before the end of the file, or ends where the next token
+/// is not yet read, more is read and the step runs again. A step only fails
+/// for good at the end of the file, so the reader gives up ([`Unread`])
+/// exactly where [`Elements`] would. [`ReadElements::finish`] checks the rest
+/// of the file as [`Elements::finish`] does.
+pub(crate) struct ReadElements<'n, R> {
+    reader: R,
+    buf: Vec<u8>,
+    /// Bytes of `buf` already consumed.
+    pos: usize,
+    eof: bool,
+    /// Bytes read at least per refill.
+    window: usize,
+    caches: Caches,
+    /// The nesting of everything read: the ordinary reader refuses a file
+    /// that nests too deeply anywhere, so this one gives up on it.
+    depth: DepthScan,
+    path: &'n [Vec<u8>],
+    element: Option<&'n Need>,
+    state: State,
+}
+
+/// Bytes read at least at once by [`ReadElements`].
+pub(crate) const WINDOW_BYTES: usize = 4 << 20;
+
+/// One step through the array.
+enum Next {
+    End,
+    /// An element the judge dropped.
+    Dropped,
+    Element(Val),
+}
+
+impl<'n, R: std::io::Read> ReadElements<'n, R> {
+    pub(crate) fn new(
+        reader: R,
+        path: &'n [Vec<u8>],
+        element: Option<&'n Need>,
+        window: usize,
+    ) -> Self {
+        Self {
+            reader,
+            buf: Vec::new(),
+            pos: 0,
+            eof: false,
+            window: window.max(1),
+            caches: Caches::default(),
+            depth: DepthScan::default(),
+            path,
+            element,
+            state: State::Start,
+        }
+    }
+
+    /// Read more: at least the window, or as much again as is held (an
+    /// element longer than the window doubles it).
+    fn fill(&mut self) -> Result<(), Unread> {
+        self.buf.drain(..self.pos);
+        self.pos = 0;
+        let start = self.buf.len();
+        self.buf.resize(start + self.window.max(start), 0);
+        let mut filled = start;
+        while filled < self.buf.len() {
+            match self.reader.read(&mut self.buf[filled..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    break;
+                }
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return Err(Unread),
+            }
+        }
+        self.buf.truncate(filled);
+        match self.depth.feed(&self.buf[start..]) {
+            None => Ok(()),
+            Some(_) => Err(Unread),
+        }
+    }
+
+    /// Run `step` on the unread bytes, reading more until it succeeds with
+    /// its following token in view, or fails at the end of the file.
+    fn step<T>(
+        &mut self,
+        mut step: impl for<'b> FnMut(&mut Builder<'b>, &mut SliceLexer<'b>) -> Result<T, Unread>,
+    ) -> Result<T, Unread> {
+        loop {
+            let body = &self.buf[self.pos..];
+            let mut builder = Builder {
+                body,
+                caches: std::mem::take(&mut self.caches),
+            };
+            let mut lexer = SliceLexer::new(body);
+            let result = step(&mut builder, &mut lexer);
+            let used = builder.offset(&lexer);
+            let in_view = ws(&mut lexer).is_some();
+            self.caches = builder.caches;
+            match result {
+                Ok(t) if in_view || self.eof => {
+                    self.pos += used;
+                    return Ok(t);
+                }
+                Err(Unread) if self.eof => return Err(Unread),
+                _ => self.fill()?,
+            }
+        }
+    }
+
+    /// Read the start of the file: refuse what the ordinary reader must
+    /// report (binary, UTF-16), pass over a byte order mark.
+    fn start(&mut self) -> Result<(), Unread> {
+        while self.buf.len() < fs_mcp_text::SNIFF_BYTES && !self.eof {
+            self.fill()?;
+        }
+        let head = &self.buf[..];
+        if head.starts_with(b"\xFF\xFE") || head.starts_with(b"\xFE\xFF") {
+            return Err(Unread);
+        }
+        if fs_mcp_text::is_binary(head) {
+            return Err(Unread);
+        }
+        if head.starts_with(b"\xEF\xBB\xBF") {
+            self.pos = 3;
+        }
+        Ok(())
+    }
+
+    /// Walk from the root to the opening `[` of the array.
+    fn descend(&mut self) -> Result<(), Unread> {
+        self.start()?;
+        for key in self.path {
+            self.step(|_, lexer| {
+                if ws(lexer) != Some(b'{') {
+                    return Err(Unread);
+                }
+                lexer.take_next();
+                Ok(())
+            })?;
+            let mut first = true;
+            loop {
+                let found = self.step(|builder, lexer| {
+                    let mut next = ws(lexer).ok_or(Unread)?;
+                    if !first {
+                        if next != b',' {
+                            return Err(Unread);
+                        }
+                        lexer.take_next();
+                        next = ws(lexer).ok_or(Unread)?;
+                    }
+                    let k = builder.key(next, lexer)?;
+                    lexer.expect(ws, b':').ok_or(Unread)?;
+                    Ok(*k == **key)
+                })?;
+                first = false;
+                if found {
+                    break;
+                }
+                self.step(|builder, lexer| {
+                    ws(lexer).ok_or(Unread)?;
+                    builder.skip(lexer)
+                })?;
+            }
+        }
+        self.step(|_, lexer| {
+            if ws(lexer) != Some(b'[') {
+                return Err(Unread);
+            }
+            lexer.take_next();
+            Ok(())
+        })
+    }
+
+    /// One step through the array: the next element built as far as
+    /// `probe` asks and dropped when `judge` says `Some(false)`, else built
+    /// as far as the element need asks.
+    fn advance(&mut self, probe: Option<Probe<'_>>) -> Result<Next, Unread> {
+        if self.state == State::Start {
+            self.descend()?;
+            self.state = State::First;
+        }
+        let (element, after_first) = (self.element, self.state == State::Next);
+
+        let next = self.step(|builder, lexer| {
+            let mut next = ws(lexer).ok_or(Unread)?;
+            if next == b']' {
+                lexer.take_next();
+                return Ok(Next::End);
+            }
+            if after_first {
+                if next != b',' {
+                    return Err(Unread);
+                }
+                lexer.take_next();
+                next = ws(lexer).ok_or(Unread)?;
+            }
+            if let Some(judge) = probe {
+                let start = builder.offset(lexer);
+                if !builder.keeps(next, lexer, judge)? {
+                    return Ok(Next::Dropped);
+                }
+                let body = builder.body;
+                let mut again = SliceLexer::new(&body[start..]);
+                return builder
+                    .element(next, &mut again, element)
+                    .map(Next::Element);
+            }
+            builder.element(next, lexer, element).map(Next::Element)
+        })?;
+        self.state = match next {
+            Next::End => State::Done,
+            _ => State::Next,
+        };
+        Ok(next)
+    }
+
+    /// The next element (see [`Elements::next_judged`]); `Ok(None)` after the
+    /// last one. With no probe, every element is built.
+    pub(crate) fn next_judged(&mut self, probe: Option<Probe<'_>>) -> Result<Option<Val>, Unread> {
+        loop {
+            if matches!(self.state, State::Done | State::Failed) {
+                return Ok(None);
+            }
+            match self.advance(probe) {
+                Ok(Next::End) => return Ok(None),
+                Ok(Next::Dropped) => {}
+                Ok(Next::Element(v)) => return Ok(Some(v)),
+                Err(Unread) => {
+                    self.state = State::Failed;
+                    return Err(Unread);
+                }
+            }
+        }
+    }
+
+    /// Check the rest of the file (after passing over any elements not
+    /// taken), as [`Elements::finish`] does.
+    pub(crate) fn finish(mut self) -> Result<(), Unread> {
+        match self.state {
+            State::Failed => return Err(Unread),
+            State::Start => self.descend().map(|()| self.state = State::First)?,
+            _ => {}
+        }
+        while self.state != State::Done {
+            let after_first = self.state == State::Next;
+            let end = self.step(|builder, lexer| {
+                let mut next = ws(lexer).ok_or(Unread)?;
+                if next == b']' {
+                    lexer.take_next();
+                    return Ok(true);
+                }
+                if after_first {
+                    if next != b',' {
+                        return Err(Unread);
+                    }
+                    lexer.take_next();
+                    next = ws(lexer).ok_or(Unread)?;
+                }
+                let _ = next;
+                builder.skip(lexer).map(|()| false)
+            })?;
+            self.state = if end { State::Done } else { State::Next };
+        }
+        for key in self.path.iter().rev() {
+            loop {
+                let closed = self.step(|builder, lexer| match ws(lexer).ok_or(Unread)? {
+                    b'}' => {
+                        lexer.take_next();
+                        Ok(true)
+                    }
+                    b',' => {
+                        lexer.take_next();
+                        let next = ws(lexer).ok_or(Unread)?;
+                        if *builder.key(next, lexer)? == **key {
+                            // a later duplicate key wins in jq
+                            return Err(Unread);
+                        }
+                        lexer.expect(ws, b':').ok_or(Unread)?;
+                        ws(lexer).ok_or(Unread)?;
+                        builder.skip(lexer).map(|()| false)
+                    }
+                    _ => Err(Unread),
+                })?;
+                if closed {
+                    break;
+                }
+            }
+        }
+        // nothing but whitespace and comments may follow
+        loop {
+            let mut lexer = SliceLexer::new(&self.buf[self.pos..]);
+            if ws(&mut lexer).is_some() {
+                return Err(Unread);
+            }
+            if self.eof {
+                return Ok(());
+            }
+            self.pos = self.buf.len() - lexer.as_slice().len();
+            self.fill()?;
         }
     }
 }
@@ -458,6 +1006,56 @@ mod tests {
     }
 
     #[test]
+    fn equal_small_objects_are_shared() {
+        let mut body = String::from("[");
+        for i in 0..50 {
+            body.push_str(&format!(
+                "{{\"id\": {i}, \"g\": \"g{}\", \"o\": {{\"r\": {}}}}}, ",
+                i % 3,
+                i % 2
+            ));
+        }
+        body.push_str("{\"g\": \"g0\", \"o\": {\"r\": 0}}]");
+        let n = need(
+            &[
+                (&["[]", "g"], Level::Full),
+                (&["[]", "o", "r"], Level::Full),
+            ],
+            false,
+        );
+        let ours = read_all(body.as_bytes(), &n).unwrap();
+        let Val::Arr(items) = &ours[0] else {
+            panic!("an array")
+        };
+        // six distinct projections (g × r), all else shared
+        let mut distinct: Vec<*const Map> = Vec::new();
+        for item in items.iter() {
+            let Val::Obj(o) = item else { panic!("objects") };
+            if !distinct.contains(&Rc::as_ptr(o)) {
+                distinct.push(Rc::as_ptr(o));
+            }
+        }
+        assert_eq!(distinct.len(), 6);
+        let whole = jaq_json::read::parse_single(body.as_bytes()).unwrap();
+        let projected = |v: &Val| {
+            let Val::Arr(a) = v else { panic!("an array") };
+            a.iter()
+                .map(|o| {
+                    let Val::Obj(o) = o else { panic!("objects") };
+                    let g = o.get(&Val::from("g".to_string())).cloned();
+                    let r = o.get(&Val::from("o".to_string())).map(json);
+                    format!("{:?}/{:?}", g.map(|g| json(&g)), r)
+                })
+                .collect::<Vec<_>>()
+        };
+        let expected: Vec<String> = projected(&whole)
+            .into_iter()
+            .map(|s| s.replace(", ", ","))
+            .collect();
+        assert_eq!(projected(&ours[0]), expected);
+    }
+
+    #[test]
     fn escaped_keys_match() {
         let body = br#"{"a\u0062": 1, "c": 2}"#;
         let n = need(&[(&["ab"], Level::Full)], false);
@@ -487,10 +1085,58 @@ mod tests {
         let path = vec![b"items".to_vec()];
         let n = need(&[(&["[]", "id"], Level::Full)], false);
         let element = n.each.as_deref().unwrap();
-        let mut it = Elements::new(body, &path, element);
+        let mut it = Elements::new(body, &path, Some(element));
         let got: Vec<String> = it.by_ref().map(|v| json(&v)).collect();
         assert_eq!(got, [r#"{"id":1}"#, r#"{"id":2}"#]);
         assert!(it.finish().is_ok());
+    }
+
+    /// Read a window at a time, with windows of every small size: the same
+    /// elements and the same refusals as from the whole body.
+    #[test]
+    fn windows_read_like_the_whole_body() {
+        let path = vec![b"items".to_vec()];
+        let n = need(
+            &[(&["[]", "id"], Level::Full), (&["[]", "s"], Level::Full)],
+            false,
+        );
+        let element = n.each.as_deref();
+        let bodies: &[&[u8]] = &[
+            br#"{"meta": {"n": [2, {"x": "]"}]}, "items": [{"id": 1, "s": "a\"]}"}, 2, "s", [1], {"id": 12345, "x": {"y": [true, null]}}], "z": 0}"#,
+            b"\xEF\xBB\xBF{\"items\": [{\"id\": 1.5e3}, {\"id\": -0}]}\n  # comment\n",
+            br#"{"items": []}"#,
+            br#"{"items": [1], "items": [2]}"#,
+            br#"{"items": [1]} {"items": [2]}"#,
+            br#"{"items": {"a": 1}}"#,
+            br#"{"items": [1, 2}"#,
+            br#"{"items": [1, 2], "z": tru}"#,
+            br#"{"items": [{"id": 12"#,
+            br#"[1]"#,
+            b"{\"items\": [\"\\u00e9\", \"x\0\"]}",
+        ];
+        for body in bodies {
+            let whole = {
+                // the ordinary path strips a byte order mark first
+                let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
+                let mut it = Elements::new(body, &path, element);
+                let got: Vec<String> = it.by_ref().map(|v| json(&v)).collect();
+                it.finish().map(|()| got)
+            };
+            for window in 1..24 {
+                let mut it = ReadElements::new(&body[..], &path, element, window);
+                let mut got = Vec::new();
+                while let Ok(Some(v)) = it.next_judged(None) {
+                    got.push(json(&v));
+                }
+                let windowed = it.finish().map(|()| got);
+                assert_eq!(
+                    format!("{windowed:?}"),
+                    format!("{whole:?}"),
+                    "window {window}: {}",
+                    String::from_utf8_lossy(body)
+                );
+            }
+        }
     }
 
     #[test]
@@ -504,13 +1150,13 @@ mod tests {
             br#"{"items": [1, 2}"#,
             br#"[1]"#,
         ] {
-            let mut it = Elements::new(body, &path, &n);
+            let mut it = Elements::new(body, &path, Some(&n));
             it.by_ref().for_each(drop);
             assert!(it.finish().is_err(), "{}", String::from_utf8_lossy(body));
         }
         // stopping early still checks the rest
         let body = br#"{"items": [1, 2, 3], "items": []}"#;
-        let mut it = Elements::new(body, &path, &n);
+        let mut it = Elements::new(body, &path, Some(&n));
         assert!(it.next().is_some());
         assert!(it.finish().is_err());
     }

@@ -46,7 +46,8 @@ pub(crate) struct Doc(pub(crate) Val);
 /// what receives the elements (`false`: no more wanted).
 pub(crate) struct StreamTarget {
     pub(crate) path: Vec<Vec<u8>>,
-    pub(crate) element: Need,
+    /// What is observed of each element (`None`: nothing; `null` stands for it).
+    pub(crate) element: Option<Need>,
     pub(crate) feed: Box<dyn FnMut(Val) -> bool>,
 }
 
@@ -190,7 +191,12 @@ impl<'de> Visitor<'de> for ArraySeed<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         self.0.found += 1;
         let StreamTarget { element, feed, .. } = &mut self.0.target;
-        while let Some(v) = seq.next_element_seed(Seed(element))? {
+        loop {
+            let v = match element {
+                Some(element) => seq.next_element_seed(Seed(element))?,
+                None => seq.next_element::<IgnoredAny>()?.map(|_| Val::Null),
+            };
+            let Some(v) = v else { break };
             if !feed(v) {
                 // the rest is still parsed: the file must be valid YAML
                 while seq.next_element::<IgnoredAny>()?.is_some() {}

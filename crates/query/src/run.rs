@@ -61,6 +61,29 @@ pub(crate) fn run(
     engine::run(program, inputs, limits, leak)
 }
 
+/// Run `query` on a file read from `file` (at its start) when its plan
+/// streams an array: the file is read a window at a time (JSON) or as the
+/// YAML parser goes (a file of one YAML document) and never held whole. `None` when there is no such plan, or the stream could
+/// not promise the exact answer: read the file whole and [`run`] it then.
+pub(crate) fn run_streamed(
+    query: &Query,
+    file: &mut dyn std::io::Read,
+    format: InputFormat,
+    limits: &Limits,
+) -> Option<Result<Answer, QueryError>> {
+    match format {
+        InputFormat::Json => plan::run_json_reader(
+            query.plan.as_ref()?,
+            file,
+            limits,
+            crate::projected::WINDOW_BYTES,
+        ),
+        InputFormat::Yaml => plan::run_yaml_reader(query.plan.as_ref()?, file, limits),
+    }
+}
+
+#[cfg(test)]
+mod fuzz;
 #[cfg(test)]
 mod properties;
 

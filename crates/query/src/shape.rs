@@ -3,7 +3,10 @@
 //! `.items[] | F`, `[.items[] | F] | G` and `.items | map(F) | G` never look
 //! at `.items` as a whole: F sees one element, G sees F's results. Such a
 //! program can stream the array out of the file, element by element, so the
-//! array itself is never built. Everything else runs on a whole document.
+//! array itself is never built. `.items | G` (`sort_by`, `group_by`,
+//! `length`, …) streams too, as `[.items[]] | G`: the array G gets is built
+//! from the streamed elements, and the rest of the document never is.
+//! Everything else runs on a whole document.
 
 use crate::ast::{Mode, leading_path, pipe_chain, print};
 use jaq_core::load::parse::Term;
@@ -42,7 +45,16 @@ pub(crate) fn shape(program: &Term<&str>) -> Option<Shape> {
                 then: Some(print_chain(rest)?),
             });
         }
-        return None;
+        // `PATH | G` is `[PATH[]] | G` when PATH is an array (the streamed
+        // reader refuses anything else): G gets an array of the same elements
+        if after.is_empty() {
+            return None;
+        }
+        return Some(Shape {
+            path,
+            each: ".".into(),
+            then: Some(print_chain(after)?),
+        });
     }
     // `[PATH[] | F] | G`
     if let [Term::Arr(Some(inner)), rest @ ..] = &chain[..] {
@@ -95,6 +107,11 @@ mod tests {
         assert_eq!(of(".items | map(.a) | add"), Some((items.clone(), true)));
         assert_eq!(of("[.items[] | .a] | length"), Some((items.clone(), true)));
         assert_eq!(of(".[] | .a"), Some((vec![], false)));
+        assert_eq!(of(".items | length"), Some((items.clone(), true)));
+        assert_eq!(
+            of(".items | sort_by(.score) | .[-1]"),
+            Some((items.clone(), true))
+        );
         assert_eq!(
             of(".a.\"b c\"[] | .x"),
             Some((vec!["a".into(), "b c".into()], false))
@@ -104,7 +121,7 @@ mod tests {
     #[test]
     fn whole_document_shapes() {
         for code in [
-            ".items | length",
+            ".items",
             ".items[0]",
             ".items[].a[]",
             ".items[1:]",

@@ -52,25 +52,22 @@ fn has_quote_or_backslash(w: u64) -> bool {
     zero_byte(w ^ (ONES * u64::from(b'"'))) | zero_byte(w ^ (ONES * u64::from(b'\\'))) != 0
 }
 
-/// Where the string whose body starts at `i` ends, without checking it: the
-/// index after the first `"` not escaped by `\`, or the input's length.
-pub(crate) fn string_end_unchecked(bytes: &[u8], mut i: usize) -> usize {
-    loop {
-        while let Some(chunk) = bytes.get(i..i + 8) {
-            let mut word = [0; 8];
-            word.copy_from_slice(chunk);
-            if has_quote_or_backslash(u64::from_le_bytes(word)) {
-                break;
-            }
-            i += 8;
+/// The index of the first `"` or `\\` at or after `i`, or a later index
+/// past the end.
+#[inline]
+fn quote_or_backslash(bytes: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        if has_quote_or_backslash(u64::from_le_bytes(word)) {
+            break;
         }
-        match bytes.get(i) {
-            None => return bytes.len(),
-            Some(b'"') => return i + 1,
-            Some(b'\\') => i += 2,
-            Some(_) => i += 1,
-        }
+        i += 8;
     }
+    while bytes.get(i).is_some_and(|&b| b != b'"' && b != b'\\') {
+        i += 1;
+    }
+    i
 }
 
 /// The end of the string whose body starts at `i` (just after the opening
@@ -103,6 +100,78 @@ pub(crate) fn string_end(bytes: &[u8], mut i: usize) -> Result<usize, Invalid> {
             },
             // a control character, or the end of the input
             _ => return Err(Invalid),
+        }
+    }
+}
+
+/// jq refuses JSON nested deeper than this; so do we, before a recursive
+/// parser could exhaust the stack.
+pub(crate) const MAX_JSON_DEPTH: usize = 10_000;
+
+/// How deeply a JSON text nests arrays and objects, fed in pieces (strings
+/// are passed over, unchecked; the depth never goes below zero).
+#[derive(Default)]
+pub(crate) struct DepthScan {
+    depth: usize,
+    /// Inside a string, and whether the last byte fed was its `\`.
+    in_string: bool,
+    escaped: bool,
+}
+
+impl DepthScan {
+    /// Scan the next piece: the offset in it of the first `[` or `{` that
+    /// nests more than [`MAX_JSON_DEPTH`] levels, if one does.
+    pub(crate) fn feed(&mut self, bytes: &[u8]) -> Option<usize> {
+        if bytes.is_empty() {
+            return None;
+        }
+        let mut i = 0;
+        if self.in_string {
+            if self.escaped {
+                i = 1;
+                self.escaped = false;
+            }
+            i = self.string_rest(bytes, i)?;
+        }
+        while let Some(&b) = bytes.get(i) {
+            match b {
+                b'"' => {
+                    self.in_string = true;
+                    i = self.string_rest(bytes, i + 1)?;
+                    continue;
+                }
+                b'[' | b'{' => {
+                    self.depth += 1;
+                    if self.depth > MAX_JSON_DEPTH {
+                        return Some(i);
+                    }
+                }
+                b']' | b'}' => self.depth = self.depth.saturating_sub(1),
+                _ => {}
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// Pass over the rest of a string from `i`: the index after its closing
+    /// quote, or `None` (still inside it) at the end of the piece.
+    fn string_rest(&mut self, bytes: &[u8], mut i: usize) -> Option<usize> {
+        loop {
+            i = quote_or_backslash(bytes, i);
+            match bytes.get(i) {
+                None => return None,
+                Some(b'"') => {
+                    self.in_string = false;
+                    return Some(i + 1);
+                }
+                // `\`: the next byte is escaped, perhaps in the next piece
+                Some(_) if i + 1 == bytes.len() => {
+                    self.escaped = true;
+                    return None;
+                }
+                Some(_) => i += 2,
+            }
         }
     }
 }
@@ -296,22 +365,37 @@ mod tests {
         }
     }
 
+    /// The depth scan finds the same place fed whole, in two pieces split
+    /// anywhere, or a byte at a time (strings with escapes across pieces).
     #[test]
-    fn unchecked_string_ends_skip_escaped_quotes() {
-        for (text, end) in [
-            (&br#"abc" x"#[..], 4),
-            (br#"a\"b"#, 4),
-            (br#"a\\" b"#, 4),
-            (br#"0123456789abcdef\"x" y"#, 20),
-            (br#"unterminated\"#, 13),
-            (b"", 0),
-        ] {
-            assert_eq!(
-                string_end_unchecked(text, 0),
-                end,
-                "{}",
-                String::from_utf8_lossy(text)
-            );
+    fn depth_scan_in_pieces_agrees() {
+        let deep = |n: usize| {
+            let mut t = String::from(r#"{"s": "a \" [[[ \\", "k\\": ["#);
+            t.push_str(&"[".repeat(n));
+            t.push_str(r#""\"]]]""#);
+            t
+        };
+        for n in [MAX_JSON_DEPTH - 3, MAX_JSON_DEPTH - 2, MAX_JSON_DEPTH + 5] {
+            let text = deep(n);
+            let bytes = text.as_bytes();
+            let whole = DepthScan::default().feed(bytes);
+            assert_eq!(whole.is_some(), n + 2 > MAX_JSON_DEPTH, "{n}");
+            let pieces = |cuts: &[usize]| {
+                let mut scan = DepthScan::default();
+                let mut from = 0;
+                for &cut in cuts.iter().chain([bytes.len()].iter()) {
+                    if let Some(at) = scan.feed(&bytes[from..cut]) {
+                        return Some(from + at);
+                    }
+                    from = cut;
+                }
+                None
+            };
+            for cut in (0..40).chain(bytes.len() - 40..bytes.len()) {
+                assert_eq!(pieces(&[cut]), whole, "cut at {cut}");
+            }
+            let every: Vec<usize> = (1..bytes.len()).collect();
+            assert_eq!(pieces(&every), whole, "byte by byte");
         }
     }
 

@@ -167,9 +167,18 @@ fn run_request(req: &QueryRequest, memory_limit: u64) -> Result<Answer, QueryErr
             req.file_path.display()
         )));
     }
+    file.seek(SeekFrom::Start(0))
+        .map_err(|e| io_error(&req.file_path, &e))?;
+    // a streamed array is read a window at a time, whatever the file's size
+    if let Some(result) = run::run_streamed(&query, &mut file, req.format, &req.limits) {
+        return result;
+    }
+    // anything else reads the whole file (again, if the stream gave up)
     if memory_limit > 0 && meta.len() > memory_limit / 2 {
         return Err(QueryError::Input(format!(
-            "The file is {} MB, too large to query within the memory limit of {} MB.",
+            "The file is {} MB, too large to query within the memory limit of {} MB \
+             (only queries that stream an array, such as `.items[] | …`, read a file \
+             of any size).",
             meta.len() / (1024 * 1024),
             memory_limit / (1024 * 1024)
         )));

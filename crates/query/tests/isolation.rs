@@ -65,6 +65,10 @@ fn main() {
             "missing_worker_binary_is_reported",
             missing_worker_binary_is_reported,
         ),
+        (
+            "streamed_queries_read_files_bigger_than_the_memory_limit",
+            streamed_queries_read_files_bigger_than_the_memory_limit,
+        ),
     ];
     let dir = tempfile::tempdir().expect("temp dir");
     let ctx = Ctx {
@@ -341,4 +345,67 @@ fn missing_worker_binary_is_reported(ctx: &Ctx) {
         Err(QueryError::Worker(m)) => assert!(m.contains("cannot start"), "{m}"),
         other => panic!("{other:?}"),
     }
+}
+
+/// A JSON file bigger than the worker's address-space limit (`RLIMIT_AS`,
+/// what `prlimit --as` sets) answers queries that stream its array: the
+/// worker reads it a window at a time and never holds it. A query that needs
+/// the whole document is refused by size under the same limit, so the
+/// stream is what made the difference.
+fn streamed_queries_read_files_bigger_than_the_memory_limit(ctx: &Ctx) {
+    use std::io::Write;
+    const LIMIT: u64 = 160 << 20;
+    let path = ctx.json.with_file_name("big.json");
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
+    let pad = "x".repeat(16 * 1024);
+    let items = 12_000;
+    out.write_all(br#"{"meta": {"n": 12000}, "items": ["#)
+        .expect("write");
+    for i in 0..items {
+        let sep = if i + 1 == items { "" } else { "," };
+        write!(
+            out,
+            r#"{{"id": {i}, "score": {}, "group": "g{}", "pad": "{pad}"}}{sep}"#,
+            i % 1000,
+            i % 7
+        )
+        .expect("write");
+    }
+    out.write_all(b"]}\n").expect("write");
+    out.flush().expect("flush");
+    drop(out);
+    let size = std::fs::metadata(&path).expect("stat").len();
+    assert!(
+        size > LIMIT,
+        "the file ({size} bytes) must exceed the limit"
+    );
+    let run = |expr: &str| {
+        let req = ctx.request(&path, InputFormat::Json, expr);
+        let file = std::fs::File::open(&path).expect("open the queried file");
+        ctx.rt.block_on(run_isolated(
+            &ctx.exe,
+            &[WORKER_ARG],
+            req,
+            file,
+            NORMAL_TIMEOUT,
+            LIMIT,
+            std::future::pending(),
+        ))
+    };
+    let results = |expr: &str| run(expr).map(|answer| answer.results);
+    assert_eq!(
+        results("[.items[] | select(.score > 990) | {id}] | length"),
+        Ok("108".into())
+    );
+    assert_eq!(results(".items | length"), Ok("12000".into()));
+    assert_eq!(
+        results(".items | group_by(.group) | map(length) | add"),
+        Ok("12000".into())
+    );
+    match run(".meta.n, (.items | length)") {
+        Err(QueryError::Input(msg)) => assert!(msg.contains("too large"), "{msg}"),
+        other => panic!("a whole-document query under the limit: {other:?}"),
+    }
+    std::fs::remove_file(&path).expect("remove");
+    ctx.still_works();
 }

@@ -1,6 +1,7 @@
 //! Property test of the read planner: on generated queries × documents, a
 //! query compiled with the planner gives exactly the answer (text or error)
-//! of the same query with the planner off, on JSON and on YAML.
+//! of the same query with the planner off, on JSON and on YAML, and so does
+//! a JSON file read a few bytes at a time (the worker's windowed reader).
 //!
 //! Queries are drawn from the shapes the planner analyses: paths from the
 //! root (`.a.b`, `.["a b"]`, `.[n]`, `.[]`, `.[]?`, `.a?`, slices), pipes and
@@ -339,13 +340,37 @@ fn query() -> impl Strategy<Value = String> {
     ]
 }
 
-fn answer(query: &Query, text: &str, format: InputFormat) -> Result<Answer, QueryError> {
-    let limits = Limits {
+fn limits() -> Limits {
+    Limits {
         max_results: 20,
         max_output_bytes: 4096,
         ..Limits::default()
-    };
-    run(query, text.as_bytes(), format, &limits, false)
+    }
+}
+
+fn answer(query: &Query, text: &str, format: InputFormat) -> Result<Answer, QueryError> {
+    run(query, text.as_bytes(), format, &limits(), false)
+}
+
+/// The answer as the worker gives it on a JSON file: read `window` bytes at
+/// a time when the plan streams, else (or when the stream gives up) whole.
+fn answer_read(query: &Query, text: &str, window: usize) -> Result<Answer, QueryError> {
+    let mut reader = text.as_bytes();
+    let streamed = query
+        .plan
+        .as_ref()
+        .and_then(|p| crate::plan::run_json_reader(p, &mut reader, &limits(), window));
+    streamed.unwrap_or_else(|| answer(query, text, InputFormat::Json))
+}
+
+/// The same for a YAML file: parsed as it is read when the plan streams.
+fn answer_read_yaml(query: &Query, text: &str) -> Result<Answer, QueryError> {
+    let mut reader = text.as_bytes();
+    let streamed = query
+        .plan
+        .as_ref()
+        .and_then(|p| crate::plan::run_yaml_reader(p, &mut reader, &limits()));
+    streamed.unwrap_or_else(|| answer(query, text, InputFormat::Yaml))
 }
 
 /// `code` compiled with the planner on and off; `None` when it does not
@@ -387,6 +412,7 @@ proptest! {
     fn planned_answers_are_whole_document_answers(
         code in query(),
         docs in prop::collection::vec(root(), 1..3),
+        window in 1usize..64,
     ) {
         let Some((planned, whole)) = both(&code)? else {
             return Ok(());
@@ -401,11 +427,21 @@ proptest! {
             answer(&whole, &text, InputFormat::Json),
             "query {}\non JSON {}", code, text
         );
+        prop_assert_eq!(
+            answer_read(&planned, &text, window),
+            answer(&whole, &text, InputFormat::Json),
+            "query {}\nread {} bytes at a time, on JSON {}", code, window, text
+        );
         let text = yaml(&docs);
         prop_assert_eq!(
             answer(&planned, &text, InputFormat::Yaml),
             answer(&whole, &text, InputFormat::Yaml),
             "query {}\non YAML\n{}", code, text
+        );
+        prop_assert_eq!(
+            answer_read_yaml(&planned, &text),
+            answer(&whole, &text, InputFormat::Yaml),
+            "query {}\nread as it is parsed, on YAML\n{}", code, text
         );
     }
 }
@@ -422,6 +458,7 @@ proptest! {
         docs in prop::collection::vec(root(), 1..3),
         at in any::<prop::sample::Index>(),
         byte in prop::sample::select(b"\"\\,:{}[] \x01u0e-.#".to_vec()),
+        window in 1usize..64,
     ) {
         let Some((planned, whole)) = both(&code)? else {
             return Ok(());
@@ -440,6 +477,11 @@ proptest! {
             answer(&planned, &text, InputFormat::Json),
             answer(&whole, &text, InputFormat::Json),
             "query {}\non JSON {}", code, text
+        );
+        prop_assert_eq!(
+            answer_read(&planned, &text, window),
+            answer(&whole, &text, InputFormat::Json),
+            "query {}\nread {} bytes at a time, on JSON {}", code, window, text
         );
     }
 }
@@ -461,4 +503,43 @@ fn generated_queries_are_planned() {
     }
     assert!(planned * 2 > total, "{planned} of {total} planned");
     assert!(streamed * 10 > total, "{streamed} of {total} streamed");
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// The native `unique` (a sort and a pass) and `sort_by` give the answers
+    /// of jaq's definitions on every array of a document.
+    #[test]
+    fn native_unique_and_sort_by_are_jaqs(docs in prop::collection::vec(root(), 1..3)) {
+        let mut text = String::new();
+        for d in &docs {
+            json(d, &mut text);
+            text.push('\n');
+        }
+        let ours = compile(
+            "[.. | arrays | unique, sort_by(.id?), sort_by(.[]?), sort_by(.a?, .b?)]",
+            Planner::Off,
+        )
+        .expect("compiles");
+        // jaq's own definitions: unique_by(.), and sort_by as sorting by
+        // the list of f's outputs, stably (by the position after that)
+        let jaqs = compile(
+            "def jaq_sort_by(f): [to_entries[] | [[.value | f], .key, .value]] | sort | map(.[2]); \
+             [.. | arrays | [group_by(.)[] | .[0]], jaq_sort_by(.id?), jaq_sort_by(.[]?), \
+             jaq_sort_by(.a?, .b?)]",
+            Planner::Off,
+        )
+        .expect("compiles");
+        // room for every result: a truncation hint quotes the expression
+        let roomy = Limits {
+            max_output_bytes: 1 << 24,
+            ..Limits::default()
+        };
+        prop_assert_eq!(
+            run(&ours, text.as_bytes(), InputFormat::Json, &roomy, false),
+            run(&jaqs, text.as_bytes(), InputFormat::Json, &roomy, false),
+            "on JSON {}", text
+        );
+    }
 }
