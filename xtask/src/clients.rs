@@ -4,7 +4,8 @@
 //!   the MCP Inspector CLI and the MCP conformance suite, with the Node 22 they need) into
 //!   `target/clients`, with google-genai and the AI SDK; Playwright for Python into the same venv and Debian's Chromium (apt-get,
 //!   as root) for the `ui` browser test; Debian's tmux (apt-get, as root) for the Claude Code
-//!   review scenario of `cargo xtask e2e`.
+//!   review scenario of `cargo xtask e2e`; Debian's jq (apt-get, as root), the reference of the
+//!   query fuzz.
 //! - `cargo xtask clients verify`: installs OpenCode, Claude Code and Gemini CLI into
 //!   `target/agents` (the pinned versions `cargo xtask e2e` drives), configures each with
 //!   fs-mcp-rs (release build), and runs each client's own `mcp list`, which must show the server
@@ -51,6 +52,7 @@ pub fn install() -> anyhow::Result<()> {
     std::fs::create_dir_all(&dir)?;
     install_chromium()?;
     install_tmux()?;
+    install_jq()?;
     let marker = dir.join("installed.txt");
     let wanted = format!(
         "{PYTHON_MCP}\n{GOOGLE_GENAI}\n{PLAYWRIGHT}\n{NODE22}\n{INSPECTOR}\n{CONFORMANCE}\n{}\n",
@@ -137,6 +139,22 @@ pub fn install_tmux() -> anyhow::Result<()> {
         );
     }
     apt_get_install("tmux")
+}
+
+/// Debian's jq, the reference the query fuzz (`crates/query/src/run/fuzz.rs`) compares answers
+/// with: installed with apt-get when missing and running as root (CI); otherwise a note (the
+/// fuzz then compares without it, and fails under FS_MCP_REQUIRE_CLIENTS=1).
+fn install_jq() -> anyhow::Result<()> {
+    if Path::new("/usr/bin/jq").exists() || std::env::var_os("FS_MCP_JQ").is_some() {
+        return Ok(());
+    }
+    if !is_root() {
+        eprintln!(
+            "xtask: /usr/bin/jq is missing and this is not root: run `sudo apt-get install -y jq` (or set FS_MCP_JQ) for the query fuzz"
+        );
+        return Ok(());
+    }
+    apt_get_install("jq")
 }
 
 fn is_root() -> bool {
