@@ -124,15 +124,15 @@ struct Inner {
     base_sandbox: Arc<Sandbox>,
     /// The allowed directories came from the command line, so client roots are ignored.
     dirs_from_cli: bool,
-    tool_router: ToolRouter<FsServer>,
+    /// The tools as served, built on first need ([`FsServer::tools`]): the `initialize` reply
+    /// does not wait for every schema to be generated and transformed.
+    tools: OnceLock<ServedTools>,
+    /// What decides the tools (tier, `--read-only`, `--disable-tools`, the read caps).
+    tool_options: ServerOptions,
     /// Review sessions of every client, in one private directory this process owns.
     reviews: Arc<fs_mcp_edit::ReviewManager>,
     query_memory_limit: u64,
     read_limits: ReadLimits,
-    /// Untransformed input schemas by tool name: what the typed parameters really expect.
-    raw_input_schemas: HashMap<String, Value>,
-    /// Input schemas as listed to clients, by tool name: what argument names a call may use.
-    served_input_schemas: HashMap<String, Value>,
     shutdown: CancellationToken,
     /// `--schema-profile`, resolved per session in `tools/list`.
     schema_profile: SchemaProfile,
@@ -144,20 +144,41 @@ struct Inner {
     review_page_is_client: bool,
     /// The review page, started on the first proposal that needs it.
     review_page: tokio::sync::OnceCell<crate::ui::ReviewPage>,
+}
+
+/// The tool router of a server, every schema transformed, and what calls are checked against.
+struct ServedTools {
+    router: ToolRouter<FsServer>,
+    /// Untransformed input schemas by tool name: what the typed parameters really expect.
+    raw_input_schemas: HashMap<String, Value>,
+    /// Input schemas as listed to clients, by tool name: what argument names a call may use.
+    served_input_schemas: HashMap<String, Value>,
     /// The tools this server lists: next steps in messages name only these.
     listed_tools: crate::render::ListedTools,
 }
 
-impl FsServer {
-    /// Builds the tool router once (schemas transformed) and the review session directory.
-    pub fn new(sandbox: Sandbox, options: ServerOptions) -> std::io::Result<FsServer> {
-        let (tool_router, reports) = prepared_router(&options);
+impl ServedTools {
+    fn new(options: &ServerOptions) -> ServedTools {
+        let (router, reports) = prepared_router(options);
         let served_input_schemas = reports
             .iter()
             .map(|r| (r.name.clone(), r.transformed_input.clone()))
             .collect();
         let listed_tools = crate::render::ListedTools::new(reports.iter().map(|r| r.name.clone()));
         let raw_input_schemas = reports.into_iter().map(|r| (r.name, r.raw_input)).collect();
+        ServedTools {
+            router,
+            raw_input_schemas,
+            served_input_schemas,
+            listed_tools,
+        }
+    }
+}
+
+impl FsServer {
+    /// The server and its review session directory; the tools are built on first need.
+    pub fn new(sandbox: Sandbox, options: ServerOptions) -> std::io::Result<FsServer> {
+        let tool_options = options.clone();
         let reviews = Arc::new(fs_mcp_edit::ReviewManager::new(options.review)?);
         let base_sandbox = Arc::new(sandbox.with_read_only(options.read_only));
         Ok(FsServer {
@@ -168,12 +189,11 @@ impl FsServer {
             inner: Arc::new(Inner {
                 base_sandbox,
                 dirs_from_cli: options.dirs_from_cli,
-                tool_router,
+                tools: OnceLock::new(),
+                tool_options,
                 reviews,
                 query_memory_limit: options.query_memory_limit,
                 read_limits: options.read_limits,
-                raw_input_schemas,
-                served_input_schemas,
                 shutdown: options.shutdown,
                 schema_profile: options.schema_profile,
                 openai_strict_tools: OnceLock::new(),
@@ -181,7 +201,6 @@ impl FsServer {
                 review_via: options.review_via,
                 review_page_is_client: options.review_page_is_client,
                 review_page: tokio::sync::OnceCell::new(),
-                listed_tools,
             }),
             log: SessionLog::register(),
         })
@@ -206,7 +225,19 @@ impl FsServer {
 
     /// The tools this server lists (for next steps in messages).
     pub fn listed_tools(&self) -> &crate::render::ListedTools {
-        &self.inner.listed_tools
+        &self.tools().listed_tools
+    }
+
+    /// Builds the tools now if no call has yet (stdio does it right after the `initialize`
+    /// reply, while the client reads it).
+    pub fn prepare_tools(&self) {
+        self.tools();
+    }
+
+    fn tools(&self) -> &ServedTools {
+        self.inner
+            .tools
+            .get_or_init(|| ServedTools::new(&self.inner.tool_options))
     }
 
     /// The review sessions (shared by every client session).
@@ -269,7 +300,7 @@ impl FsServer {
     }
 
     fn router(&self) -> &ToolRouter<FsServer> {
-        &self.inner.tool_router
+        &self.tools().router
     }
 
     /// The tools a client of `profile` (resolved) is served.
@@ -311,11 +342,19 @@ impl FsServer {
 
     /// All tools: the router is the sum of one router per tool group.
     fn full_router() -> ToolRouter<FsServer> {
-        Self::read_tools()
-            + Self::search_tools()
-            + Self::query_tools()
-            + Self::edit_tools()
-            + Self::worklog_tools()
+        let mut router = Self::read_tools();
+        // Moved over by hand, not with `+`: rmcp's merge checks every name again (each check
+        // builds a set of the allowed characters), which cost startup time for nothing, since
+        // each group's router checked its names already.
+        for group in [
+            Self::search_tools(),
+            Self::query_tools(),
+            Self::edit_tools(),
+            Self::worklog_tools(),
+        ] {
+            router.map.extend(group.map);
+        }
+        router
     }
 }
 
@@ -332,6 +371,10 @@ pub fn all_tool_names() -> Vec<String> {
 
 /// Refuses names that are not tools (`--disable-tools`), listing the valid ones.
 pub fn check_tool_names(names: &[String]) -> Result<(), String> {
+    // Nothing to check: building the router for its names would only delay startup.
+    if names.is_empty() {
+        return Ok(());
+    }
     let known = all_tool_names();
     let unknown: Vec<&str> = names
         .iter()
@@ -418,7 +461,7 @@ impl ServerHandler for FsServer {
             self.session.refresh_from_roots(&context.peer).await;
             if let (Some(arguments), Some(served)) = (
                 request.arguments.as_ref(),
-                self.inner.served_input_schemas.get(request.name.as_ref()),
+                self.tools().served_input_schemas.get(request.name.as_ref()),
             ) {
                 let unknown =
                     gemini_compat::unknown_arguments(served, &Value::Object(arguments.clone()));
@@ -435,7 +478,7 @@ impl ServerHandler for FsServer {
             }
             if let (Some(arguments), Some(raw)) = (
                 request.arguments.take(),
-                self.inner.raw_input_schemas.get(request.name.as_ref()),
+                self.tools().raw_input_schemas.get(request.name.as_ref()),
             ) {
                 let coerced = gemini_compat::coerce_arguments(raw, Value::Object(arguments));
                 request.arguments = match coerced {
