@@ -10,7 +10,15 @@
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+    let var = |name: &str| std::env::var(name).unwrap_or_default();
+    // Dynamically linked glibc targets only: a static build (musl, `+crt-static`) is linked
+    // `-static-pie` by rustc, which `-no-pie` would contradict.
+    let dynamic_glibc = var("CARGO_CFG_TARGET_OS") == "linux"
+        && var("CARGO_CFG_TARGET_ENV") == "gnu"
+        && !var("CARGO_CFG_TARGET_FEATURE")
+            .split(',')
+            .any(|f| f == "crt-static");
+    if dynamic_glibc {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
 }
