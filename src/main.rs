@@ -1,11 +1,13 @@
 //! The `fs-mcp-rs` binary: parse the CLI, set up stderr logging, build the sandbox and serve.
 
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use fs_mcp_rs::FsServer;
 use fs_mcp_rs::cli::{Cli, Command};
 use fs_mcp_rs::flags::ServeArgs;
+use fs_mcp_rs::stdio::PendingReplies;
 use rmcp::ServiceExt;
 use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
@@ -34,8 +36,15 @@ fn main() -> ExitCode {
     }
     let cli = cli.serve;
     init_logging(cli.log_level.as_deref(), cli.http.is_some());
+    // One stdio client is served well by one thread: tools run on the blocking pool either way,
+    // and worker threads started before the first reply only delayed it (thread starts and
+    // hand-offs on a busy machine). Over HTTP, many clients: a worker per core.
+    let runtime = match cli.http {
+        Some(_) => tokio::runtime::Builder::new_multi_thread(),
+        None => tokio::runtime::Builder::new_current_thread(),
+    };
     // Work still running (a file read on a blocking thread) must not hold the exit back.
-    fs_mcp_rs::setup::run_to_exit(run(cli), SHUTDOWN_LEFTOVERS)
+    fs_mcp_rs::setup::run_to_exit_on(runtime, run(cli), SHUTDOWN_LEFTOVERS)
 }
 
 /// How long the runtime waits for leftover blocking work at exit.
@@ -63,6 +72,9 @@ fn init_logging(level: Option<&str>, http: bool) {
 }
 
 async fn run(cli: ServeArgs) -> anyhow::Result<()> {
+    // Over stdio the reader and writer threads start first: they are up, and the client's first
+    // line read, by the time the server is built.
+    let stdio = cli.http.is_none().then(fs_mcp_rs::stdio::transport);
     // Watch for SIGTERM/SIGINT before anything else, so a signal always means a clean shutdown.
     let stop = CancellationToken::new();
     let signalled = stop.clone();
@@ -78,17 +90,25 @@ async fn run(cli: ServeArgs) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("cannot create the review session directory: {e}"))?;
     match cli.http {
         Some(addr) => {
+            // Many sessions will list the tools: built before the first is accepted.
+            server.prepare_tools();
             let limits = cli.http_limits();
             fs_mcp_rs::http::serve(server, addr, cli.http_token.clone(), limits, stop).await
         }
-        None => serve_stdio(server, stop).await,
+        None => {
+            let stdio = stdio.unwrap_or_else(fs_mcp_rs::stdio::transport);
+            serve_stdio(server, stdio, stop).await
+        }
     }
 }
 
 /// Serves one client over stdin/stdout until stdin ends or a signal arrives. Either way, pending
 /// reviews are answered (CANCELLED) and their files removed before returning.
-async fn serve_stdio(server: FsServer, stop: CancellationToken) -> anyhow::Result<()> {
-    let (transport, pending) = fs_mcp_rs::stdio::transport();
+async fn serve_stdio(
+    server: FsServer,
+    (transport, pending): (fs_mcp_rs::stdio::StdioTransport, Arc<PendingReplies>),
+    stop: CancellationToken,
+) -> anyhow::Result<()> {
     let running = tokio::select! {
         running = server.clone().serve(transport) => running,
         () = stop.cancelled() => {
@@ -97,7 +117,11 @@ async fn serve_stdio(server: FsServer, stop: CancellationToken) -> anyhow::Resul
         }
     };
     let running = match running {
-        Ok(running) => running,
+        Ok(running) => {
+            // The `initialize` reply is out: build the tools while the client reads it.
+            server.prepare_tools();
+            running
+        }
         // Input closed before the handshake ended (a client probing the command, `< /dev/null`):
         // nothing was asked, so nothing failed.
         Err(rmcp::service::ServerInitializeError::ConnectionClosed(during)) => {

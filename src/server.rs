@@ -2,7 +2,7 @@
 //! can list it, and argument coercion back from the transformed schema on every call.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use fs_mcp_sandbox::Sandbox;
 use gemini_compat::SchemaProfile;
@@ -135,13 +135,15 @@ struct Inner {
     base_sandbox: Arc<Sandbox>,
     /// The allowed directories came from the command line, so client roots are ignored.
     dirs_from_cli: bool,
-    tool_router: ToolRouter<FsServer>,
+    /// The tools as served, built on first need ([`FsServer::tools`]): the `initialize` reply
+    /// does not wait for every schema to be generated and transformed.
+    tools: OnceLock<ServedTools>,
+    /// What decides the tools (tier, `--read-only`, `--disable-tools`, the read caps).
+    tool_options: ServerOptions,
     /// Review sessions of every client, in one private directory this process owns.
     reviews: Arc<fs_mcp_edit::ReviewManager>,
     query_memory_limit: u64,
     read_limits: ReadLimits,
-    /// Each tool's raw and served input schemas: the guards every call passes.
-    argument_guard: schemas::ArgumentGuard,
     shutdown: CancellationToken,
     /// `--schema-profile`, resolved per session in `tools/list`.
     schema_profile: SchemaProfile,
@@ -154,20 +156,38 @@ struct Inner {
     review_page_is_client: bool,
     /// The review page, started on the first proposal that needs it.
     review_page: tokio::sync::OnceCell<crate::ui::ReviewPage>,
+}
+
+/// The tool router of a server, every schema transformed, and what calls are checked against.
+struct ServedTools {
+    router: ToolRouter<FsServer>,
+    /// Each tool's raw and served input schemas: the guards every call passes.
+    argument_guard: schemas::ArgumentGuard,
     /// The tools this server lists: next steps in messages name only these.
     listed_tools: crate::render::ListedTools,
 }
 
-impl FsServer {
-    /// Builds the tool router once (schemas transformed) and the review session directory.
-    pub fn new(sandbox: Sandbox, options: ServerOptions) -> std::io::Result<FsServer> {
-        let (tool_router, reports) = prepared_router(&options);
+impl ServedTools {
+    fn new(options: &ServerOptions) -> ServedTools {
+        let (router, reports) = prepared_router(options);
         let listed_tools = crate::render::ListedTools::new(reports.iter().map(|r| r.name.clone()));
         // The tools' parameters read the documented lenient forms themselves.
         let mut argument_guard = schemas::ArgumentGuard::new(true);
         for report in reports {
             argument_guard.insert(report.name, report.raw_input, report.transformed_input);
         }
+        ServedTools {
+            router,
+            argument_guard,
+            listed_tools,
+        }
+    }
+}
+
+impl FsServer {
+    /// The server and its review session directory; the tools are built on first need.
+    pub fn new(sandbox: Sandbox, options: ServerOptions) -> std::io::Result<FsServer> {
+        let tool_options = options.clone();
         let reviews = Arc::new(fs_mcp_edit::ReviewManager::new(options.review)?);
         let base_sandbox = Arc::new(sandbox.with_read_only(options.read_only));
         Ok(FsServer {
@@ -178,11 +198,11 @@ impl FsServer {
             inner: Arc::new(Inner {
                 base_sandbox,
                 dirs_from_cli: options.dirs_from_cli,
-                tool_router,
+                tools: OnceLock::new(),
+                tool_options,
                 reviews,
                 query_memory_limit: options.query_memory_limit,
                 read_limits: options.read_limits,
-                argument_guard,
                 shutdown: options.shutdown,
                 schema_profile: options.schema_profile,
                 profile_tools: Default::default(),
@@ -190,7 +210,6 @@ impl FsServer {
                 review_via: options.review_via,
                 review_page_is_client: options.review_page_is_client,
                 review_page: tokio::sync::OnceCell::new(),
-                listed_tools,
             }),
             log: SessionLog::register(),
         })
@@ -215,7 +234,19 @@ impl FsServer {
 
     /// The tools this server lists (for next steps in messages).
     pub fn listed_tools(&self) -> &crate::render::ListedTools {
-        &self.inner.listed_tools
+        &self.tools().listed_tools
+    }
+
+    /// Builds the tools now if no call has yet (stdio does it right after the `initialize`
+    /// reply, while the client reads it).
+    pub fn prepare_tools(&self) {
+        self.tools();
+    }
+
+    fn tools(&self) -> &ServedTools {
+        self.inner
+            .tools
+            .get_or_init(|| ServedTools::new(&self.inner.tool_options))
     }
 
     /// The review sessions (shared by every client session).
@@ -278,7 +309,7 @@ impl FsServer {
     }
 
     fn router(&self) -> &ToolRouter<FsServer> {
-        &self.inner.tool_router
+        &self.tools().router
     }
 
     /// The tools a client of `profile` (resolved) is served.
@@ -343,6 +374,10 @@ pub fn all_tool_names() -> Vec<String> {
 
 /// Refuses names that are not tools (`--disable-tools`), listing the valid ones.
 pub fn check_tool_names(names: &[String]) -> Result<(), String> {
+    // Nothing to check: building the router for its names would only delay startup.
+    if names.is_empty() {
+        return Ok(());
+    }
     let known = all_tool_names();
     let unknown: Vec<&str> = names
         .iter()
@@ -437,7 +472,7 @@ impl ServerHandler for FsServer {
         async move {
             self.session.refresh_from_roots(&context.peer).await;
             if let Some(arguments) = request.arguments.take() {
-                match self.inner.argument_guard.check(&request.name, arguments) {
+                match self.tools().argument_guard.check(&request.name, arguments) {
                     Ok(arguments) => request.arguments = Some(arguments),
                     Err(message) => {
                         return Ok(CallToolResponse::from(CallToolResult::error(vec![

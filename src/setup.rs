@@ -66,10 +66,16 @@ pub fn prepare(
 /// (an error is logged). Work still running afterwards (a file read on a blocking thread) gets
 /// `grace` and must not hold the exit back longer.
 pub fn run_to_exit(work: impl Future<Output = anyhow::Result<()>>, grace: Duration) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    run_to_exit_on(tokio::runtime::Builder::new_multi_thread(), work, grace)
+}
+
+/// [`run_to_exit`] on the runtime `builder` describes (every driver enabled).
+pub fn run_to_exit_on(
+    mut builder: tokio::runtime::Builder,
+    work: impl Future<Output = anyhow::Result<()>>,
+    grace: Duration,
+) -> ExitCode {
+    let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             tracing::error!("cannot start the async runtime: {e}");

@@ -5,10 +5,12 @@
 //! transport answers malformed lines itself and hands every valid message to rmcp. It also keeps
 //! the ids of requests not answered yet, so a shutdown can wait for pending replies (a cancelled
 //! review) before the process exits, and it reads stdin on a thread of its own so that a read
-//! blocked on a silent client never keeps the process alive.
+//! blocked on a silent client never keeps the process alive. It writes stdout on a thread of its
+//! own too, started with the reader: tokio's stdout would start a blocking-pool thread on the
+//! first reply, in the way of the `initialize` answer.
 
 use std::collections::HashSet;
-use std::io::BufRead;
+use std::io::{BufRead, Write};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -17,8 +19,7 @@ use rmcp::model::GetExtensions;
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::{Value, json};
-use tokio::io::AsyncWriteExt;
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::{Notify, mpsc, oneshot};
 
 /// Longest line accepted (as rmcp's own transport): a longer one is answered with an error and
 /// skipped, never held in memory whole.
@@ -87,8 +88,13 @@ impl PendingReplies {
     }
 }
 
-/// stdout, shared by rmcp's replies and this transport's own error replies (whole lines only).
-type Stdout = Arc<tokio::sync::Mutex<tokio::io::Stdout>>;
+/// One line for stdout and who waits for it to be written.
+type OutputLine = (Vec<u8>, oneshot::Sender<std::io::Result<()>>);
+
+/// stdout, shared by rmcp's replies and this transport's own error replies: whole lines, written
+/// in the order sent by the writer thread.
+#[derive(Clone)]
+struct Stdout(std::sync::mpsc::Sender<OutputLine>);
 
 /// The stdio transport: JSON-RPC lines read on a thread of their own (a line that is not JSON-RPC
 /// is answered here with -32700/-32600), replies written whole to stdout.
@@ -114,14 +120,35 @@ pub fn transport() -> (StdioTransport, Arc<PendingReplies>) {
     if let Err(e) = spawned {
         tracing::error!("cannot start the stdin reader thread: {e}");
     }
+    let (lines, to_write) = std::sync::mpsc::channel::<OutputLine>();
+    // A plain thread too: a write blocked on a client that does not read holds up no task, and
+    // the process exits without waiting for it (every reply sent was written: `send` waits).
+    let spawned = std::thread::Builder::new()
+        .name("stdout-writer".into())
+        .spawn(move || write_stdout(&to_write));
+    if let Err(e) = spawned {
+        tracing::error!("cannot start the stdout writer thread: {e}");
+    }
     (
         StdioTransport {
             input: rx,
-            stdout: Arc::new(tokio::sync::Mutex::new(tokio::io::stdout())),
+            stdout: Stdout(lines),
             pending: Arc::clone(&pending),
         },
         pending,
     )
+}
+
+/// Writes each line (with its `\n`) and flushes, telling the sender how it went, until every
+/// sender is gone.
+fn write_stdout(lines: &std::sync::mpsc::Receiver<OutputLine>) {
+    let stdout = std::io::stdout();
+    for (line, written) in lines {
+        let mut out = stdout.lock();
+        let result = out.write_all(&line).and_then(|()| out.flush());
+        // The sender may have stopped waiting (a cancelled call): nothing else to tell.
+        let _ = written.send(result);
+    }
 }
 
 /// Reads lines (without their `\n`) until EOF, never buffering more than [`MAX_LINE_BYTES`].
@@ -278,12 +305,13 @@ fn parse_line(line: &[u8]) -> Parsed {
 }
 
 async fn write_line(stdout: &Stdout, line: &str) -> std::io::Result<()> {
-    let mut out = stdout.lock().await;
     let mut bytes = Vec::with_capacity(line.len() + 1);
     bytes.extend_from_slice(line.as_bytes());
     bytes.push(b'\n');
-    out.write_all(&bytes).await?;
-    out.flush().await
+    let (written, done) = oneshot::channel();
+    let gone = || std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the stdout writer ended");
+    stdout.0.send((bytes, written)).map_err(|_| gone())?;
+    done.await.map_err(|_| gone())?
 }
 
 /// The JSON text of a request id, the key of [`PendingReplies`].
@@ -298,7 +326,7 @@ impl Transport<RoleServer> for StdioTransport {
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let stdout = Arc::clone(&self.stdout);
+        let stdout = self.stdout.clone();
         let pending = Arc::clone(&self.pending);
         async move {
             let answered = match &item {
@@ -363,7 +391,8 @@ impl Transport<RoleServer> for StdioTransport {
 
     async fn close(&mut self) -> Result<(), Self::Error> {
         self.input.close();
-        self.stdout.lock().await.flush().await
+        // Every line sent was written and flushed before its `send` returned.
+        Ok(())
     }
 }
 

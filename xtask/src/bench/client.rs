@@ -17,6 +17,9 @@ use super::measure::{self, Exit};
 
 /// The protocol version the client asks for; all three servers accept it.
 const PROTOCOL_VERSION: &str = "2025-06-18";
+/// The protocol version without `initialize`: `server/discover`, and every request carries the
+/// client's version, capabilities and name in its `_meta`.
+const INLINE_PROTOCOL_VERSION: &str = "2026-07-28";
 
 /// One line of the server's stdout, or the end of it.
 enum Line {
@@ -44,6 +47,8 @@ pub struct McpClient {
     /// Non-JSON lines seen on stdout (banners), at most [`MAX_BANNER_LINES`].
     pub banner: Vec<String>,
     reaped: bool,
+    /// The `_meta` every request carries once [`McpClient::discover`] chose the 2026-07-28 path.
+    inline_meta: Option<Value>,
 }
 
 const MAX_BANNER_LINES: usize = 64;
@@ -89,6 +94,7 @@ impl McpClient {
             next_id: 1,
             banner: Vec::new(),
             reaped: false,
+            inline_meta: None,
         })
     }
 
@@ -110,6 +116,18 @@ impl McpClient {
         )?;
         self.notify("notifications/initialized", json!({}))?;
         Ok(result)
+    }
+
+    /// The 2026-07-28 start without `initialize`: sends `server/discover` and waits for its reply
+    /// (the returned `result`); every later request carries the client's `_meta`.
+    pub fn discover(&mut self, timeout: Duration) -> anyhow::Result<Value> {
+        self.inline_meta = Some(json!({
+            "io.modelcontextprotocol/protocolVersion": INLINE_PROTOCOL_VERSION,
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo":
+                {"name": "fs-mcp-rs-bench", "version": env!("CARGO_PKG_VERSION")},
+        }));
+        self.request("server/discover", json!({}), timeout)
     }
 
     /// The tool names from `tools/list` (following `nextCursor`).
@@ -180,6 +198,10 @@ impl McpClient {
     ) -> anyhow::Result<Value> {
         let id = self.next_id;
         self.next_id += 1;
+        let mut params = params;
+        if let (Some(meta), Some(fields)) = (&self.inline_meta, params.as_object_mut()) {
+            fields.insert("_meta".into(), meta.clone());
+        }
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
         let deadline = Instant::now() + timeout;
         loop {

@@ -13,8 +13,8 @@ use super::competitors::{Kind, OFFICIAL_PACKAGE, Setup, YQ_VERSION};
 use super::data::{self, Data, Format, Tree};
 use super::measure::{fmt_duration, fmt_kb};
 use super::workloads::{
-    CASE_IDLE, CASE_INIT, Outcome, Row, SUBJECT_JAQ, SUBJECT_JQ, SUBJECT_QJ, SUBJECT_RG,
-    SUBJECT_RG_STOPPED, SUBJECT_RUST_MCP_FILESYSTEM, SUBJECT_YQ, Workload,
+    CASE_FIRST_LIST, CASE_IDLE, CASE_INIT, Outcome, Row, SUBJECT_JAQ, SUBJECT_JQ, SUBJECT_QJ,
+    SUBJECT_RG, SUBJECT_RG_STOPPED, SUBJECT_RUST_MCP_FILESYSTEM, SUBJECT_YQ, Workload,
 };
 
 pub const ANALYSIS_BEGIN: &str =
@@ -229,6 +229,15 @@ pub fn goals(rows: &[Row], data: &Data) -> Vec<Goal> {
             CASE_INIT,
             &[SUBJECT_RUST_MCP_FILESYSTEM],
             "startup: spawn → initialize reply vs rust-mcp-filesystem".into(),
+            "no slower".into(),
+            |r| r >= 1.0,
+        ));
+        goals.push(speed_goal(
+            rows,
+            Workload::Startup,
+            CASE_FIRST_LIST,
+            &[SUBJECT_RUST_MCP_FILESYSTEM],
+            "startup: spawn → first tools/list answer vs rust-mcp-filesystem".into(),
             "no slower".into(),
             |r| r >= 1.0,
         ));

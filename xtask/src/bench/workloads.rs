@@ -96,6 +96,11 @@ impl Row {
 /// Names of the cases (shared with the goals in the report).
 pub const CASE_INIT: &str = "spawn → initialize reply";
 pub const CASE_TOOLS_LIST: &str = "tools/list";
+/// What a client waits for before it can call a tool: initialize, then tools/list.
+pub const CASE_FIRST_LIST: &str = "spawn → first tools/list answer";
+/// The 2026-07-28 start: no initialize, `server/discover` then requests with `_meta`.
+pub const CASE_DISCOVER: &str = "spawn → server/discover reply (2026-07-28)";
+pub const CASE_DISCOVER_LIST: &str = "spawn → first tools/list answer (2026-07-28)";
 pub const CASE_IDLE: &str = "idle RSS after initialize";
 pub const SUBJECT_RG: &str = "rg";
 /// rg stopped after as many matching lines as fs-mcp-rs counted.
@@ -310,7 +315,22 @@ fn startup(plan: &Plan) -> Vec<Row> {
                     CASE_INIT,
                     timed(&m.init, Some(m.peak_kb), tools.clone()),
                 ));
-                rows.push(row(CASE_TOOLS_LIST, timed(&m.list, None, tools)));
+                rows.push(row(CASE_TOOLS_LIST, timed(&m.list, None, tools.clone())));
+                rows.push(row(
+                    CASE_FIRST_LIST,
+                    timed(&m.first_list, None, tools.clone()),
+                ));
+                match &m.discover {
+                    Ok(d) => {
+                        rows.push(row(CASE_DISCOVER, timed(&d.reply, None, tools.clone())));
+                        rows.push(row(CASE_DISCOVER_LIST, timed(&d.first_list, None, tools)));
+                    }
+                    Err(e) => {
+                        let no = Outcome::NotAvailable(format!("no 2026-07-28 start: {e}"));
+                        rows.push(row(CASE_DISCOVER, no.clone()));
+                        rows.push(row(CASE_DISCOVER_LIST, no));
+                    }
+                }
                 let mut idle = m.idle_kb.clone();
                 idle.sort_unstable();
                 let outcome = match (idle.first(), idle.get(idle.len() / 2), idle.last()) {
@@ -328,6 +348,9 @@ fn startup(plan: &Plan) -> Vec<Row> {
                 let failed = Outcome::Failed(format!("{e:#}"));
                 rows.push(row(CASE_INIT, failed.clone()));
                 rows.push(row(CASE_TOOLS_LIST, failed.clone()));
+                rows.push(row(CASE_FIRST_LIST, failed.clone()));
+                rows.push(row(CASE_DISCOVER, failed.clone()));
+                rows.push(row(CASE_DISCOVER_LIST, failed.clone()));
                 rows.push(row(CASE_IDLE, failed));
             }
         }
@@ -350,13 +373,35 @@ impl StartCommand<'_> {
     }
 }
 
-#[derive(Default)]
 struct StartupRuns {
     init: Vec<Duration>,
     list: Vec<Duration>,
+    first_list: Vec<Duration>,
+    /// The 2026-07-28 start, or why the subject has none (its first failure).
+    discover: Result<DiscoverRuns, String>,
     idle_kb: Vec<u64>,
     peak_kb: u64,
     tools: usize,
+}
+
+impl Default for StartupRuns {
+    fn default() -> Self {
+        StartupRuns {
+            init: Vec::new(),
+            list: Vec::new(),
+            first_list: Vec::new(),
+            discover: Ok(DiscoverRuns::default()),
+            idle_kb: Vec::new(),
+            peak_kb: 0,
+            tools: 0,
+        }
+    }
+}
+
+#[derive(Default)]
+struct DiscoverRuns {
+    reply: Vec<Duration>,
+    first_list: Vec<Duration>,
 }
 
 /// One start of `subject`: spawn → `initialize` reply, `tools/list`, idle size; recorded in `m`
@@ -376,6 +421,7 @@ fn startup_run(
     let listed = Instant::now();
     let tools = client.list_tools(plan.timeout)?;
     let list = listed.elapsed();
+    let first_list = started.elapsed();
     // Let start-up work (threads, lazy imports) settle before reading the idle size.
     std::thread::sleep(Duration::from_millis(250));
     let idle = measure::tree_rss_kb(client.pid());
@@ -384,11 +430,46 @@ fn startup_run(
     if timed {
         m.init.push(init);
         m.list.push(list);
+        m.first_list.push(first_list);
         m.idle_kb.push(idle);
         m.peak_kb = m.peak_kb.max(peak);
         m.tools = tools.len();
     }
+    // A subject without the 2026-07-28 start is asked once, not on every run.
+    if let Ok(d) = &mut m.discover {
+        match discover_run(plan, subject, start) {
+            Ok((reply, first_list)) if timed => {
+                d.reply.push(reply);
+                d.first_list.push(first_list);
+            }
+            Ok(_) => {}
+            Err(e) => m.discover = Err(format!("{e:#}")),
+        }
+    }
     Ok(())
+}
+
+/// How long a server may take to answer `server/discover` before it counts as not knowing it.
+const DISCOVER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// One 2026-07-28 start of `subject`: spawn → `server/discover` reply, and spawn → the answer
+/// of the `tools/list` sent next.
+fn discover_run(
+    plan: &Plan,
+    subject: &str,
+    start: &StartCommand,
+) -> anyhow::Result<(Duration, Duration)> {
+    let command = start.command(&plan.data.dir, &plan.log(subject))?;
+    let started = Instant::now();
+    let mut client = McpClient::spawn(subject, command)?;
+    // A server of an older protocol may leave the request unanswered: do not wait the
+    // workload's whole timeout for that.
+    client.discover(DISCOVER_TIMEOUT.min(plan.timeout))?;
+    let reply = started.elapsed();
+    client.list_tools(plan.timeout)?;
+    let first_list = started.elapsed();
+    client.shutdown(Duration::from_secs(10))?;
+    Ok((reply, first_list))
 }
 
 fn timed(samples: &[Duration], peak_kb: Option<u64>, detail: String) -> Outcome {
