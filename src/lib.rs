@@ -14,6 +14,7 @@ pub mod cli;
 pub mod client_log;
 pub mod flags;
 pub mod http;
+pub mod index;
 pub mod lenient;
 pub mod params;
 pub mod proxy;

@@ -56,6 +56,8 @@ pub struct ServerOptions {
     pub read_limits: ReadLimits,
     /// Which schemas `tools/list` serves (`auto` is resolved per session from the client's name).
     pub schema_profile: SchemaProfile,
+    /// `--index`: keep a grep index of the allowed directories.
+    pub index: bool,
 }
 
 /// Caps on what one read_files call returns.
@@ -88,6 +90,7 @@ impl Default for ServerOptions {
             shutdown: CancellationToken::new(),
             read_limits: ReadLimits::default(),
             schema_profile: SchemaProfile::Gemini,
+            index: false,
         }
     }
 }
@@ -146,6 +149,8 @@ struct Inner {
     review_page: tokio::sync::OnceCell<crate::ui::ReviewPage>,
     /// The tools this server lists: next steps in messages name only these.
     listed_tools: crate::render::ListedTools,
+    /// `--index`: the grep index.
+    search_index: Option<Arc<crate::index::SearchIndex>>,
 }
 
 impl FsServer {
@@ -182,6 +187,7 @@ impl FsServer {
                 review_page_is_client: options.review_page_is_client,
                 review_page: tokio::sync::OnceCell::new(),
                 listed_tools,
+                search_index: options.index.then(Arc::default),
             }),
             log: SessionLog::register(),
         })
@@ -202,6 +208,11 @@ impl FsServer {
     /// The sandbox in force for this call.
     pub fn sandbox(&self) -> Arc<Sandbox> {
         self.session.get()
+    }
+
+    /// The grep index (`--index`).
+    pub fn search_index(&self) -> Option<Arc<crate::index::SearchIndex>> {
+        self.inner.search_index.clone()
     }
 
     /// The tools this server lists (for next steps in messages).

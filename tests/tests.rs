@@ -19,6 +19,7 @@ mod devices;
 mod edit_tools;
 mod ergonomics;
 mod golden_tools_list;
+mod grep_index;
 mod google_genai;
 mod hard_links;
 mod hostile_schemas;

@@ -133,7 +133,7 @@ impl FsServer {
         Parameters(p): Parameters<GrepContentParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let sandbox = self.sandbox();
+        let (sandbox, index) = (self.sandbox(), self.search_index());
         let mut options = GrepOptions::new(p.pattern);
         options.search_path = p.search_path;
         options.case_insensitive = p.case_insensitive;
@@ -169,9 +169,11 @@ impl FsServer {
         });
         let (progress, forwarding) = progress_forwarder(&context).unzip();
         let body = blocking(move || {
+            let plan = index.and_then(|index| index.plan(&sandbox, &options));
             let control = GrepControl {
                 cancel: Some(&cancel),
                 progress,
+                candidates: plan.as_ref(),
             };
             fs_mcp_search::grep_content(&sandbox, &options, &control)
         })
