@@ -31,7 +31,10 @@ impl SearchIndex {
 
     fn index_of(&self, sandbox: &Sandbox) -> Option<Arc<Index>> {
         let mut current = self.current.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(index) = current.as_ref().filter(|i| i.roots() == sandbox.root_paths()) {
+        if let Some(index) = current
+            .as_ref()
+            .filter(|i| i.roots() == sandbox.root_paths())
+        {
             return Some(Arc::clone(index));
         }
         if current.take().is_some() {

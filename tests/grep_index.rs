@@ -21,8 +21,21 @@ const INDEX_ARGS: &[&str] = &["--index", "--log-level", "fs_mcp_index=debug"];
 const USED: &str = "candidate files of";
 
 const WORDS: &[&str] = &[
-    "alpha", "beta", "gamma", "delta", "needle", "haystack", "Widget", "widget_id", "RFC 3986",
-    "fn main", "TODO", "parse_url", "zeta", "omega", "lambda",
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "needle",
+    "haystack",
+    "Widget",
+    "widget_id",
+    "RFC 3986",
+    "fn main",
+    "TODO",
+    "parse_url",
+    "zeta",
+    "omega",
+    "lambda",
 ];
 
 /// A small deterministic generator (xorshift), so a failure repeats.
@@ -174,8 +187,11 @@ fn churn_once(root: &Path, rng: &mut Rng, step: usize) {
         7 => {
             if let Some(f) = pick(rng) {
                 let dir = ["", "d1/", "d2/deep/"][rng.below(3)];
-                let name = [format!("moved{step}.txt"), format!(".moved{step}"), format!("skip{step}.txt")]
-                    [rng.below(3)]
+                let name = [
+                    format!("moved{step}.txt"),
+                    format!(".moved{step}"),
+                    format!("skip{step}.txt"),
+                ][rng.below(3)]
                 .clone();
                 let target = root.join(dir).join(name);
                 fs::create_dir_all(target.parent().unwrap()).ok();
@@ -183,8 +199,13 @@ fn churn_once(root: &Path, rng: &mut Rng, step: usize) {
             }
         }
         8 => {
-            let rules = ["*.log\nbuild/\n", "*.log\n", "build/\nd1/sub/\n", "moved*\n!moved1*\n", ""]
-                [rng.below(5)];
+            let rules = [
+                "*.log\nbuild/\n",
+                "*.log\n",
+                "build/\nd1/sub/\n",
+                "moved*\n!moved1*\n",
+                "",
+            ][rng.below(5)];
             fs::write(root.join(".gitignore"), rules).unwrap();
         }
         9 => {
@@ -281,7 +302,11 @@ fn a_burst_that_overflows_the_queue_falls_back_to_scans() {
             let dir = burst.clone();
             std::thread::spawn(move || {
                 for i in 0..6_000 {
-                    fs::write(dir.join(format!("b{w}_{i}.txt")), format!("burst {w} {i}\n")).unwrap();
+                    fs::write(
+                        dir.join(format!("b{w}_{i}.txt")),
+                        format!("burst {w} {i}\n"),
+                    )
+                    .unwrap();
                 }
             })
         })
@@ -313,7 +338,10 @@ fn a_burst_that_overflows_the_queue_falls_back_to_scans() {
     }
     // Rebuilt, the index answers again, and right.
     wait_until_used(&mut indexed);
-    for arguments in [json!({"pattern": "very last needle"}), json!({"pattern": "burst 2 59[0-9]0$"})] {
+    for arguments in [
+        json!({"pattern": "very last needle"}),
+        json!({"pattern": "burst 2 59[0-9]0$"}),
+    ] {
         assert_eq!(
             grep(&mut indexed, arguments.clone()),
             grep(&mut plain, arguments.clone()),

@@ -76,10 +76,9 @@ impl Grams {
     /// False only when the text cannot meet `required` (see the module docs).
     pub(crate) fn may_meet(&self, required: &Required) -> bool {
         required.clauses().iter().all(|clause| {
-            clause.iter().any(|s| {
-                s.windows(3)
-                    .all(|w| self.has(trigram(w[0], w[1], w[2])))
-            })
+            clause
+                .iter()
+                .any(|s| s.windows(3).all(|w| self.has(trigram(w[0], w[1], w[2]))))
         })
     }
 

@@ -172,9 +172,7 @@ const MAX_PENDING: usize = 100_000;
 impl Index {
     /// An index of `sandbox`'s allowed directories (not built yet).
     pub fn new(sandbox: &Sandbox, config: IndexConfig) -> std::io::Result<Index> {
-        let markers = tempfile::Builder::new()
-            .prefix("fs-mcp-index-")
-            .tempdir()?;
+        let markers = tempfile::Builder::new().prefix("fs-mcp-index-").tempdir()?;
         Ok(Index {
             shared: Arc::new(Shared {
                 sandbox: sandbox.clone(),
@@ -258,10 +256,7 @@ impl Index {
             return None;
         }
         let shared = &self.shared;
-        let located = shared
-            .sandbox
-            .locate(search_path, FinalLink::Follow)
-            .ok()?;
+        let located = shared.sandbox.locate(search_path, FinalLink::Follow).ok()?;
         if located.meta.map(|m| m.kind) != Some(EntryKind::Dir) {
             return None;
         }
@@ -395,7 +390,9 @@ impl Shared {
                     }
                 }
                 Phase::Ready { roots, .. } => {
-                    if let Update::Rebuild(why) = apply(&shared.sandbox, roots, &path, shared.config.max_bytes) {
+                    if let Update::Rebuild(why) =
+                        apply(&shared.sandbox, roots, &path, shared.config.max_bytes)
+                    {
                         Shared::rebuild(shared, &mut state, why);
                         return false;
                     }

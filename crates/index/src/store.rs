@@ -95,7 +95,10 @@ fn read_entry(sandbox: &Sandbox, path: &Path) -> (FileEntry, u64) {
     }
     let mut text = Vec::with_capacity(opened.meta.len as usize);
     // `take` bounds the read if the file grows meanwhile.
-    match (&opened.file).take(MAX_INDEXED_FILE + 1).read_to_end(&mut text) {
+    match (&opened.file)
+        .take(MAX_INDEXED_FILE + 1)
+        .read_to_end(&mut text)
+    {
         Ok(n) if n as u64 <= MAX_INDEXED_FILE && memchr::memchr(0, &text).is_none() => {
             (FileEntry::Grams(Grams::of(&text)), n as u64)
         }
@@ -233,7 +236,11 @@ impl RootIndex {
         builder.watch(root);
         let rules = fs_mcp_search::walk_default(sandbox, root, threads, &builder)
             .map_err(|e| Unusable::Walk(e.to_string()))?;
-        if let Some(why) = builder.failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        if let Some(why) = builder
+            .failed
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+        {
             return Err(why);
         }
         let dirs = builder.dirs.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -243,7 +250,10 @@ impl RootIndex {
             .sum();
         Ok(RootIndex {
             root: root.to_path_buf(),
-            files: builder.files.into_inner().unwrap_or_else(|e| e.into_inner()),
+            files: builder
+                .files
+                .into_inner()
+                .unwrap_or_else(|e| e.into_inner()),
             dirs,
             rules,
             bytes: builder.bytes.into_inner() + dir_bytes,

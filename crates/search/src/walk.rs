@@ -325,7 +325,12 @@ pub enum EntryClass {
 }
 
 /// The one rule deciding what a walk does with the entry `path` (below the walk's root).
-fn classify(path: &Path, is_dir: bool, options: WalkOptions, tree: Option<&RuleTree>) -> EntryClass {
+fn classify(
+    path: &Path,
+    is_dir: bool,
+    options: WalkOptions,
+    tree: Option<&RuleTree>,
+) -> EntryClass {
     let Some(name) = path.file_name() else {
         return EntryClass::Walked;
     };

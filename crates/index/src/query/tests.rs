@@ -28,7 +28,9 @@ fn literals_concatenations_and_alternations_are_required() {
 
 #[test]
 fn a_regex_that_requires_nothing_checkable_filters_nothing() {
-    for pattern in [".", "\\w+", "a|bc", "(foo)?", "x*", "[a-z]{3}", "ab", "foo|.*"] {
+    for pattern in [
+        ".", "\\w+", "a|bc", "(foo)?", "x*", "[a-z]{3}", "ab", "foo|.*",
+    ] {
         assert!(Required::of(pattern, false).is_nothing(), "{pattern}");
     }
     assert!(Required::of("(", false).is_nothing());
@@ -51,7 +53,10 @@ fn regex_strategy() -> impl Strategy<Value = String> {
         prop_oneof![
             prop::collection::vec(inner.clone(), 1..4).prop_map(|v| v.concat()),
             prop::collection::vec(inner.clone(), 2..4).prop_map(|v| format!("(?:{})", v.join("|"))),
-            (inner.clone(), prop_oneof![Just("*"), Just("+"), Just("?"), Just("{2}"), Just("{1,3}")])
+            (
+                inner.clone(),
+                prop_oneof![Just("*"), Just("+"), Just("?"), Just("{2}"), Just("{1,3}")]
+            )
                 .prop_map(|(r, q)| format!("(?:{r}){q}")),
         ]
     })

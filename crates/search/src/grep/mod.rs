@@ -282,7 +282,9 @@ pub fn search(
         Some(plan) => {
             let stats = SkipStats::default();
             stats.hidden.store(plan.hidden, Ordering::Relaxed);
-            stats.ignore_rules.store(plan.ignore_rules, Ordering::Relaxed);
+            stats
+                .ignore_rules
+                .store(plan.ignore_rules, Ordering::Relaxed);
             (None, Arc::new(stats))
         }
         None => {
