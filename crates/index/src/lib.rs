@@ -447,10 +447,8 @@ fn build(weak: Weak<Shared>, generation: u64) {
                 let text: u64 = roots.iter().map(RootIndex::text_bytes).sum();
                 let bytes: usize = roots.iter().map(RootIndex::bytes).sum();
                 tracing::info!(
-                    "index: ready in {} ms: {files} files, {} MiB of text in {} MiB",
+                    "index: ready in {} ms: {files} files, {text} bytes of text in {bytes} bytes",
                     build_time.as_millis(),
-                    text >> 20,
-                    bytes >> 20
                 );
                 for path in pending {
                     if let Update::Rebuild(why) =
