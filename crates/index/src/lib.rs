@@ -88,8 +88,11 @@ pub struct IndexConfig {
 impl IndexConfig {
     /// [`IndexConfig::max_bytes`] by default: 1 GiB.
     pub const DEFAULT_MAX_BYTES: usize = 1 << 30;
-    /// Wait after an unusable build before trying again.
+    /// Wait after an unusable build before trying again: a cap or a watch limit does not go
+    /// away soon.
     const RETRY_AFTER: Duration = Duration::from_secs(60);
+    /// Wait after a build the walk could not finish (a directory vanished while it was listed).
+    const RETRY_WALK_AFTER: Duration = Duration::from_secs(2);
 }
 
 impl Default for IndexConfig {
@@ -162,7 +165,8 @@ enum Phase {
     },
     Unusable {
         why: String,
-        since: Instant,
+        /// When a search may start a build again.
+        retry_at: Instant,
     },
 }
 
@@ -268,7 +272,7 @@ impl Index {
                     Shared::rebuild(shared, &mut state, "first use");
                     return None;
                 }
-                Phase::Unusable { since, .. } if since.elapsed() >= IndexConfig::RETRY_AFTER => {
+                Phase::Unusable { retry_at, .. } if Instant::now() >= *retry_at => {
                     Shared::rebuild(shared, &mut state, "retry");
                     return None;
                 }
@@ -350,7 +354,7 @@ impl Shared {
         if let Err(e) = spawned {
             state.phase = Phase::Unusable {
                 why: format!("could not start a build thread: {e}"),
-                since: Instant::now(),
+                retry_at: Instant::now() + IndexConfig::RETRY_AFTER,
             };
         }
         shared.changed.notify_all();
@@ -460,11 +464,11 @@ fn build(weak: Weak<Shared>, generation: u64) {
                 }
             }
         }
-        Err(why) => {
+        Err((why, retry_after)) => {
             tracing::warn!("index: not usable, searches scan: {why}");
             state.phase = Phase::Unusable {
                 why,
-                since: Instant::now(),
+                retry_at: Instant::now() + retry_after,
             };
         }
     }
@@ -475,7 +479,7 @@ fn build(weak: Weak<Shared>, generation: u64) {
 fn build_roots(
     shared: &Arc<Shared>,
     generation: u64,
-) -> Result<(Vec<RootIndex>, watch::Watcher), String> {
+) -> Result<(Vec<RootIndex>, watch::Watcher), (String, Duration)> {
     let weak = Arc::downgrade(shared);
     let error_weak = Weak::clone(&weak);
     let watcher = watch::Watcher::start(
@@ -494,29 +498,50 @@ fn build_roots(
             }
         },
     )
-    .map_err(|e| format!("could not start an inotify watcher: {e}"))?;
-    watcher
-        .watch(shared.markers.path())
-        .map_err(|e| format!("could not watch the index's marker directory: {e}"))?;
+    .map_err(|e| {
+        (
+            format!("could not start an inotify watcher: {e}"),
+            IndexConfig::RETRY_AFTER,
+        )
+    })?;
+    watcher.watch(shared.markers.path()).map_err(|e| {
+        (
+            format!("could not watch the index's marker directory: {e}"),
+            IndexConfig::RETRY_AFTER,
+        )
+    })?;
     let threads = match shared.config.threads {
         0 => fs_mcp_search::default_threads(),
         n => n,
     };
-    let watch_dir = |dir: &Path| {
-        watcher.watch(dir).map_err(|e| {
-            if e.raw_os_error() == Some(28) {
-                "inotify watch limit reached (raise fs.inotify.max_user_watches)".to_string()
-            } else {
-                format!("could not watch {}: {e}", dir.display())
-            }
-        })
+    let watch_dir = |dir: &Path| match watcher.watch(dir) {
+        Ok(()) => Ok(()),
+        // Removed, or swapped for a symlink (not followed), since its parent listed it: the
+        // parent's watch reports that change, and it is applied once built.
+        Err(e)
+            if e.kind() == std::io::ErrorKind::NotFound
+                || e.raw_os_error() == Some(libc::ENOTDIR) =>
+        {
+            Ok(())
+        }
+        Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => {
+            Err("inotify watch limit reached (raise fs.inotify.max_user_watches)".to_string())
+        }
+        Err(e) => Err(format!("could not watch {}: {e}", dir.display())),
     };
     let mut roots = Vec::new();
     let mut used = 0usize;
     for root in shared.sandbox.root_paths() {
         let cap = shared.config.max_bytes.saturating_sub(used);
-        let index = RootIndex::build(&shared.sandbox, root, threads, cap, &watch_dir)
-            .map_err(|why: Unusable| format!("{}: {why}", root.display()))?;
+        let index = RootIndex::build(&shared.sandbox, root, threads, cap, &watch_dir).map_err(
+            |why: Unusable| {
+                let retry = match why {
+                    Unusable::Walk(_) => IndexConfig::RETRY_WALK_AFTER,
+                    _ => IndexConfig::RETRY_AFTER,
+                };
+                (format!("{}: {why}", root.display()), retry)
+            },
+        )?;
         used += index.bytes();
         roots.push(index);
     }
@@ -532,7 +557,7 @@ fn build(weak: Weak<Shared>, generation: u64) {
     if state.generation == generation {
         state.phase = Phase::Unusable {
             why: "the index needs inotify (Linux); searches scan".into(),
-            since: Instant::now(),
+            retry_at: Instant::now() + Duration::from_secs(u64::from(u32::MAX)),
         };
     }
     shared.changed.notify_all();

@@ -56,8 +56,11 @@ pub(crate) struct RootIndex {
 pub(crate) enum Unusable {
     /// The cap on the index's memory is reached.
     OverCap { cap: usize },
-    /// The walk could not list a directory, or left one out whose rules must not be read.
+    /// The walk could not list a directory (it may have vanished meanwhile).
     Walk(String),
+    /// The walk leaves out a directory whose ignore rules must not be read (the scan says so
+    /// in its notes; the index does not know what it would say).
+    Rules(String),
     /// The watcher could not watch a directory.
     Watch(String),
 }
@@ -70,7 +73,7 @@ impl std::fmt::Display for Unusable {
                 "the index would take more than its cap of {} MiB",
                 cap >> 20
             ),
-            Unusable::Walk(why) | Unusable::Watch(why) => f.write_str(why),
+            Unusable::Walk(why) | Unusable::Rules(why) | Unusable::Watch(why) => f.write_str(why),
         }
     }
 }
@@ -183,8 +186,8 @@ impl WalkObserver for Builder<'_> {
     }
 
     fn not_entered(&self, path: &Path) {
-        self.fail(Unusable::Walk(format!(
-            "{} is not entered by the walk (its ignore rules must not be read, or it was swapped)",
+        self.fail(Unusable::Rules(format!(
+            "{} is not entered by the walk (its ignore rules must not be read)",
             path.display()
         )));
     }

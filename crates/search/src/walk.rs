@@ -374,7 +374,9 @@ pub trait WalkObserver: Sync {
     /// An entry below the root and what the walk does with it. A directory the walk goes into is
     /// reported before it is listed.
     fn entry(&self, path: &Path, is_dir: bool, class: EntryClass);
-    /// A walked directory that is not entered: its ignore files must not be read, or it is gone.
+    /// A walked directory that is not entered because its ignore files must not be read. (One
+    /// removed or swapped for a symlink since it was listed is skipped without a word: its
+    /// parent, listed before, saw the change.)
     fn not_entered(&self, path: &Path);
     /// A regular file the walk visits (`grep_content` opens and searches it).
     fn file(&self, path: &Path);
@@ -430,9 +432,16 @@ pub fn walk_default(
                 if class != EntryClass::Walked {
                     return WalkState::Skip;
                 }
-                if is_dir && !matches!(tree.enter(path), Entered::Rules) {
-                    observer.not_entered(path);
-                    return WalkState::Skip;
+                if is_dir {
+                    match tree.enter(path) {
+                        Entered::Rules => {}
+                        Entered::Unsafe => {
+                            observer.not_entered(path);
+                            return WalkState::Skip;
+                        }
+                        // Removed or swapped since it was listed: a change its parent reports.
+                        Entered::Gone => return WalkState::Skip,
+                    }
                 }
             }
             if entry.file_type().is_some_and(|t| t.is_file()) {
