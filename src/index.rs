@@ -16,17 +16,19 @@ pub struct SearchIndex {
 }
 
 impl SearchIndex {
-    /// The candidate plan for a `grep_content` call in `sandbox`, or `None` to scan (see
-    /// [`Index::plan`]). Starts the index of `sandbox`'s directories on first use.
-    pub fn plan(&self, sandbox: &Sandbox, options: &GrepOptions) -> Option<CandidatePlan> {
+    /// What the index says for a `grep_content` call in `sandbox` (see [`Index::plan`]). The
+    /// index of `sandbox`'s directories is built in the background once this call's search is
+    /// over (when the answer is dropped), so the first search runs alone and never waits.
+    pub fn plan(&self, sandbox: &Sandbox, options: &GrepOptions) -> Option<IndexedSearch> {
         let index = self.index_of(sandbox)?;
-        index.plan(
+        let plan = index.plan(
             &options.search_path,
             &options.pattern,
             options.case_insensitive,
             options.include_hidden,
             options.include_ignored,
-        )
+        );
+        Some(IndexedSearch { plan, index })
     }
 
     fn index_of(&self, sandbox: &Sandbox) -> Option<Arc<Index>> {
@@ -51,5 +53,25 @@ impl SearchIndex {
                 None
             }
         }
+    }
+}
+
+/// The index's answer for one search; starts the index's build, if not built yet, when dropped
+/// (after the search).
+pub struct IndexedSearch {
+    plan: Option<CandidatePlan>,
+    index: Arc<Index>,
+}
+
+impl IndexedSearch {
+    /// The files to open, or `None`: the search scans.
+    pub fn candidates(&self) -> Option<&CandidatePlan> {
+        self.plan.as_ref()
+    }
+}
+
+impl Drop for IndexedSearch {
+    fn drop(&mut self) {
+        self.index.start();
     }
 }

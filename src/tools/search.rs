@@ -173,7 +173,7 @@ impl FsServer {
             let control = GrepControl {
                 cancel: Some(&cancel),
                 progress,
-                candidates: plan.as_ref(),
+                candidates: plan.as_ref().and_then(|p| p.candidates()),
             };
             fs_mcp_search::grep_content(&sandbox, &options, &control)
         })

@@ -108,7 +108,7 @@ impl Default for IndexConfig {
 /// What an index is doing, for logs and benchmarks.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Status {
-    /// Not built yet (built on the first [`Index::plan`] or [`Index::start`]).
+    /// Not built yet ([`Index::start`] builds it).
     Idle,
     /// Being built; searches scan.
     Building,
@@ -245,9 +245,9 @@ impl Index {
     }
 
     /// The plan for a `grep_content` search of `search_path` for `pattern`, or `None` when the
-    /// search must scan: hidden or ignored files asked for, the index not ready (its build is
-    /// then started), behind, unusable, or not covering the directory. The first call starts
-    /// the build and never waits for it.
+    /// search must scan: hidden or ignored files asked for, the index not built ([`Index::start`]
+    /// builds it; the caller starts it after its first search, so that search runs alone),
+    /// building, behind, unusable, or not covering the directory. It never waits for a build.
     pub fn plan(
         &self,
         search_path: &str,
@@ -268,10 +268,8 @@ impl Index {
             let mut state = shared.lock();
             match &state.phase {
                 Phase::Ready { .. } => state.generation,
-                Phase::Idle => {
-                    Shared::rebuild(shared, &mut state, "first use");
-                    return None;
-                }
+                // Built once asked ([`Index::start`]), so the first search runs alone.
+                Phase::Idle => return None,
                 Phase::Unusable { retry_at, .. } if Instant::now() >= *retry_at => {
                     Shared::rebuild(shared, &mut state, "retry");
                     return None;

@@ -50,7 +50,12 @@ fn a_plan_leaves_out_what_cannot_match_and_answers_as_a_scan() {
     let index = Index::new(&sandbox, IndexConfig::default()).unwrap();
     assert!(
         index.plan(".", "needle", false, false, false).is_none(),
-        "the first call never waits for the build"
+        "not built before it is started"
+    );
+    index.start();
+    assert!(
+        index.plan(".", "needle", false, false, false).is_none(),
+        "a search never waits for the build"
     );
     let status = index.wait_ready(Duration::from_secs(30));
     let Status::Ready {

@@ -1145,7 +1145,8 @@ fn indexed_calls(
     server: &Server,
     call: &Call,
 ) -> anyhow::Result<(Outcome, Option<IndexBuild>)> {
-    let log = plan.log(SUBJECT_RUST_INDEXED);
+    // A session logs under its kind's label.
+    let log = plan.log(server.kind.label());
     let logged_before = std::fs::metadata(&log).map_or(0, |m| m.len() as usize);
     let mut session = Session::start(plan, server, &plan.tree.root)?;
     session
