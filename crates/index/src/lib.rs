@@ -10,7 +10,7 @@
 //! visits, which entries it skips as hidden or ignored (for the notes), and, per visited file,
 //! a Bloom filter of the file's lowercased trigrams (half a byte per distinct trigram, so at most
 //! about half the file). Files are read by handle through the sandbox as the search reads them. A
-//! binary file (a NUL byte), one over 4 MiB or one that could not be read is always a candidate.
+//! binary file (a NUL byte), one over 8 MiB or one that could not be read is always a candidate.
 //! The whole index is capped ([`IndexConfig::max_bytes`]); past the cap searches scan and the
 //! log says why.
 //!

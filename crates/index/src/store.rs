@@ -16,9 +16,9 @@ use fs_mcp_search::{CandidatePlan, EntryClass, WalkObserver, WalkRules, is_ignor
 use crate::grams::Grams;
 use crate::query::Required;
 
-/// Largest file indexed; a larger one is always a candidate. Below grep_content's 8 MiB line cap,
-/// so no file left out of a search holds a line a search would cut (and note).
-pub(crate) const MAX_INDEXED_FILE: u64 = 4 << 20;
+/// Largest file indexed; a larger one is always a candidate. grep_content's line cap: no file
+/// left out of a search can hold a line the search would cut (and note).
+pub(crate) const MAX_INDEXED_FILE: u64 = fs_mcp_search::MAX_SEARCHED_LINE_BYTES;
 
 /// Bytes an entry costs besides its filter and path (map node, enum, lengths), for the cap.
 const ENTRY_OVERHEAD: usize = 64;

@@ -37,7 +37,10 @@ mod walk;
 
 pub use error::SearchError;
 pub use find::{FindOptions, search_files};
-pub use grep::{CandidatePlan, GrepControl, GrepOptions, Progress, ProgressFn, grep_content};
+pub use grep::{
+    CandidatePlan, GrepControl, GrepOptions, MAX_SEARCHED_LINE_BYTES, Progress, ProgressFn,
+    grep_content,
+};
 pub use info::{InfoBatch, InfoOptions, MAX_INFO_PATHS, get_file_info, get_files_info};
 pub use listing::{list_directory, list_directory_with_sizes};
 pub use tree::{TreeOptions, directory_tree};
