@@ -8,9 +8,10 @@
 //! Per allowed directory, the outcome of the walk `grep_content` does with its default options
 //! (the same walker and ignore rules, [`fs_mcp_search::walk_default`]): which regular files it
 //! visits, which entries it skips as hidden or ignored (for the notes), and, per visited file,
-//! a Bloom filter of the file's lowercased trigrams (half a byte per distinct trigram, so at most
-//! about half the file). Files are read by handle through the sandbox as the search reads them. A
-//! binary file (a NUL byte), one over 8 MiB or one that could not be read is always a candidate.
+//! a Bloom filter of the file's lowercased trigrams (half a byte to a byte per distinct trigram, so
+//! at most about the file's size). Files are read by handle through the sandbox as the search reads them. A
+//! binary file (a NUL byte), one over 8 MiB, one with several hard links (it may be written
+//! through a name nobody watches) or one that could not be read is always a candidate.
 //! The whole index is capped ([`IndexConfig::max_bytes`]); past the cap searches scan and the
 //! log says why.
 //!

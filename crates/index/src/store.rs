@@ -93,7 +93,9 @@ fn read_entry(sandbox: &Sandbox, path: &Path) -> (FileEntry, u64) {
     let Ok(opened) = sandbox.open_walked(path) else {
         return (FileEntry::Always, 0);
     };
-    if opened.meta.len > MAX_INDEXED_FILE {
+    // A file with another hard link can be written through a name in a directory nobody
+    // watches, unseen here: always searched.
+    if opened.meta.len > MAX_INDEXED_FILE || opened.meta.nlink > 1 {
         return (FileEntry::Always, 0);
     }
     let mut text = Vec::with_capacity(opened.meta.len as usize);

@@ -56,6 +56,9 @@ fn a_plan_leaves_out_what_cannot_match_and_answers_as_a_scan() {
     write(&root, ".hidden", b"needle\n");
     write(&root, ".gitignore", b"ignored.txt\n");
     write(&root, "ignored.txt", b"needle\n");
+    // A second name in a hidden directory, which is neither walked nor watched.
+    fs::create_dir(root.join(".cache")).unwrap();
+    fs::hard_link(root.join("sub/c.txt"), root.join(".cache/c-link")).unwrap();
     let (sandbox, _) = Sandbox::new([&root]).unwrap();
     let index = Index::new(&sandbox, IndexConfig::default()).unwrap();
     assert!(
@@ -86,9 +89,17 @@ fn a_plan_leaves_out_what_cannot_match_and_answers_as_a_scan() {
         .iter()
         .map(|p| p.strip_prefix(&root).unwrap().to_path_buf())
         .collect();
-    assert_eq!(names, [Path::new("a.txt"), Path::new("bin.dat")]);
-    assert_eq!(plan.excluded, 2);
-    assert_eq!(plan.hidden, 2, ".hidden and .gitignore");
+    assert_eq!(
+        names,
+        [
+            Path::new("a.txt"),
+            Path::new("bin.dat"),
+            Path::new("sub/c.txt")
+        ],
+        "sub/c.txt has two names: always searched"
+    );
+    assert_eq!(plan.excluded, 1);
+    assert_eq!(plan.hidden, 3, ".hidden, .gitignore and .cache");
     assert!(plan.ignore_rules);
     assert!(index.plan(".", "needle", false, true, false).is_none());
     assert!(index.plan("a.txt", "needle", false, false, false).is_none());
@@ -98,15 +109,25 @@ fn a_plan_leaves_out_what_cannot_match_and_answers_as_a_scan() {
         assert_eq!(indexed, scanned, "{pattern}");
     }
 
-    // Changed just before the next plan: the plan sees it, with no wait here.
+    // Written through the name nobody watches: still found.
+    fs::write(
+        root.join(".cache/c-link"),
+        b"a needle through the other name\n",
+    )
+    .unwrap();
+    let (indexed, scanned, _) = answers(&sandbox, &index, "needle");
+    assert_eq!(indexed, scanned);
+    assert!(indexed.contains("other name"), "{indexed}");
+
+    // Changed just before the next plan: the plan sees it.
     fs::write(root.join("sub/b.txt"), b"now a needle too\n").unwrap();
     let (indexed, scanned, candidates) = answers(&sandbox, &index, "needle");
     assert_eq!(indexed, scanned);
-    assert_eq!(candidates, 3);
+    assert_eq!(candidates, 4);
     fs::rename(root.join("sub/c.txt"), root.join("sub/d.txt")).unwrap();
     fs::write(root.join("sub/new.txt"), b"needle fresh\n").unwrap();
     fs::remove_file(root.join("a.txt")).unwrap();
     let (indexed, scanned, candidates) = answers(&sandbox, &index, "needle");
     assert_eq!(indexed, scanned);
-    assert_eq!(candidates, 3, "sub/b.txt, sub/new.txt, bin.dat");
+    assert_eq!(candidates, 4, "sub/b.txt, sub/d.txt, sub/new.txt, bin.dat");
 }
