@@ -481,7 +481,11 @@ fn cells(row: &Row, rows: &[Row]) -> [String; 7] {
             runs.to_string(),
             "—".into(),
             "—".into(),
-            "RSS of the server and its children".into(),
+            match row.case.as_str() {
+                CASE_INDEX_MEMORY => "the grep index, as the server counts it".into(),
+                CASE_INDEX_TEXT => "bytes of the text files indexed".into(),
+                _ => "RSS of the server and its children".into(),
+            },
         ],
         Outcome::NotAvailable(why) => {
             let mut c: [String; 7] = Default::default();

@@ -978,12 +978,13 @@ fn grep(plan: &Plan) -> Vec<Row> {
     }
     rows.extend(companion_rows(plan, Workload::Grep, &cases));
     if let Some(server) = plan.setup.servers.iter().find(|s| s.kind == Kind::Rust) {
-        for (label, pattern) in &patterns {
+        for (i, (label, pattern)) in patterns.iter().enumerate() {
             rows.extend(grep_first_and_indexed(
                 plan,
                 server,
                 &case_name(label, pattern),
                 pattern,
+                i == 0,
             ));
         }
     }
@@ -1007,7 +1008,14 @@ const INDEX_READY: &str = "index: ready in ";
 
 /// A grep case's first call in fresh servers (index off and on), then, with `--index`, the
 /// repeated call once the index is built, plus (for the first case) the build's time and size.
-fn grep_first_and_indexed(plan: &Plan, server: &Server, case: &str, pattern: &str) -> Vec<Row> {
+/// `with_build`: also the rows of the build (the first case's).
+fn grep_first_and_indexed(
+    plan: &Plan,
+    server: &Server,
+    case: &str,
+    pattern: &str,
+    with_build: bool,
+) -> Vec<Row> {
     let indexed = server.with_args(&["--index", "--log-level", "fs_mcp_index=info"]);
     let call = Call {
         tool: "grep_content",
@@ -1031,9 +1039,7 @@ fn grep_first_and_indexed(plan: &Plan, server: &Server, case: &str, pattern: &st
     match indexed_calls(plan, &indexed, &call) {
         Ok((outcome, build)) => {
             rows.push(row(SUBJECT_RUST_INDEXED, case, outcome));
-            if let Some(build) = build
-                && !rows.iter().any(|r| r.case == CASE_INDEX_BUILD)
-            {
+            if let Some(build) = build.filter(|_| with_build) {
                 let detail = format!(
                     "{} files, {} of text, index {}",
                     build.files,
