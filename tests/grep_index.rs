@@ -284,8 +284,9 @@ fn indexed_answers_equal_scans_under_churn() {
     );
 }
 
-/// A burst of many thousands of new files overflows the watcher's queue (16,384 events by
-/// default): the server notices, scans meanwhile, rebuilds, and answers right all along.
+/// A burst of many thousands of new files and writes overflows the watcher's queue (16,384
+/// events by default): the server notices, scans meanwhile, rebuilds, and answers right all
+/// along.
 #[test]
 fn a_burst_that_overflows_the_queue_falls_back_to_scans() {
     let ws = Workspace::new();
@@ -314,6 +315,20 @@ fn a_burst_that_overflows_the_queue_falls_back_to_scans() {
     for writer in writers {
         writer.join().unwrap();
     }
+    // Then 200,000 one-byte appends in turn to 64 open files: events come far faster than any
+    // reader can apply them (each is a file read), so the queue overflows whatever the load.
+    let mut open: Vec<fs::File> = (0..64)
+        .map(|i| {
+            fs::OpenOptions::new()
+                .append(true)
+                .open(burst.join(format!("b0_{i}.txt")))
+                .unwrap()
+        })
+        .collect();
+    for n in 0..200_000 {
+        std::io::Write::write_all(&mut open[n % 64], b"x").unwrap();
+    }
+    drop(open);
     fs::write(burst.join("last.txt"), "the very last needle\n").unwrap();
     for arguments in [
         json!({"pattern": "very last needle"}),
