@@ -357,10 +357,12 @@ fn a_burst_that_overflows_the_queue_falls_back_to_scans() {
         json!({"pattern": "very last needle"}),
         json!({"pattern": "burst 2 59[0-9]0$"}),
     ] {
+        let from_index = grep(&mut indexed, arguments.clone());
         assert_eq!(
-            grep(&mut indexed, arguments.clone()),
+            from_index,
             grep(&mut plain, arguments.clone()),
-            "{arguments}"
+            "{arguments}; the indexed server's log:\n{}",
+            indexed.stderr.lock().unwrap()
         );
     }
 }

@@ -24,9 +24,12 @@
 //!
 //! # Never stale
 //!
-//! The index is kept fresh by an inotify instance watching every directory the walk enters
-//! (each watched before the walk lists it, so an entry created meanwhile is either listed or
-//! reported), plus `.git` and `.git/info` of repositories (their exclude rules). A change to a
+//! The index is kept fresh by an inotify instance watching every directory the walk enters,
+//! plus `.git` and `.git/info` of repositories (their exclude rules). The walker lists a
+//! directory just before it reports it (and the index watches it), so once every directory is
+//! watched, each is listed again by handle and the entries that differ are applied as changes:
+//! an entry created or removed before that second listing is in it, one after it is reported.
+//! A file's content is read after its directory is watched, so a later write is reported. A change to a
 //! file's content, a create, delete or rename updates that entry, read again by handle; a change
 //! to a directory the walk enters, to an ignore file, or a new directory, rebuilds the index in
 //! the background, and searches scan meanwhile.
@@ -453,7 +456,22 @@ fn build(weak: Weak<Shared>, generation: u64) {
                     "index: ready in {} ms: {files} files, {text} bytes of text in {bytes} bytes",
                     build_time.as_millis(),
                 );
-                for path in pending {
+                // Entries the walk listed before their directory was watched, then the changes
+                // reported while building.
+                let mut missed = Vec::new();
+                for index in roots.iter() {
+                    match index.unlisted_changes(&shared.sandbox) {
+                        Ok(paths) => missed.extend(paths),
+                        Err(Update::Rebuild(why)) => {
+                            missed.clear();
+                            Shared::rebuild(&shared, &mut state, why);
+                            shared.changed.notify_all();
+                            return;
+                        }
+                        Err(Update::Done) => {}
+                    }
+                }
+                for path in missed.into_iter().chain(pending) {
                     if let Update::Rebuild(why) =
                         apply(&shared.sandbox, roots, &path, shared.config.max_bytes)
                     {

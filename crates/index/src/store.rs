@@ -377,6 +377,41 @@ impl RootIndex {
         dir.ignored.remove(name);
     }
 
+    /// The paths whose state the build may have missed, to apply as changes once every
+    /// directory is watched: the walker lists a directory before it tells the index about it
+    /// (so before the index watches it), and an entry created or removed in between is seen
+    /// only by listing each directory again now, by handle. (A file's content is read after
+    /// its directory is watched, so later writes are reported.)
+    pub(crate) fn unlisted_changes(&self, sandbox: &Sandbox) -> Result<Vec<PathBuf>, Update> {
+        let mut changed = Vec::new();
+        let mut listed = std::collections::HashSet::new();
+        for (dir, info) in &self.dirs {
+            let Ok(handle) = sandbox.open_walked_dir(dir) else {
+                return Err(Update::Rebuild("a directory the walk enters is gone"));
+            };
+            let Ok(entries) = handle.entries() else {
+                return Err(Update::Rebuild("a directory could not be listed"));
+            };
+            for entry in entries {
+                let path = dir.join(&entry.name);
+                let known = self.files.contains_key(&path)
+                    || self.dirs.contains_key(&path)
+                    || info.hidden.contains(&entry.name)
+                    || info.ignored.contains(&entry.name);
+                if !known {
+                    changed.push(path.clone());
+                }
+                listed.insert(path);
+            }
+        }
+        let known = self
+            .files
+            .keys()
+            .chain(self.dirs.keys().filter(|d| d.as_path() != self.root));
+        changed.extend(known.filter(|p| !listed.contains(*p)).cloned());
+        Ok(changed)
+    }
+
     /// The plan for a search of `root` (canonical; a directory the walk enters) for `required`,
     /// or `None` when the walk does not enter it.
     pub(crate) fn plan(&self, root: &Path, required: &Required) -> Option<CandidatePlan> {
