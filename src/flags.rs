@@ -183,6 +183,13 @@ pub struct ServeArgs {
     #[arg(long, value_name = "MS", default_value_t = 10_000, hide = true)]
     pub http_header_timeout_ms: u64,
 
+    /// Keep a trigram index of the allowed directories' text files, so that repeated grep_content
+    /// calls open only the files that may match (same answers as without it). Built in the
+    /// background on the first grep_content and kept fresh with inotify (Linux); costs memory
+    /// (docs/tools.md says how much).
+    #[arg(long)]
+    pub index: bool,
+
     /// Tool schemas served to clients (the values and their help come from the profile registry).
     #[arg(long, value_name = "PROFILE", default_value = "gemini", value_parser = schema_profile_parser(), help = SCHEMA_PROFILE_HELP)]
     pub schema_profile: SchemaProfile,

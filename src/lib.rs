@@ -11,6 +11,7 @@ pub mod client_log;
 pub mod docs;
 pub mod flags;
 pub mod http;
+pub mod index;
 pub mod lenient;
 pub mod memory;
 pub mod params;

@@ -58,6 +58,8 @@ pub struct ServerOptions {
     pub read_limits: ReadLimits,
     /// Which schemas `tools/list` serves (`auto` is resolved per session from the client's name).
     pub schema_profile: SchemaProfile,
+    /// `--index`: keep a grep index of the allowed directories.
+    pub index: bool,
 }
 
 /// Caps on what one read_files call returns.
@@ -92,6 +94,7 @@ impl Default for ServerOptions {
             shutdown: CancellationToken::new(),
             read_limits: ReadLimits::default(),
             schema_profile: SchemaProfile::GEMINI,
+            index: false,
         }
     }
 }
@@ -156,6 +159,8 @@ struct Inner {
     review_page_is_client: bool,
     /// The review page, started on the first proposal that needs it.
     review_page: tokio::sync::OnceCell<crate::ui::ReviewPage>,
+    /// `--index`: the grep index.
+    search_index: Option<Arc<crate::index::SearchIndex>>,
 }
 
 /// The tool router of a server, every schema transformed, and what calls are checked against.
@@ -210,6 +215,7 @@ impl FsServer {
                 review_via: options.review_via,
                 review_page_is_client: options.review_page_is_client,
                 review_page: tokio::sync::OnceCell::new(),
+                search_index: options.index.then(Arc::default),
             }),
             log: SessionLog::register(),
         })
@@ -230,6 +236,11 @@ impl FsServer {
     /// The sandbox in force for this call.
     pub fn sandbox(&self) -> Arc<Sandbox> {
         self.session.get()
+    }
+
+    /// The grep index (`--index`).
+    pub fn search_index(&self) -> Option<Arc<crate::index::SearchIndex>> {
+        self.inner.search_index.clone()
     }
 
     /// The tools this server lists (for next steps in messages).

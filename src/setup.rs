@@ -58,6 +58,7 @@ pub fn prepare(
             max_line_bytes: args.max_line_bytes.max(1),
         },
         schema_profile: args.schema_profile,
+        index: args.index,
     };
     Ok((sandbox, options))
 }

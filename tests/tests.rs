@@ -23,6 +23,7 @@ mod error_format;
 mod generated_docs;
 mod golden_tools_list;
 mod google_genai;
+mod grep_index;
 mod hard_links;
 mod hostile_schemas;
 mod http;

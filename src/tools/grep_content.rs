@@ -84,7 +84,7 @@ impl FsServer {
         Parameters(p): Parameters<GrepContentParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let sandbox = self.sandbox();
+        let (sandbox, index) = (self.sandbox(), self.search_index());
         let mut options = GrepOptions::new(p.pattern);
         options.search_path = p.search_path;
         options.case_insensitive = p.case_insensitive;
@@ -120,9 +120,12 @@ impl FsServer {
         });
         let (progress, forwarding) = progress_forwarder(&context).unzip();
         let body = blocking(move || {
+            // `--index`: the files that may match; a scan when the index cannot promise that.
+            let plan = index.and_then(|index| index.plan(&sandbox, &options));
             let control = GrepControl {
                 cancel: Some(&cancel),
                 progress,
+                candidates: plan.as_ref().and_then(|p| p.candidates()),
             };
             fs_mcp_search::grep_content(&sandbox, &options, &control, &render::search::GrepNotes)
         })

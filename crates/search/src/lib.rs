@@ -38,7 +38,8 @@ mod walk;
 pub use error::SearchError;
 pub use find::{FindOptions, FoundFiles, find_files, search_files};
 pub use grep::{
-    GrepControl, GrepNote, GrepOptions, GrepWords, Progress, ProgressFn, Stopped, grep_content,
+    CandidatePlan, GrepControl, GrepNote, GrepOptions, GrepWords, MAX_SEARCHED_LINE_BYTES,
+    Progress, ProgressFn, Stopped, grep_content,
 };
 pub use info::{
     FileInfo, InfoBatch, InfoItem, InfoOptions, MAX_INFO_PATHS, NextTools, file_info,
@@ -46,6 +47,9 @@ pub use info::{
 };
 pub use listing::{ListedEntry, Listing, list_directory, list_directory_with_sizes, list_entries};
 pub use tree::{TreeNode, TreeOptions, directory_tree, tree};
+pub use walk::{
+    EntryClass, WalkObserver, WalkRules, default_threads, is_ignore_file, walk_default,
+};
 
 #[cfg(test)]
 pub(crate) mod testutil;

@@ -20,7 +20,7 @@ use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
 use fs_mcp_sandbox::{DirHandle, EntryMeta, FinalLink, Sandbox};
-use ignore::{DirEntry, WalkBuilder};
+use ignore::{DirEntry, WalkBuilder, WalkState};
 
 use crate::rules::{DirRules, RuleBudget, UnsafeRules, Verdict};
 
@@ -267,36 +267,79 @@ fn keep_entry(
     if entry.depth() == 0 {
         return true;
     }
-    let name = entry.file_name();
     let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+    let class = classify(entry.path(), is_dir, options, tree);
+    count_class(entry.file_name(), class, options, stats);
+    if class != EntryClass::Walked || !is_dir {
+        return class == EntryClass::Walked;
+    }
+    enter_dir(entry.path(), tree, stats)
+}
+
+/// Records what the walk skipped in `stats`, for the notes.
+fn count_class(name: &OsStr, class: EntryClass, options: WalkOptions, stats: &SkipStats) {
     if !options.include_ignored && is_ignore_file(name) {
         stats.ignore_rules.store(true, Ordering::Relaxed);
     }
-    if is_dir && !options.include_ignored && is_vcs_dir(name) {
-        stats.vcs.fetch_add(1, Ordering::Relaxed);
-        return false;
+    match class {
+        EntryClass::Vcs => {
+            stats.vcs.fetch_add(1, Ordering::Relaxed);
+        }
+        EntryClass::Hidden => {
+            stats.hidden.fetch_add(1, Ordering::Relaxed);
+        }
+        EntryClass::Ignored => stats.ignore_rules.store(true, Ordering::Relaxed),
+        EntryClass::Walked => {}
     }
-    if !options.include_hidden && is_hidden(name) {
-        stats.hidden.fetch_add(1, Ordering::Relaxed);
-        return false;
-    }
+}
+
+/// Reads the rules of a directory the walk is about to enter; false when it must not be entered.
+fn enter_dir(path: &Path, tree: Option<&RuleTree>, stats: &SkipStats) -> bool {
     let Some(tree) = tree else {
         return true;
     };
-    if tree.verdict(entry.path(), is_dir) == Verdict::Ignore {
-        stats.ignore_rules.store(true, Ordering::Relaxed);
-        return false;
-    }
-    if !is_dir {
-        return true;
-    }
-    match tree.enter(entry.path()) {
+    match tree.enter(path) {
         Entered::Rules => true,
         Entered::Unsafe => {
             stats.unsafe_rules.fetch_add(1, Ordering::Relaxed);
             false
         }
         Entered::Gone => false,
+    }
+}
+
+/// What a walk does with an entry below its root, before reading any rules of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryClass {
+    /// Visited (a directory is then entered, if its own rules may be read).
+    Walked,
+    /// A hidden name, skipped.
+    Hidden,
+    /// A version-control directory, skipped.
+    Vcs,
+    /// Excluded by `.gitignore`/`.ignore`/`info/exclude`, skipped.
+    Ignored,
+}
+
+/// The one rule deciding what a walk does with the entry `path` (below the walk's root).
+fn classify(
+    path: &Path,
+    is_dir: bool,
+    options: WalkOptions,
+    tree: Option<&RuleTree>,
+) -> EntryClass {
+    let Some(name) = path.file_name() else {
+        return EntryClass::Walked;
+    };
+    if is_dir && !options.include_ignored && is_vcs_dir(name) {
+        return EntryClass::Vcs;
+    }
+    if !options.include_hidden && is_hidden(name) {
+        return EntryClass::Hidden;
+    }
+    match tree {
+        Some(tree) if tree.verdict(path, is_dir) == Verdict::Ignore => EntryClass::Ignored,
+        _ => EntryClass::Walked,
     }
 }
 
@@ -317,13 +360,99 @@ pub(crate) fn is_vcs_dir(name: &OsStr) -> bool {
     VCS_DIRS.iter().any(|v| OsStr::new(v) == name)
 }
 
-fn is_ignore_file(name: &OsStr) -> bool {
+/// True for the names of the ignore files a walk reads (`.gitignore`, `.ignore`).
+pub fn is_ignore_file(name: &OsStr) -> bool {
     name == ".gitignore" || name == ".ignore"
+}
+
+/// What a caller that keeps its own record of `grep_content`'s walk (fs-mcp-index) is told, from
+/// the walk's worker threads.
+pub trait WalkObserver: Sync {
+    /// An entry below the root and what the walk does with it. A directory the walk goes into is
+    /// reported before it is listed.
+    fn entry(&self, path: &Path, is_dir: bool, class: EntryClass);
+    /// A walked directory that is not entered because its ignore files must not be read. (One
+    /// removed or swapped for a symlink since it was listed is skipped without a word: its
+    /// parent, listed before, saw the change.)
+    fn not_entered(&self, path: &Path);
+    /// A regular file the walk visits (`grep_content` opens and searches it).
+    fn file(&self, path: &Path);
+    /// Something could not be listed.
+    fn failed(&self);
+}
+
+/// The rules a walk read, kept to judge entries that appear later as the walk would have.
+pub struct WalkRules {
+    tree: RuleTree,
+}
+
+impl WalkRules {
+    /// What the walk with default options does with `path`, an entry of a directory it entered.
+    pub fn classify(&self, path: &Path, is_dir: bool) -> EntryClass {
+        classify(path, is_dir, WalkOptions::default(), Some(&self.tree))
+    }
+
+    /// True when ignore rules are in force in `dir` (a directory the walk entered), which a walk
+    /// starting there mentions in its notes.
+    pub fn rules_in_force(&self, dir: &Path) -> bool {
+        !self.tree.is_empty_at(dir)
+    }
+}
+
+/// Walks `root` (canonical, inside the sandbox) as `grep_content` with its default options does
+/// (no hidden entries, ignore rules applied, no symlink followed), telling `observer` about every
+/// entry. Returns the rules read, for judging later entries.
+pub fn walk_default(
+    sandbox: &Sandbox,
+    root: &Path,
+    threads: usize,
+    observer: &dyn WalkObserver,
+) -> Result<WalkRules, crate::SearchError> {
+    let options = WalkOptions::default();
+    let tree = RuleTree::load(sandbox, root, None)?;
+    let builder = configured_builder(root, threads.max(1));
+    builder.build_parallel().run(|| {
+        let tree = &tree;
+        Box::new(move |entry| {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(_) => {
+                    observer.failed();
+                    return WalkState::Continue;
+                }
+            };
+            let path = entry.path();
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            if entry.depth() > 0 {
+                let class = classify(path, is_dir, options, Some(tree));
+                observer.entry(path, is_dir, class);
+                if class != EntryClass::Walked {
+                    return WalkState::Skip;
+                }
+                if is_dir {
+                    match tree.enter(path) {
+                        Entered::Rules => {}
+                        Entered::Unsafe => {
+                            observer.not_entered(path);
+                            return WalkState::Skip;
+                        }
+                        // Removed or swapped since it was listed: a change its parent reports.
+                        Entered::Gone => return WalkState::Skip,
+                    }
+                }
+            }
+            if entry.file_type().is_some_and(|t| t.is_file()) {
+                observer.file(path);
+            }
+            WalkState::Continue
+        })
+    });
+    Ok(WalkRules { tree })
 }
 
 /// Worker threads for a parallel walk: the machine's parallelism, at most 8. Asked once per
 /// process: `available_parallelism` reads the cgroup files on every call (a dozen system calls).
-pub(crate) fn default_threads() -> usize {
+pub fn default_threads() -> usize {
     static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(2, |n| n.get().min(8)))
 }

@@ -94,6 +94,13 @@ impl Server {
         Ok(command)
     }
 
+    /// This server with `extra` arguments before the allowed directory.
+    pub fn with_args(&self, extra: &[&str]) -> Server {
+        let mut server = self.clone();
+        server.args.extend(extra.iter().map(OsString::from));
+        server
+    }
+
     /// The binary this server runs.
     pub fn program(&self) -> &Path {
         &self.program
@@ -220,7 +227,7 @@ pub fn rust_server(binary: &Path) -> anyhow::Result<Server> {
 pub fn locate(bench_dir: &Path, install: bool, rust: Server) -> Setup {
     let mut setup = Setup {
         servers: vec![rust],
-        rg: find_tool("rg", &["--version"]),
+        rg: find_tool("rg", &["--version"]).or_else(|| install.then(install_ripgrep).flatten()),
         jq: find_tool("jq", &["--version"]),
         yq: None,
         path_yq: find_tool("yq", &["--version"]),
@@ -506,6 +513,20 @@ fn official(bench_dir: &Path, install: bool) -> anyhow::Result<Option<Server>> {
 }
 
 /// `name` on PATH with its version (the first line of `name ARGS`).
+/// `rg` from Debian's ripgrep package (apt-get; needs root), for `--install`.
+fn install_ripgrep() -> Option<Tool> {
+    eprintln!("bench: installing ripgrep with apt-get …");
+    let installed = Command::new("apt-get")
+        .args(["install", "-y", "ripgrep"])
+        .stdout(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !installed {
+        eprintln!("bench: apt-get install -y ripgrep failed (run it as root)");
+    }
+    find_tool("rg", &["--version"])
+}
+
 fn find_tool(name: &str, version_args: &[&str]) -> Option<Tool> {
     let path = find_on_path(name)?;
     let version = first_line(Command::new(&path).args(version_args)).ok()?;

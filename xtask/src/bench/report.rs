@@ -13,8 +13,9 @@ use super::competitors::{Kind, OFFICIAL_PACKAGE, Setup, YQ_VERSION};
 use super::data::{self, Data, Format, Tree};
 use super::measure::{fmt_duration, fmt_kb};
 use super::workloads::{
-    CASE_FIRST_LIST, CASE_IDLE, CASE_INIT, Outcome, Row, SUBJECT_JAQ, SUBJECT_JQ, SUBJECT_QJ,
-    SUBJECT_RG, SUBJECT_RG_STOPPED, SUBJECT_RUST_MCP_FILESYSTEM, SUBJECT_YQ, Workload,
+    CASE_FIRST_LIST, CASE_IDLE, CASE_INDEX_BUILD, CASE_INDEX_MEMORY, CASE_INDEX_TEXT, CASE_INIT,
+    Outcome, Row, SUBJECT_JAQ, SUBJECT_JQ, SUBJECT_QJ, SUBJECT_RG, SUBJECT_RG_STOPPED,
+    SUBJECT_RUST_INDEXED, SUBJECT_RUST_MCP_FILESYSTEM, SUBJECT_YQ, Workload,
 };
 
 pub const ANALYSIS_BEGIN: &str =
@@ -71,7 +72,22 @@ fn speed_goal(
     target: String,
     met: impl Fn(f64) -> bool,
 ) -> Goal {
-    let ours_row = find(rows, workload, case, RUST);
+    speed_goal_of(rows, workload, case, RUST, theirs, name, target, met)
+}
+
+/// [`speed_goal`] for another subject of ours (`fs-mcp-rs --index`).
+#[allow(clippy::too_many_arguments)]
+fn speed_goal_of(
+    rows: &[Row],
+    workload: Workload,
+    case: &str,
+    ours: &str,
+    theirs: &[&str],
+    name: String,
+    target: String,
+    met: impl Fn(f64) -> bool,
+) -> Goal {
+    let ours_row = find(rows, workload, case, ours);
     let their_rows: Vec<(&str, Option<&Row>)> = theirs
         .iter()
         .map(|t| (*t, find(rows, workload, case, t)))
@@ -87,7 +103,7 @@ fn speed_goal(
         status: Status::NotMeasured(why),
     };
     let Some(ours) = ours_row.and_then(Row::median) else {
-        return not_measured(why_missing(ours_row, RUST));
+        return not_measured(why_missing(ours_row, ours));
     };
     let Some((subject, other)) = fastest else {
         let (t, r) = their_rows.first().copied().unwrap_or(("competitor", None));
@@ -109,6 +125,70 @@ fn speed_goal(
         name,
         target,
     }
+}
+
+/// The index's goals: memory at most the text indexed; a build no slower than 3 rg passes (over
+/// the rare pattern, rg's fastest case).
+fn index_goals(rows: &[Row]) -> Vec<Goal> {
+    let kb = |case: &str| match find(rows, Workload::Grep, case, SUBJECT_RUST_INDEXED)
+        .map(|r| &r.outcome)
+    {
+        Some(Outcome::Memory { median_kb, .. }) => Some(*median_kb),
+        _ => None,
+    };
+    let memory = match (kb(CASE_INDEX_MEMORY), kb(CASE_INDEX_TEXT)) {
+        (Some(index), Some(text)) => Goal {
+            name: "grep index: memory".into(),
+            target: "≤ the text indexed".into(),
+            measured: format!(
+                "{} for {} of text ({:.0} %)",
+                fmt_kb(index),
+                fmt_kb(text),
+                index as f64 * 100.0 / text.max(1) as f64
+            ),
+            status: if index <= text {
+                Status::Met
+            } else {
+                Status::Missed
+            },
+        },
+        _ => Goal {
+            name: "grep index: memory".into(),
+            target: "≤ the text indexed".into(),
+            measured: "—".into(),
+            status: Status::NotMeasured("the index was not built".into()),
+        },
+    };
+    let build =
+        find(rows, Workload::Grep, CASE_INDEX_BUILD, SUBJECT_RUST_INDEXED).and_then(Row::median);
+    let rg = cases(rows, Workload::Grep)
+        .iter()
+        .filter_map(|case| find(rows, Workload::Grep, case, SUBJECT_RG).and_then(Row::median))
+        .min();
+    let build_goal = match (build, rg) {
+        (Some(build), Some(rg)) => Goal {
+            name: "grep index: build time".into(),
+            target: "≤ 3 rg --json passes".into(),
+            measured: format!(
+                "{} vs 3 × {} = {}",
+                fmt_duration(build),
+                fmt_duration(rg),
+                fmt_duration(rg * 3)
+            ),
+            status: if build <= rg * 3 {
+                Status::Met
+            } else {
+                Status::Missed
+            },
+        },
+        _ => Goal {
+            name: "grep index: build time".into(),
+            target: "≤ 3 rg --json passes".into(),
+            measured: "—".into(),
+            status: Status::NotMeasured("no build or no rg run".into()),
+        },
+    };
+    vec![memory, build_goal]
 }
 
 /// The memory bound for a query: fs-mcp-rs's peak resident memory while answering it
@@ -262,7 +342,23 @@ pub fn goals(rows: &[Row], data: &Data) -> Vec<Goal> {
             },
         });
     }
+    let index_cases = [CASE_INDEX_BUILD, CASE_INDEX_MEMORY, CASE_INDEX_TEXT];
     for case in cases(rows, Workload::Grep) {
+        if index_cases.contains(&case.as_str()) {
+            continue;
+        }
+        if find(rows, Workload::Grep, &case, SUBJECT_RUST_INDEXED).is_some() {
+            goals.push(speed_goal_of(
+                rows,
+                Workload::Grep,
+                &case,
+                SUBJECT_RUST_INDEXED,
+                &[SUBJECT_RG],
+                format!("grep, {case}: repeated call with --index vs rg --json"),
+                "≥ 10× faster".into(),
+                |r| r >= 10.0,
+            ));
+        }
         goals.push(speed_goal(
             rows,
             Workload::Grep,
@@ -281,6 +377,9 @@ pub fn goals(rows: &[Row], data: &Data) -> Vec<Goal> {
             "≥ 10× faster".into(),
             |r| r >= 10.0,
         ));
+    }
+    if find(rows, Workload::Grep, CASE_INDEX_BUILD, SUBJECT_RUST_INDEXED).is_some() {
+        goals.extend(index_goals(rows));
     }
     let query_languages = [
         (Format::Json, SUBJECT_JQ, data::queries()),
@@ -392,7 +491,11 @@ fn cells(row: &Row, rows: &[Row]) -> [String; 7] {
             runs.to_string(),
             "—".into(),
             "—".into(),
-            "RSS of the server and its children".into(),
+            match row.case.as_str() {
+                CASE_INDEX_MEMORY => "the grep index, as the server counts it".into(),
+                CASE_INDEX_TEXT => "bytes of the text files indexed".into(),
+                _ => "RSS of the server and its children".into(),
+            },
         ],
         Outcome::NotAvailable(why) => {
             let mut c: [String; 7] = Default::default();

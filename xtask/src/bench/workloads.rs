@@ -1060,7 +1060,206 @@ fn grep(plan: &Plan) -> Vec<Row> {
         ));
     }
     rows.extend(companion_rows(plan, Workload::Grep, &cases));
+    if let Some(server) = plan.setup.servers.iter().find(|s| s.kind == Kind::Rust) {
+        for (i, (label, pattern)) in patterns.iter().enumerate() {
+            rows.extend(grep_first_and_indexed(
+                plan,
+                server,
+                &case_name(label, pattern),
+                pattern,
+                i == 0,
+            ));
+        }
+    }
     rows
+}
+
+/// The subject of fs-mcp-rs with `--index`.
+pub const SUBJECT_RUST_INDEXED: &str = "fs-mcp-rs --index";
+/// The subject of a fresh server's first call, index off.
+pub const SUBJECT_RUST_FIRST: &str = "fs-mcp-rs, first call";
+/// The subject of a fresh server's first call with `--index` (it starts the build and scans).
+pub const SUBJECT_RUST_INDEXED_FIRST: &str = "fs-mcp-rs --index, first call";
+/// The case of the index's build time.
+pub const CASE_INDEX_BUILD: &str = "index build (background)";
+/// The case of the index's memory.
+pub const CASE_INDEX_MEMORY: &str = "index memory";
+/// The case of the text the index covers.
+pub const CASE_INDEX_TEXT: &str = "text indexed";
+/// The line the server logs when its index is ready.
+const INDEX_READY: &str = "index: ready in ";
+
+/// A grep case's first call in fresh servers (index off and on), then, with `--index`, the
+/// repeated call once the index is built, plus (for the first case) the build's time and size.
+/// `with_build`: also the rows of the build (the first case's).
+fn grep_first_and_indexed(
+    plan: &Plan,
+    server: &Server,
+    case: &str,
+    pattern: &str,
+    with_build: bool,
+) -> Vec<Row> {
+    let indexed = server.with_args(&["--index", "--log-level", "fs_mcp_index=info"]);
+    let call = Call {
+        tool: "grep_content",
+        args: json!({"pattern": pattern, "search_path": path_str(&plan.tree.root)}),
+    };
+    let row = |subject: &str, case: &str, outcome| Row {
+        workload: Workload::Grep,
+        case: case.to_string(),
+        subject: subject.to_string(),
+        outcome,
+    };
+    let mut rows = Vec::new();
+    for (subject, server) in [
+        (SUBJECT_RUST_FIRST, server),
+        (SUBJECT_RUST_INDEXED_FIRST, &indexed),
+    ] {
+        let outcome = first_calls(plan, server, subject, &call)
+            .unwrap_or_else(|e| Outcome::Failed(format!("{e:#}")));
+        rows.push(row(subject, case, outcome));
+    }
+    match indexed_calls(plan, &indexed, &call) {
+        Ok((outcome, build)) => {
+            rows.push(row(SUBJECT_RUST_INDEXED, case, outcome));
+            if let Some(build) = build.filter(|_| with_build) {
+                let detail = format!(
+                    "{} files, {} of text, index {}",
+                    build.files,
+                    size(build.text_bytes as usize),
+                    size(build.index_bytes as usize)
+                );
+                rows.push(row(
+                    SUBJECT_RUST_INDEXED,
+                    CASE_INDEX_BUILD,
+                    timed(&[build.time], None, detail),
+                ));
+                let memory = |bytes: u64| Outcome::Memory {
+                    median_kb: bytes / 1024,
+                    min_kb: bytes / 1024,
+                    max_kb: bytes / 1024,
+                    runs: 1,
+                };
+                rows.push(row(
+                    SUBJECT_RUST_INDEXED,
+                    CASE_INDEX_MEMORY,
+                    memory(build.index_bytes),
+                ));
+                rows.push(row(
+                    SUBJECT_RUST_INDEXED,
+                    CASE_INDEX_TEXT,
+                    memory(build.text_bytes),
+                ));
+            }
+        }
+        Err(e) => rows.push(row(
+            SUBJECT_RUST_INDEXED,
+            case,
+            Outcome::Failed(format!("{e:#}")),
+        )),
+    }
+    rows
+}
+
+/// The first call of `runs` fresh servers (after `warmup` untimed ones).
+fn first_calls(
+    plan: &Plan,
+    server: &Server,
+    subject: &str,
+    call: &Call,
+) -> anyhow::Result<Outcome> {
+    let mut samples = Vec::new();
+    let mut peak = 0;
+    for i in 0..plan.warmup + plan.runs {
+        let mut client = McpClient::spawn(
+            subject,
+            server.command(&plan.tree.root, &plan.log(subject))?,
+        )?;
+        client.initialize(plan.timeout)?;
+        let sampler = RssSampler::start(client.pid(), Duration::from_millis(5))?;
+        let start = Instant::now();
+        let output = client.call_tool(call.tool, call.args.clone(), plan.timeout)?;
+        let elapsed = start.elapsed();
+        if output.is_error {
+            bail!(
+                "grep_content returned an error: {}",
+                excerpt(&output.text, 300)
+            );
+        }
+        if i >= plan.warmup {
+            samples.push(elapsed);
+            peak = peak.max(sampler.peak_kb());
+        }
+        drop(sampler);
+        let _ = client.shutdown(Duration::from_secs(10));
+    }
+    Ok(timed(
+        &samples,
+        Some(peak),
+        "a fresh server's first call".into(),
+    ))
+}
+
+/// What the server logged about its index build.
+struct IndexBuild {
+    time: Duration,
+    files: u64,
+    text_bytes: u64,
+    index_bytes: u64,
+}
+
+/// Parses `index: ready in N ms: F files, T bytes of text in I bytes`.
+fn parse_index_ready(line: &str) -> Option<IndexBuild> {
+    let rest = &line[line.find(INDEX_READY)? + INDEX_READY.len()..];
+    let numbers: Vec<u64> = rest
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|w| !w.is_empty())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    match numbers[..] {
+        [ms, files, text, index, ..] => Some(IndexBuild {
+            time: Duration::from_millis(ms),
+            files,
+            text_bytes: text,
+            index_bytes: index,
+        }),
+        _ => None,
+    }
+}
+
+/// With `--index`: a first call (which starts the build), a wait for the build, then the timed
+/// repeated calls; the build as the server logged it.
+fn indexed_calls(
+    plan: &Plan,
+    server: &Server,
+    call: &Call,
+) -> anyhow::Result<(Outcome, Option<IndexBuild>)> {
+    // A session logs under its kind's label.
+    let log = plan.log(server.kind.label());
+    let logged_before = std::fs::metadata(&log).map_or(0, |m| m.len() as usize);
+    let mut session = Session::start(plan, server, &plan.tree.root)?;
+    session
+        .client
+        .call_tool(call.tool, call.args.clone(), plan.timeout)?;
+    let deadline = Instant::now() + plan.timeout;
+    let build = loop {
+        let text = std::fs::read(&log).unwrap_or_default();
+        let new =
+            String::from_utf8_lossy(text.get(logged_before..).unwrap_or_default()).into_owned();
+        if let Some(build) = new.lines().find_map(parse_index_ready) {
+            break Some(build);
+        }
+        if new.contains("index: not usable") || Instant::now() >= deadline {
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let outcome = timed_calls(plan, &mut session, call, &[], |text| {
+        reject_error_text(text)?;
+        Ok(grep_detail(Kind::Rust, text).0)
+    });
+    session.close();
+    Ok((outcome?, build))
 }
 
 /// Describes an rg run.

@@ -43,7 +43,7 @@ mod render;
 mod sink;
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -128,13 +128,34 @@ pub type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
 /// Minimum time between two progress reports.
 pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
 
-/// Cancellation and progress hooks for a search (both optional).
+/// Cancellation and progress hooks for a search, and the files it may skip (all optional).
 #[derive(Clone, Default)]
 pub struct GrepControl<'a> {
     /// When set to true (by another thread), the search stops soon and returns what it has.
     pub cancel: Option<&'a AtomicBool>,
     /// Called with the counts while the search runs (see [`ProgressFn`]).
     pub progress: Option<ProgressFn>,
+    /// What the walk would find, known beforehand (an index): used in place of the walk when it
+    /// is for this search's root and the default walk options; otherwise the search walks.
+    pub candidates: Option<&'a CandidatePlan>,
+}
+
+/// The outcome of the walk a search with the default walk options (no hidden, no ignored
+/// entries) would do from `root`, as an index kept fresh knows it: the files that may match
+/// are opened (by handle, as the walk's are) and searched; the others are counted as searched
+/// without a match. The answer is the walk's when the plan is exact.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CandidatePlan {
+    /// The canonical directory the walk starts from.
+    pub root: PathBuf,
+    /// The walk's regular files that may hold a match, in path order.
+    pub candidates: Vec<PathBuf>,
+    /// The walk's regular files that cannot hold a match.
+    pub excluded: u64,
+    /// Hidden entries the walk skips.
+    pub hidden: u64,
+    /// Ignore rules are in force at the root or met by the walk (the notes say so).
+    pub ignore_rules: bool,
 }
 
 /// Why a search ended before searching every file.
@@ -249,8 +270,25 @@ pub fn search(
     // The timeout bounds a walk that a swapped directory sends outside; every file is opened
     // by handle below, so nothing outside is read.
     let deadline = started.checked_add(options.timeout);
-    let (builder, skip_stats) =
-        walk::walker(sandbox, &root, walk_options, threads, false, deadline)?;
+    let plan = control.candidates.filter(|plan| {
+        plan.root == root && meta.kind == EntryKind::Dir && walk_options == WalkOptions::default()
+    });
+    let walk = match plan {
+        Some(plan) => {
+            let stats = SkipStats::default();
+            stats.hidden.store(plan.hidden, Ordering::Relaxed);
+            stats
+                .ignore_rules
+                .store(plan.ignore_rules, Ordering::Relaxed);
+            (None, Arc::new(stats))
+        }
+        None => {
+            let (builder, stats) =
+                walk::walker(sandbox, &root, walk_options, threads, false, deadline)?;
+            (Some(builder), stats)
+        }
+    };
+    let (builder, skip_stats) = walk;
 
     let shared = Shared {
         sandbox,
@@ -277,10 +315,14 @@ pub fn search(
         kept: Mutex::new(Kept::default()),
     };
 
-    builder.build_parallel().run(|| {
-        let mut worker = Worker::new(&shared);
-        Box::new(move |entry| worker.visit(entry))
-    });
+    match (builder, plan) {
+        (Some(builder), _) => builder.build_parallel().run(|| {
+            let mut worker = Worker::new(&shared);
+            Box::new(move |entry| worker.visit(entry))
+        }),
+        (None, Some(plan)) => search_planned(&shared, plan, threads),
+        (None, None) => {}
+    }
 
     let stopped = match shared.stop.load(Ordering::Relaxed) {
         STOP_CANCEL => Some(StopReason::Cancelled),
@@ -315,6 +357,26 @@ pub fn search(
         max_matches: options.max_matches,
         timeout: options.timeout,
     })
+}
+
+/// Searches a plan's candidates on `threads` workers, in path order, as the walk's visitor would.
+fn search_planned(shared: &Shared<'_>, plan: &CandidatePlan, threads: usize) {
+    shared
+        .files_searched
+        .fetch_add(plan.excluded, Ordering::Relaxed);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.clamp(1, plan.candidates.len().max(1)) {
+            scope.spawn(|| {
+                let mut worker = Worker::new(shared);
+                while let Some(path) = plan.candidates.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    if shared.should_stop() || worker.visit_file(path) == WalkState::Quit {
+                        break;
+                    }
+                }
+            });
+        }
+    });
 }
 
 fn describe_skips(stats: &SkipStats, options: WalkOptions) -> Option<String> {
@@ -693,7 +755,12 @@ impl<'s, 'a> Worker<'s, 'a> {
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             return WalkState::Continue;
         }
-        let path = entry.path();
+        self.visit_file(entry.path())
+    }
+
+    /// Opens and searches one file the walk (or a plan) found.
+    fn visit_file(&mut self, path: &Path) -> WalkState {
+        let shared = self.shared;
         // Opened beneath the allowed directory with no symlink at any component: a directory
         // swapped for a symlink since the walk listed it cannot redirect the read.
         let file = match shared.sandbox.open_walked(path) {

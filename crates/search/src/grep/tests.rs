@@ -364,6 +364,7 @@ fn cancel_flag_returns_partial_results_with_note() {
     let control = GrepControl {
         cancel: Some(&cancel),
         progress: None,
+        candidates: None,
     };
     let outcome = search(&fx.sandbox, &opts("needle"), &control).unwrap();
     assert_eq!(outcome.stopped, Some(StopReason::Cancelled));
@@ -418,6 +419,7 @@ fn progress_is_reported() {
     let control = GrepControl {
         cancel: None,
         progress: Some(Arc::new(move |p: Progress| sink.lock().unwrap().push(p))),
+        candidates: None,
     };
     search(&fx.sandbox, &opts("needle"), &control).unwrap();
     let seen = seen.lock().unwrap();

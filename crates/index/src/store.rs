@@ -1,0 +1,452 @@
+//! One allowed directory's index: the walk `grep_content` does with its default options (which
+//! files it visits, which entries it skips and why) and a trigram filter per visited file. Built
+//! by that very walk ([`fs_mcp_search::walk_default`]), files read by handle through the sandbox;
+//! kept up to date entry by entry ([`RootIndex::update`]) or rebuilt.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::{OsStr, OsString};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+
+use fs_mcp_sandbox::{EntryKind, Sandbox};
+use fs_mcp_search::{CandidatePlan, EntryClass, WalkObserver, WalkRules, is_ignore_file};
+
+use crate::grams::Grams;
+use crate::query::Required;
+
+/// Largest file indexed; a larger one is always a candidate. grep_content's line cap: no file
+/// left out of a search can hold a line the search would cut (and note).
+pub(crate) const MAX_INDEXED_FILE: u64 = fs_mcp_search::MAX_SEARCHED_LINE_BYTES;
+
+/// Bytes an entry costs besides its filter and path (map node, enum, lengths), for the cap.
+const ENTRY_OVERHEAD: usize = 64;
+
+/// A visited file: its filter, or `Always` (binary, too large, unreadable: always searched).
+#[derive(Debug)]
+enum FileEntry {
+    Grams(Grams),
+    Always,
+}
+
+/// A directory the walk entered: the names it skips there (for the notes) and whether it holds
+/// an ignore file.
+#[derive(Debug, Default)]
+struct DirInfo {
+    hidden: BTreeSet<OsString>,
+    ignored: BTreeSet<OsString>,
+    rules_file: bool,
+}
+
+/// One allowed directory's index.
+pub(crate) struct RootIndex {
+    root: PathBuf,
+    files: BTreeMap<PathBuf, FileEntry>,
+    dirs: BTreeMap<PathBuf, DirInfo>,
+    rules: WalkRules,
+    /// Heap bytes held (filters, paths, entries).
+    bytes: usize,
+    /// Bytes of text indexed.
+    text_bytes: u64,
+}
+
+/// Why an index cannot stand for a scan; searches scan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Unusable {
+    /// The cap on the index's memory is reached.
+    OverCap { cap: usize },
+    /// The walk could not list a directory (it may have vanished meanwhile).
+    Walk(String),
+    /// The walk leaves out a directory whose ignore rules must not be read (the scan says so
+    /// in its notes; the index does not know what it would say).
+    Rules(String),
+    /// The watcher could not watch a directory.
+    Watch(String),
+}
+
+impl std::fmt::Display for Unusable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unusable::OverCap { cap } => write!(
+                f,
+                "the index would take more than its cap of {} MiB",
+                cap >> 20
+            ),
+            Unusable::Walk(why) | Unusable::Rules(why) | Unusable::Watch(why) => f.write_str(why),
+        }
+    }
+}
+
+/// What a change to one path does to the index.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Update {
+    /// Applied (or not the index's concern).
+    Done,
+    /// The walk itself may differ (a directory, an ignore file): build again.
+    Rebuild(&'static str),
+}
+
+/// Reads one walked file as grep reads it (by handle, without following a symlink) into its
+/// entry, with the text bytes it covers.
+fn read_entry(sandbox: &Sandbox, path: &Path) -> (FileEntry, u64) {
+    let Ok(opened) = sandbox.open_walked(path) else {
+        return (FileEntry::Always, 0);
+    };
+    // A file with another hard link can be written through a name in a directory nobody
+    // watches, unseen here: always searched.
+    if opened.meta.len > MAX_INDEXED_FILE || opened.meta.nlink > 1 {
+        return (FileEntry::Always, 0);
+    }
+    let mut text = Vec::with_capacity(opened.meta.len as usize);
+    // `take` bounds the read if the file grows meanwhile.
+    match (&opened.file)
+        .take(MAX_INDEXED_FILE + 1)
+        .read_to_end(&mut text)
+    {
+        Ok(n) if n as u64 <= MAX_INDEXED_FILE && memchr::memchr(0, &text).is_none() => {
+            (FileEntry::Grams(Grams::of(&text)), n as u64)
+        }
+        _ => (FileEntry::Always, 0),
+    }
+}
+
+fn entry_cost(path: &Path, entry: &FileEntry) -> usize {
+    let grams = match entry {
+        FileEntry::Grams(g) => g.bytes(),
+        FileEntry::Always => 0,
+    };
+    path.as_os_str().len() + grams + ENTRY_OVERHEAD
+}
+
+/// Collects what the build walk reports, from its worker threads.
+struct Builder<'a> {
+    sandbox: &'a Sandbox,
+    cap: usize,
+    /// Called for every directory the walk is about to list (the watcher watches it first).
+    watch_dir: &'a (dyn Fn(&Path) -> Result<(), String> + Sync),
+    files: Mutex<BTreeMap<PathBuf, FileEntry>>,
+    dirs: Mutex<BTreeMap<PathBuf, DirInfo>>,
+    bytes: AtomicUsize,
+    text_bytes: AtomicU64,
+    failed: Mutex<Option<Unusable>>,
+    give_up: AtomicBool,
+}
+
+impl Builder<'_> {
+    fn fail(&self, why: Unusable) {
+        self.give_up.store(true, Ordering::Relaxed);
+        let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+        failed.get_or_insert(why);
+    }
+
+    fn dir_info<T>(&self, dir: &Path, f: impl FnOnce(&mut DirInfo) -> T) -> T {
+        let mut dirs = self.dirs.lock().unwrap_or_else(|e| e.into_inner());
+        f(dirs.entry(dir.to_path_buf()).or_default())
+    }
+
+    fn watch(&self, dir: &Path) {
+        if let Err(why) = (self.watch_dir)(dir) {
+            self.fail(Unusable::Watch(why));
+        }
+    }
+}
+
+impl WalkObserver for Builder<'_> {
+    fn entry(&self, path: &Path, is_dir: bool, class: EntryClass) {
+        if self.give_up.load(Ordering::Relaxed) {
+            return;
+        }
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return;
+        };
+        let rules_file = is_ignore_file(name);
+        match class {
+            EntryClass::Walked if is_dir => {
+                self.dir_info(path, |_| ());
+                self.watch(path);
+            }
+            EntryClass::Hidden => {
+                self.dir_info(parent, |d| d.hidden.insert(name.to_owned()));
+            }
+            EntryClass::Ignored => {
+                self.dir_info(parent, |d| d.ignored.insert(name.to_owned()));
+            }
+            EntryClass::Vcs if name == ".git" => {
+                // Its info/exclude holds rules: watched, so a change rebuilds.
+                self.watch(path);
+                let info = path.join("info");
+                if self.sandbox.open_walked_dir(&info).is_ok() {
+                    self.watch(&info);
+                }
+            }
+            _ => {}
+        }
+        if rules_file {
+            self.dir_info(parent, |d| d.rules_file = true);
+        }
+    }
+
+    fn not_entered(&self, path: &Path) {
+        self.fail(Unusable::Rules(format!(
+            "{} is not entered by the walk (its ignore rules must not be read)",
+            path.display()
+        )));
+    }
+
+    fn file(&self, path: &Path) {
+        if self.give_up.load(Ordering::Relaxed) {
+            return;
+        }
+        let (entry, text) = read_entry(self.sandbox, path);
+        let cost = entry_cost(path, &entry);
+        if self.bytes.fetch_add(cost, Ordering::Relaxed) + cost > self.cap {
+            self.fail(Unusable::OverCap { cap: self.cap });
+            return;
+        }
+        self.text_bytes.fetch_add(text, Ordering::Relaxed);
+        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        files.insert(path.to_path_buf(), entry);
+    }
+
+    fn failed(&self) {
+        self.fail(Unusable::Walk(
+            "the walk could not list a directory".to_string(),
+        ));
+    }
+}
+
+impl RootIndex {
+    /// Walks and reads `root` (an allowed directory), calling `watch_dir` for every directory
+    /// before the walk lists it.
+    pub(crate) fn build(
+        sandbox: &Sandbox,
+        root: &Path,
+        threads: usize,
+        cap: usize,
+        watch_dir: &(dyn Fn(&Path) -> Result<(), String> + Sync),
+    ) -> Result<RootIndex, Unusable> {
+        let builder = Builder {
+            sandbox,
+            cap,
+            watch_dir,
+            files: Mutex::default(),
+            dirs: Mutex::default(),
+            bytes: AtomicUsize::new(0),
+            text_bytes: AtomicU64::new(0),
+            failed: Mutex::new(None),
+            give_up: AtomicBool::new(false),
+        };
+        builder.dir_info(root, |_| ());
+        builder.watch(root);
+        let rules = fs_mcp_search::walk_default(sandbox, root, threads, &builder)
+            .map_err(|e| Unusable::Walk(e.to_string()))?;
+        if let Some(why) = builder
+            .failed
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+        {
+            return Err(why);
+        }
+        let dirs = builder.dirs.into_inner().unwrap_or_else(|e| e.into_inner());
+        let dir_bytes: usize = dirs
+            .keys()
+            .map(|d| d.as_os_str().len() + ENTRY_OVERHEAD)
+            .sum();
+        Ok(RootIndex {
+            root: root.to_path_buf(),
+            files: builder
+                .files
+                .into_inner()
+                .unwrap_or_else(|e| e.into_inner()),
+            dirs,
+            rules,
+            bytes: builder.bytes.into_inner() + dir_bytes,
+            text_bytes: builder.text_bytes.into_inner(),
+        })
+    }
+
+    pub(crate) fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    pub(crate) fn text_bytes(&self) -> u64 {
+        self.text_bytes
+    }
+
+    pub(crate) fn file_count(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Brings the index up to date with whatever `path` is now (an event named it). Reads the
+    /// current state by handle rather than trusting the event's kind, so events may be merged
+    /// or arrive late.
+    pub(crate) fn update(&mut self, sandbox: &Sandbox, path: &Path, cap: usize) -> Update {
+        if self.dirs.contains_key(path) {
+            return Update::Rebuild("a directory the walk enters changed");
+        }
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return Update::Done;
+        };
+        if !self.dirs.contains_key(parent) {
+            return self.outside_walk(path);
+        }
+        if is_ignore_file(name) || name == ".git" {
+            return Update::Rebuild("ignore rules changed");
+        }
+        let Ok(dir) = sandbox.open_walked_dir(parent) else {
+            return Update::Rebuild("a directory the walk enters is gone");
+        };
+        let kind = match dir.stat(name) {
+            Ok(meta) => Some(meta.kind),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(_) => return Update::Rebuild("an entry could not be examined"),
+        };
+        self.forget(path, parent, name);
+        let Some(kind) = kind else {
+            return Update::Done;
+        };
+        let is_dir = kind == EntryKind::Dir;
+        match (self.rules.classify(path, is_dir), kind) {
+            (EntryClass::Walked, EntryKind::Dir) => Update::Rebuild("a directory appeared"),
+            (EntryClass::Vcs, _) => Update::Rebuild("a repository appeared"),
+            (EntryClass::Hidden, _) => {
+                self.dir_mut(parent).hidden.insert(name.to_owned());
+                Update::Done
+            }
+            (EntryClass::Ignored, _) => {
+                self.dir_mut(parent).ignored.insert(name.to_owned());
+                Update::Done
+            }
+            (EntryClass::Walked, EntryKind::File) => {
+                let (entry, text) = read_entry(sandbox, path);
+                self.bytes += entry_cost(path, &entry);
+                self.text_bytes += text;
+                self.files.insert(path.to_path_buf(), entry);
+                if self.bytes > cap {
+                    return Update::Rebuild("the index grew past its cap");
+                }
+                Update::Done
+            }
+            // A symlink, FIFO, socket or device: visited by the walk but never searched.
+            (EntryClass::Walked, _) => Update::Done,
+        }
+    }
+
+    /// An event below a directory the walk does not enter: only a repository's exclude file
+    /// matters there.
+    fn outside_walk(&self, path: &Path) -> Update {
+        let mut components = path.ancestors();
+        // `<dir>/.git/info/exclude`, `<dir>/.git/info`, `<dir>/.git/commondir`.
+        for _ in 0..3 {
+            let Some(ancestor) = components.next() else {
+                break;
+            };
+            if ancestor.file_name() == Some(OsStr::new(".git"))
+                && ancestor.parent().is_some_and(|d| self.dirs.contains_key(d))
+            {
+                let rest = path.strip_prefix(ancestor).unwrap_or(path);
+                let relevant = rest.as_os_str().is_empty()
+                    || rest.starts_with("info")
+                    || rest == Path::new("commondir");
+                return if relevant {
+                    Update::Rebuild("a repository's exclude rules changed")
+                } else {
+                    Update::Done
+                };
+            }
+        }
+        Update::Done
+    }
+
+    fn dir_mut(&mut self, dir: &Path) -> &mut DirInfo {
+        self.dirs.entry(dir.to_path_buf()).or_default()
+    }
+
+    /// Drops what the index knew of the entry `name` of `parent`.
+    fn forget(&mut self, path: &Path, parent: &Path, name: &OsStr) {
+        if let Some(entry) = self.files.remove(path) {
+            self.bytes = self.bytes.saturating_sub(entry_cost(path, &entry));
+        }
+        let dir = self.dir_mut(parent);
+        dir.hidden.remove(name);
+        dir.ignored.remove(name);
+    }
+
+    /// The paths whose state the build may have missed, to apply as changes once every
+    /// directory is watched: the walker lists a directory before it tells the index about it
+    /// (so before the index watches it), and an entry created or removed in between is seen
+    /// only by listing each directory again now, by handle. (A file's content is read after
+    /// its directory is watched, so later writes are reported.)
+    pub(crate) fn unlisted_changes(&self, sandbox: &Sandbox) -> Result<Vec<PathBuf>, Update> {
+        let mut changed = Vec::new();
+        let mut listed = std::collections::HashSet::new();
+        for (dir, info) in &self.dirs {
+            let Ok(handle) = sandbox.open_walked_dir(dir) else {
+                return Err(Update::Rebuild("a directory the walk enters is gone"));
+            };
+            let Ok(entries) = handle.entries() else {
+                return Err(Update::Rebuild("a directory could not be listed"));
+            };
+            for entry in entries {
+                let path = dir.join(&entry.name);
+                let known = self.files.contains_key(&path)
+                    || self.dirs.contains_key(&path)
+                    || info.hidden.contains(&entry.name)
+                    || info.ignored.contains(&entry.name);
+                if !known {
+                    changed.push(path.clone());
+                }
+                listed.insert(path);
+            }
+        }
+        let known = self
+            .files
+            .keys()
+            .chain(self.dirs.keys().filter(|d| d.as_path() != self.root));
+        changed.extend(known.filter(|p| !listed.contains(*p)).cloned());
+        Ok(changed)
+    }
+
+    /// The plan for a search of `root` (canonical; a directory the walk enters) for `required`,
+    /// or `None` when the walk does not enter it.
+    pub(crate) fn plan(&self, root: &Path, required: &Required) -> Option<CandidatePlan> {
+        if !self.dirs.contains_key(root) {
+            return None;
+        }
+        let mut plan = CandidatePlan {
+            root: root.to_path_buf(),
+            ignore_rules: self.rules.rules_in_force(root),
+            ..CandidatePlan::default()
+        };
+        for (dir, info) in self
+            .dirs
+            .range::<Path, _>((std::ops::Bound::Included(root), std::ops::Bound::Unbounded))
+            .take_while(|(d, _)| d.starts_with(root))
+        {
+            let _ = dir;
+            plan.hidden += info.hidden.len() as u64;
+            plan.ignore_rules |= info.rules_file || !info.ignored.is_empty();
+        }
+        for (path, entry) in self
+            .files
+            .range::<Path, _>((std::ops::Bound::Included(root), std::ops::Bound::Unbounded))
+            .take_while(|(p, _)| p.starts_with(root))
+        {
+            let may_match = match entry {
+                FileEntry::Always => true,
+                FileEntry::Grams(grams) => grams.may_meet(required),
+            };
+            if may_match {
+                plan.candidates.push(path.clone());
+            } else {
+                plan.excluded += 1;
+            }
+        }
+        Some(plan)
+    }
+}
