@@ -1,0 +1,218 @@
+//! Attacks on `--index` from the outside: each test makes a change (or a file) the index might
+//! not see as a scan does, then compares the indexed server's `grep_content` answer with the
+//! answer of a server without the index on the same tree at the same moment. "Never stale, never
+//! different from a scan" is the promise under attack.
+
+use crate::common;
+
+use std::fs;
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use common::{StdioClient, Workspace};
+use serde_json::{Value, json};
+
+/// Logs the index's decisions, which the tests count.
+const INDEX_ARGS: &[&str] = &["--index", "--log-level", "fs_mcp_index=debug"];
+/// The debug line of a search answered from the index.
+const USED: &str = "candidate files of";
+
+fn grep(client: &mut StdioClient, arguments: Value) -> String {
+    client.call_text("grep_content", arguments)
+}
+
+fn used(client: &StdioClient) -> usize {
+    client.stderr.lock().unwrap().matches(USED).count()
+}
+
+/// Calls grep_content until the index answers one (the first call starts the build).
+fn wait_until_used(client: &mut StdioClient) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let before = used(client);
+    while used(client) == before {
+        assert!(
+            Instant::now() < deadline,
+            "the index never answered: {}",
+            client.stderr.lock().unwrap()
+        );
+        grep(client, json!({"pattern": "warm up"}));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The indexed answer equals the scan's, and the index (not a fallback scan) gave it.
+fn assert_same(indexed: &mut StdioClient, plain: &mut StdioClient, arguments: Value) {
+    let before = used(indexed);
+    let from_index = grep(indexed, arguments.clone());
+    let from_scan = grep(plain, arguments.clone());
+    assert_eq!(
+        from_index, from_scan,
+        "{arguments}: the indexed answer differs from a scan"
+    );
+    assert!(
+        used(indexed) > before,
+        "{arguments}: the index did not answer (a scan proves nothing): {}",
+        indexed.stderr.lock().unwrap()
+    );
+}
+
+/// Rewrites a file in place through `path` (no rename: the inode stays).
+fn write_in_place(path: &std::path::Path, text: &str) {
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(path)
+        .unwrap();
+    file.write_all(text.as_bytes()).unwrap();
+}
+
+/// A file of the allowed directory with a second name outside it: a write through the outside
+/// name makes inotify report nothing in any watched directory (the event goes to the parent of
+/// the name written through). The index must not trust a filter of such a file.
+#[test]
+fn a_write_through_a_hard_link_outside_is_seen() {
+    let ws = Workspace::new();
+    let inside = ws.write("linked.txt", "old text\n");
+    ws.write("other.txt", "unrelated\n");
+    let outside = ws.base.join("outside-name.txt");
+    fs::hard_link(&inside, &outside).unwrap();
+    let mut indexed = ws.start(INDEX_ARGS);
+    let mut plain = ws.start(&[]);
+    wait_until_used(&mut indexed);
+
+    write_in_place(&outside, "fresh needle written outside\n");
+    assert_same(&mut indexed, &mut plain, json!({"pattern": "fresh needle"}));
+}
+
+/// Two names of one file, both inside and walked: a write through one name reports only that
+/// name; the other's filter must not be trusted either.
+#[test]
+fn a_write_through_a_hard_link_inside_updates_both_names() {
+    let ws = Workspace::new();
+    let first = ws.write("a/first.txt", "old text\n");
+    ws.write("b/placeholder.txt", "unrelated\n");
+    fs::hard_link(&first, ws.root.join("b/second.txt")).unwrap();
+    let mut indexed = ws.start(INDEX_ARGS);
+    let mut plain = ws.start(&[]);
+    wait_until_used(&mut indexed);
+
+    write_in_place(&ws.root.join("b/second.txt"), "fresh needle via b\n");
+    assert_same(&mut indexed, &mut plain, json!({"pattern": "fresh needle"}));
+}
+
+/// A hard link made after the index was built: link(2) reports nothing to the watch of the
+/// directory holding the first name, so the index keeps trusting that name's filter, and a
+/// write through the new name (outside, or in a directory the walk ignores) is never seen.
+#[test]
+#[ignore = "not fixable in the index alone: link(2) and a write through the new name report nothing to any watched directory (inotify reports to the parent of the name used); needs fanotify (CAP_SYS_ADMIN) or an nlink check of every left-out file per search"]
+fn a_hard_link_made_after_the_build_is_seen() {
+    let ws = Workspace::new();
+    let inside = ws.write("linked.txt", "old text\n");
+    ws.write("other.txt", "unrelated\n");
+    let mut indexed = ws.start(INDEX_ARGS);
+    let mut plain = ws.start(&[]);
+    wait_until_used(&mut indexed);
+
+    let outside = ws.base.join("outside-name.txt");
+    fs::hard_link(&inside, &outside).unwrap();
+    write_in_place(&outside, "fresh needle written outside\n");
+    assert_same(&mut indexed, &mut plain, json!({"pattern": "fresh needle"}));
+}
+
+/// The search transcodes a file with a UTF-16 byte order mark to UTF-8 before matching
+/// (grep-searcher's BOM sniffing); text of CJK characters in UTF-16 has no NUL byte, so it is
+/// not binary, and its raw bytes hold none of the pattern's UTF-8 trigrams.
+#[test]
+fn a_utf16_file_is_a_candidate_as_the_scan_transcodes_it() {
+    let ws = Workspace::new();
+    let text = "中文字符串";
+    let mut le = vec![0xFF, 0xFE];
+    let mut be = vec![0xFE, 0xFF];
+    for unit in text.encode_utf16() {
+        le.extend_from_slice(&unit.to_le_bytes());
+        be.extend_from_slice(&unit.to_be_bytes());
+    }
+    assert!(
+        !le.contains(&0) && !be.contains(&0),
+        "the test needs text without NUL"
+    );
+    ws.write("utf16le.txt", &le);
+    ws.write("utf16be.txt", &be);
+    ws.write("plain.txt", "plain ascii\n");
+    let mut indexed = ws.start(INDEX_ARGS);
+    let mut plain = ws.start(&[]);
+    wait_until_used(&mut indexed);
+
+    let from_scan = grep(&mut plain, json!({"pattern": "文字"}));
+    assert!(
+        from_scan.contains("utf16le.txt") && from_scan.contains("utf16be.txt"),
+        "the scan no longer transcodes UTF-16 (the test is moot): {from_scan}"
+    );
+    assert_same(&mut indexed, &mut plain, json!({"pattern": "文字"}));
+}
+
+/// `.gitignore` is a symlink to a file inside the allowed directory: the rules are read from
+/// the target, so an edit of the target changes what the walk ignores, but the event names the
+/// target (an ordinary file), not an ignore file.
+#[test]
+fn an_ignore_file_reached_through_a_symlink_is_watched() {
+    let ws = Workspace::new();
+    ws.write("rules/ignore-list.txt", "*.log\n");
+    std::os::unix::fs::symlink("rules/ignore-list.txt", ws.root.join(".gitignore")).unwrap();
+    ws.write("secret.txt", "needle in secret\n");
+    ws.write("kept.txt", "needle kept\n");
+    let mut indexed = ws.start(INDEX_ARGS);
+    let mut plain = ws.start(&[]);
+    wait_until_used(&mut indexed);
+
+    write_in_place(
+        &ws.root.join("rules/ignore-list.txt"),
+        "*.log\nsecret.txt\n",
+    );
+    let from_scan = grep(&mut plain, json!({"pattern": "needle in"}));
+    assert!(
+        !from_scan.contains("secret.txt"),
+        "the scan does not read rules through the symlink (the test is moot): {from_scan}"
+    );
+    // The rebuild a fix triggers answers by scanning meanwhile: compare first, then wait for
+    // the index to answer again and compare once more.
+    assert_eq!(
+        grep(&mut indexed, json!({"pattern": "needle in"})),
+        from_scan,
+        "the indexed answer differs from a scan"
+    );
+    wait_until_used(&mut indexed);
+    assert_same(&mut indexed, &mut plain, json!({"pattern": "needle in"}));
+}
+
+/// A submodule's `.git` is a file (`gitdir: ../.git/modules/sub`); its exclude rules live in the
+/// pointed directory, which the index does not watch.
+#[test]
+fn a_submodule_exclude_file_is_watched() {
+    let ws = Workspace::new();
+    fs::create_dir_all(ws.root.join(".git/info")).unwrap();
+    ws.write(".git/modules/sub/info/exclude", "# nothing yet\n");
+    ws.write("sub/.git", "gitdir: ../.git/modules/sub\n");
+    ws.write("sub/secret.txt", "needle in secret\n");
+    ws.write("sub/kept.txt", "needle kept\n");
+    let mut indexed = ws.start(INDEX_ARGS);
+    let mut plain = ws.start(&[]);
+    wait_until_used(&mut indexed);
+
+    write_in_place(
+        &ws.root.join(".git/modules/sub/info/exclude"),
+        "secret.txt\n",
+    );
+    let from_scan = grep(&mut plain, json!({"pattern": "needle in"}));
+    assert!(
+        !from_scan.contains("secret.txt"),
+        "the scan does not read the submodule's exclude file (the test is moot): {from_scan}"
+    );
+    assert_eq!(
+        grep(&mut indexed, json!({"pattern": "needle in"})),
+        from_scan,
+        "the indexed answer differs from a scan"
+    );
+    wait_until_used(&mut indexed);
+    assert_same(&mut indexed, &mut plain, json!({"pattern": "needle in"}));
+}
