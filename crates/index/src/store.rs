@@ -93,7 +93,10 @@ fn read_entry(sandbox: &Sandbox, path: &Path) -> (FileEntry, u64) {
     let Ok(opened) = sandbox.open_walked(path) else {
         return (FileEntry::Always, 0);
     };
-    if opened.meta.len > MAX_INDEXED_FILE {
+    // A file with another name can be written through it, and inotify reports that write only
+    // to the watch of the other name's directory (outside, ignored, or another walked one):
+    // no filter of it can be trusted.
+    if opened.meta.len > MAX_INDEXED_FILE || opened.meta.nlink > 1 {
         return (FileEntry::Always, 0);
     }
     let mut text = Vec::with_capacity(opened.meta.len as usize);
@@ -102,11 +105,22 @@ fn read_entry(sandbox: &Sandbox, path: &Path) -> (FileEntry, u64) {
         .take(MAX_INDEXED_FILE + 1)
         .read_to_end(&mut text)
     {
-        Ok(n) if n as u64 <= MAX_INDEXED_FILE && memchr::memchr(0, &text).is_none() => {
+        Ok(n)
+            if n as u64 <= MAX_INDEXED_FILE
+                && memchr::memchr(0, &text).is_none()
+                && !is_transcoded(&text) =>
+        {
             (FileEntry::Grams(Grams::of(&text)), n as u64)
         }
         _ => (FileEntry::Always, 0),
     }
+}
+
+/// True for a text the search transcodes before matching: one with a UTF-16 byte order mark
+/// (grep-searcher's BOM sniffing turns it into UTF-8), whose raw bytes hold none of the
+/// trigrams of what is matched. (UTF-16 text often has no NUL byte: CJK characters.)
+fn is_transcoded(text: &[u8]) -> bool {
+    text.starts_with(&[0xFF, 0xFE]) || text.starts_with(&[0xFE, 0xFF])
 }
 
 fn entry_cost(path: &Path, entry: &FileEntry) -> usize {
