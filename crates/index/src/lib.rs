@@ -408,6 +408,9 @@ impl Shared {
 
 /// Applies a change of `path` to the index of the allowed directory it lies in.
 fn apply(sandbox: &Sandbox, roots: &mut [RootIndex], path: &Path, cap: usize) -> Update {
+    if roots.iter().any(|r| r.is_rule_source(path)) {
+        return Update::Rebuild("ignore rules read through a symlink or a .git file changed");
+    }
     let total: usize = roots.iter().map(RootIndex::bytes).sum();
     let Some(index) = roots
         .iter_mut()

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
-use fs_mcp_sandbox::{EntryKind, Sandbox};
+use fs_mcp_sandbox::{DirHandle, EntryKind, Sandbox, escape_path};
 use fs_mcp_search::{CandidatePlan, EntryClass, WalkObserver, WalkRules, is_ignore_file};
 
 use crate::grams::Grams;
@@ -45,6 +45,10 @@ pub(crate) struct RootIndex {
     files: BTreeMap<PathBuf, FileEntry>,
     dirs: BTreeMap<PathBuf, DirInfo>,
     rules: WalkRules,
+    /// Paths off the walk whose change changes the rules: the target of an ignore file that is a
+    /// symlink, and what a `.git` file or symlink leads to (its `commondir`, `info`,
+    /// `info/exclude`), as `fs_mcp_search`'s rules follow them. Their directories are watched.
+    rule_sources: BTreeSet<PathBuf>,
     /// Heap bytes held (filters, paths, entries).
     bytes: usize,
     /// Bytes of text indexed.
@@ -139,6 +143,7 @@ struct Builder<'a> {
     watch_dir: &'a (dyn Fn(&Path) -> Result<(), String> + Sync),
     files: Mutex<BTreeMap<PathBuf, FileEntry>>,
     dirs: Mutex<BTreeMap<PathBuf, DirInfo>>,
+    rule_sources: Mutex<BTreeSet<PathBuf>>,
     bytes: AtomicUsize,
     text_bytes: AtomicU64,
     failed: Mutex<Option<Unusable>>,
@@ -162,6 +167,82 @@ impl Builder<'_> {
             self.fail(Unusable::Watch(why));
         }
     }
+
+    /// Records `path` as a source of rules and watches its directory, so that its change
+    /// rebuilds.
+    fn rule_source(&self, path: PathBuf) {
+        if let Some(dir) = path.parent() {
+            self.watch(dir);
+        }
+        let mut sources = self.rule_sources.lock().unwrap_or_else(|e| e.into_inner());
+        sources.insert(path);
+    }
+
+    /// A rules file (`.gitignore`, `.ignore`, `info/exclude`) that is a symlink: its target
+    /// (inside the allowed directories; the rules follow no other) is a source of rules.
+    fn follow_rules_link(&self, parent: &Path, name: &OsStr) {
+        let is_link = self
+            .sandbox
+            .open_walked_dir(parent)
+            .ok()
+            .and_then(|dir| dir.stat(name).ok())
+            .is_some_and(|meta| meta.kind == EntryKind::Symlink);
+        if !is_link {
+            return;
+        }
+        if let Ok(target) = self.sandbox.open_file(&escape_path(&parent.join(name))) {
+            self.rule_source(target.path);
+        }
+    }
+
+    /// A `.git` that is a file (`gitdir: …`, worktrees and submodules) or a symlink: the git
+    /// directory it leads to holds the exclude rules (through `commondir`), as the rules read it.
+    fn follow_git_pointer(&self, dot_git: &Path) {
+        let git_dir = match self.sandbox.open_walked(dot_git) {
+            Ok(pointer) => read_pointer(&pointer.file, pointer.meta.len)
+                .and_then(|target| dir_at(self.sandbox, dot_git.parent()?, &target)),
+            // Not a regular file: a symlink (followed inside only) or nothing usable.
+            Err(_) => self.sandbox.open_dir(&escape_path(dot_git)).ok(),
+        };
+        let Some(git_dir) = git_dir else {
+            return;
+        };
+        let git_path = git_dir.path().to_path_buf();
+        self.rule_source(git_path.join("commondir"));
+        self.rule_source(git_path.join("info"));
+        let common = git_dir
+            .open_read(OsStr::new("commondir"))
+            .ok()
+            .and_then(|(file, meta)| read_pointer(&file, meta.len))
+            .and_then(|target| dir_at(self.sandbox, &git_path, &target));
+        let common_path = common.map_or_else(|| git_path.clone(), |c| c.path().to_path_buf());
+        if common_path != git_path {
+            self.rule_source(common_path.join("info"));
+        }
+        let info = common_path.join("info");
+        self.rule_source(info.join("exclude"));
+        self.follow_rules_link(&info, OsStr::new("exclude"));
+    }
+}
+
+/// Largest `.git` or `commondir` pointer file read, as the rules read them.
+const MAX_POINTER_BYTES: u64 = 4096;
+
+/// The first line of a pointer file, without a `gitdir:` prefix.
+fn read_pointer(file: &std::fs::File, len: u64) -> Option<String> {
+    if len > MAX_POINTER_BYTES {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_POINTER_BYTES).read_to_end(&mut bytes).ok()?;
+    let line = std::str::from_utf8(&bytes).ok()?.lines().next()?;
+    let target = line.strip_prefix("gitdir:").unwrap_or(line).trim();
+    (!target.is_empty()).then(|| target.to_string())
+}
+
+/// The directory `target` (relative to `base` unless absolute) names, through the sandbox.
+fn dir_at(sandbox: &Sandbox, base: &Path, target: &str) -> Option<DirHandle> {
+    sandbox.open_dir(&escape_path(&base.join(target))).ok()
 }
 
 impl WalkObserver for Builder<'_> {
@@ -180,6 +261,10 @@ impl WalkObserver for Builder<'_> {
             }
             EntryClass::Hidden => {
                 self.dir_info(parent, |d| d.hidden.insert(name.to_owned()));
+                // A `.git` that is not a directory (a file or a symlink) is only hidden.
+                if name == ".git" {
+                    self.follow_git_pointer(path);
+                }
             }
             EntryClass::Ignored => {
                 self.dir_info(parent, |d| d.ignored.insert(name.to_owned()));
@@ -190,12 +275,14 @@ impl WalkObserver for Builder<'_> {
                 let info = path.join("info");
                 if self.sandbox.open_walked_dir(&info).is_ok() {
                     self.watch(&info);
+                    self.follow_rules_link(&info, OsStr::new("exclude"));
                 }
             }
             _ => {}
         }
         if rules_file {
             self.dir_info(parent, |d| d.rules_file = true);
+            self.follow_rules_link(parent, name);
         }
     }
 
@@ -244,6 +331,7 @@ impl RootIndex {
             watch_dir,
             files: Mutex::default(),
             dirs: Mutex::default(),
+            rule_sources: Mutex::default(),
             bytes: AtomicUsize::new(0),
             text_bytes: AtomicU64::new(0),
             failed: Mutex::new(None),
@@ -273,6 +361,10 @@ impl RootIndex {
                 .unwrap_or_else(|e| e.into_inner()),
             dirs,
             rules,
+            rule_sources: builder
+                .rule_sources
+                .into_inner()
+                .unwrap_or_else(|e| e.into_inner()),
             bytes: builder.bytes.into_inner() + dir_bytes,
             text_bytes: builder.text_bytes.into_inner(),
         })
@@ -292,6 +384,12 @@ impl RootIndex {
 
     pub(crate) fn file_count(&self) -> usize {
         self.files.len()
+    }
+
+    /// True when a change of `path` changes the rules read through a symlink or a `.git`
+    /// pointer (wherever `path` lies).
+    pub(crate) fn is_rule_source(&self, path: &Path) -> bool {
+        self.rule_sources.contains(path)
     }
 
     /// Brings the index up to date with whatever `path` is now (an event named it). Reads the
