@@ -216,3 +216,80 @@ fn a_submodule_exclude_file_is_watched() {
     wait_until_used(&mut indexed);
     assert_same(&mut indexed, &mut plain, json!({"pattern": "needle in"}));
 }
+
+/// Two names of one file, both in walked directories, the second made after the build: the
+/// new name is read afresh, but link(2) reports nothing for the first name, whose filter would
+/// then hide a write through the second.
+#[test]
+fn a_hard_link_made_inside_after_the_build_updates_both_names() {
+    let ws = Workspace::new();
+    let first = ws.write("a/first.txt", "old text\n");
+    ws.write("b/placeholder.txt", "unrelated\n");
+    let mut indexed = ws.start(INDEX_ARGS);
+    let mut plain = ws.start(&[]);
+    wait_until_used(&mut indexed);
+
+    fs::hard_link(&first, ws.root.join("b/second.txt")).unwrap();
+    write_in_place(&ws.root.join("b/second.txt"), "fresh needle via b\n");
+    assert_same(&mut indexed, &mut plain, json!({"pattern": "fresh needle"}));
+}
+
+/// Nested allowed directories (`ws` and `ws/sub`): both indexes hold `ws/sub`'s files, and a
+/// change there must reach both, not only the deepest.
+#[test]
+fn a_change_below_nested_allowed_directories_reaches_both_indexes() {
+    let ws = Workspace::new();
+    ws.write("top.txt", "top level\n");
+    ws.write("sub/inner.txt", "old text\n");
+    let (outer, inner) = (
+        ws.root.to_str().unwrap().to_string(),
+        ws.root.join("sub").to_str().unwrap().to_string(),
+    );
+    let mut args: Vec<&str> = INDEX_ARGS.to_vec();
+    args.extend([outer.as_str(), inner.as_str()]);
+    let mut indexed = StdioClient::start(&ws.base, &args);
+    let mut plain = StdioClient::start(&ws.base, &[outer.as_str(), inner.as_str()]);
+    wait_until_used(&mut indexed);
+
+    write_in_place(&ws.root.join("sub/inner.txt"), "fresh needle below both\n");
+    for search_path in [".", "sub"] {
+        assert_same(
+            &mut indexed,
+            &mut plain,
+            json!({"pattern": "fresh needle", "search_path": search_path}),
+        );
+    }
+}
+
+/// `.gitignore` → `link` → `rules/a.txt`: the rules follow both symlinks, so retargeting the
+/// middle one (to `rules/b.txt`) changes them, yet neither the ignore file nor its final target
+/// changed.
+#[test]
+fn an_ignore_file_behind_two_symlinks_is_watched_at_every_hop() {
+    let ws = Workspace::new();
+    ws.write("rules/a.txt", "*.log\n");
+    ws.write("rules/b.txt", "*.log\nsecret.txt\n");
+    std::os::unix::fs::symlink("rules/a.txt", ws.root.join("link")).unwrap();
+    std::os::unix::fs::symlink("link", ws.root.join(".gitignore")).unwrap();
+    ws.write("secret.txt", "needle in secret\n");
+    ws.write("kept.txt", "needle kept\n");
+    let mut indexed = ws.start(INDEX_ARGS);
+    let mut plain = ws.start(&[]);
+    wait_until_used(&mut indexed);
+
+    // Retargeted atomically, as `ln -sfn` does: a new symlink renamed over the old one.
+    std::os::unix::fs::symlink("rules/b.txt", ws.root.join("link.new")).unwrap();
+    fs::rename(ws.root.join("link.new"), ws.root.join("link")).unwrap();
+    let from_scan = grep(&mut plain, json!({"pattern": "needle in"}));
+    assert!(
+        !from_scan.contains("secret.txt"),
+        "the scan does not follow the symlinks (the test is moot): {from_scan}"
+    );
+    assert_eq!(
+        grep(&mut indexed, json!({"pattern": "needle in"})),
+        from_scan,
+        "the indexed answer differs from a scan"
+    );
+    wait_until_used(&mut indexed);
+    assert_same(&mut indexed, &mut plain, json!({"pattern": "needle in"}));
+}
