@@ -406,21 +406,22 @@ impl Shared {
     }
 }
 
-/// Applies a change of `path` to the index of the allowed directory it lies in.
+/// Applies a change of `path` to the index of every allowed directory it lies in (allowed
+/// directories may nest: each index holds the entries below the inner one).
 fn apply(sandbox: &Sandbox, roots: &mut [RootIndex], path: &Path, cap: usize) -> Update {
     if roots.iter().any(|r| r.is_rule_source(path)) {
         return Update::Rebuild("ignore rules read through a symlink or a .git file changed");
     }
-    let total: usize = roots.iter().map(RootIndex::bytes).sum();
-    let Some(index) = roots
-        .iter_mut()
-        .filter(|r| path.starts_with(r.root()))
-        .max_by_key(|r| r.root().as_os_str().len())
-    else {
-        return Update::Done;
-    };
-    let room = cap.saturating_sub(total - index.bytes());
-    index.update(sandbox, path, room)
+    let mut total: usize = roots.iter().map(RootIndex::bytes).sum();
+    for index in roots.iter_mut().filter(|r| path.starts_with(r.root())) {
+        let before = index.bytes();
+        let room = cap.saturating_sub(total - before);
+        if let Update::Rebuild(why) = index.update(sandbox, path, room) {
+            return Update::Rebuild(why);
+        }
+        total = total - before + index.bytes();
+    }
+    Update::Done
 }
 
 /// Builds generation `generation` and installs it unless a newer one started meanwhile.
