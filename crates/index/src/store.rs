@@ -23,11 +23,25 @@ pub(crate) const MAX_INDEXED_FILE: u64 = 4 << 20;
 /// Bytes an entry costs besides its filter and path (map node, enum, lengths), for the cap.
 const ENTRY_OVERHEAD: usize = 64;
 
-/// A visited file: its filter, or `Always` (binary, too large, unreadable: always searched).
+/// A visited file: its filter, or `Always` (binary, too large, unreadable, hard-linked: always
+/// searched).
 #[derive(Debug)]
 enum FileEntry {
-    Grams(Grams),
+    /// The filter, and the file's identity, to find it when it gets another name.
+    Grams(Grams, FileId),
     Always,
+}
+
+/// A file's identity: device and inode.
+type FileId = (u64, u64);
+
+/// What reading a walked file gives.
+struct ReadEntry {
+    entry: FileEntry,
+    /// Bytes of text indexed.
+    text: u64,
+    /// The file's identity when it has more than one name.
+    linked: Option<FileId>,
 }
 
 /// A directory the walk entered: the names it skips there (for the notes) and whether it holds
@@ -93,15 +107,24 @@ pub(crate) enum Update {
 
 /// Reads one walked file as grep reads it (by handle, without following a symlink) into its
 /// entry, with the text bytes it covers.
-fn read_entry(sandbox: &Sandbox, path: &Path) -> (FileEntry, u64) {
-    let Ok(opened) = sandbox.open_walked(path) else {
-        return (FileEntry::Always, 0);
+fn read_entry(sandbox: &Sandbox, path: &Path) -> ReadEntry {
+    let always = |linked| ReadEntry {
+        entry: FileEntry::Always,
+        text: 0,
+        linked,
     };
+    let Ok(opened) = sandbox.open_walked(path) else {
+        return always(None);
+    };
+    let id = (opened.meta.dev, opened.meta.ino);
     // A file with another name can be written through it, and inotify reports that write only
     // to the watch of the other name's directory (outside, ignored, or another walked one):
     // no filter of it can be trusted.
-    if opened.meta.len > MAX_INDEXED_FILE || opened.meta.nlink > 1 {
-        return (FileEntry::Always, 0);
+    if opened.meta.nlink > 1 {
+        return always(Some(id));
+    }
+    if opened.meta.len > MAX_INDEXED_FILE {
+        return always(None);
     }
     let mut text = Vec::with_capacity(opened.meta.len as usize);
     // `take` bounds the read if the file grows meanwhile.
@@ -114,9 +137,13 @@ fn read_entry(sandbox: &Sandbox, path: &Path) -> (FileEntry, u64) {
                 && memchr::memchr(0, &text).is_none()
                 && !is_transcoded(&text) =>
         {
-            (FileEntry::Grams(Grams::of(&text)), n as u64)
+            ReadEntry {
+                entry: FileEntry::Grams(Grams::of(&text), id),
+                text: n as u64,
+                linked: None,
+            }
         }
-        _ => (FileEntry::Always, 0),
+        _ => always(None),
     }
 }
 
@@ -129,7 +156,7 @@ fn is_transcoded(text: &[u8]) -> bool {
 
 fn entry_cost(path: &Path, entry: &FileEntry) -> usize {
     let grams = match entry {
-        FileEntry::Grams(g) => g.bytes(),
+        FileEntry::Grams(g, _) => g.bytes(),
         FileEntry::Always => 0,
     };
     path.as_os_str().len() + grams + ENTRY_OVERHEAD
@@ -297,7 +324,7 @@ impl WalkObserver for Builder<'_> {
         if self.give_up.load(Ordering::Relaxed) {
             return;
         }
-        let (entry, text) = read_entry(self.sandbox, path);
+        let ReadEntry { entry, text, .. } = read_entry(self.sandbox, path);
         let cost = entry_cost(path, &entry);
         if self.bytes.fetch_add(cost, Ordering::Relaxed) + cost > self.cap {
             self.fail(Unusable::OverCap { cap: self.cap });
@@ -433,7 +460,14 @@ impl RootIndex {
                 Update::Done
             }
             (EntryClass::Walked, EntryKind::File) => {
-                let (entry, text) = read_entry(sandbox, path);
+                let ReadEntry {
+                    entry,
+                    text,
+                    linked,
+                } = read_entry(sandbox, path);
+                if let Some(id) = linked {
+                    self.distrust(id);
+                }
                 self.bytes += entry_cost(path, &entry);
                 self.text_bytes += text;
                 self.files.insert(path.to_path_buf(), entry);
@@ -471,6 +505,19 @@ impl RootIndex {
             }
         }
         Update::Done
+    }
+
+    /// Makes every file of identity `id` always a candidate: it just got another name (link(2)
+    /// reports nothing to the watch of its other names' directories).
+    fn distrust(&mut self, id: FileId) {
+        for entry in self.files.values_mut() {
+            if let FileEntry::Grams(grams, of) = entry
+                && *of == id
+            {
+                self.bytes = self.bytes.saturating_sub(grams.bytes());
+                *entry = FileEntry::Always;
+            }
+        }
     }
 
     fn dir_mut(&mut self, dir: &Path) -> &mut DirInfo {
@@ -514,7 +561,7 @@ impl RootIndex {
         {
             let may_match = match entry {
                 FileEntry::Always => true,
-                FileEntry::Grams(grams) => grams.may_meet(required),
+                FileEntry::Grams(grams, _) => grams.may_meet(required),
             };
             if may_match {
                 plan.candidates.push(path.clone());
