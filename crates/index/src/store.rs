@@ -205,20 +205,34 @@ impl Builder<'_> {
         sources.insert(path);
     }
 
-    /// A rules file (`.gitignore`, `.ignore`, `info/exclude`) that is a symlink: its target
-    /// (inside the allowed directories; the rules follow no other) is a source of rules.
+    /// A rules file (`.gitignore`, `.ignore`, `info/exclude`) that is a symlink: every link of
+    /// the chain after it, and its final target (inside the allowed directories; the rules
+    /// follow no other), are sources of rules. (A symlink to a directory in the middle of a
+    /// target's path is not followed here: retargeting it goes unseen.)
     fn follow_rules_link(&self, parent: &Path, name: &OsStr) {
-        let is_link = self
-            .sandbox
-            .open_walked_dir(parent)
-            .ok()
-            .and_then(|dir| dir.stat(name).ok())
-            .is_some_and(|meta| meta.kind == EntryKind::Symlink);
-        if !is_link {
+        let Some(mut dir) = self.sandbox.open_walked_dir(parent).ok() else {
             return;
-        }
-        if let Ok(target) = self.sandbox.open_file(&escape_path(&parent.join(name))) {
-            self.rule_source(target.path);
+        };
+        let mut name = name.to_os_string();
+        // As many hops as the kernel follows.
+        for hop in 0..=40 {
+            if hop > 0 {
+                self.rule_source(dir.path().join(&name));
+            }
+            let is_link = dir
+                .stat(&name)
+                .is_ok_and(|meta| meta.kind == EntryKind::Symlink);
+            let Some(target) = is_link.then(|| dir.read_link(&name).ok()).flatten() else {
+                return;
+            };
+            let next = dir.path().join(target);
+            let (Some(next_dir), Some(next_name)) = (next.parent(), next.file_name()) else {
+                return;
+            };
+            let Ok(opened) = self.sandbox.open_dir(&escape_path(next_dir)) else {
+                return;
+            };
+            (dir, name) = (opened, next_name.to_os_string());
         }
     }
 
