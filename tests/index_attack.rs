@@ -293,3 +293,93 @@ fn an_ignore_file_behind_two_symlinks_is_watched_at_every_hop() {
     wait_until_used(&mut indexed);
     assert_same(&mut indexed, &mut plain, json!({"pattern": "needle in"}));
 }
+
+/// The marker barrier under parallel calls: a writer replaces `counter.txt` (atomically, by
+/// rename) with ever higher values; every grep sent after a value was written answers that
+/// value or a later one, whichever of the parallel calls it is.
+#[test]
+fn parallel_greps_never_see_a_value_older_than_the_last_completed_write() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    let ws = Workspace::new();
+    ws.write("counter.txt", "value 0\n");
+    for i in 0..50 {
+        ws.write(&format!("other/f{i}.txt"), format!("noise {i}\n"));
+    }
+    let mut indexed = ws.start(INDEX_ARGS);
+    wait_until_used(&mut indexed);
+
+    let written = Arc::new(AtomicU64::new(0));
+    let (root, done) = (ws.root.clone(), Arc::clone(&written));
+    let writer = std::thread::spawn(move || {
+        for n in 1..=3_000u64 {
+            let tmp = root.join(".counter.tmp");
+            fs::write(&tmp, format!("value {n}\n")).unwrap();
+            fs::rename(&tmp, root.join("counter.txt")).unwrap();
+            done.store(n, Ordering::SeqCst);
+        }
+    });
+    let before = used(&indexed);
+    let mut checked = 0;
+    for _ in 0..40 {
+        let floor = written.load(Ordering::SeqCst);
+        let ids: Vec<u64> = (0..4)
+            .map(|_| {
+                indexed.send_request(
+                    "tools/call",
+                    json!({"name": "grep_content", "arguments": {"pattern": "^value [0-9]+$"}}),
+                )
+            })
+            .collect();
+        for id in ids {
+            let reply = indexed.wait_for(id);
+            let text = common::text_of(&reply["result"]);
+            let seen: u64 = text
+                .lines()
+                .filter_map(|l| l.strip_prefix("1:value "))
+                .filter_map(|v| v.trim().parse().ok())
+                .max()
+                .unwrap_or_else(|| panic!("no value in {text}"));
+            assert!(
+                seen >= floor,
+                "a grep sent after value {floor} was written answered {seen}: {text}"
+            );
+            checked += 1;
+        }
+    }
+    writer.join().unwrap();
+    assert!(checked > 0);
+    assert!(
+        used(&indexed) > before,
+        "the index never answered: {}",
+        indexed.stderr.lock().unwrap()
+    );
+}
+
+/// The index's memory as its log reports it counts the names it keeps of skipped (ignored or
+/// hidden) entries, so the cap bounds them: here 20,000 ignored files with 150-byte names.
+#[test]
+fn the_names_of_skipped_entries_count_toward_the_index_memory() {
+    let ws = Workspace::new();
+    ws.write(".gitignore", "*.log\n");
+    ws.write("kept.txt", "kept\n");
+    let pad = "x".repeat(140);
+    for i in 0..20_000 {
+        fs::write(ws.root.join(format!("{pad}{i:05}.log")), "").unwrap();
+    }
+    let mut indexed = ws.start(INDEX_ARGS);
+    wait_until_used(&mut indexed);
+    let log = indexed.stderr.lock().unwrap().clone();
+    let reported: usize = log
+        .lines()
+        .find_map(|l| {
+            let rest = l.split(" bytes of text in ").nth(1)?;
+            rest.split(' ').next()?.parse().ok()
+        })
+        .unwrap_or_else(|| panic!("no ready line in the log: {log}"));
+    assert!(
+        reported >= 20_000 * 145,
+        "the index reports {reported} bytes while keeping 20,000 names of 145 bytes"
+    );
+}
