@@ -23,6 +23,14 @@ pub(crate) const MAX_INDEXED_FILE: u64 = 4 << 20;
 /// Bytes an entry costs besides its filter and path (map node, enum, lengths), for the cap.
 const ENTRY_OVERHEAD: usize = 64;
 
+/// Bytes a skipped entry's name costs besides its bytes (set node, lengths), for the cap.
+const NAME_OVERHEAD: usize = 32;
+
+/// What keeping the name of a skipped (hidden or ignored) entry costs.
+fn name_cost(name: &OsStr) -> usize {
+    name.len() + NAME_OVERHEAD
+}
+
 /// A visited file: its filter, or `Always` (binary, too large, unreadable, hard-linked: always
 /// searched).
 #[derive(Debug)]
@@ -189,6 +197,13 @@ impl Builder<'_> {
         f(dirs.entry(dir.to_path_buf()).or_default())
     }
 
+    /// Counts `cost` more bytes toward the cap.
+    fn charge(&self, cost: usize) {
+        if self.bytes.fetch_add(cost, Ordering::Relaxed) + cost > self.cap {
+            self.fail(Unusable::OverCap { cap: self.cap });
+        }
+    }
+
     fn watch(&self, dir: &Path) {
         if let Err(why) = (self.watch_dir)(dir) {
             self.fail(Unusable::Watch(why));
@@ -302,6 +317,7 @@ impl WalkObserver for Builder<'_> {
             }
             EntryClass::Hidden => {
                 self.dir_info(parent, |d| d.hidden.insert(name.to_owned()));
+                self.charge(name_cost(name));
                 // A `.git` that is not a directory (a file or a symlink) is only hidden.
                 if name == ".git" {
                     self.follow_git_pointer(path);
@@ -309,6 +325,7 @@ impl WalkObserver for Builder<'_> {
             }
             EntryClass::Ignored => {
                 self.dir_info(parent, |d| d.ignored.insert(name.to_owned()));
+                self.charge(name_cost(name));
             }
             EntryClass::Vcs if name == ".git" => {
                 // Its info/exclude holds rules: watched, so a change rebuilds.
@@ -467,11 +484,11 @@ impl RootIndex {
             (EntryClass::Vcs, _) => Update::Rebuild("a repository appeared"),
             (EntryClass::Hidden, _) => {
                 self.dir_mut(parent).hidden.insert(name.to_owned());
-                Update::Done
+                self.charge_name(name, cap)
             }
             (EntryClass::Ignored, _) => {
                 self.dir_mut(parent).ignored.insert(name.to_owned());
-                Update::Done
+                self.charge_name(name, cap)
             }
             (EntryClass::Walked, EntryKind::File) => {
                 let ReadEntry {
@@ -544,8 +561,17 @@ impl RootIndex {
             self.bytes = self.bytes.saturating_sub(entry_cost(path, &entry));
         }
         let dir = self.dir_mut(parent);
-        dir.hidden.remove(name);
-        dir.ignored.remove(name);
+        let removed = usize::from(dir.hidden.remove(name)) + usize::from(dir.ignored.remove(name));
+        self.bytes = self.bytes.saturating_sub(removed * name_cost(name));
+    }
+
+    /// Counts a skipped entry's name just kept toward the cap.
+    fn charge_name(&mut self, name: &OsStr, cap: usize) -> Update {
+        self.bytes += name_cost(name);
+        if self.bytes > cap {
+            return Update::Rebuild("the index grew past its cap");
+        }
+        Update::Done
     }
 
     /// The plan for a search of `root` (canonical; a directory the walk enters) for `required`,
