@@ -10,7 +10,10 @@
 //! visits, which entries it skips as hidden or ignored (for the notes), and, per visited file,
 //! a Bloom filter of the file's lowercased trigrams (half a byte per distinct trigram, so at most
 //! about half the file). Files are read by handle through the sandbox as the search reads them. A
-//! binary file (a NUL byte), one over 4 MiB or one that could not be read is always a candidate.
+//! binary file (a NUL byte), one over 4 MiB, one that could not be read, one with a UTF-16 byte
+//! order mark (the search transcodes it, so its raw bytes say nothing of what is matched) and
+//! one with several hard links (see below) is always a candidate. The names of hidden and
+//! ignored entries kept for the notes count toward the cap too.
 //! The whole index is capped ([`IndexConfig::max_bytes`]); past the cap searches scan and the
 //! log says why.
 //!
@@ -25,7 +28,10 @@
 //!
 //! The index is kept fresh by an inotify instance watching every directory the walk enters
 //! (each watched before the walk lists it, so an entry created meanwhile is either listed or
-//! reported), plus `.git` and `.git/info` of repositories (their exclude rules). A change to a
+//! reported), plus `.git` and `.git/info` of repositories (their exclude rules), and the rules
+//! the walk reads off its own entries: every link of an ignore file that is a symlink, and the
+//! git directory, `commondir` and `info/exclude` a `.git` file or symlink leads to (submodules,
+//! worktrees). Allowed directories may nest; a change updates the index of each. A change to a
 //! file's content, a create, delete or rename updates that entry, read again by handle; a change
 //! to a directory the walk enters, to an ignore file, or a new directory, rebuilds the index in
 //! the background, and searches scan meanwhile.
@@ -47,8 +53,17 @@
 //! the search scans. If the queue overflows (`IN_Q_OVERFLOW`), a watch cannot be added (the
 //! inotify watch limit) or reading events fails, the index is rebuilt (or, past a failure, left
 //! unusable for a while) and searches scan until it is ready. Changes inotify does not report
-//! (writes through a shared `mmap`, other machines writing to a network file system) are not
-//! seen: don't use `--index` there.
+//! are not seen: don't use `--index` where they happen:
+//!
+//! * writes through a shared `mmap`, and other machines writing to a network file system;
+//! * writes through a hard link made *after* the build in a directory the index does not watch
+//!   (outside the allowed directories, or an ignored or hidden one): inotify reports a write only
+//!   to the watch of the directory of the name written through, and `link(2)` reports nothing
+//!   to the directories of the other names. A file that already has several names when it is
+//!   read is always a candidate, and a new name in a watched directory makes every name of the
+//!   file one, so only links made afterwards from unwatched places go unseen;
+//! * a change to a symlink to a directory in the middle of an ignore file's target path, or the
+//!   creation of the git directory a `.git` file points to when it did not exist yet.
 //!
 //! # Safety
 //!
