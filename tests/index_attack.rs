@@ -383,3 +383,36 @@ fn the_names_of_skipped_entries_count_toward_the_index_memory() {
         "the index reports {reported} bytes while keeping 20,000 names of 145 bytes"
     );
 }
+
+/// Names with a newline, invalid UTF-8 and a backslash: the indexed answer shows them (escaped)
+/// exactly as a scan does, in the same order, also when the cap cuts the list.
+#[test]
+fn odd_names_are_answered_as_a_scan_answers_them() {
+    use std::os::unix::ffi::OsStrExt;
+
+    let ws = Workspace::new();
+    let names: [&[u8]; 5] = [
+        b"line\nbreak.txt",
+        b"bad\xffutf8.txt",
+        b"back\\slash.txt",
+        b"a-b/x.txt",
+        b"a/x.txt",
+    ];
+    for (i, name) in names.iter().enumerate() {
+        let path = ws.root.join(std::ffi::OsStr::from_bytes(name));
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, format!("needle {i}\nneedle again {i}\n")).unwrap();
+    }
+    ws.write("plain.txt", "nothing\n");
+    let mut indexed = ws.start(INDEX_ARGS);
+    let mut plain = ws.start(&[]);
+    wait_until_used(&mut indexed);
+
+    for max in [1, 3, 100] {
+        assert_same(
+            &mut indexed,
+            &mut plain,
+            json!({"pattern": "needle", "max_matches": max}),
+        );
+    }
+}
