@@ -210,6 +210,34 @@ impl Builder<'_> {
         }
     }
 
+    /// Watches where the rules of `dir` come from, before the walk reads them (it reads a
+    /// directory's rules when it enters it, before it lists the directory's entries, so a watch
+    /// added when `.git` is listed would miss a change in between): a `.git` directory and its
+    /// `info`, what a `.git` file or symlink leads to, every link of an ignore file that is a
+    /// symlink.
+    fn watch_rules(&self, dir: &Path) {
+        let Ok(handle) = self.sandbox.open_walked_dir(dir) else {
+            return;
+        };
+        for name in [".gitignore", ".ignore"] {
+            self.follow_rules_link(dir, OsStr::new(name));
+        }
+        let dot_git = dir.join(".git");
+        match handle.stat(OsStr::new(".git")).map(|meta| meta.kind) {
+            Ok(EntryKind::Dir) => {
+                // Its info/exclude holds rules: watched, so a change rebuilds.
+                self.watch(&dot_git);
+                let info = dot_git.join("info");
+                if self.sandbox.open_walked_dir(&info).is_ok() {
+                    self.watch(&info);
+                    self.follow_rules_link(&info, OsStr::new("exclude"));
+                }
+            }
+            Ok(_) => self.follow_git_pointer(&dot_git),
+            Err(_) => {}
+        }
+    }
+
     /// Records `path` as a source of rules and watches its directory, so that its change
     /// rebuilds.
     fn rule_source(&self, path: PathBuf) {
@@ -314,33 +342,20 @@ impl WalkObserver for Builder<'_> {
             EntryClass::Walked if is_dir => {
                 self.dir_info(path, |_| ());
                 self.watch(path);
+                self.watch_rules(path);
             }
             EntryClass::Hidden => {
                 self.dir_info(parent, |d| d.hidden.insert(name.to_owned()));
                 self.charge(name_cost(name));
-                // A `.git` that is not a directory (a file or a symlink) is only hidden.
-                if name == ".git" {
-                    self.follow_git_pointer(path);
-                }
             }
             EntryClass::Ignored => {
                 self.dir_info(parent, |d| d.ignored.insert(name.to_owned()));
                 self.charge(name_cost(name));
             }
-            EntryClass::Vcs if name == ".git" => {
-                // Its info/exclude holds rules: watched, so a change rebuilds.
-                self.watch(path);
-                let info = path.join("info");
-                if self.sandbox.open_walked_dir(&info).is_ok() {
-                    self.watch(&info);
-                    self.follow_rules_link(&info, OsStr::new("exclude"));
-                }
-            }
             _ => {}
         }
         if rules_file {
             self.dir_info(parent, |d| d.rules_file = true);
-            self.follow_rules_link(parent, name);
         }
     }
 
@@ -397,6 +412,7 @@ impl RootIndex {
         };
         builder.dir_info(root, |_| ());
         builder.watch(root);
+        builder.watch_rules(root);
         let rules = fs_mcp_search::walk_default(sandbox, root, threads, &builder)
             .map_err(|e| Unusable::Walk(e.to_string()))?;
         if let Some(why) = builder
