@@ -416,3 +416,75 @@ fn odd_names_are_answered_as_a_scan_answers_them() {
         );
     }
 }
+
+/// Compares right after a change (the index may be rebuilding: then it scans), then once the
+/// index answers again.
+fn compare_now_and_settled(indexed: &mut StdioClient, plain: &mut StdioClient, arguments: Value) {
+    assert_eq!(
+        grep(indexed, arguments.clone()),
+        grep(plain, arguments.clone()),
+        "{arguments}: right after the change, the indexed answer differs from a scan"
+    );
+    wait_until_used(indexed);
+    assert_same(indexed, plain, arguments);
+}
+
+/// Changes of the walk itself, one after the other: a populated directory moved in from
+/// outside, `.gitignore` replaced by a rename, a nested repository created (the root's
+/// `.gitignore` no longer applies below it), `.git/info/exclude` renamed into place, and a
+/// directory exchanged with a symlink to outside and back (`renameat2(RENAME_EXCHANGE)`).
+#[test]
+fn changes_of_the_walk_itself_are_answered_as_a_scan_answers_them() {
+    let ws = Workspace::new();
+    ws.write(".gitignore", "*.secret\n");
+    ws.write("top.txt", "needle top\n");
+    ws.write("sub/x.secret", "needle in a secret\n");
+    ws.write("swap/inside.txt", "needle inside swap\n");
+    fs::create_dir_all(ws.root.join(".git/info")).unwrap();
+    let moved = ws.base.join("moved-in");
+    fs::create_dir_all(moved.join("deeper")).unwrap();
+    fs::write(moved.join("deeper/m.txt"), "needle moved in\n").unwrap();
+    let outside = ws.base.join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(outside.join("inside.txt"), "needle OUTSIDE secret\n").unwrap();
+    std::os::unix::fs::symlink(&outside, ws.root.join("link")).unwrap();
+    let mut indexed = ws.start(INDEX_ARGS);
+    let mut plain = ws.start(&[]);
+    wait_until_used(&mut indexed);
+    let needle = json!({"pattern": "needle"});
+
+    fs::rename(&moved, ws.root.join("moved")).unwrap();
+    compare_now_and_settled(&mut indexed, &mut plain, needle.clone());
+
+    fs::write(ws.root.join("new-rules"), "*.secret\ntop.txt\n").unwrap();
+    fs::rename(ws.root.join("new-rules"), ws.root.join(".gitignore")).unwrap();
+    compare_now_and_settled(&mut indexed, &mut plain, needle.clone());
+
+    fs::create_dir_all(ws.root.join("sub/.git")).unwrap();
+    compare_now_and_settled(&mut indexed, &mut plain, needle.clone());
+
+    fs::write(ws.root.join(".git/exclude.new"), "moved/\n").unwrap();
+    fs::rename(
+        ws.root.join(".git/exclude.new"),
+        ws.root.join(".git/info/exclude"),
+    )
+    .unwrap();
+    compare_now_and_settled(&mut indexed, &mut plain, needle.clone());
+
+    let exchange = || {
+        rustix::fs::renameat_with(
+            rustix::fs::CWD,
+            &ws.root.join("swap"),
+            rustix::fs::CWD,
+            &ws.root.join("link"),
+            rustix::fs::RenameFlags::EXCHANGE,
+        )
+        .unwrap();
+    };
+    exchange();
+    let swapped = grep(&mut indexed, needle.clone());
+    assert!(!swapped.contains("OUTSIDE"), "outside content: {swapped}");
+    compare_now_and_settled(&mut indexed, &mut plain, needle.clone());
+    exchange();
+    compare_now_and_settled(&mut indexed, &mut plain, needle);
+}
