@@ -474,9 +474,9 @@ fn changes_of_the_walk_itself_are_answered_as_a_scan_answers_them() {
     let exchange = || {
         rustix::fs::renameat_with(
             rustix::fs::CWD,
-            &ws.root.join("swap"),
+            ws.root.join("swap"),
             rustix::fs::CWD,
-            &ws.root.join("link"),
+            ws.root.join("link"),
             rustix::fs::RenameFlags::EXCHANGE,
         )
         .unwrap();
@@ -487,4 +487,75 @@ fn changes_of_the_walk_itself_are_answered_as_a_scan_answers_them() {
     compare_now_and_settled(&mut indexed, &mut plain, needle.clone());
     exchange();
     compare_now_and_settled(&mut indexed, &mut plain, needle);
+}
+
+/// The inotify watch limit, lowered to 30 for the server alone (a user namespace has its own):
+/// the first build fits; 40 new directories make the rebuild hit the limit, and from then on
+/// every answer is a scan's.
+#[test]
+fn the_watch_limit_reached_by_a_rebuild_falls_back_to_scans() {
+    let probe = std::process::Command::new("unshare")
+        .args([
+            "-Ur",
+            "sh",
+            "-c",
+            "echo 30 > /proc/sys/user/max_inotify_watches",
+        ])
+        .status();
+    if !probe.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: no user namespace with its own inotify limit here");
+        return;
+    }
+    let ws = Workspace::new();
+    for i in 0..10 {
+        ws.write(&format!("d{i}/f.txt"), format!("needle old {i}\n"));
+    }
+    let root = ws.root.to_str().unwrap().to_string();
+    let mut args: Vec<&str> = INDEX_ARGS.to_vec();
+    args.push(&root);
+    let wrapper = [
+        "unshare",
+        "-Ur",
+        "sh",
+        "-c",
+        "echo 30 > /proc/sys/user/max_inotify_watches && exec \"$0\" \"$@\"",
+    ];
+    let mut indexed = StdioClient::start_wrapped(&ws.base, &wrapper, &args);
+    let mut plain = ws.start(&[]);
+    wait_until_used(&mut indexed);
+    assert_same(&mut indexed, &mut plain, json!({"pattern": "needle"}));
+
+    for i in 0..40 {
+        ws.write(&format!("n{i}/g.txt"), format!("needle new {i}\n"));
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        assert_eq!(
+            grep(&mut indexed, json!({"pattern": "needle"})),
+            grep(&mut plain, json!({"pattern": "needle"})),
+            "the indexed answer differs from a scan"
+        );
+        if indexed.stderr.lock().unwrap().contains("watch limit") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the limit was never reached: {}",
+            indexed.stderr.lock().unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let before = used(&indexed);
+    for pattern in ["needle new 39", "needle old 3", "nowhere"] {
+        assert_eq!(
+            grep(&mut indexed, json!({"pattern": pattern})),
+            grep(&mut plain, json!({"pattern": pattern})),
+            "{pattern}"
+        );
+    }
+    assert_eq!(
+        used(&indexed),
+        before,
+        "an index past the watch limit answered"
+    );
 }
