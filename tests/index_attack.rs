@@ -559,3 +559,38 @@ fn the_watch_limit_reached_by_a_rebuild_falls_back_to_scans() {
         "an index past the watch limit answered"
     );
 }
+
+/// A file made with `O_TMPFILE` and linked into the tree (`linkat`): later writes through the
+/// still open descriptor are reported under the kernel's name for the unnamed file (`#<inode>`),
+/// not under the name it was linked as.
+#[test]
+fn a_write_through_an_o_tmpfile_descriptor_after_linkat_is_seen() {
+    use std::os::fd::AsRawFd;
+
+    let ws = Workspace::new();
+    ws.write("other.txt", "unrelated\n");
+    let mut indexed = ws.start(INDEX_ARGS);
+    let mut plain = ws.start(&[]);
+    wait_until_used(&mut indexed);
+
+    let fd = rustix::fs::openat(
+        rustix::fs::CWD,
+        &ws.root,
+        rustix::fs::OFlags::TMPFILE | rustix::fs::OFlags::RDWR,
+        rustix::fs::Mode::from_raw_mode(0o644),
+    )
+    .unwrap();
+    let mut file = fs::File::from(fd);
+    file.write_all(b"first text\n").unwrap();
+    rustix::fs::linkat(
+        rustix::fs::CWD,
+        format!("/proc/self/fd/{}", file.as_raw_fd()),
+        rustix::fs::CWD,
+        ws.root.join("linked.txt"),
+        rustix::fs::AtFlags::SYMLINK_FOLLOW,
+    )
+    .unwrap();
+    assert_same(&mut indexed, &mut plain, json!({"pattern": "first text"}));
+    file.write_all(b"fresh needle after the link\n").unwrap();
+    assert_same(&mut indexed, &mut plain, json!({"pattern": "fresh needle"}));
+}
