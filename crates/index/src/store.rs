@@ -43,6 +43,11 @@ enum FileEntry {
 /// A file's identity: device and inode.
 type FileId = (u64, u64);
 
+/// The inode of an unnamed (`O_TMPFILE`) file, from the name its events carry (`#<inode>`).
+fn unnamed_inode(name: &OsStr) -> Option<u64> {
+    name.to_str()?.strip_prefix('#')?.parse().ok()
+}
+
 /// What reading a walked file gives.
 struct ReadEntry {
     entry: FileEntry,
@@ -492,6 +497,11 @@ impl RootIndex {
         };
         self.forget(path, parent, name);
         let Some(kind) = kind else {
+            // Writes through an `O_TMPFILE` descriptor, also after linkat(2) gave the file a
+            // name, are reported under the kernel's name for it, `#<inode>`.
+            if let Some(ino) = unnamed_inode(name) {
+                self.distrust(|(_, of)| of == ino);
+            }
             return Update::Done;
         };
         let is_dir = kind == EntryKind::Dir;
@@ -513,7 +523,7 @@ impl RootIndex {
                     linked,
                 } = read_entry(sandbox, path);
                 if let Some(id) = linked {
-                    self.distrust(id);
+                    self.distrust(|of| of == id);
                 }
                 self.bytes += entry_cost(path, &entry);
                 self.text_bytes += text;
@@ -554,12 +564,13 @@ impl RootIndex {
         Update::Done
     }
 
-    /// Makes every file of identity `id` always a candidate: it just got another name (link(2)
-    /// reports nothing to the watch of its other names' directories).
-    fn distrust(&mut self, id: FileId) {
+    /// Makes every file whose identity `is_it` always a candidate: it just got another name
+    /// (link(2) reports nothing to the watch of its other names' directories), or was written
+    /// through a descriptor whose events name no path.
+    fn distrust(&mut self, is_it: impl Fn(FileId) -> bool) {
         for entry in self.files.values_mut() {
             if let FileEntry::Grams(grams, of) = entry
-                && *of == id
+                && is_it(*of)
             {
                 self.bytes = self.bytes.saturating_sub(grams.bytes());
                 *entry = FileEntry::Always;
