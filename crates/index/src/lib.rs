@@ -62,6 +62,8 @@
 //!   to the directories of the other names. A file that already has several names when it is
 //!   read is always a candidate, and a new name in a watched directory makes every name of the
 //!   file one, so only links made afterwards from unwatched places go unseen;
+//! * writes through an `O_TMPFILE` descriptor opened in such a directory after `linkat(2)`
+//!   gave the file a name in the tree (opened in a watched directory, they are seen);
 //! * a change to a symlink to a directory in the middle of an ignore file's target path, or the
 //!   creation of the git directory a `.git` file points to when it did not exist yet.
 //!
