@@ -55,7 +55,9 @@
 //! unusable for a while) and searches scan until it is ready. Changes inotify does not report
 //! are not seen: don't use `--index` where they happen:
 //!
-//! * writes through a shared `mmap`, and other machines writing to a network file system;
+//! * writes through a shared `mmap`; other machines writing to a network file system (NFS,
+//!   SMB); the host writing to a virtual machine's or container's shared folder (virtiofs, 9p,
+//!   WSL's `/mnt/c`), or a FUSE file system's own backend;
 //! * writes through a hard link made *after* the build in a directory the index does not watch
 //!   (outside the allowed directories, or an ignored or hidden one): inotify reports a write only
 //!   to the watch of the directory of the name written through, and `link(2)` reports nothing
