@@ -28,6 +28,7 @@ mod hard_links;
 mod hostile_schemas;
 mod http;
 mod ignore_files_by_handle;
+mod index_attack;
 mod proxy;
 mod proxy_depth;
 mod proxy_hostile;

@@ -9,9 +9,12 @@
 //! (the same walker and ignore rules, [`fs_mcp_search::walk_default`]): which regular files it
 //! visits, which entries it skips as hidden or ignored (for the notes), and, per visited file,
 //! a Bloom filter of the file's lowercased trigrams (half a byte to a byte per distinct trigram, so
-//! at most about the file's size). Files are read by handle through the sandbox as the search reads them. A
-//! binary file (a NUL byte), one over 8 MiB, one with several hard links (it may be written
-//! through a name nobody watches) or one that could not be read is always a candidate.
+//! at most about the file's size). Files are read by handle through the sandbox as the search
+//! reads them. A binary file (a NUL byte), one over 8 MiB, one that could not be read, one with a
+//! UTF-16 byte order mark (the search transcodes it, so its raw bytes say nothing of what is
+//! matched) and one with several hard links (it may be written through a name nobody watches;
+//! see below) is always a candidate. The names of hidden and ignored entries kept for the notes
+//! count toward the cap too.
 //! The whole index is capped ([`IndexConfig::max_bytes`]); past the cap searches scan and the
 //! log says why.
 //!
@@ -25,12 +28,15 @@
 //! # Never stale
 //!
 //! The index is kept fresh by an inotify instance watching every directory the walk enters,
-//! plus `.git` and `.git/info` of repositories (their exclude rules). The walker lists a
-//! directory just before it reports it (and the index watches it), so once every directory is
-//! watched, each is listed again by handle and the entries that differ are applied as changes:
-//! an entry created or removed before that second listing is in it, one after it is reported.
-//! A file's content is read after its directory is watched, so a later write is reported. A change to a
-//! file's content, a create, delete or rename updates that entry, read again by handle; a change
+//! plus `.git` and `.git/info` of repositories (their exclude rules), and the rules the walk
+//! reads off its own entries: every link of an ignore file that is a symlink, and the git
+//! directory, `commondir` and `info/exclude` a `.git` file or symlink leads to (submodules,
+//! worktrees). The walker lists a directory just before it reports it (and the index watches
+//! it), so once every directory is watched, each is listed again by handle and the entries that
+//! differ are applied as changes: an entry created or removed before that second listing is in
+//! it, one after it is reported. A file's content is read after its directory is watched, so a
+//! later write is reported. Allowed directories may nest; a change updates the index of each. A
+//! change to a file's content, a create, delete or rename updates that entry, read again by handle; a change
 //! to a directory the walk enters, to an ignore file, or a new directory, rebuilds the index in
 //! the background, and searches scan meanwhile.
 //!
@@ -51,8 +57,21 @@
 //! the search scans. If the queue overflows (`IN_Q_OVERFLOW`), a watch cannot be added (the
 //! inotify watch limit) or reading events fails, the index is rebuilt (or, past a failure, left
 //! unusable for a while) and searches scan until it is ready. Changes inotify does not report
-//! (writes through a shared `mmap`, other machines writing to a network file system) are not
-//! seen: don't use `--index` there.
+//! are not seen: don't use `--index` where they happen:
+//!
+//! * writes through a shared `mmap`; other machines writing to a network file system (NFS,
+//!   SMB); the host writing to a virtual machine's or container's shared folder (virtiofs, 9p,
+//!   WSL's `/mnt/c`), or a FUSE file system's own backend;
+//! * writes through a hard link made *after* the build in a directory the index does not watch
+//!   (outside the allowed directories, or an ignored or hidden one): inotify reports a write only
+//!   to the watch of the directory of the name written through, and `link(2)` reports nothing
+//!   to the directories of the other names. A file that already has several names when it is
+//!   read is always a candidate, and a new name in a watched directory makes every name of the
+//!   file one, so only links made afterwards from unwatched places go unseen;
+//! * writes through an `O_TMPFILE` descriptor opened in such a directory after `linkat(2)`
+//!   gave the file a name in the tree (opened in a watched directory, they are seen);
+//! * a change to a symlink to a directory in the middle of an ignore file's target path, or the
+//!   creation of the git directory a `.git` file points to when it did not exist yet.
 //!
 //! # Safety
 //!
@@ -410,18 +429,22 @@ impl Shared {
     }
 }
 
-/// Applies a change of `path` to the index of the allowed directory it lies in.
+/// Applies a change of `path` to the index of every allowed directory it lies in (allowed
+/// directories may nest: each index holds the entries below the inner one).
 fn apply(sandbox: &Sandbox, roots: &mut [RootIndex], path: &Path, cap: usize) -> Update {
-    let total: usize = roots.iter().map(RootIndex::bytes).sum();
-    let Some(index) = roots
-        .iter_mut()
-        .filter(|r| path.starts_with(r.root()))
-        .max_by_key(|r| r.root().as_os_str().len())
-    else {
-        return Update::Done;
-    };
-    let room = cap.saturating_sub(total - index.bytes());
-    index.update(sandbox, path, room)
+    if roots.iter().any(|r| r.is_rule_source(path)) {
+        return Update::Rebuild("ignore rules read through a symlink or a .git file changed");
+    }
+    let mut total: usize = roots.iter().map(RootIndex::bytes).sum();
+    for index in roots.iter_mut().filter(|r| path.starts_with(r.root())) {
+        let before = index.bytes();
+        let room = cap.saturating_sub(total - before);
+        if let Update::Rebuild(why) = index.update(sandbox, path, room) {
+            return Update::Rebuild(why);
+        }
+        total = total - before + index.bytes();
+    }
+    Update::Done
 }
 
 /// Builds generation `generation` and installs it unless a newer one started meanwhile.

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
-use fs_mcp_sandbox::{EntryKind, Sandbox};
+use fs_mcp_sandbox::{DirHandle, EntryKind, Sandbox, escape_path};
 use fs_mcp_search::{CandidatePlan, EntryClass, WalkObserver, WalkRules, is_ignore_file};
 
 use crate::grams::Grams;
@@ -23,11 +23,38 @@ pub(crate) const MAX_INDEXED_FILE: u64 = fs_mcp_search::MAX_SEARCHED_LINE_BYTES;
 /// Bytes an entry costs besides its filter and path (map node, enum, lengths), for the cap.
 const ENTRY_OVERHEAD: usize = 64;
 
-/// A visited file: its filter, or `Always` (binary, too large, unreadable: always searched).
+/// Bytes a skipped entry's name costs besides its bytes (set node, lengths), for the cap.
+const NAME_OVERHEAD: usize = 32;
+
+/// What keeping the name of a skipped (hidden or ignored) entry costs.
+fn name_cost(name: &OsStr) -> usize {
+    name.len() + NAME_OVERHEAD
+}
+
+/// A visited file: its filter, or `Always` (binary, too large, unreadable, hard-linked: always
+/// searched).
 #[derive(Debug)]
 enum FileEntry {
-    Grams(Grams),
+    /// The filter, and the file's identity, to find it when it gets another name.
+    Grams(Grams, FileId),
     Always,
+}
+
+/// A file's identity: device and inode.
+type FileId = (u64, u64);
+
+/// The inode of an unnamed (`O_TMPFILE`) file, from the name its events carry (`#<inode>`).
+fn unnamed_inode(name: &OsStr) -> Option<u64> {
+    name.to_str()?.strip_prefix('#')?.parse().ok()
+}
+
+/// What reading a walked file gives.
+struct ReadEntry {
+    entry: FileEntry,
+    /// Bytes of text indexed.
+    text: u64,
+    /// The file's identity when it has more than one name.
+    linked: Option<FileId>,
 }
 
 /// A directory the walk entered: the names it skips there (for the notes) and whether it holds
@@ -45,6 +72,10 @@ pub(crate) struct RootIndex {
     files: BTreeMap<PathBuf, FileEntry>,
     dirs: BTreeMap<PathBuf, DirInfo>,
     rules: WalkRules,
+    /// Paths off the walk whose change changes the rules: the target of an ignore file that is a
+    /// symlink, and what a `.git` file or symlink leads to (its `commondir`, `info`,
+    /// `info/exclude`), as `fs_mcp_search`'s rules follow them. Their directories are watched.
+    rule_sources: BTreeSet<PathBuf>,
     /// Heap bytes held (filters, paths, entries).
     bytes: usize,
     /// Bytes of text indexed.
@@ -89,14 +120,24 @@ pub(crate) enum Update {
 
 /// Reads one walked file as grep reads it (by handle, without following a symlink) into its
 /// entry, with the text bytes it covers.
-fn read_entry(sandbox: &Sandbox, path: &Path) -> (FileEntry, u64) {
-    let Ok(opened) = sandbox.open_walked(path) else {
-        return (FileEntry::Always, 0);
+fn read_entry(sandbox: &Sandbox, path: &Path) -> ReadEntry {
+    let always = |linked| ReadEntry {
+        entry: FileEntry::Always,
+        text: 0,
+        linked,
     };
-    // A file with another hard link can be written through a name in a directory nobody
-    // watches, unseen here: always searched.
-    if opened.meta.len > MAX_INDEXED_FILE || opened.meta.nlink > 1 {
-        return (FileEntry::Always, 0);
+    let Ok(opened) = sandbox.open_walked(path) else {
+        return always(None);
+    };
+    let id = (opened.meta.dev, opened.meta.ino);
+    // A file with another name can be written through it, and inotify reports that write only
+    // to the watch of the other name's directory (outside, ignored, or another walked one):
+    // no filter of it can be trusted.
+    if opened.meta.nlink > 1 {
+        return always(Some(id));
+    }
+    if opened.meta.len > MAX_INDEXED_FILE {
+        return always(None);
     }
     let mut text = Vec::with_capacity(opened.meta.len as usize);
     // `take` bounds the read if the file grows meanwhile.
@@ -104,16 +145,31 @@ fn read_entry(sandbox: &Sandbox, path: &Path) -> (FileEntry, u64) {
         .take(MAX_INDEXED_FILE + 1)
         .read_to_end(&mut text)
     {
-        Ok(n) if n as u64 <= MAX_INDEXED_FILE && memchr::memchr(0, &text).is_none() => {
-            (FileEntry::Grams(Grams::of(&text)), n as u64)
+        Ok(n)
+            if n as u64 <= MAX_INDEXED_FILE
+                && memchr::memchr(0, &text).is_none()
+                && !is_transcoded(&text) =>
+        {
+            ReadEntry {
+                entry: FileEntry::Grams(Grams::of(&text), id),
+                text: n as u64,
+                linked: None,
+            }
         }
-        _ => (FileEntry::Always, 0),
+        _ => always(None),
     }
+}
+
+/// True for a text the search transcodes before matching: one with a UTF-16 byte order mark
+/// (grep-searcher's BOM sniffing turns it into UTF-8), whose raw bytes hold none of the
+/// trigrams of what is matched. (UTF-16 text often has no NUL byte: CJK characters.)
+fn is_transcoded(text: &[u8]) -> bool {
+    text.starts_with(&[0xFF, 0xFE]) || text.starts_with(&[0xFE, 0xFF])
 }
 
 fn entry_cost(path: &Path, entry: &FileEntry) -> usize {
     let grams = match entry {
-        FileEntry::Grams(g) => g.bytes(),
+        FileEntry::Grams(g, _) => g.bytes(),
         FileEntry::Always => 0,
     };
     path.as_os_str().len() + grams + ENTRY_OVERHEAD
@@ -127,6 +183,7 @@ struct Builder<'a> {
     watch_dir: &'a (dyn Fn(&Path) -> Result<(), String> + Sync),
     files: Mutex<BTreeMap<PathBuf, FileEntry>>,
     dirs: Mutex<BTreeMap<PathBuf, DirInfo>>,
+    rule_sources: Mutex<BTreeSet<PathBuf>>,
     bytes: AtomicUsize,
     text_bytes: AtomicU64,
     failed: Mutex<Option<Unusable>>,
@@ -145,11 +202,136 @@ impl Builder<'_> {
         f(dirs.entry(dir.to_path_buf()).or_default())
     }
 
+    /// Counts `cost` more bytes toward the cap.
+    fn charge(&self, cost: usize) {
+        if self.bytes.fetch_add(cost, Ordering::Relaxed) + cost > self.cap {
+            self.fail(Unusable::OverCap { cap: self.cap });
+        }
+    }
+
     fn watch(&self, dir: &Path) {
         if let Err(why) = (self.watch_dir)(dir) {
             self.fail(Unusable::Watch(why));
         }
     }
+
+    /// Watches where the rules of `dir` come from, before the walk reads them (it reads a
+    /// directory's rules when it enters it, before it lists the directory's entries, so a watch
+    /// added when `.git` is listed would miss a change in between): a `.git` directory and its
+    /// `info`, what a `.git` file or symlink leads to, every link of an ignore file that is a
+    /// symlink.
+    fn watch_rules(&self, dir: &Path) {
+        let Ok(handle) = self.sandbox.open_walked_dir(dir) else {
+            return;
+        };
+        for name in [".gitignore", ".ignore"] {
+            self.follow_rules_link(dir, OsStr::new(name));
+        }
+        let dot_git = dir.join(".git");
+        match handle.stat(OsStr::new(".git")).map(|meta| meta.kind) {
+            Ok(EntryKind::Dir) => {
+                // Its info/exclude holds rules: watched, so a change rebuilds.
+                self.watch(&dot_git);
+                let info = dot_git.join("info");
+                if self.sandbox.open_walked_dir(&info).is_ok() {
+                    self.watch(&info);
+                    self.follow_rules_link(&info, OsStr::new("exclude"));
+                }
+            }
+            Ok(_) => self.follow_git_pointer(&dot_git),
+            Err(_) => {}
+        }
+    }
+
+    /// Records `path` as a source of rules and watches its directory, so that its change
+    /// rebuilds.
+    fn rule_source(&self, path: PathBuf) {
+        if let Some(dir) = path.parent() {
+            self.watch(dir);
+        }
+        let mut sources = self.rule_sources.lock().unwrap_or_else(|e| e.into_inner());
+        sources.insert(path);
+    }
+
+    /// A rules file (`.gitignore`, `.ignore`, `info/exclude`) that is a symlink: every link of
+    /// the chain after it, and its final target (inside the allowed directories; the rules
+    /// follow no other), are sources of rules. (A symlink to a directory in the middle of a
+    /// target's path is not followed here: retargeting it goes unseen.)
+    fn follow_rules_link(&self, parent: &Path, name: &OsStr) {
+        let Some(mut dir) = self.sandbox.open_walked_dir(parent).ok() else {
+            return;
+        };
+        let mut name = name.to_os_string();
+        // As many hops as the kernel follows.
+        for hop in 0..=40 {
+            if hop > 0 {
+                self.rule_source(dir.path().join(&name));
+            }
+            let is_link = dir
+                .stat(&name)
+                .is_ok_and(|meta| meta.kind == EntryKind::Symlink);
+            let Some(target) = is_link.then(|| dir.read_link(&name).ok()).flatten() else {
+                return;
+            };
+            let next = dir.path().join(target);
+            let (Some(next_dir), Some(next_name)) = (next.parent(), next.file_name()) else {
+                return;
+            };
+            let Ok(opened) = self.sandbox.open_dir(&escape_path(next_dir)) else {
+                return;
+            };
+            (dir, name) = (opened, next_name.to_os_string());
+        }
+    }
+
+    /// A `.git` that is a file (`gitdir: …`, worktrees and submodules) or a symlink: the git
+    /// directory it leads to holds the exclude rules (through `commondir`), as the rules read it.
+    fn follow_git_pointer(&self, dot_git: &Path) {
+        let git_dir = match self.sandbox.open_walked(dot_git) {
+            Ok(pointer) => read_pointer(&pointer.file, pointer.meta.len)
+                .and_then(|target| dir_at(self.sandbox, dot_git.parent()?, &target)),
+            // Not a regular file: a symlink (followed inside only) or nothing usable.
+            Err(_) => self.sandbox.open_dir(&escape_path(dot_git)).ok(),
+        };
+        let Some(git_dir) = git_dir else {
+            return;
+        };
+        let git_path = git_dir.path().to_path_buf();
+        self.rule_source(git_path.join("commondir"));
+        self.rule_source(git_path.join("info"));
+        let common = git_dir
+            .open_read(OsStr::new("commondir"))
+            .ok()
+            .and_then(|(file, meta)| read_pointer(&file, meta.len))
+            .and_then(|target| dir_at(self.sandbox, &git_path, &target));
+        let common_path = common.map_or_else(|| git_path.clone(), |c| c.path().to_path_buf());
+        if common_path != git_path {
+            self.rule_source(common_path.join("info"));
+        }
+        let info = common_path.join("info");
+        self.rule_source(info.join("exclude"));
+        self.follow_rules_link(&info, OsStr::new("exclude"));
+    }
+}
+
+/// Largest `.git` or `commondir` pointer file read, as the rules read them.
+const MAX_POINTER_BYTES: u64 = 4096;
+
+/// The first line of a pointer file, without a `gitdir:` prefix.
+fn read_pointer(file: &std::fs::File, len: u64) -> Option<String> {
+    if len > MAX_POINTER_BYTES {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_POINTER_BYTES).read_to_end(&mut bytes).ok()?;
+    let line = std::str::from_utf8(&bytes).ok()?.lines().next()?;
+    let target = line.strip_prefix("gitdir:").unwrap_or(line).trim();
+    (!target.is_empty()).then(|| target.to_string())
+}
+
+/// The directory `target` (relative to `base` unless absolute) names, through the sandbox.
+fn dir_at(sandbox: &Sandbox, base: &Path, target: &str) -> Option<DirHandle> {
+    sandbox.open_dir(&escape_path(&base.join(target))).ok()
 }
 
 impl WalkObserver for Builder<'_> {
@@ -165,20 +347,15 @@ impl WalkObserver for Builder<'_> {
             EntryClass::Walked if is_dir => {
                 self.dir_info(path, |_| ());
                 self.watch(path);
+                self.watch_rules(path);
             }
             EntryClass::Hidden => {
                 self.dir_info(parent, |d| d.hidden.insert(name.to_owned()));
+                self.charge(name_cost(name));
             }
             EntryClass::Ignored => {
                 self.dir_info(parent, |d| d.ignored.insert(name.to_owned()));
-            }
-            EntryClass::Vcs if name == ".git" => {
-                // Its info/exclude holds rules: watched, so a change rebuilds.
-                self.watch(path);
-                let info = path.join("info");
-                if self.sandbox.open_walked_dir(&info).is_ok() {
-                    self.watch(&info);
-                }
+                self.charge(name_cost(name));
             }
             _ => {}
         }
@@ -198,7 +375,7 @@ impl WalkObserver for Builder<'_> {
         if self.give_up.load(Ordering::Relaxed) {
             return;
         }
-        let (entry, text) = read_entry(self.sandbox, path);
+        let ReadEntry { entry, text, .. } = read_entry(self.sandbox, path);
         let cost = entry_cost(path, &entry);
         if self.bytes.fetch_add(cost, Ordering::Relaxed) + cost > self.cap {
             self.fail(Unusable::OverCap { cap: self.cap });
@@ -232,6 +409,7 @@ impl RootIndex {
             watch_dir,
             files: Mutex::default(),
             dirs: Mutex::default(),
+            rule_sources: Mutex::default(),
             bytes: AtomicUsize::new(0),
             text_bytes: AtomicU64::new(0),
             failed: Mutex::new(None),
@@ -239,6 +417,7 @@ impl RootIndex {
         };
         builder.dir_info(root, |_| ());
         builder.watch(root);
+        builder.watch_rules(root);
         let rules = fs_mcp_search::walk_default(sandbox, root, threads, &builder)
             .map_err(|e| Unusable::Walk(e.to_string()))?;
         if let Some(why) = builder
@@ -261,6 +440,10 @@ impl RootIndex {
                 .unwrap_or_else(|e| e.into_inner()),
             dirs,
             rules,
+            rule_sources: builder
+                .rule_sources
+                .into_inner()
+                .unwrap_or_else(|e| e.into_inner()),
             bytes: builder.bytes.into_inner() + dir_bytes,
             text_bytes: builder.text_bytes.into_inner(),
         })
@@ -280,6 +463,12 @@ impl RootIndex {
 
     pub(crate) fn file_count(&self) -> usize {
         self.files.len()
+    }
+
+    /// True when a change of `path` changes the rules read through a symlink or a `.git`
+    /// pointer (wherever `path` lies).
+    pub(crate) fn is_rule_source(&self, path: &Path) -> bool {
+        self.rule_sources.contains(path)
     }
 
     /// Brings the index up to date with whatever `path` is now (an event named it). Reads the
@@ -308,6 +497,11 @@ impl RootIndex {
         };
         self.forget(path, parent, name);
         let Some(kind) = kind else {
+            // Writes through an `O_TMPFILE` descriptor, also after linkat(2) gave the file a
+            // name, are reported under the kernel's name for it, `#<inode>`.
+            if let Some(ino) = unnamed_inode(name) {
+                self.distrust(|(_, of)| of == ino);
+            }
             return Update::Done;
         };
         let is_dir = kind == EntryKind::Dir;
@@ -316,14 +510,21 @@ impl RootIndex {
             (EntryClass::Vcs, _) => Update::Rebuild("a repository appeared"),
             (EntryClass::Hidden, _) => {
                 self.dir_mut(parent).hidden.insert(name.to_owned());
-                Update::Done
+                self.charge_name(name, cap)
             }
             (EntryClass::Ignored, _) => {
                 self.dir_mut(parent).ignored.insert(name.to_owned());
-                Update::Done
+                self.charge_name(name, cap)
             }
             (EntryClass::Walked, EntryKind::File) => {
-                let (entry, text) = read_entry(sandbox, path);
+                let ReadEntry {
+                    entry,
+                    text,
+                    linked,
+                } = read_entry(sandbox, path);
+                if let Some(id) = linked {
+                    self.distrust(|of| of == id);
+                }
                 self.bytes += entry_cost(path, &entry);
                 self.text_bytes += text;
                 self.files.insert(path.to_path_buf(), entry);
@@ -363,6 +564,20 @@ impl RootIndex {
         Update::Done
     }
 
+    /// Makes every file whose identity `is_it` always a candidate: it just got another name
+    /// (link(2) reports nothing to the watch of its other names' directories), or was written
+    /// through a descriptor whose events name no path.
+    fn distrust(&mut self, is_it: impl Fn(FileId) -> bool) {
+        for entry in self.files.values_mut() {
+            if let FileEntry::Grams(grams, of) = entry
+                && is_it(*of)
+            {
+                self.bytes = self.bytes.saturating_sub(grams.bytes());
+                *entry = FileEntry::Always;
+            }
+        }
+    }
+
     fn dir_mut(&mut self, dir: &Path) -> &mut DirInfo {
         self.dirs.entry(dir.to_path_buf()).or_default()
     }
@@ -373,8 +588,17 @@ impl RootIndex {
             self.bytes = self.bytes.saturating_sub(entry_cost(path, &entry));
         }
         let dir = self.dir_mut(parent);
-        dir.hidden.remove(name);
-        dir.ignored.remove(name);
+        let removed = usize::from(dir.hidden.remove(name)) + usize::from(dir.ignored.remove(name));
+        self.bytes = self.bytes.saturating_sub(removed * name_cost(name));
+    }
+
+    /// Counts a skipped entry's name just kept toward the cap.
+    fn charge_name(&mut self, name: &OsStr, cap: usize) -> Update {
+        self.bytes += name_cost(name);
+        if self.bytes > cap {
+            return Update::Rebuild("the index grew past its cap");
+        }
+        Update::Done
     }
 
     /// The paths whose state the build may have missed, to apply as changes once every
@@ -439,7 +663,7 @@ impl RootIndex {
         {
             let may_match = match entry {
                 FileEntry::Always => true,
-                FileEntry::Grams(grams) => grams.may_meet(required),
+                FileEntry::Grams(grams, _) => grams.may_meet(required),
             };
             if may_match {
                 plan.candidates.push(path.clone());
