@@ -618,6 +618,14 @@ impl RootIndex {
             };
             for entry in entries {
                 let path = dir.join(&entry.name);
+                // Rules (ignore files, `.git` and what it leads to) are read when the walk
+                // enters their directory, after it is watched: one there now was read or is
+                // reported, and taking it for a change here would rebuild for ever.
+                if is_ignore_file(&entry.name) || entry.name == ".git" || self.is_rule_source(&path)
+                {
+                    listed.insert(path);
+                    continue;
+                }
                 let known = self.files.contains_key(&path)
                     || self.dirs.contains_key(&path)
                     || info.hidden.contains(&entry.name)
