@@ -114,6 +114,9 @@ impl IndexConfig {
     /// Wait after an unusable build before trying again: a cap or a watch limit does not go
     /// away soon.
     const RETRY_AFTER: Duration = Duration::from_secs(60);
+    /// How long searches scan before an allowed directory on a file system whose changes
+    /// inotify does not report is looked at again (a mount may change, rarely).
+    const RETRY_UNREPORTED_AFTER: Duration = Duration::from_secs(60 * 60);
     /// Wait after a build the walk could not finish (a directory vanished while it was listed).
     const RETRY_WALK_AFTER: Duration = Duration::from_secs(2);
 }
@@ -447,6 +450,25 @@ fn apply(sandbox: &Sandbox, roots: &mut [RootIndex], path: &Path, cap: usize) ->
     Update::Done
 }
 
+/// The file systems (by `statfs(2)` magic number) whose changes inotify does not report: other
+/// machines (NFS, SMB, Ceph, AFS), the host of a VM or WSL (9p, virtiofs, which is FUSE) or a
+/// FUSE daemon write to them behind the kernel's back. No index is built there: searches scan.
+#[cfg(target_os = "linux")]
+fn unreported_file_system(magic: u32) -> Option<&'static str> {
+    match magic {
+        0x6969 => Some("NFS"),
+        0x517B => Some("SMB"),
+        0xFF53_4D42 => Some("CIFS"),
+        0xFE53_4D42 => Some("SMB2"),
+        0x0102_1997 => Some("9p"),
+        0x6573_5546 => Some("FUSE (virtiofs, sshfs, …)"),
+        0x00C3_6400 => Some("Ceph"),
+        0x5346_414F => Some("AFS"),
+        0x0BD0_0BD0 => Some("Lustre"),
+        _ => None,
+    }
+}
+
 /// Builds generation `generation` and installs it unless a newer one started meanwhile.
 #[cfg(target_os = "linux")]
 fn build(weak: Weak<Shared>, generation: u64) {
@@ -520,6 +542,20 @@ fn build_roots(
     shared: &Arc<Shared>,
     generation: u64,
 ) -> Result<(Vec<RootIndex>, watch::Watcher), (String, Duration)> {
+    for root in shared.sandbox.root_handles() {
+        if let Ok(stat) = rustix::fs::fstatfs(root.fd())
+            && let Some(kind) = unreported_file_system(stat.f_type as u32)
+        {
+            return Err((
+                format!(
+                    "{} is on {kind}, whose changes inotify does not report (they are made by \
+                     other machines, the host or a daemon), so an index could be stale",
+                    root.path().display()
+                ),
+                IndexConfig::RETRY_UNREPORTED_AFTER,
+            ));
+        }
+    }
     let weak = Arc::downgrade(shared);
     let error_weak = Weak::clone(&weak);
     let watcher = watch::Watcher::start(
@@ -601,4 +637,21 @@ fn build(weak: Weak<Shared>, generation: u64) {
         };
     }
     shared.changed.notify_all();
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod file_system_tests {
+    use super::unreported_file_system;
+
+    #[test]
+    fn local_file_systems_are_indexed_and_network_ones_are_not() {
+        let dir = std::env::temp_dir();
+        let file = std::fs::File::open(&dir).expect("open the temp dir");
+        let stat = rustix::fs::fstatfs(&file).expect("statfs");
+        assert_eq!(unreported_file_system(stat.f_type as u32), None, "{dir:?}");
+        for (magic, kind) in [(0x6969, "NFS"), (0xFF53_4D42, "CIFS"), (0x0102_1997, "9p")] {
+            assert_eq!(unreported_file_system(magic), Some(kind));
+        }
+        assert!(unreported_file_system(0x6573_5546).is_some_and(|k| k.starts_with("FUSE")));
+    }
 }
