@@ -7,8 +7,7 @@ use rmcp::{ErrorData, tool};
 
 use crate::params::PathParams;
 use crate::server::FsServer;
-use crate::tools::blocking;
-use crate::tools::search::structured_answer;
+use crate::tools::search::listing;
 use crate::tools::spec::{LEAN_DEFAULT_SURFACE, ResultBudget, ToolSpec, ToolTier};
 
 /// What the server says about `list_directory`.
@@ -35,12 +34,6 @@ impl FsServer {
         &self,
         Parameters(p): Parameters<PathParams>,
     ) -> Result<CallToolResult, ErrorData> {
-        let sandbox = self.sandbox();
-        let listing = blocking(move || fs_mcp_search::list_entries(&sandbox, &p.path)).await?;
-        Ok(structured_answer(
-            listing,
-            fs_mcp_search::Listing::to_text,
-            self.listed_tools(),
-        ))
+        listing(self, p.path, fs_mcp_search::Listing::to_text).await
     }
 }

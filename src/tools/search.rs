@@ -5,7 +5,8 @@ use fs_mcp_search::SearchError;
 use rmcp::model::CallToolResult;
 
 use crate::render::{self, ListedTools};
-use crate::tools::structured;
+use crate::server::FsServer;
+use crate::tools::{blocking, structured};
 
 /// A search answer as data: its text rendering as content and the data as `structuredContent`,
 /// or the call's failure in the one error format.
@@ -18,4 +19,15 @@ pub fn structured_answer<T: serde::Serialize>(
         Ok(data) => structured(to_text(&data), &data),
         Err(e) => render::failure(&e, render::search::next_step(&e, listed).as_deref()),
     }
+}
+
+/// `list_directory` and `list_directory_with_sizes`: the same listing, told by `to_text`.
+pub async fn listing(
+    server: &FsServer,
+    path: String,
+    to_text: fn(&fs_mcp_search::Listing) -> String,
+) -> Result<CallToolResult, rmcp::ErrorData> {
+    let sandbox = server.sandbox();
+    let listing = blocking(move || fs_mcp_search::list_entries(&sandbox, &path)).await?;
+    Ok(structured_answer(listing, to_text, server.listed_tools()))
 }
