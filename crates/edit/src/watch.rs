@@ -8,7 +8,10 @@
 //!
 //! A save is recognised by the file's stamp (size, mtime, ctime, inode) or content differing
 //! from what was last known, so an event that did not change the file (opening it, say) is not
-//! taken for an approval.
+//! taken for an approval. A save is taken only once it has settled: the stamp is the same before
+//! and after the read and still the same one settle interval later. An editor (or a script) that
+//! truncates and then writes would otherwise be read in between, and the empty file taken as the
+//! human's version.
 
 use std::fs::Metadata;
 use std::io;
@@ -46,12 +49,23 @@ impl FileStamp {
     }
 }
 
-/// Stats, then reads, a file.
+/// Reads a file whole, with the stamp it had while being read: stat, read, stat, again while a
+/// writer is changing it (a few times), so a read is never half of one save and half of the next.
 pub(crate) fn read_with_stamp(path: &Path) -> io::Result<(Vec<u8>, FileStamp)> {
-    let meta = std::fs::metadata(path)?;
-    let bytes = std::fs::read(path)?;
-    Ok((bytes, FileStamp::of(&meta)))
+    let mut tries = 0;
+    loop {
+        let stamp = FileStamp::of(&std::fs::metadata(path)?);
+        let bytes = std::fs::read(path)?;
+        tries += 1;
+        if tries == CONSISTENT_READ_TRIES || FileStamp::of(&std::fs::metadata(path)?) == stamp {
+            return Ok((bytes, stamp));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
+
+/// How often [`read_with_stamp`] reads a file that keeps changing before it takes what it read.
+const CONSISTENT_READ_TRIES: u32 = 5;
 
 async fn read_with_stamp_async(path: &Path) -> io::Result<(Vec<u8>, FileStamp)> {
     let meta = tokio::fs::metadata(path).await?;
@@ -71,6 +85,7 @@ pub(crate) struct SaveWatcher {
     _debouncer: AnyDebouncer,
     rx: UnboundedReceiver<DebounceEventResult>,
     future: PathBuf,
+    settle: Duration,
 }
 
 impl SaveWatcher {
@@ -115,6 +130,7 @@ impl SaveWatcher {
             _debouncer: debouncer,
             rx,
             future: future.to_path_buf(),
+            settle: debounce,
         })
     }
 
@@ -162,21 +178,67 @@ impl SaveWatcher {
         }
     }
 
+    /// Reads the file once it has settled; `None` when it holds what was known (or is missing).
     async fn check(
         &self,
         known_stamp: Option<FileStamp>,
         known_bytes: &[u8],
     ) -> io::Result<Option<(Vec<u8>, FileStamp)>> {
-        match read_with_stamp_async(&self.future).await {
-            Ok((bytes, stamp)) => {
-                if Some(stamp) != known_stamp || bytes != known_bytes {
-                    Ok(Some((bytes, stamp)))
-                } else {
-                    Ok(None)
-                }
+        loop {
+            let (bytes, stamp) = match read_with_stamp_async(&self.future).await {
+                Ok(found) => found,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            if Some(stamp) == known_stamp && bytes == known_bytes {
+                return Ok(None);
             }
+            // Still being written? Then the next look reads the finished file.
+            let read_whole = self.stamp_now().await? == Some(stamp);
+            if read_whole {
+                tokio::time::sleep(self.settle).await;
+                if self.stamp_now().await? == Some(stamp) {
+                    return Ok(Some((bytes, stamp)));
+                }
+            } else {
+                tokio::time::sleep(self.settle).await;
+            }
+        }
+    }
+
+    async fn stamp_now(&self) -> io::Result<Option<FileStamp>> {
+        match tokio::fs::metadata(&self.future).await {
+            Ok(meta) => Ok(Some(FileStamp::of(&meta))),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(e),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// A writer that truncates, then writes a moment later (the CI failure: the truncated file
+    /// was read in between and taken for the human's version).
+    #[tokio::test]
+    async fn a_save_is_taken_only_once_written_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let future = dir.path().join("future_t.py");
+        std::fs::write(&future, "a\nB\nc\n").unwrap();
+        let (known_bytes, known_stamp) = read_with_stamp(&future).unwrap();
+        let mut watcher = SaveWatcher::start(&future, Duration::from_millis(200)).unwrap();
+        let mut file = std::fs::File::create(&future).unwrap(); // truncated, not yet written
+        let writer = tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            file.write_all(b"a\nBee\nc\n").unwrap();
+        });
+        let (bytes, _) = watcher
+            .next_save(Some(known_stamp), &known_bytes)
+            .await
+            .unwrap();
+        writer.await.unwrap();
+        assert_eq!(bytes, b"a\nBee\nc\n");
     }
 }
