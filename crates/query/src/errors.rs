@@ -1,24 +1,125 @@
-//! Errors of a query: what went wrong, with the data (the parser's message, the limit); the
-//! binary's renderer adds the `Error:` prefix and the next step.
+//! Errors of a query: what went wrong, with the data (where the parser stopped and what would
+//! help there, the limit); the binary's renderer adds the `Error:` prefix, the hint and the next
+//! step.
 
 use fs_mcp_text::{Keep, Marker, truncate};
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::time::Duration;
+
+/// A place in the query: 1-based line and column (in characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Position {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}, column {}", self.line, self.column)
+    }
+}
+
+/// A jq expression that does not parse: where, what the parser met, and what would fix it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SyntaxError {
+    /// Where the parser stopped (`None` when it gave no place).
+    pub at: Option<Position>,
+    /// What the parser met there.
+    pub problem: SyntaxProblem,
+    /// The query's line at [`at`](Self::at), shown with a caret under the column (`None` when
+    /// it is too long to show).
+    pub line_text: Option<String>,
+    /// What most likely fixes it (worded by the caller).
+    pub hint: Option<SyntaxHint>,
+}
+
+/// What the parser met.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "problem", rename_all = "snake_case")]
+pub enum SyntaxProblem {
+    /// A bracket or quote `open`ed at `opened_at` is never closed by `close`.
+    Unclosed {
+        /// The opening bracket or quote.
+        open: String,
+        /// Where it opens.
+        opened_at: Position,
+        /// What would close it.
+        close: String,
+    },
+    /// A `'`, which jq does not use for strings.
+    SingleQuote,
+    /// An escape sequence jq does not know, in a string.
+    InvalidEscape,
+    /// The parser expected `expected` (its own words for a token, `term`, `else or end`…).
+    Expected {
+        /// What the parser expected.
+        expected: String,
+        /// What it found.
+        found: Found,
+    },
+    /// The parser gave no detail.
+    Unknown,
+}
+
+/// What the parser found where it expected something else.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "found", content = "token", rename_all = "snake_case")]
+pub enum Found {
+    /// The query ended.
+    EndOfQuery,
+    /// A token (its first line, cut short).
+    Token(String),
+}
+
+/// What most likely fixes a syntax error. Exhaustive: a new hint does not compile until the
+/// caller words it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "hint", rename_all = "snake_case")]
+pub enum SyntaxHint {
+    /// Add the missing `close`.
+    AddMissing {
+        /// The bracket or quote to add.
+        close: String,
+    },
+    /// Strings take double quotes.
+    DoubleQuotes,
+    /// The escapes jq knows.
+    ValidEscapes,
+    /// `=` was written where `==` compares.
+    CompareWithDoubleEquals,
+    /// The query ends before something is closed or finished.
+    EndsTooEarly,
+    /// The usual suspects: brackets, quotes, `|`, `;`, `end`.
+    CheckStructure,
+}
+
+/// An evaluation that failed before producing any result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuntimeError {
+    /// The first error, as jq states it (a long value quoted in it cut short).
+    pub message: String,
+    /// Errors after the first.
+    pub more_errors: usize,
+    /// What `debug`/`stderr` printed before the error (empty if nothing).
+    pub log: String,
+}
 
 /// Why a query produced no answer. `Display` states what went wrong (no next step, no tool
 /// names).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum QueryError {
-    /// The jq expression does not parse. The message starts with
-    /// `jq syntax error at line L, column C:` and ends with a hint.
-    Syntax(String),
+    /// The jq expression does not parse.
+    Syntax(SyntaxError),
     /// The expression parses but names something undefined (a function, a
     /// variable, a label) or uses modules.
     Compile(String),
     /// The evaluation failed before producing any result (`error(...)`,
     /// `halt_error`, a type error, ...).
-    Runtime(String),
+    Runtime(RuntimeError),
     /// The file is not what the tool expects: not JSON (or not YAML), binary,
     /// not UTF-8, or has a parse error (with line and column).
     Input(String),
@@ -56,26 +157,34 @@ impl QueryError {
         }
     }
 
-    /// The message carried by message variants (empty for the others).
-    pub(crate) fn message(&self) -> &str {
+    /// What a variant carries, as the worker protocol sends it with its [`kind`](Self::kind):
+    /// the message, or the JSON of a structured error (empty for variants without data).
+    pub(crate) fn message(&self) -> String {
         match self {
-            Self::Syntax(m)
-            | Self::Compile(m)
-            | Self::Runtime(m)
+            Self::Syntax(e) => serde_json::to_string(e).unwrap_or_default(),
+            Self::Runtime(e) => serde_json::to_string(e).unwrap_or_default(),
+            Self::Compile(m)
             | Self::Input(m)
             | Self::InputLooksLikeYaml(m)
             | Self::Io(m)
-            | Self::Worker(m) => m,
-            _ => "",
+            | Self::Worker(m) => m.clone(),
+            _ => String::new(),
         }
     }
 
-    /// Rebuild a message variant from its kind (worker protocol).
+    /// Rebuild a variant from its kind and [`message`](Self::message) (worker protocol).
     pub(crate) fn from_kind(kind: &str, message: String) -> Self {
+        let structured = |what: &str, e: serde_json::Error| {
+            Self::Worker(format!("unreadable {what} error ({e}): {message}"))
+        };
         match kind {
-            "syntax" => Self::Syntax(message),
+            "syntax" => {
+                serde_json::from_str(&message).map_or_else(|e| structured(kind, e), Self::Syntax)
+            }
             "compile" => Self::Compile(message),
-            "runtime" => Self::Runtime(message),
+            "runtime" => {
+                serde_json::from_str(&message).map_or_else(|e| structured(kind, e), Self::Runtime)
+            }
             "input" => Self::Input(message),
             "input_yaml" => Self::InputLooksLikeYaml(message),
             "io" => Self::Io(message),
@@ -89,8 +198,9 @@ impl QueryError {
 impl fmt::Display for QueryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Syntax(m) | Self::Compile(m) => f.write_str(m),
-            Self::Runtime(m) => write!(f, "jq error: {m}"),
+            Self::Syntax(e) => e.fmt(f),
+            Self::Compile(m) => f.write_str(m),
+            Self::Runtime(e) => e.fmt(f),
             Self::Input(m) | Self::Io(m) => f.write_str(m),
             Self::InputLooksLikeYaml(m) => write!(f, "{m} It looks like YAML."),
             Self::Timeout(d) => write!(f, "Query timed out after {} seconds.", seconds(*d)),
@@ -111,6 +221,62 @@ impl fmt::Display for QueryError {
 
 impl std::error::Error for QueryError {}
 
+/// `jq syntax error at line 1, column 19: expected term, found `)``, then the query's line with
+/// a caret under the column (the hint is the caller's to word).
+impl fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("jq syntax error")?;
+        if let Some(at) = self.at {
+            write!(f, " at {at}")?;
+        }
+        match &self.problem {
+            SyntaxProblem::Unclosed {
+                open,
+                opened_at,
+                close,
+            } => write!(
+                f,
+                ": `{open}` opened at {opened_at} is never closed (expected `{close}`)"
+            )?,
+            SyntaxProblem::SingleQuote => f.write_str(": unexpected `'`")?,
+            SyntaxProblem::InvalidEscape => f.write_str(": invalid escape sequence in string")?,
+            SyntaxProblem::Expected { expected, found } => {
+                write!(f, ": expected {expected}, found {found}")?
+            }
+            SyntaxProblem::Unknown => {}
+        }
+        if let (Some(at), Some(text)) = (self.at, &self.line_text) {
+            write!(
+                f,
+                "\n  {text}\n  {}^",
+                " ".repeat(at.column.saturating_sub(1))
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// `end of query`, or the token in backquotes.
+impl fmt::Display for Found {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Found::EndOfQuery => f.write_str("end of query"),
+            Found::Token(token) => write!(f, "`{token}`"),
+        }
+    }
+}
+
+/// `jq error: boom (and 2 more errors)` (the `debug`/`stderr` output is the caller's to show).
+impl fmt::Display for RuntimeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "jq error: {}", self.message)?;
+        if self.more_errors > 0 {
+            write!(f, " (and {} more errors)", self.more_errors)?;
+        }
+        Ok(())
+    }
+}
+
 /// `30`, `2.5`: seconds without a useless fraction.
 fn seconds(d: Duration) -> String {
     let s = d.as_secs_f64();
@@ -127,6 +293,12 @@ fn seconds(d: Duration) -> String {
 pub(crate) fn shorten(s: &str, max: usize) -> String {
     let tail = (max / 5).min(40);
     truncate(s, Keep::Chars(max), Marker::EllipsisThenTail(tail)).into_owned()
+}
+
+/// 1-based line and column (in characters) of byte `offset` in `text`.
+pub(crate) fn position(text: &[u8], offset: usize) -> Position {
+    let (line, column) = line_col(text, offset);
+    Position { line, column }
 }
 
 /// 1-based line and column (in characters) of byte `offset` in `text`.

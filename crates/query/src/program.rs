@@ -1,8 +1,8 @@
-//! Compiling jq programs with jaq, with error messages that point into the
-//! query and say what to do next.
+//! Compiling jq programs with jaq, with errors that point into the query and
+//! name what would fix them (as data: the caller words the hint).
 
 use crate::data::QData;
-use crate::errors::{QueryError, line_col, shorten};
+use crate::errors::{Found, QueryError, SyntaxError, SyntaxHint, SyntaxProblem, position, shorten};
 use crate::library::{known_filters, natives, prelude_defs};
 use crate::rewrite;
 use jaq_core::Compiler;
@@ -93,38 +93,53 @@ fn offset_in(whole: &str, part: &str) -> Option<usize> {
     (p >= start && p <= start + whole.len()).then(|| p - start)
 }
 
-/// `line L, column C` plus the source line with a caret under the column.
-fn locate(code: &str, offset: usize) -> (String, String) {
-    let (line, col) = line_col(code.as_bytes(), offset);
-    let at = format!("line {line}, column {col}");
-    let text = code.lines().nth(line - 1).unwrap_or("");
-    let snippet = if text.chars().count() <= 160 {
-        format!("\n  {text}\n  {}^", " ".repeat(col.saturating_sub(1)))
-    } else {
-        String::new()
-    };
-    (at, snippet)
+/// `line L, column C` of byte `offset` in `code`.
+fn locate(code: &str, offset: usize) -> String {
+    position(code.as_bytes(), offset).to_string()
 }
 
-const SYNTAX_HINT: &str = "Check for unclosed brackets or quotes, a missing `|`, `;` or `end`, \
-    and use double quotes for strings.";
+/// Longest query line shown under a syntax error (with a caret under the column).
+const MAX_SHOWN_LINE_CHARS: usize = 160;
+
+/// A syntax error at byte `offset` of `code`.
+fn syntax_error(code: &str, offset: usize, problem: SyntaxProblem, hint: SyntaxHint) -> QueryError {
+    let at = position(code.as_bytes(), offset);
+    let line_text = Some(code.lines().nth(at.line - 1).unwrap_or(""))
+        .filter(|text| text.chars().count() <= MAX_SHOWN_LINE_CHARS)
+        .map(str::to_string);
+    QueryError::Syntax(SyntaxError {
+        at: Some(at),
+        problem,
+        line_text,
+        hint: Some(hint),
+    })
+}
+
+/// A syntax error without detail (the parser gave none).
+fn unknown_syntax_error() -> QueryError {
+    QueryError::Syntax(SyntaxError {
+        at: None,
+        problem: SyntaxProblem::Unknown,
+        line_text: None,
+        hint: None,
+    })
+}
 
 fn load_error(code: &str, errs: load::Errors<&str, ()>) -> QueryError {
     // Errors in our own prelude cannot happen; report the user's.
     let Some((file, err)) = errs.into_iter().find(|(f, _)| f.code == code) else {
-        return QueryError::Syntax("jq syntax error in the query".into());
+        return unknown_syntax_error();
     };
     let code = file.code;
     match err {
         load::Error::Lex(errs) => {
             let Some((expect, rest)) = errs.into_iter().next() else {
-                return QueryError::Syntax("jq syntax error".into());
+                return unknown_syntax_error();
             };
             let offset = offset_in(code, rest).unwrap_or(code.len());
-            let (what, hint, offset) = match expect {
+            let (problem, hint) = match expect {
                 lex::Expect::Delim(open) => {
                     let open_at = offset_in(code, open).unwrap_or(offset);
-                    let (at, _) = locate(code, open_at);
                     let close = match open {
                         "(" => ")",
                         "[" => "]",
@@ -132,50 +147,46 @@ fn load_error(code: &str, errs: load::Errors<&str, ()>) -> QueryError {
                         _ => "\"",
                     };
                     (
-                        format!("`{open}` opened at {at} is never closed (expected `{close}`)"),
-                        format!("Add the missing `{close}`."),
-                        offset,
+                        SyntaxProblem::Unclosed {
+                            open: open.to_string(),
+                            opened_at: position(code.as_bytes(), open_at),
+                            close: close.to_string(),
+                        },
+                        SyntaxHint::AddMissing {
+                            close: close.to_string(),
+                        },
                     )
                 }
-                lex::Expect::Token if rest.starts_with('\'') => (
-                    "unexpected `'`".to_string(),
-                    "jq strings use double quotes: \"text\", not 'text'.".to_string(),
-                    offset,
-                ),
-                lex::Expect::Escape => (
-                    "invalid escape sequence in string".to_string(),
-                    "Valid escapes are \\\\ \\\" \\n \\t \\r \\b \\f \\/ \\uXXXX and \\(...)."
-                        .to_string(),
-                    offset,
-                ),
+                lex::Expect::Token if rest.starts_with('\'') => {
+                    (SyntaxProblem::SingleQuote, SyntaxHint::DoubleQuotes)
+                }
+                lex::Expect::Escape => (SyntaxProblem::InvalidEscape, SyntaxHint::ValidEscapes),
                 e => (
-                    format!("expected {}, found {}", e.as_str(), found_text(rest)),
-                    SYNTAX_HINT.to_string(),
-                    offset,
+                    SyntaxProblem::Expected {
+                        expected: e.as_str().to_string(),
+                        found: found(rest),
+                    },
+                    SyntaxHint::CheckStructure,
                 ),
             };
-            let (at, snippet) = locate(code, offset);
-            QueryError::Syntax(format!(
-                "jq syntax error at {at}: {what}{snippet}\nHint: {hint}"
-            ))
+            syntax_error(code, offset, problem, hint)
         }
         load::Error::Parse(errs) => {
-            let Some((expect, found)) = errs.into_iter().next() else {
-                return QueryError::Syntax("jq syntax error".into());
+            let Some((expect, found_token)) = errs.into_iter().next() else {
+                return unknown_syntax_error();
             };
-            let offset = offset_in(code, found).unwrap_or(code.len());
-            let (at, snippet) = locate(code, offset);
-            let hint = match found {
-                "=" => "Use `==` to compare; `=` assigns.",
-                "" => "The query ends too early: something is not closed or finished.",
-                _ if found.starts_with('\'') => "jq strings use double quotes.",
-                _ => SYNTAX_HINT,
+            let offset = offset_in(code, found_token).unwrap_or(code.len());
+            let hint = match found_token {
+                "=" => SyntaxHint::CompareWithDoubleEquals,
+                "" => SyntaxHint::EndsTooEarly,
+                _ if found_token.starts_with('\'') => SyntaxHint::DoubleQuotes,
+                _ => SyntaxHint::CheckStructure,
             };
-            QueryError::Syntax(format!(
-                "jq syntax error at {at}: expected {}, found {}{snippet}\nHint: {hint}",
-                expect.as_str(),
-                found_text(found),
-            ))
+            let problem = SyntaxProblem::Expected {
+                expected: expect.as_str().to_string(),
+                found: found(found_token),
+            };
+            syntax_error(code, offset, problem, hint)
         }
         load::Error::Io(errs) => {
             let what = errs
@@ -189,20 +200,20 @@ fn load_error(code: &str, errs: load::Errors<&str, ()>) -> QueryError {
     }
 }
 
-/// A found token for messages: `end of query` or the token, cut short.
-fn found_text(found: &str) -> String {
-    if found.is_empty() {
-        return "end of query".into();
+/// A found token for messages: the end of the query or the token's first line, cut short.
+fn found(token: &str) -> Found {
+    if token.is_empty() {
+        return Found::EndOfQuery;
     }
-    let first_line = found.lines().next().unwrap_or(found);
-    format!("`{}`", shorten(first_line, 30))
+    let first_line = token.lines().next().unwrap_or(token);
+    Found::Token(shorten(first_line, 30))
 }
 
 fn compile_error(code: &str, errs: jaq_core::compile::Errors<&str, ()>) -> QueryError {
     let mut msgs = Vec::new();
     for (_file, errs) in errs {
         for (name, undef) in errs {
-            let pos = offset_in(code, name).map(|o| locate(code, o).0);
+            let pos = offset_in(code, name).map(|o| locate(code, o));
             let at = pos.map(|p| format!(" at {p}")).unwrap_or_default();
             let msg = match undef {
                 Undefined::Filter(arity) => undefined_filter(name, arity, &at),
