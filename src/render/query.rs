@@ -4,7 +4,10 @@
 //! with next steps naming only listed tools. The crate gives the notes and hints as data
 //! ([`AnswerNote`], [`SyntaxHint`]); every sentence about them is here.
 
-use fs_mcp_query::{Answer, AnswerNote, QueryError, ResultCount, SyntaxHint};
+use fs_mcp_query::{
+    Answer, AnswerNote, CompileError, CompileProblem, FunctionHelp, JqOnlyReason, QueryError,
+    ResultCount, SyntaxHint, VariableHelp,
+};
 use rmcp::model::CallToolResult;
 
 use super::{ListedTools, failure};
@@ -138,10 +141,72 @@ pub fn hint_text(hint: &SyntaxHint) -> String {
     }
 }
 
+/// A compile error with what is known of each undefined name: `jq error: undefined function
+/// `lenght/0` at line 1, column 1 (did you mean `length`?).`
+pub fn compile_text(error: &CompileError) -> String {
+    let problems: Vec<String> = error
+        .problems
+        .iter()
+        .map(|problem| {
+            let help = match problem {
+                CompileProblem::UndefinedFunction {
+                    name,
+                    help: Some(help),
+                    ..
+                } => function_help_text(name, help),
+                CompileProblem::UndefinedVariable {
+                    help: Some(help), ..
+                } => variable_help_text(help).to_string(),
+                _ => String::new(),
+            };
+            if help.is_empty() {
+                problem.to_string()
+            } else {
+                format!("{problem} ({help})")
+            }
+        })
+        .collect();
+    format!("jq error: {}.", problems.join("; "))
+}
+
+/// Environment access, as both `env` and `$ENV` are refused.
+const ENVIRONMENT_DISABLED: &str = "environment access is disabled in this server";
+
+fn function_help_text(name: &str, help: &FunctionHelp) -> String {
+    match help {
+        FunctionHelp::EnvironmentDisabled => ENVIRONMENT_DISABLED.into(),
+        FunctionHelp::JqOnly { why } => {
+            let why = match why {
+                JqOnlyReason::LineNumbersNotTracked => "input line numbers are not tracked".into(),
+                JqOnlyReason::FileNameNotAvailable => {
+                    "the file name is not available to the query".into()
+                }
+                JqOnlyReason::ModulesUnsupported => "modules are not supported".into(),
+                JqOnlyReason::UseInstead { expression } => format!("use `{expression}`"),
+            };
+            format!("`{name}` exists in jq 1.7 but not in this jq engine (jaq): {why}")
+        }
+        FunctionHelp::DefinedAs { arities } => {
+            let list: Vec<String> = arities.iter().map(|a| format!("{name}/{a}")).collect();
+            format!("defined as {}", list.join(", "))
+        }
+        FunctionHelp::DidYouMean { name } => format!("did you mean `{name}`?"),
+    }
+}
+
+fn variable_help_text(help: &VariableHelp) -> &'static str {
+    match help {
+        VariableHelp::EnvironmentDisabled => ENVIRONMENT_DISABLED,
+        VariableHelp::JqOnly => "exists in jq 1.7 but not in this jq engine (jaq)",
+    }
+}
+
 /// What went wrong, as the error's first part: a syntax error with its line, caret and hint; a
-/// runtime error with the `debug`/`stderr` output before it.
+/// compile error with what is known of each name; a runtime error with the `debug`/`stderr`
+/// output before it.
 pub fn what_failed(error: &QueryError) -> String {
     match error {
+        QueryError::Compile(compile) => compile_text(compile),
         QueryError::Syntax(syntax) => match &syntax.hint {
             Some(hint) => format!("{syntax}\nHint: {}", hint_text(hint)),
             None => syntax.to_string(),
@@ -342,6 +407,34 @@ mod tests {
     }
 
     #[test]
+    fn compile_errors_read_as_before() {
+        assert_eq!(
+            failed(".a | frobnicate(1)"),
+            "Error: jq error: undefined function `frobnicate/1` at line 1, column 6."
+        );
+        assert_eq!(
+            failed("lenght"),
+            "Error: jq error: undefined function `lenght/0` at line 1, column 1 (did you mean `length`?)."
+        );
+        assert_eq!(
+            failed("input_line_number"),
+            "Error: jq error: undefined function `input_line_number/0` at line 1, column 1 (`input_line_number` exists in jq 1.7 but not in this jq engine (jaq): input line numbers are not tracked)."
+        );
+        assert_eq!(
+            failed("isvalid(.)"),
+            "Error: jq error: undefined function `isvalid/1` at line 1, column 1 (`isvalid` exists in jq 1.7 but not in this jq engine (jaq): use `try (f | true) catch false`)."
+        );
+        assert_eq!(
+            failed("splits"),
+            "Error: jq error: undefined function `splits/0` at line 1, column 1 (defined as splits/1, splits/2)."
+        );
+        assert_eq!(
+            failed("env | $ENV | $__loc__ | $nope"),
+            "Error: jq error: undefined function `env/0` at line 1, column 1 (environment access is disabled in this server); undefined variable `$ENV` at line 1, column 7 (environment access is disabled in this server); undefined variable `$__loc__` at line 1, column 14 (exists in jq 1.7 but not in this jq engine (jaq))."
+        );
+    }
+
+    #[test]
     fn a_runtime_error_shows_the_debug_output_before_it() {
         let error = QueryError::Runtime(RuntimeError {
             message: "boom".into(),
@@ -389,10 +482,30 @@ mod tests {
                 dropped: true,
             },
         ];
+        let helps = [
+            FunctionHelp::EnvironmentDisabled,
+            FunctionHelp::JqOnly {
+                why: JqOnlyReason::LineNumbersNotTracked,
+            },
+            FunctionHelp::JqOnly {
+                why: JqOnlyReason::FileNameNotAvailable,
+            },
+            FunctionHelp::JqOnly {
+                why: JqOnlyReason::ModulesUnsupported,
+            },
+            FunctionHelp::DefinedAs { arities: vec![1] },
+            FunctionHelp::DidYouMean { name: "f".into() },
+        ];
         let texts = hints
             .iter()
             .map(hint_text)
-            .chain(notes.iter().map(note_text));
+            .chain(notes.iter().map(note_text))
+            .chain(helps.iter().map(|help| function_help_text("f", help)))
+            .chain(
+                [VariableHelp::EnvironmentDisabled, VariableHelp::JqOnly]
+                    .iter()
+                    .map(|help| variable_help_text(help).to_string()),
+            );
         let tools: Vec<&'static str> = crate::tools::specs().iter().map(|s| s.name).collect();
         for text in texts {
             for tool in &tools {
@@ -400,7 +513,7 @@ mod tests {
             }
         }
         // the syntax error itself names no tool either
-        let syntax = QueryError::Syntax(SyntaxError {
+        let syntax = QueryError::Syntax(Box::new(SyntaxError {
             at: Some(Position { line: 1, column: 2 }),
             problem: SyntaxProblem::Expected {
                 expected: "term".into(),
@@ -408,7 +521,7 @@ mod tests {
             },
             line_text: Some(".".into()),
             hint: Some(SyntaxHint::CheckStructure),
-        });
+        }));
         let text = what_failed(&syntax);
         assert!(tools.iter().all(|tool| !text.contains(tool)), "{text}");
     }

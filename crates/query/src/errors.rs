@@ -96,6 +96,116 @@ pub enum SyntaxHint {
     CheckStructure,
 }
 
+/// A jq expression that parses but does not compile: up to three problems, each once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompileError {
+    /// The problems, in the order of the query.
+    pub problems: Vec<CompileProblem>,
+}
+
+/// One reason a query does not compile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "problem", rename_all = "snake_case")]
+pub enum CompileProblem {
+    /// A function `name/arity` that is not defined.
+    UndefinedFunction {
+        /// Its name.
+        name: String,
+        /// Its number of arguments.
+        arity: usize,
+        /// Where the query calls it.
+        at: Option<Position>,
+        /// What is known of the name (worded by the caller).
+        help: Option<FunctionHelp>,
+    },
+    /// A variable that is not defined.
+    UndefinedVariable {
+        /// Its name, `$` included.
+        name: String,
+        /// Where the query uses it.
+        at: Option<Position>,
+        /// What is known of the name (worded by the caller).
+        help: Option<VariableHelp>,
+    },
+    /// A label that is not defined.
+    UndefinedLabel {
+        /// Its name.
+        name: String,
+        /// Where the query uses it.
+        at: Option<Position>,
+    },
+    /// A module path (modules are not supported).
+    Module {
+        /// The module's name.
+        name: String,
+        /// Where the query names it.
+        at: Option<Position>,
+    },
+    /// Anything else undefined.
+    Undefined {
+        /// Its name.
+        name: String,
+        /// Where the query uses it.
+        at: Option<Position>,
+    },
+    /// `import`/`include` (modules are not supported).
+    ModulesUnsupported {
+        /// The loader's words on what it could not load.
+        detail: String,
+    },
+}
+
+/// What is known of an undefined function's name. Exhaustive: a new case does not compile
+/// until the caller words it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "help", rename_all = "snake_case")]
+pub enum FunctionHelp {
+    /// `env`: the environment is not reachable from a query.
+    EnvironmentDisabled,
+    /// A jq 1.7 builtin that this engine (jaq) lacks.
+    JqOnly {
+        /// Why, or what to use instead.
+        why: JqOnlyReason,
+    },
+    /// The name is defined, with other numbers of arguments.
+    DefinedAs {
+        /// The numbers of arguments it takes.
+        arities: Vec<usize>,
+    },
+    /// A known name close to it.
+    DidYouMean {
+        /// The known name.
+        name: String,
+    },
+}
+
+/// Why a jq 1.7 builtin is missing here.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "why", rename_all = "snake_case")]
+pub enum JqOnlyReason {
+    /// Input line numbers are not tracked.
+    LineNumbersNotTracked,
+    /// The file name is not given to the query.
+    FileNameNotAvailable,
+    /// Modules are not supported.
+    ModulesUnsupported,
+    /// This jq expression does the same.
+    UseInstead {
+        /// The expression to use.
+        expression: String,
+    },
+}
+
+/// What is known of an undefined variable's name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "help", rename_all = "snake_case")]
+pub enum VariableHelp {
+    /// `$ENV`: the environment is not reachable from a query.
+    EnvironmentDisabled,
+    /// A jq 1.7 variable that this engine (jaq) lacks.
+    JqOnly,
+}
+
 /// An evaluation that failed before producing any result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RuntimeError {
@@ -112,11 +222,11 @@ pub struct RuntimeError {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum QueryError {
-    /// The jq expression does not parse.
-    Syntax(SyntaxError),
+    /// The jq expression does not parse (boxed: the other variants are small).
+    Syntax(Box<SyntaxError>),
     /// The expression parses but names something undefined (a function, a
     /// variable, a label) or uses modules.
-    Compile(String),
+    Compile(CompileError),
     /// The evaluation failed before producing any result (`error(...)`,
     /// `halt_error`, a type error, ...).
     Runtime(RuntimeError),
@@ -163,11 +273,10 @@ impl QueryError {
         match self {
             Self::Syntax(e) => serde_json::to_string(e).unwrap_or_default(),
             Self::Runtime(e) => serde_json::to_string(e).unwrap_or_default(),
-            Self::Compile(m)
-            | Self::Input(m)
-            | Self::InputLooksLikeYaml(m)
-            | Self::Io(m)
-            | Self::Worker(m) => m.clone(),
+            Self::Compile(e) => serde_json::to_string(e).unwrap_or_default(),
+            Self::Input(m) | Self::InputLooksLikeYaml(m) | Self::Io(m) | Self::Worker(m) => {
+                m.clone()
+            }
             _ => String::new(),
         }
     }
@@ -181,7 +290,9 @@ impl QueryError {
             "syntax" => {
                 serde_json::from_str(&message).map_or_else(|e| structured(kind, e), Self::Syntax)
             }
-            "compile" => Self::Compile(message),
+            "compile" => {
+                serde_json::from_str(&message).map_or_else(|e| structured(kind, e), Self::Compile)
+            }
             "runtime" => {
                 serde_json::from_str(&message).map_or_else(|e| structured(kind, e), Self::Runtime)
             }
@@ -199,7 +310,7 @@ impl fmt::Display for QueryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Syntax(e) => e.fmt(f),
-            Self::Compile(m) => f.write_str(m),
+            Self::Compile(e) => e.fmt(f),
             Self::Runtime(e) => e.fmt(f),
             Self::Input(m) | Self::Io(m) => f.write_str(m),
             Self::InputLooksLikeYaml(m) => write!(f, "{m} It looks like YAML."),
@@ -253,6 +364,38 @@ impl fmt::Display for SyntaxError {
             )?;
         }
         Ok(())
+    }
+}
+
+/// `jq error: undefined function `f/1` at line 1, column 6; undefined variable `$x`.` (what is
+/// known of each name is the caller's to word).
+impl fmt::Display for CompileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let problems: Vec<String> = self.problems.iter().map(ToString::to_string).collect();
+        write!(f, "jq error: {}.", problems.join("; "))
+    }
+}
+
+/// `undefined function `f/1` at line 1, column 6`.
+impl fmt::Display for CompileProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = |at: &Option<Position>| at.map(|p| format!(" at {p}")).unwrap_or_default();
+        match self {
+            Self::UndefinedFunction {
+                name, arity, at: a, ..
+            } => write!(f, "undefined function `{name}/{arity}`{}", at(a)),
+            Self::UndefinedVariable { name, at: a, .. } => {
+                write!(f, "undefined variable `{name}`{}", at(a))
+            }
+            Self::UndefinedLabel { name, at: a } => write!(f, "undefined label `{name}`{}", at(a)),
+            Self::Module { name, at: a } => {
+                write!(f, "modules are not supported (`{name}`{})", at(a))
+            }
+            Self::Undefined { name, at: a } => write!(f, "undefined `{name}`{}", at(a)),
+            Self::ModulesUnsupported { detail } => {
+                write!(f, "modules (import/include) are not supported ({detail})")
+            }
+        }
     }
 }
 

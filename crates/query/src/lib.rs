@@ -23,9 +23,10 @@
 //!   [`QueryError::Runtime`]. `debug`/`stderr` output is the note
 //!   [`AnswerNote::Log`]. `halt` stops quietly; `halt_error` reports its
 //!   message (the process never exits).
-//! * The crate words no note and no hint: the notes ([`AnswerNote`]) and the
-//!   syntax hints ([`SyntaxHint`]) are data, exhaustive enums the caller
-//!   words (so a new one does not compile until it is worded).
+//! * The crate words no note and no hint: the notes ([`AnswerNote`]), the
+//!   syntax hints ([`SyntaxHint`]) and what is known of an undefined name
+//!   ([`FunctionHelp`], [`VariableHelp`]) are data, exhaustive enums the
+//!   caller words (so a new one does not compile until it is worded).
 //!
 //! # Numbers that JSON cannot hold
 //!
@@ -82,10 +83,10 @@
 //!    "max_counted_results": 1000000, "count_time_budget_ms": 2000},
 //!    "memory_limit_bytes": 4294967296}
 //! ← {"status": "ok", "answer": {"results": "3", "shown": 1, "notes": []}}
-//! ← {"status": "error", "kind": "compile", "message": "jq error: undefined function …"}
+//! ← {"status": "error", "kind": "input", "message": "The file is not valid JSON: …"}
 //! ```
 //!
-//! `kind` is [`QueryError::kind`]; a structured error (syntax, runtime) sends
+//! `kind` is [`QueryError::kind`]; a structured error (syntax, compile, runtime) sends
 //! its data as JSON in `message`. A worker that dies instead of answering is
 //! classified by its exit: a stack overflow or another signal gives
 //! [`QueryError::Crashed`], an allocation failure [`QueryError::MemoryLimit`].
@@ -164,7 +165,8 @@ pub mod compat {}
 
 pub use answer::{Answer, AnswerNote, ResultCount};
 pub use errors::{
-    Found, Position, QueryError, RuntimeError, SyntaxError, SyntaxHint, SyntaxProblem,
+    CompileError, CompileProblem, Found, FunctionHelp, JqOnlyReason, Position, QueryError,
+    RuntimeError, SyntaxError, SyntaxHint, SyntaxProblem, VariableHelp,
 };
 pub use examples::example_queries;
 pub use request::{InputFormat, Limits, PLANNER_ENV, QueryRequest};

@@ -2,28 +2,36 @@
 //! name what would fix them (as data: the caller words the hint).
 
 use crate::data::QData;
-use crate::errors::{Found, QueryError, SyntaxError, SyntaxHint, SyntaxProblem, position, shorten};
+use crate::errors::{
+    CompileError, CompileProblem, Found, FunctionHelp, JqOnlyReason, QueryError, SyntaxError,
+    SyntaxHint, SyntaxProblem, VariableHelp, position, shorten,
+};
 use crate::library::{known_filters, natives, prelude_defs};
 use crate::rewrite;
 use jaq_core::Compiler;
 use jaq_core::compile::Undefined;
 use jaq_core::load::{self, Arena, File, Loader, lex};
 
-/// jq 1.7 builtins (name, arity) that jaq does not provide and we could not
-/// add; named in "undefined function" errors.
-const JQ_ONLY: &[(&str, &str)] = &[
-    ("input_line_number", "input line numbers are not tracked"),
-    (
-        "input_filename",
-        "the file name is not available to the query",
-    ),
-    ("get_search_list", "modules are not supported"),
-    ("get_prog_origin", "modules are not supported"),
-    ("get_jq_origin", "modules are not supported"),
-    ("modulemeta", "modules are not supported"),
-    ("lgamma_r", "use `lgamma`"),
-    ("isvalid", "use `try (f | true) catch false`"),
-];
+/// jq 1.7 builtins (name, or name/arity) that jaq does not provide and we could not add; named
+/// in "undefined function" errors.
+fn jq_only(name: &str, arity: usize) -> Option<JqOnlyReason> {
+    let signature = format!("{name}/{arity}");
+    let use_instead = |expression: &str| JqOnlyReason::UseInstead {
+        expression: expression.into(),
+    };
+    [name, signature.as_str()]
+        .into_iter()
+        .find_map(|key| match key {
+            "input_line_number" => Some(JqOnlyReason::LineNumbersNotTracked),
+            "input_filename" => Some(JqOnlyReason::FileNameNotAvailable),
+            "get_search_list" | "get_prog_origin" | "get_jq_origin" | "modulemeta" => {
+                Some(JqOnlyReason::ModulesUnsupported)
+            }
+            "lgamma_r" => Some(use_instead("lgamma")),
+            "isvalid" => Some(use_instead("try (f | true) catch false")),
+            _ => None,
+        })
+}
 
 /// A compiled query.
 pub(crate) struct Program {
@@ -93,11 +101,6 @@ fn offset_in(whole: &str, part: &str) -> Option<usize> {
     (p >= start && p <= start + whole.len()).then(|| p - start)
 }
 
-/// `line L, column C` of byte `offset` in `code`.
-fn locate(code: &str, offset: usize) -> String {
-    position(code.as_bytes(), offset).to_string()
-}
-
 /// Longest query line shown under a syntax error (with a caret under the column).
 const MAX_SHOWN_LINE_CHARS: usize = 160;
 
@@ -107,22 +110,22 @@ fn syntax_error(code: &str, offset: usize, problem: SyntaxProblem, hint: SyntaxH
     let line_text = Some(code.lines().nth(at.line - 1).unwrap_or(""))
         .filter(|text| text.chars().count() <= MAX_SHOWN_LINE_CHARS)
         .map(str::to_string);
-    QueryError::Syntax(SyntaxError {
+    QueryError::Syntax(Box::new(SyntaxError {
         at: Some(at),
         problem,
         line_text,
         hint: Some(hint),
-    })
+    }))
 }
 
 /// A syntax error without detail (the parser gave none).
 fn unknown_syntax_error() -> QueryError {
-    QueryError::Syntax(SyntaxError {
+    QueryError::Syntax(Box::new(SyntaxError {
         at: None,
         problem: SyntaxProblem::Unknown,
         line_text: None,
         hint: None,
-    })
+    }))
 }
 
 fn load_error(code: &str, errs: load::Errors<&str, ()>) -> QueryError {
@@ -193,9 +196,9 @@ fn load_error(code: &str, errs: load::Errors<&str, ()>) -> QueryError {
                 .first()
                 .map(|(p, e)| format!("{p}: {e}"))
                 .unwrap_or_default();
-            QueryError::Compile(format!(
-                "jq error: modules (import/include) are not supported ({what})."
-            ))
+            QueryError::Compile(CompileError {
+                problems: vec![CompileProblem::ModulesUnsupported { detail: what }],
+            })
         }
     }
 }
@@ -210,56 +213,62 @@ fn found(token: &str) -> Found {
 }
 
 fn compile_error(code: &str, errs: jaq_core::compile::Errors<&str, ()>) -> QueryError {
-    let mut msgs = Vec::new();
+    let mut problems = Vec::new();
     for (_file, errs) in errs {
         for (name, undef) in errs {
-            let pos = offset_in(code, name).map(|o| locate(code, o));
-            let at = pos.map(|p| format!(" at {p}")).unwrap_or_default();
-            let msg = match undef {
-                Undefined::Filter(arity) => undefined_filter(name, arity, &at),
-                Undefined::Var => undefined_var(name, &at),
-                Undefined::Label => format!("undefined label `{name}`{at}"),
-                Undefined::Mod => format!("modules are not supported (`{name}`{at})"),
-                _ => format!("undefined `{name}`{at}"),
+            let at = offset_in(code, name).map(|o| position(code.as_bytes(), o));
+            let problem = match undef {
+                Undefined::Filter(arity) => CompileProblem::UndefinedFunction {
+                    name: name.to_string(),
+                    arity,
+                    at,
+                    help: function_help(name, arity),
+                },
+                Undefined::Var => CompileProblem::UndefinedVariable {
+                    name: name.to_string(),
+                    at,
+                    help: match name {
+                        "$ENV" => Some(VariableHelp::EnvironmentDisabled),
+                        "$__loc__" | "$__prog_args" => Some(VariableHelp::JqOnly),
+                        _ => None,
+                    },
+                },
+                Undefined::Label => CompileProblem::UndefinedLabel {
+                    name: name.to_string(),
+                    at,
+                },
+                Undefined::Mod => CompileProblem::Module {
+                    name: name.to_string(),
+                    at,
+                },
+                _ => CompileProblem::Undefined {
+                    name: name.to_string(),
+                    at,
+                },
             };
-            if !msgs.contains(&msg) {
-                msgs.push(msg);
+            if !problems.contains(&problem) {
+                problems.push(problem);
             }
         }
     }
-    msgs.truncate(3);
-    QueryError::Compile(format!("jq error: {}.", msgs.join("; ")))
+    problems.truncate(3);
+    QueryError::Compile(CompileError { problems })
 }
 
-fn undefined_filter(name: &str, arity: usize, at: &str) -> String {
-    let mut msg = format!("undefined function `{name}/{arity}`{at}");
+/// What is known of a function name that is not defined with `arity` arguments.
+fn function_help(name: &str, arity: usize) -> Option<FunctionHelp> {
     let known = known_filters();
-    let sig = format!("{name}/{arity}");
     if name == "env" {
-        msg.push_str(" (environment access is disabled in this server)");
-    } else if let Some((_, why)) = JQ_ONLY.iter().find(|(n, _)| *n == name || *n == sig) {
-        msg.push_str(&format!(
-            " (`{name}` exists in jq 1.7 but not in this jq engine (jaq): {why})"
-        ));
+        Some(FunctionHelp::EnvironmentDisabled)
+    } else if let Some(why) = jq_only(name, arity) {
+        Some(FunctionHelp::JqOnly { why })
     } else if let Some(arities) = known.get(name) {
-        let list: Vec<String> = arities.iter().map(|a| format!("{name}/{a}")).collect();
-        msg.push_str(&format!(" (defined as {})", list.join(", ")));
-    } else if let Some(s) = suggest(name, known.keys().copied()) {
-        msg.push_str(&format!(" (did you mean `{s}`?)"));
+        Some(FunctionHelp::DefinedAs {
+            arities: arities.clone(),
+        })
+    } else {
+        suggest(name, known.keys().copied()).map(|s| FunctionHelp::DidYouMean { name: s.into() })
     }
-    msg
-}
-
-fn undefined_var(name: &str, at: &str) -> String {
-    let mut msg = format!("undefined variable `{name}`{at}");
-    match name {
-        "$ENV" => msg.push_str(" (environment access is disabled in this server)"),
-        "$__loc__" | "$__prog_args" => {
-            msg.push_str(" (exists in jq 1.7 but not in this jq engine (jaq))")
-        }
-        _ => {}
-    }
-    msg
 }
 
 /// The closest known name within a small edit distance.

@@ -6,8 +6,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use fs_mcp_query::{
-    Answer, AnswerNote, InputFormat, Limits, QueryError, ResultCount, SyntaxHint, SyntaxProblem,
-    check_expression, example_queries,
+    Answer, AnswerNote, CompileProblem, FunctionHelp, InputFormat, JqOnlyReason, Limits,
+    QueryError, ResultCount, SyntaxHint, SyntaxProblem, VariableHelp, check_expression,
+    example_queries,
 };
 use std::path::Path;
 
@@ -359,31 +360,69 @@ fn syntax_errors_give_position_and_hint() {
 
 #[test]
 fn undefined_functions_are_named() {
+    let compile = |expr: &str| match err(json("{}", expr)) {
+        QueryError::Compile(e) => e.problems,
+        other => panic!("not a compile error: {other:?}"),
+    };
     let e = err(json("{}", ".a | frobnicate(1)"));
-    assert!(matches!(e, QueryError::Compile(_)));
     assert_eq!(
         e.to_string(),
         "jq error: undefined function `frobnicate/1` at line 1, column 6."
     );
-    let msg = err(json("{}", "lenght")).to_string();
-    assert!(msg.contains("(did you mean `length`?)"), "{msg}");
-    let msg = err(json("{}", "input_line_number")).to_string();
-    assert!(
-        msg.contains("exists in jq 1.7 but not in this jq engine (jaq)"),
-        "{msg}"
+    let function_help = |expr: &str| match &compile(expr)[..] {
+        [CompileProblem::UndefinedFunction { help, .. }] => help.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        function_help("lenght"),
+        Some(FunctionHelp::DidYouMean {
+            name: "length".into()
+        })
     );
-    let msg = err(json("{}", "splits")).to_string();
-    assert!(msg.contains("(defined as splits/1, splits/2)"), "{msg}");
-    let msg = err(json("{}", "$nope")).to_string();
-    assert!(msg.contains("undefined variable `$nope`"), "{msg}");
+    assert_eq!(
+        function_help("input_line_number"),
+        Some(FunctionHelp::JqOnly {
+            why: JqOnlyReason::LineNumbersNotTracked
+        })
+    );
+    assert_eq!(
+        function_help("isvalid(.)"),
+        Some(FunctionHelp::JqOnly {
+            why: JqOnlyReason::UseInstead {
+                expression: "try (f | true) catch false".into()
+            }
+        })
+    );
+    assert_eq!(
+        function_help("splits"),
+        Some(FunctionHelp::DefinedAs {
+            arities: vec![1, 2]
+        })
+    );
+    let e = err(json("{}", "$nope"));
+    assert!(e.to_string().contains("undefined variable `$nope`"), "{e}");
 }
 
 #[test]
 fn the_environment_is_not_reachable() {
-    let msg = err(json("{}", "env")).to_string();
-    assert!(msg.contains("environment access is disabled"), "{msg}");
-    let msg = err(json("{}", "$ENV.HOME")).to_string();
-    assert!(msg.contains("environment access is disabled"), "{msg}");
+    let problems = |expr: &str| match err(json("{}", expr)) {
+        QueryError::Compile(e) => e.problems,
+        other => panic!("not a compile error: {other:?}"),
+    };
+    assert!(matches!(
+        &problems("env")[..],
+        [CompileProblem::UndefinedFunction {
+            help: Some(FunctionHelp::EnvironmentDisabled),
+            ..
+        }]
+    ));
+    assert!(matches!(
+        &problems("$ENV.HOME")[..],
+        [CompileProblem::UndefinedVariable {
+            help: Some(VariableHelp::EnvironmentDisabled),
+            ..
+        }]
+    ));
 }
 
 #[test]

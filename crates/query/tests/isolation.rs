@@ -246,7 +246,7 @@ fn query_errors_come_back_typed(ctx: &Ctx) {
         other => panic!("{other:?}"),
     }
     match ctx.json("nosuchfn", NORMAL_TIMEOUT) {
-        Err(QueryError::Compile(m)) => assert!(m.contains("nosuchfn/0"), "{m}"),
+        Err(QueryError::Compile(e)) => assert!(e.to_string().contains("nosuchfn/0"), "{e}"),
         other => panic!("{other:?}"),
     }
     match ctx.json("error(\"boom\")", NORMAL_TIMEOUT) {
