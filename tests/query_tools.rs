@@ -185,6 +185,74 @@ fn errors_are_short_and_say_what_to_do() {
     assert!(text_of(&outside).contains("Access denied"), "{outside}");
 }
 
+/// A query's hints, notes and next steps name a tool only when the server lists it: with
+/// query_yaml disabled, YAML given to query_json says it looks like YAML and names no tool, and no
+/// truncation note, syntax hint or runtime error names one either.
+#[test]
+fn query_hints_name_only_listed_tools() {
+    let ws = workspace();
+    let mut c = ws.start(&["--disable-tools", "query_yaml"]);
+    let listed: Vec<String> = c
+        .list_tools()
+        .iter()
+        .filter_map(|t| t["name"].as_str().map(str::to_string))
+        .collect();
+    assert!(!listed.iter().any(|t| t == "query_yaml"), "{listed:?}");
+    let mut all = ws.start(&["--all"]);
+    let every_tool: Vec<String> = all
+        .list_tools()
+        .iter()
+        .filter_map(|t| t["name"].as_str().map(str::to_string))
+        .collect();
+    let unlisted: Vec<&String> = every_tool.iter().filter(|t| !listed.contains(t)).collect();
+    assert!(unlisted.iter().any(|t| *t == "query_yaml"), "{unlisted:?}");
+
+    let yaml_as_json = c.call(
+        "query_json",
+        json!({"file_path": "conf.yaml", "jq_expression": "."}),
+    );
+    assert_eq!(yaml_as_json["isError"], true);
+    let text = text_of(&yaml_as_json);
+    assert!(text.contains("It looks like YAML."), "{text}");
+    let mut texts = vec![text];
+    for (file, expression) in [
+        ("many.json", ".[]"),
+        (
+            "many.json",
+            "[.[] | tostring] | join(\",\") | [range(3000) as $i | .] | .[]",
+        ),
+        ("data.json", ".items[ | .id"),
+        ("data.json", ".zeta = = 1"),
+        ("data.json", ".name == 'x'"),
+        (
+            "data.json",
+            ".items[] | if .id == 2 then error(\"bad\") else . end",
+        ),
+        ("data.json", "error(\"boom\")"),
+        ("data.json", "debug | .zeta"),
+    ] {
+        let reply = c.call(
+            "query_json",
+            json!({"file_path": file, "jq_expression": expression}),
+        );
+        texts.push(text_of(&reply));
+    }
+    assert!(
+        texts[1].contains("--- Truncated. Showing 100 of 251 results. ---"),
+        "{}",
+        texts[1]
+    );
+    assert!(texts[3].contains("\nHint: "), "{}", texts[3]);
+    for text in &texts {
+        for tool in &unlisted {
+            assert!(
+                !text.contains(tool.as_str()),
+                "{text:?} names {tool}, which is not listed"
+            );
+        }
+    }
+}
+
 /// Unbounded recursion, an endless loop and unbounded allocation each fail only their own call.
 #[test]
 fn runaway_queries_cost_only_their_own_call() {

@@ -7,6 +7,7 @@ pub mod query;
 pub mod read;
 pub mod sandbox;
 pub mod search;
+pub mod worklog;
 
 use std::collections::BTreeSet;
 use std::fmt::Display;

@@ -1,8 +1,13 @@
 //! `query_json`'s and `query_yaml`'s outcomes as the model reads them: the answer (with "no
-//! results" and a lone result said in words) and the errors, with next steps naming only listed
-//! tools.
+//! results" and a lone result said in words, then its notes: what was cut and how to get the
+//! rest, an error after some results, `debug` output) and the errors (a syntax error's hint),
+//! with next steps naming only listed tools. The crate gives the notes and hints as data
+//! ([`AnswerNote`], [`SyntaxHint`]); every sentence about them is here.
 
-use fs_mcp_query::{Answer, QueryError};
+use fs_mcp_query::{
+    Answer, AnswerNote, CompileError, CompileProblem, FunctionHelp, JqOnlyReason, QueryError,
+    ResultCount, SyntaxHint, VariableHelp,
+};
 use rmcp::model::CallToolResult;
 
 use super::{ListedTools, failure};
@@ -24,12 +29,193 @@ pub fn answer_text(answer: &Answer) -> String {
     } else {
         answer.results.clone()
     };
-    text.push_str(&answer.notes);
+    for note in &answer.notes {
+        text.push_str("\n\n");
+        text.push_str(&note_text(note));
+    }
     if answer.shown == 1 && answer.notes.is_empty() {
         text.push('\n');
         text.push_str(SINGLE_RESULT_NOTE);
     }
     text
+}
+
+/// One note after the results (each follows a blank line).
+pub fn note_text(note: &AnswerNote) -> String {
+    match note {
+        AnswerNote::FirstResultCut {
+            result_bytes,
+            shown_bytes,
+            results,
+        } => format!(
+            "--- Truncated. The first result is {} of JSON; showing its first {} ({} in total). ---\n\
+             Narrow the query, e.g. `keys`, `.[0:5]` or `.items[0:5]`.",
+            human_bytes(*result_bytes),
+            human_bytes(*shown_bytes),
+            results_counted(results),
+        ),
+        AnswerNote::Truncated {
+            shown,
+            results,
+            output_limit_bytes,
+            next_query,
+        } => {
+            let why = output_limit_bytes
+                .map(|limit| format!(" (output limit of {})", human_bytes(limit)))
+                .unwrap_or_default();
+            let at_least = if results.at_least { "at least " } else { "" };
+            format!(
+                "--- Truncated{why}. Showing {shown} of {at_least}{} results. ---\n\
+                 Refine your query or slice, e.g. {next_query}",
+                results.counted
+            )
+        }
+        AnswerNote::ErrorAfterResults {
+            results,
+            error,
+            more_errors,
+        } => {
+            let mut text = format!(
+                "--- jq error after {}: {error} ---",
+                plural(*results, "result")
+            );
+            if *more_errors > 0 {
+                text.push_str(&format!("\n({more_errors} more errors)"));
+            }
+            text
+        }
+        AnswerNote::Log { text, dropped } => {
+            let mut out = format!("{LOG_HEADING}\n{text}");
+            if *dropped {
+                out.push_str("\n(more output dropped)");
+            }
+            out
+        }
+    }
+}
+
+/// What heads the `debug`/`stderr` output, in an answer and after a runtime error.
+const LOG_HEADING: &str = "--- debug/stderr output ---";
+
+/// `3 results`, `at least 150 results`.
+fn results_counted(count: &ResultCount) -> String {
+    if count.at_least {
+        format!("at least {} results", count.counted)
+    } else {
+        plural(count.counted, "result")
+    }
+}
+
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+/// `64 bytes`, `3 KB`, `1.5 MB`: the sizes in query notes.
+fn human_bytes(n: usize) -> String {
+    if n >= 1024 * 1024 {
+        format!("{:.1} MB", n as f64 / (1024.0 * 1024.0))
+    } else if n >= 1024 {
+        format!("{} KB", n / 1024)
+    } else {
+        format!("{n} bytes")
+    }
+}
+
+/// What most likely fixes a syntax error, in a sentence.
+pub fn hint_text(hint: &SyntaxHint) -> String {
+    match hint {
+        SyntaxHint::AddMissing { close } => format!("Add the missing `{close}`."),
+        SyntaxHint::DoubleQuotes => "jq strings use double quotes: \"text\", not 'text'.".into(),
+        SyntaxHint::ValidEscapes => {
+            "Valid escapes are \\\\ \\\" \\n \\t \\r \\b \\f \\/ \\uXXXX and \\(...).".into()
+        }
+        SyntaxHint::CompareWithDoubleEquals => "Use `==` to compare; `=` assigns.".into(),
+        SyntaxHint::EndsTooEarly => {
+            "The query ends too early: something is not closed or finished.".into()
+        }
+        SyntaxHint::CheckStructure => "Check for unclosed brackets or quotes, a missing `|`, `;` or `end`, and use double quotes for strings.".into(),
+    }
+}
+
+/// A compile error with what is known of each undefined name: `jq error: undefined function
+/// `lenght/0` at line 1, column 1 (did you mean `length`?).`
+pub fn compile_text(error: &CompileError) -> String {
+    let problems: Vec<String> = error
+        .problems
+        .iter()
+        .map(|problem| {
+            let help = match problem {
+                CompileProblem::UndefinedFunction {
+                    name,
+                    help: Some(help),
+                    ..
+                } => function_help_text(name, help),
+                CompileProblem::UndefinedVariable {
+                    help: Some(help), ..
+                } => variable_help_text(help).to_string(),
+                _ => String::new(),
+            };
+            if help.is_empty() {
+                problem.to_string()
+            } else {
+                format!("{problem} ({help})")
+            }
+        })
+        .collect();
+    format!("jq error: {}.", problems.join("; "))
+}
+
+/// Environment access, as both `env` and `$ENV` are refused.
+const ENVIRONMENT_DISABLED: &str = "environment access is disabled in this server";
+
+fn function_help_text(name: &str, help: &FunctionHelp) -> String {
+    match help {
+        FunctionHelp::EnvironmentDisabled => ENVIRONMENT_DISABLED.into(),
+        FunctionHelp::JqOnly { why } => {
+            let why = match why {
+                JqOnlyReason::LineNumbersNotTracked => "input line numbers are not tracked".into(),
+                JqOnlyReason::FileNameNotAvailable => {
+                    "the file name is not available to the query".into()
+                }
+                JqOnlyReason::ModulesUnsupported => "modules are not supported".into(),
+                JqOnlyReason::UseInstead { expression } => format!("use `{expression}`"),
+            };
+            format!("`{name}` exists in jq 1.7 but not in this jq engine (jaq): {why}")
+        }
+        FunctionHelp::DefinedAs { arities } => {
+            let list: Vec<String> = arities.iter().map(|a| format!("{name}/{a}")).collect();
+            format!("defined as {}", list.join(", "))
+        }
+        FunctionHelp::DidYouMean { name } => format!("did you mean `{name}`?"),
+    }
+}
+
+fn variable_help_text(help: &VariableHelp) -> &'static str {
+    match help {
+        VariableHelp::EnvironmentDisabled => ENVIRONMENT_DISABLED,
+        VariableHelp::JqOnly => "exists in jq 1.7 but not in this jq engine (jaq)",
+    }
+}
+
+/// What went wrong, as the error's first part: a syntax error with its line, caret and hint; a
+/// compile error with what is known of each name; a runtime error with the `debug`/`stderr`
+/// output before it.
+pub fn what_failed(error: &QueryError) -> String {
+    match error {
+        QueryError::Compile(compile) => compile_text(compile),
+        QueryError::Syntax(syntax) => match &syntax.hint {
+            Some(hint) => format!("{syntax}\nHint: {}", hint_text(hint)),
+            None => syntax.to_string(),
+        },
+        QueryError::Runtime(runtime) if !runtime.log.is_empty() => {
+            format!("{runtime}\n{LOG_HEADING}\n{}", runtime.log)
+        }
+        other => other.to_string(),
+    }
 }
 
 /// The next step after `error`, if there is one to give.
@@ -52,36 +238,292 @@ pub fn next_step(error: &QueryError, listed: &ListedTools) -> Option<String> {
 
 /// A failed query in the one error format.
 pub fn query_failure(error: &QueryError, listed: &ListedTools) -> CallToolResult {
-    failure(error, next_step(error, listed).as_deref())
+    failure(what_failed(error), next_step(error, listed).as_deref())
 }
 
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
 
+    use fs_mcp_query::{
+        Found, InputFormat, Limits, Position, RuntimeError, SyntaxError, SyntaxProblem,
+    };
+
     use super::*;
     use crate::render::error_text;
 
-    fn answer(results: &str, shown: usize, notes: &str) -> Answer {
+    fn answer(results: &str, shown: usize, notes: Vec<AnswerNote>) -> Answer {
         Answer {
             results: results.into(),
             shown,
-            notes: notes.into(),
+            notes,
         }
+    }
+
+    fn count(counted: usize, at_least: bool) -> ResultCount {
+        ResultCount { counted, at_least }
+    }
+
+    /// The crate's answer to `expression` on `input`, as the model reads it.
+    fn evaluated(input: &str, expression: &str, limits: &Limits) -> String {
+        let answer =
+            fs_mcp_query::evaluate(input.as_bytes(), InputFormat::Json, expression, limits)
+                .expect("the query runs");
+        answer_text(&answer)
     }
 
     #[test]
     fn no_results_and_a_lone_result_are_said() {
-        assert_eq!(answer_text(&answer("", 0, "")), "No results found.");
-        assert_eq!(answer_text(&answer("3", 1, "")), "3\n(1 result)");
-        assert_eq!(answer_text(&answer("1\n2", 2, "")), "1\n2");
-        let cut = "\n\n--- Truncated. ---";
-        assert_eq!(answer_text(&answer("[1,…", 1, cut)), format!("[1,…{cut}"));
-        let debug = "\n\n--- debug/stderr output ---\nx";
+        assert_eq!(answer_text(&answer("", 0, vec![])), "No results found.");
+        assert_eq!(answer_text(&answer("3", 1, vec![])), "3\n(1 result)");
+        assert_eq!(answer_text(&answer("1\n2", 2, vec![])), "1\n2");
+        let log = AnswerNote::Log {
+            text: "x".into(),
+            dropped: false,
+        };
         assert_eq!(
-            answer_text(&answer("", 0, debug)),
-            format!("No results found.{debug}")
+            answer_text(&answer("", 0, vec![log])),
+            "No results found.\n\n--- debug/stderr output ---\nx"
         );
+    }
+
+    /// Each note keeps the wording it had when the crate wrote it.
+    #[test]
+    fn notes_keep_their_wording() {
+        let truncated = AnswerNote::Truncated {
+            shown: 100,
+            results: count(250, false),
+            output_limit_bytes: None,
+            next_query: "[range(250)][100:200][]".into(),
+        };
+        assert_eq!(
+            note_text(&truncated),
+            "--- Truncated. Showing 100 of 250 results. ---\nRefine your query or slice, e.g. [range(250)][100:200][]"
+        );
+        let by_bytes = AnswerNote::Truncated {
+            shown: 7,
+            results: count(150, true),
+            output_limit_bytes: Some(100),
+            next_query: ".items[7:107][]".into(),
+        };
+        assert_eq!(
+            note_text(&by_bytes),
+            "--- Truncated (output limit of 100 bytes). Showing 7 of at least 150 results. ---\nRefine your query or slice, e.g. .items[7:107][]"
+        );
+        let first_cut = AnswerNote::FirstResultCut {
+            result_bytes: 3 * 1024 + 5,
+            shown_bytes: 64,
+            results: count(1, false),
+        };
+        assert_eq!(
+            note_text(&first_cut),
+            "--- Truncated. The first result is 3 KB of JSON; showing its first 64 bytes (1 result in total). ---\nNarrow the query, e.g. `keys`, `.[0:5]` or `.items[0:5]`."
+        );
+        let error = AnswerNote::ErrorAfterResults {
+            results: 1,
+            error: "bad".into(),
+            more_errors: 2,
+        };
+        assert_eq!(
+            note_text(&error),
+            "--- jq error after 1 result: bad ---\n(2 more errors)"
+        );
+        let log = AnswerNote::Log {
+            text: "[\"DEBUG:\",1]".into(),
+            dropped: true,
+        };
+        assert_eq!(
+            note_text(&log),
+            "--- debug/stderr output ---\n[\"DEBUG:\",1]\n(more output dropped)"
+        );
+    }
+
+    /// The crate's notes, through the renderer: the text the model read before the notes were
+    /// data.
+    #[test]
+    fn evaluated_answers_read_as_before() {
+        let out = evaluated("null", "range(250)", &Limits::default());
+        assert!(
+            out.ends_with(
+                "99\n\n--- Truncated. Showing 100 of 250 results. ---\nRefine your query or slice, e.g. [range(250)][100:200][]"
+            ),
+            "{out}"
+        );
+        let capped = Limits {
+            max_output_bytes: 1_500,
+            ..Limits::default()
+        };
+        let out = evaluated("null", "[range(1000)]", &capped);
+        assert!(
+            out.ends_with("\n\n--- Truncated. The first result is 3 KB of JSON; showing its first 1 KB (1 result in total). ---\nNarrow the query, e.g. `keys`, `.[0:5]` or `.items[0:5]`."),
+            "{out}"
+        );
+        let out = evaluated("1", "debug | . + 1 | stderr", &Limits::default());
+        assert_eq!(out, "2\n\n--- debug/stderr output ---\n[\"DEBUG:\",1]\n2");
+        let out = evaluated(
+            "[1,2]",
+            ".[] | if . == 2 then error(\"bad\") else . end",
+            &Limits::default(),
+        );
+        assert_eq!(out, "1\n\n--- jq error after 1 result: bad ---");
+    }
+
+    fn failed(expression: &str) -> String {
+        let error =
+            fs_mcp_query::evaluate(b"{}", InputFormat::Json, expression, &Limits::default())
+                .expect_err("the query fails");
+        error_text(
+            what_failed(&error),
+            next_step(&error, &ListedTools::default()).as_deref(),
+        )
+    }
+
+    #[test]
+    fn syntax_errors_read_as_before() {
+        assert_eq!(
+            failed(".a | select(.b == )"),
+            "Error: jq syntax error at line 1, column 19: expected term, found `)`\n  .a | select(.b == )\n                    ^\nHint: Check for unclosed brackets or quotes, a missing `|`, `;` or `end`, and use double quotes for strings."
+        );
+        assert_eq!(
+            failed(".a\n| map(.b"),
+            "Error: jq syntax error at line 2, column 9: `(` opened at line 2, column 6 is never closed (expected `)`)\n  | map(.b\n          ^\nHint: Add the missing `)`."
+        );
+        assert_eq!(
+            failed(".a == 'x'"),
+            "Error: jq syntax error at line 1, column 7: unexpected `'`\n  .a == 'x'\n        ^\nHint: jq strings use double quotes: \"text\", not 'text'."
+        );
+        assert!(
+            failed("if . then 1").ends_with(
+                "expected else or end, found end of query\n  if . then 1\n             ^\nHint: The query ends too early: something is not closed or finished."
+            ),
+            "{}",
+            failed("if . then 1")
+        );
+        assert!(failed(".a = ").contains("\nHint: "), "{}", failed(".a = "));
+        assert!(
+            failed(r#""\q""#)
+                .ends_with(r#"Hint: Valid escapes are \\ \" \n \t \r \b \f \/ \uXXXX and \(...)."#)
+        );
+    }
+
+    #[test]
+    fn compile_errors_read_as_before() {
+        assert_eq!(
+            failed(".a | frobnicate(1)"),
+            "Error: jq error: undefined function `frobnicate/1` at line 1, column 6."
+        );
+        assert_eq!(
+            failed("lenght"),
+            "Error: jq error: undefined function `lenght/0` at line 1, column 1 (did you mean `length`?)."
+        );
+        assert_eq!(
+            failed("input_line_number"),
+            "Error: jq error: undefined function `input_line_number/0` at line 1, column 1 (`input_line_number` exists in jq 1.7 but not in this jq engine (jaq): input line numbers are not tracked)."
+        );
+        assert_eq!(
+            failed("isvalid(.)"),
+            "Error: jq error: undefined function `isvalid/1` at line 1, column 1 (`isvalid` exists in jq 1.7 but not in this jq engine (jaq): use `try (f | true) catch false`)."
+        );
+        assert_eq!(
+            failed("splits"),
+            "Error: jq error: undefined function `splits/0` at line 1, column 1 (defined as splits/1, splits/2)."
+        );
+        assert_eq!(
+            failed("env | $ENV | $__loc__ | $nope"),
+            "Error: jq error: undefined function `env/0` at line 1, column 1 (environment access is disabled in this server); undefined variable `$ENV` at line 1, column 7 (environment access is disabled in this server); undefined variable `$__loc__` at line 1, column 14 (exists in jq 1.7 but not in this jq engine (jaq))."
+        );
+    }
+
+    #[test]
+    fn a_runtime_error_shows_the_debug_output_before_it() {
+        let error = QueryError::Runtime(RuntimeError {
+            message: "boom".into(),
+            more_errors: 1,
+            log: "[\"DEBUG:\",1]".into(),
+        });
+        assert_eq!(
+            error_text(what_failed(&error), None),
+            "Error: jq error: boom (and 1 more errors)\n--- debug/stderr output ---\n[\"DEBUG:\",1]."
+        );
+        assert_eq!(failed("error(\"boom\")"), "Error: jq error: boom.");
+    }
+
+    /// Every hint and note reads without naming a tool: a tool is named only in a next step,
+    /// and only when listed.
+    #[test]
+    fn hints_and_notes_name_no_tool() {
+        let hints = [
+            SyntaxHint::AddMissing { close: ")".into() },
+            SyntaxHint::DoubleQuotes,
+            SyntaxHint::ValidEscapes,
+            SyntaxHint::CompareWithDoubleEquals,
+            SyntaxHint::EndsTooEarly,
+            SyntaxHint::CheckStructure,
+        ];
+        let notes = [
+            AnswerNote::FirstResultCut {
+                result_bytes: 1,
+                shown_bytes: 1,
+                results: count(1, false),
+            },
+            AnswerNote::Truncated {
+                shown: 1,
+                results: count(2, true),
+                output_limit_bytes: Some(1),
+                next_query: ".[1:101]".into(),
+            },
+            AnswerNote::ErrorAfterResults {
+                results: 1,
+                error: "e".into(),
+                more_errors: 1,
+            },
+            AnswerNote::Log {
+                text: "x".into(),
+                dropped: true,
+            },
+        ];
+        let helps = [
+            FunctionHelp::EnvironmentDisabled,
+            FunctionHelp::JqOnly {
+                why: JqOnlyReason::LineNumbersNotTracked,
+            },
+            FunctionHelp::JqOnly {
+                why: JqOnlyReason::FileNameNotAvailable,
+            },
+            FunctionHelp::JqOnly {
+                why: JqOnlyReason::ModulesUnsupported,
+            },
+            FunctionHelp::DefinedAs { arities: vec![1] },
+            FunctionHelp::DidYouMean { name: "f".into() },
+        ];
+        let texts = hints
+            .iter()
+            .map(hint_text)
+            .chain(notes.iter().map(note_text))
+            .chain(helps.iter().map(|help| function_help_text("f", help)))
+            .chain(
+                [VariableHelp::EnvironmentDisabled, VariableHelp::JqOnly]
+                    .iter()
+                    .map(|help| variable_help_text(help).to_string()),
+            );
+        let tools: Vec<&'static str> = crate::tools::specs().iter().map(|s| s.name).collect();
+        for text in texts {
+            for tool in &tools {
+                assert!(!text.contains(tool), "{text:?} names {tool}");
+            }
+        }
+        // the syntax error itself names no tool either
+        let syntax = QueryError::Syntax(Box::new(SyntaxError {
+            at: Some(Position { line: 1, column: 2 }),
+            problem: SyntaxProblem::Expected {
+                expected: "term".into(),
+                found: Found::EndOfQuery,
+            },
+            line_text: Some(".".into()),
+            hint: Some(SyntaxHint::CheckStructure),
+        }));
+        let text = what_failed(&syntax);
+        assert!(tools.iter().all(|tool| !text.contains(tool)), "{text}");
     }
 
     #[test]

@@ -73,10 +73,10 @@ impl FsServer {
             let shown = sandbox.display(&opened.path);
             match fs_mcp_worklog::analyze(BufReader::new(opened.file)) {
                 Ok(analysis) => {
-                    let data = fs_mcp_worklog::to_json(&analysis, &shown);
+                    let data = render::worklog::to_json(&analysis, &shown);
                     let body = match format {
-                        WorkLogFormat::Table => fs_mcp_worklog::render_table(&analysis, &shown),
-                        WorkLogFormat::Json => fs_mcp_worklog::render_json(&analysis, &shown),
+                        WorkLogFormat::Table => render::worklog::render_table(&analysis, &shown),
+                        WorkLogFormat::Json => render::worklog::render_json(&analysis, &shown),
                     };
                     structured(body, &data)
                 }

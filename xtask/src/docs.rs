@@ -1,6 +1,7 @@
-//! `cargo xtask docs`: regenerates the parts of docs/tools.md (each tool's parameter table) and
-//! README.md (the tool table) that come from the router, between their markers
-//! (`fs_mcp_rs::docs`). `tests/generated_docs.rs` fails while they differ.
+//! `cargo xtask docs`: regenerates the parts of docs/tools.md (each tool's parameter table),
+//! README.md (the tool table) and docs/GEMINI_SCHEMA_COMPAT.md (the schema profile table) that
+//! come from the router and the profile registry, between their markers (`fs_mcp_rs::docs`).
+//! `tests/generated_docs.rs` fails while they differ.
 
 use std::path::Path;
 
@@ -16,9 +17,13 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .context("xtask is not inside the workspace")?;
-    let files: [(&str, Regenerate); 2] = [
+    let files: [(&str, Regenerate); 3] = [
         ("docs/tools.md", fs_mcp_rs::docs::regenerate_tools_md),
         ("README.md", fs_mcp_rs::docs::regenerate_readme),
+        (
+            "docs/GEMINI_SCHEMA_COMPAT.md",
+            fs_mcp_rs::docs::regenerate_schema_compat_md,
+        ),
     ];
     for (file, regenerate) in files {
         let path = root.join(file);

@@ -3,8 +3,10 @@
 //!
 //! **A new profile is one file** in `profile/` defining a [`Profile`], plus its line in
 //! [`PROFILES`]. Everything else reads the registry: `--schema-profile`'s values and help (server
-//! and proxy), `auto`'s choice by client name, `tools/list` on the server and the proxy, and the
-//! tests that every profile serves lint-clean schemas and is documented.
+//! and proxy), `auto`'s choice by client name, `tools/list` on the server and the proxy, the
+//! profile table of docs/GEMINI_SCHEMA_COMPAT.md (written by `cargo xtask docs` from
+//! [`Profile::served`] and [`Profile::arguments_back`]), and the tests that every profile serves
+//! lint-clean schemas and that the table matches the registry.
 
 mod gemini;
 mod openai_strict;
@@ -18,8 +20,14 @@ pub use openai_strict::{MAX_DESCRIPTION_CHARS, cut, openai_strict};
 pub struct Profile {
     /// The name on the command line and in documentation.
     pub name: &'static str,
-    /// One line for `--help` and the docs.
+    /// One line for `--help`.
     pub summary: &'static str,
+    /// What a client of this profile is served, in full (markdown): the "served schema" cell of
+    /// the profile table in docs/GEMINI_SCHEMA_COMPAT.md, which `cargo xtask docs` writes.
+    pub served: fn() -> String,
+    /// How arguments written for the served schema come back to what the server (or the
+    /// upstream) expects (markdown): the table's "coming back in" cell.
+    pub arguments_back: &'static str,
     /// Lowercase fragments of a client's `clientInfo.name` that make `auto` serve this profile.
     pub auto_for_clients: &'static [&'static str],
     /// Rewrites a tool's Gemini-safe input schema and its description in place; `None` serves

@@ -1,9 +1,9 @@
 //! Running compiled jq programs with bounded output: results go to a
 //! [`Sink`], which shows, counts or collects them.
 
-use crate::answer::Answer;
+use crate::answer::{Answer, AnswerNote, ResultCount};
 use crate::data::{Globals, InputIter, QData};
-use crate::errors::{QueryError, shorten};
+use crate::errors::{QueryError, RuntimeError, shorten};
 use crate::json_out::{Bounded, write_val};
 use crate::natives;
 use crate::program::Program;
@@ -281,98 +281,58 @@ impl Output {
     }
 
     fn finish(self, expr: &str, log: &str, log_dropped: bool) -> Result<Answer, QueryError> {
-        if self.total == 0 && !self.errors.is_empty() {
-            let mut msg = self.errors[0].clone();
-            if self.errors.len() > 1 {
-                msg.push_str(&format!(" (and {} more errors)", self.errors.len() - 1));
-            }
-            if !log.is_empty() {
-                msg.push_str(&format!(
-                    "\n--- debug/stderr output ---\n{}",
-                    log.trim_end()
-                ));
-            }
-            return Err(QueryError::Runtime(msg));
+        let log = log.trim_end();
+        if self.total == 0
+            && let Some((first, more)) = self.errors.split_first()
+        {
+            return Err(QueryError::Runtime(RuntimeError {
+                message: first.clone(),
+                more_errors: more.len(),
+                log: log.to_string(),
+            }));
         }
         let (results, shown) = if self.total == 0 || self.all_null {
             (String::new(), 0)
         } else {
             (self.text, self.shown)
         };
-        let mut s = String::new();
-        let total = if self.count_capped {
-            format!("at least {}", self.total)
-        } else {
-            self.total.to_string()
+        let mut notes = Vec::new();
+        let count = ResultCount {
+            counted: self.total,
+            at_least: self.count_capped,
         };
         if let Some(size) = self.oversize {
-            let count = if self.count_capped {
-                format!("at least {} results", self.total)
-            } else {
-                plural(self.total, "result")
-            };
-            s.push_str(&format!(
-                "\n\n--- Truncated. The first result is {} of JSON; showing its first {} \
-                 ({count} in total). ---\nNarrow the query, e.g. `keys`, `.[0:5]` or `.items[0:5]`.",
-                human_bytes(size),
-                human_bytes(self.limits.max_output_bytes),
-            ));
+            notes.push(AnswerNote::FirstResultCut {
+                result_bytes: size,
+                shown_bytes: self.limits.max_output_bytes,
+                results: count,
+            });
         } else if self.shown < self.total && !self.all_null {
-            let why = if self.bytes_full {
-                format!(
-                    " (output limit of {})",
-                    human_bytes(self.limits.max_output_bytes)
-                )
-            } else {
-                String::new()
-            };
-            s.push_str(&format!(
-                "\n\n--- Truncated{why}. Showing {} of {total} results. ---\n\
-                 Refine your query or slice, e.g. {}",
-                self.shown,
-                slice_hint(expr, self.shown),
-            ));
+            notes.push(AnswerNote::Truncated {
+                shown: self.shown,
+                results: count,
+                output_limit_bytes: self.bytes_full.then_some(self.limits.max_output_bytes),
+                next_query: slice_hint(expr, self.shown),
+            });
         }
-        if !self.errors.is_empty() {
-            s.push_str(&format!(
-                "\n\n--- jq error after {}: {} ---",
-                plural(self.total, "result"),
-                self.errors[0]
-            ));
-            if self.errors.len() > 1 {
-                s.push_str(&format!("\n({} more errors)", self.errors.len() - 1));
-            }
+        if let Some((first, more)) = self.errors.split_first() {
+            notes.push(AnswerNote::ErrorAfterResults {
+                results: self.total,
+                error: first.clone(),
+                more_errors: more.len(),
+            });
         }
         if !log.is_empty() {
-            s.push_str("\n\n--- debug/stderr output ---\n");
-            s.push_str(log.trim_end());
-            if log_dropped {
-                s.push_str("\n(more output dropped)");
-            }
+            notes.push(AnswerNote::Log {
+                text: log.to_string(),
+                dropped: log_dropped,
+            });
         }
         Ok(Answer {
             results,
             shown,
-            notes: s,
+            notes,
         })
-    }
-}
-
-fn plural(n: usize, what: &str) -> String {
-    if n == 1 {
-        format!("1 {what}")
-    } else {
-        format!("{n} {what}s")
-    }
-}
-
-fn human_bytes(n: usize) -> String {
-    if n >= 1024 * 1024 {
-        format!("{:.1} MB", n as f64 / (1024.0 * 1024.0))
-    } else if n >= 1024 {
-        format!("{} KB", n / 1024)
-    } else {
-        format!("{n} bytes")
     }
 }
 
@@ -414,7 +374,7 @@ mod tests {
         };
         let inputs = crate::input::json_inputs(DOC.as_bytes()).unwrap();
         match run(&p, inputs, &Limits::default(), false) {
-            Ok(t) => format!("{} ({} shown){}", t.results, t.shown, t.notes),
+            Ok(t) => format!("{} ({} shown){:?}", t.results, t.shown, t.notes),
             Err(e) => format!("ERR {e}"),
         }
     }

@@ -1,24 +1,235 @@
-//! Errors of a query: what went wrong, with the data (the parser's message, the limit); the
-//! binary's renderer adds the `Error:` prefix and the next step.
+//! Errors of a query: what went wrong, with the data (where the parser stopped and what would
+//! help there, the limit); the binary's renderer adds the `Error:` prefix, the hint and the next
+//! step.
 
 use fs_mcp_text::{Keep, Marker, truncate};
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::time::Duration;
+
+/// A place in the query: 1-based line and column (in characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Position {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}, column {}", self.line, self.column)
+    }
+}
+
+/// A jq expression that does not parse: where, what the parser met, and what would fix it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SyntaxError {
+    /// Where the parser stopped (`None` when it gave no place).
+    pub at: Option<Position>,
+    /// What the parser met there.
+    pub problem: SyntaxProblem,
+    /// The query's line at [`at`](Self::at), shown with a caret under the column (`None` when
+    /// it is too long to show).
+    pub line_text: Option<String>,
+    /// What most likely fixes it (worded by the caller).
+    pub hint: Option<SyntaxHint>,
+}
+
+/// What the parser met.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "problem", rename_all = "snake_case")]
+pub enum SyntaxProblem {
+    /// A bracket or quote `open`ed at `opened_at` is never closed by `close`.
+    Unclosed {
+        /// The opening bracket or quote.
+        open: String,
+        /// Where it opens.
+        opened_at: Position,
+        /// What would close it.
+        close: String,
+    },
+    /// A `'`, which jq does not use for strings.
+    SingleQuote,
+    /// An escape sequence jq does not know, in a string.
+    InvalidEscape,
+    /// The parser expected `expected` (its own words for a token, `term`, `else or end`…).
+    Expected {
+        /// What the parser expected.
+        expected: String,
+        /// What it found.
+        found: Found,
+    },
+    /// The parser gave no detail.
+    Unknown,
+}
+
+/// What the parser found where it expected something else.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "found", content = "token", rename_all = "snake_case")]
+pub enum Found {
+    /// The query ended.
+    EndOfQuery,
+    /// A token (its first line, cut short).
+    Token(String),
+}
+
+/// What most likely fixes a syntax error. Exhaustive: a new hint does not compile until the
+/// caller words it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "hint", rename_all = "snake_case")]
+pub enum SyntaxHint {
+    /// Add the missing `close`.
+    AddMissing {
+        /// The bracket or quote to add.
+        close: String,
+    },
+    /// Strings take double quotes.
+    DoubleQuotes,
+    /// The escapes jq knows.
+    ValidEscapes,
+    /// `=` was written where `==` compares.
+    CompareWithDoubleEquals,
+    /// The query ends before something is closed or finished.
+    EndsTooEarly,
+    /// The usual suspects: brackets, quotes, `|`, `;`, `end`.
+    CheckStructure,
+}
+
+/// A jq expression that parses but does not compile: up to three problems, each once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompileError {
+    /// The problems, in the order of the query.
+    pub problems: Vec<CompileProblem>,
+}
+
+/// One reason a query does not compile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "problem", rename_all = "snake_case")]
+pub enum CompileProblem {
+    /// A function `name/arity` that is not defined.
+    UndefinedFunction {
+        /// Its name.
+        name: String,
+        /// Its number of arguments.
+        arity: usize,
+        /// Where the query calls it.
+        at: Option<Position>,
+        /// What is known of the name (worded by the caller).
+        help: Option<FunctionHelp>,
+    },
+    /// A variable that is not defined.
+    UndefinedVariable {
+        /// Its name, `$` included.
+        name: String,
+        /// Where the query uses it.
+        at: Option<Position>,
+        /// What is known of the name (worded by the caller).
+        help: Option<VariableHelp>,
+    },
+    /// A label that is not defined.
+    UndefinedLabel {
+        /// Its name.
+        name: String,
+        /// Where the query uses it.
+        at: Option<Position>,
+    },
+    /// A module path (modules are not supported).
+    Module {
+        /// The module's name.
+        name: String,
+        /// Where the query names it.
+        at: Option<Position>,
+    },
+    /// Anything else undefined.
+    Undefined {
+        /// Its name.
+        name: String,
+        /// Where the query uses it.
+        at: Option<Position>,
+    },
+    /// `import`/`include` (modules are not supported).
+    ModulesUnsupported {
+        /// The loader's words on what it could not load.
+        detail: String,
+    },
+}
+
+/// What is known of an undefined function's name. Exhaustive: a new case does not compile
+/// until the caller words it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "help", rename_all = "snake_case")]
+pub enum FunctionHelp {
+    /// `env`: the environment is not reachable from a query.
+    EnvironmentDisabled,
+    /// A jq 1.7 builtin that this engine (jaq) lacks.
+    JqOnly {
+        /// Why, or what to use instead.
+        why: JqOnlyReason,
+    },
+    /// The name is defined, with other numbers of arguments.
+    DefinedAs {
+        /// The numbers of arguments it takes.
+        arities: Vec<usize>,
+    },
+    /// A known name close to it.
+    DidYouMean {
+        /// The known name.
+        name: String,
+    },
+}
+
+/// Why a jq 1.7 builtin is missing here.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "why", rename_all = "snake_case")]
+pub enum JqOnlyReason {
+    /// Input line numbers are not tracked.
+    LineNumbersNotTracked,
+    /// The file name is not given to the query.
+    FileNameNotAvailable,
+    /// Modules are not supported.
+    ModulesUnsupported,
+    /// This jq expression does the same.
+    UseInstead {
+        /// The expression to use.
+        expression: String,
+    },
+}
+
+/// What is known of an undefined variable's name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "help", rename_all = "snake_case")]
+pub enum VariableHelp {
+    /// `$ENV`: the environment is not reachable from a query.
+    EnvironmentDisabled,
+    /// A jq 1.7 variable that this engine (jaq) lacks.
+    JqOnly,
+}
+
+/// An evaluation that failed before producing any result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuntimeError {
+    /// The first error, as jq states it (a long value quoted in it cut short).
+    pub message: String,
+    /// Errors after the first.
+    pub more_errors: usize,
+    /// What `debug`/`stderr` printed before the error (empty if nothing).
+    pub log: String,
+}
 
 /// Why a query produced no answer. `Display` states what went wrong (no next step, no tool
 /// names).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum QueryError {
-    /// The jq expression does not parse. The message starts with
-    /// `jq syntax error at line L, column C:` and ends with a hint.
-    Syntax(String),
+    /// The jq expression does not parse (boxed: the other variants are small).
+    Syntax(Box<SyntaxError>),
     /// The expression parses but names something undefined (a function, a
     /// variable, a label) or uses modules.
-    Compile(String),
+    Compile(CompileError),
     /// The evaluation failed before producing any result (`error(...)`,
     /// `halt_error`, a type error, ...).
-    Runtime(String),
+    Runtime(RuntimeError),
     /// The file is not what the tool expects: not JSON (or not YAML), binary,
     /// not UTF-8, or has a parse error (with line and column).
     Input(String),
@@ -56,26 +267,35 @@ impl QueryError {
         }
     }
 
-    /// The message carried by message variants (empty for the others).
-    pub(crate) fn message(&self) -> &str {
+    /// What a variant carries, as the worker protocol sends it with its [`kind`](Self::kind):
+    /// the message, or the JSON of a structured error (empty for variants without data).
+    pub(crate) fn message(&self) -> String {
         match self {
-            Self::Syntax(m)
-            | Self::Compile(m)
-            | Self::Runtime(m)
-            | Self::Input(m)
-            | Self::InputLooksLikeYaml(m)
-            | Self::Io(m)
-            | Self::Worker(m) => m,
-            _ => "",
+            Self::Syntax(e) => serde_json::to_string(e).unwrap_or_default(),
+            Self::Runtime(e) => serde_json::to_string(e).unwrap_or_default(),
+            Self::Compile(e) => serde_json::to_string(e).unwrap_or_default(),
+            Self::Input(m) | Self::InputLooksLikeYaml(m) | Self::Io(m) | Self::Worker(m) => {
+                m.clone()
+            }
+            _ => String::new(),
         }
     }
 
-    /// Rebuild a message variant from its kind (worker protocol).
+    /// Rebuild a variant from its kind and [`message`](Self::message) (worker protocol).
     pub(crate) fn from_kind(kind: &str, message: String) -> Self {
+        let structured = |what: &str, e: serde_json::Error| {
+            Self::Worker(format!("unreadable {what} error ({e}): {message}"))
+        };
         match kind {
-            "syntax" => Self::Syntax(message),
-            "compile" => Self::Compile(message),
-            "runtime" => Self::Runtime(message),
+            "syntax" => {
+                serde_json::from_str(&message).map_or_else(|e| structured(kind, e), Self::Syntax)
+            }
+            "compile" => {
+                serde_json::from_str(&message).map_or_else(|e| structured(kind, e), Self::Compile)
+            }
+            "runtime" => {
+                serde_json::from_str(&message).map_or_else(|e| structured(kind, e), Self::Runtime)
+            }
             "input" => Self::Input(message),
             "input_yaml" => Self::InputLooksLikeYaml(message),
             "io" => Self::Io(message),
@@ -89,8 +309,9 @@ impl QueryError {
 impl fmt::Display for QueryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Syntax(m) | Self::Compile(m) => f.write_str(m),
-            Self::Runtime(m) => write!(f, "jq error: {m}"),
+            Self::Syntax(e) => e.fmt(f),
+            Self::Compile(e) => e.fmt(f),
+            Self::Runtime(e) => e.fmt(f),
             Self::Input(m) | Self::Io(m) => f.write_str(m),
             Self::InputLooksLikeYaml(m) => write!(f, "{m} It looks like YAML."),
             Self::Timeout(d) => write!(f, "Query timed out after {} seconds.", seconds(*d)),
@@ -111,6 +332,94 @@ impl fmt::Display for QueryError {
 
 impl std::error::Error for QueryError {}
 
+/// `jq syntax error at line 1, column 19: expected term, found `)``, then the query's line with
+/// a caret under the column (the hint is the caller's to word).
+impl fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("jq syntax error")?;
+        if let Some(at) = self.at {
+            write!(f, " at {at}")?;
+        }
+        match &self.problem {
+            SyntaxProblem::Unclosed {
+                open,
+                opened_at,
+                close,
+            } => write!(
+                f,
+                ": `{open}` opened at {opened_at} is never closed (expected `{close}`)"
+            )?,
+            SyntaxProblem::SingleQuote => f.write_str(": unexpected `'`")?,
+            SyntaxProblem::InvalidEscape => f.write_str(": invalid escape sequence in string")?,
+            SyntaxProblem::Expected { expected, found } => {
+                write!(f, ": expected {expected}, found {found}")?
+            }
+            SyntaxProblem::Unknown => {}
+        }
+        if let (Some(at), Some(text)) = (self.at, &self.line_text) {
+            write!(
+                f,
+                "\n  {text}\n  {}^",
+                " ".repeat(at.column.saturating_sub(1))
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// `jq error: undefined function `f/1` at line 1, column 6; undefined variable `$x`.` (what is
+/// known of each name is the caller's to word).
+impl fmt::Display for CompileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let problems: Vec<String> = self.problems.iter().map(ToString::to_string).collect();
+        write!(f, "jq error: {}.", problems.join("; "))
+    }
+}
+
+/// `undefined function `f/1` at line 1, column 6`.
+impl fmt::Display for CompileProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = |at: &Option<Position>| at.map(|p| format!(" at {p}")).unwrap_or_default();
+        match self {
+            Self::UndefinedFunction {
+                name, arity, at: a, ..
+            } => write!(f, "undefined function `{name}/{arity}`{}", at(a)),
+            Self::UndefinedVariable { name, at: a, .. } => {
+                write!(f, "undefined variable `{name}`{}", at(a))
+            }
+            Self::UndefinedLabel { name, at: a } => write!(f, "undefined label `{name}`{}", at(a)),
+            Self::Module { name, at: a } => {
+                write!(f, "modules are not supported (`{name}`{})", at(a))
+            }
+            Self::Undefined { name, at: a } => write!(f, "undefined `{name}`{}", at(a)),
+            Self::ModulesUnsupported { detail } => {
+                write!(f, "modules (import/include) are not supported ({detail})")
+            }
+        }
+    }
+}
+
+/// `end of query`, or the token in backquotes.
+impl fmt::Display for Found {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Found::EndOfQuery => f.write_str("end of query"),
+            Found::Token(token) => write!(f, "`{token}`"),
+        }
+    }
+}
+
+/// `jq error: boom (and 2 more errors)` (the `debug`/`stderr` output is the caller's to show).
+impl fmt::Display for RuntimeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "jq error: {}", self.message)?;
+        if self.more_errors > 0 {
+            write!(f, " (and {} more errors)", self.more_errors)?;
+        }
+        Ok(())
+    }
+}
+
 /// `30`, `2.5`: seconds without a useless fraction.
 fn seconds(d: Duration) -> String {
     let s = d.as_secs_f64();
@@ -127,6 +436,12 @@ fn seconds(d: Duration) -> String {
 pub(crate) fn shorten(s: &str, max: usize) -> String {
     let tail = (max / 5).min(40);
     truncate(s, Keep::Chars(max), Marker::EllipsisThenTail(tail)).into_owned()
+}
+
+/// 1-based line and column (in characters) of byte `offset` in `text`.
+pub(crate) fn position(text: &[u8], offset: usize) -> Position {
+    let (line, column) = line_col(text, offset);
+    Position { line, column }
 }
 
 /// 1-based line and column (in characters) of byte `offset` in `text`.

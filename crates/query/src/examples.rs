@@ -26,8 +26,8 @@ enum Kind {
     Unknown,
 }
 
-/// Three ready-to-use jq expressions for exploring this file with
-/// `query_json` (`is_yaml == false`) or `query_yaml`, based on its beginning
+/// Three ready-to-use jq expressions for exploring this file as JSON
+/// (`is_yaml == false`) or as YAML, based on its beginning
 /// (`file_head`, e.g. the first 64 KB) and its name (`.jsonl`/`.ndjson` files
 /// are streams of records).
 ///

@@ -1,5 +1,4 @@
-//! Bounded jq queries over JSON and YAML files, for `query_json` and
-//! `query_yaml`.
+//! Bounded jq queries over JSON and YAML files.
 //!
 //! Queries are evaluated with [jaq](https://github.com/01mf02/jaq)
 //! (`jaq-core`, `jaq-std`, `jaq-json`) plus a prelude that restores jq 1.7
@@ -11,20 +10,23 @@
 //!
 //! * One compact JSON value per line, in order.
 //! * At most [`Limits::max_results`] (100) results and
-//!   [`Limits::max_output_bytes`] (100 KB) of text. After that comes
-//!   `--- Truncated. Showing 100 of N results. ---` and a line
-//!   `Refine your query or slice, e.g. …` with a slice expression built from
-//!   the query (`.items[100:200][]` for `.items[]`). Results past the cap are
-//!   only counted, up to [`Limits::max_counted_results`] or
-//!   [`Limits::count_time_budget_ms`]; when counting stops early, N reads
-//!   `at least N`.
+//!   [`Limits::max_output_bytes`] (100 KB) of text. After that comes the note
+//!   [`AnswerNote::Truncated`]: how many were shown of how many, and a slice
+//!   expression built from the query for the next ones (`.items[100:200][]`
+//!   for `.items[]`). Results past the cap are only counted, up to
+//!   [`Limits::max_counted_results`] or [`Limits::count_time_budget_ms`]; when
+//!   counting stops early, the count is [`ResultCount::at_least`].
 //! * No results (an [`Answer`] with `shown` 0, which the caller says in words) when the
 //!   query yields nothing or only `null`s.
-//! * A runtime error after some results is appended as
-//!   `--- jq error after K results: … ---`; without results it is a
-//!   [`QueryError::Runtime`]. `debug`/`stderr` output is appended under
-//!   `--- debug/stderr output ---`. `halt` stops quietly; `halt_error`
-//!   reports its message (the process never exits).
+//! * A runtime error after some results is the note
+//!   [`AnswerNote::ErrorAfterResults`]; without results it is a
+//!   [`QueryError::Runtime`]. `debug`/`stderr` output is the note
+//!   [`AnswerNote::Log`]. `halt` stops quietly; `halt_error` reports its
+//!   message (the process never exits).
+//! * The crate words no note and no hint: the notes ([`AnswerNote`]), the
+//!   syntax hints ([`SyntaxHint`]) and what is known of an undefined name
+//!   ([`FunctionHelp`], [`VariableHelp`]) are data, exhaustive enums the
+//!   caller words (so a new one does not compile until it is worded).
 //!
 //! # Numbers that JSON cannot hold
 //!
@@ -42,7 +44,7 @@
 //!   integers and long decimals survive, and a file with several top-level
 //!   values (JSON Lines) gives one input per value (`input`/`inputs` work).
 //!   A file that is not JSON gets an error with line and column; if it looks
-//!   like YAML, the error says to use `query_yaml`. Binary (NUL bytes) and
+//!   like YAML, it is [`QueryError::InputLooksLikeYaml`]. Binary (NUL bytes) and
 //!   UTF-16 files are refused by name.
 //! * YAML is parsed by serde-saphyr with YAML 1.2 booleans (`no`, `yes`,
 //!   `on` stay strings), merge keys (`<<: *base`), anchors and aliases, last
@@ -80,11 +82,12 @@
 //!    "format": "json", "limits": {"max_results": 100, "max_output_bytes": 102400,
 //!    "max_counted_results": 1000000, "count_time_budget_ms": 2000},
 //!    "memory_limit_bytes": 4294967296}
-//! ← {"status": "ok", "text": "3"}
-//! ← {"status": "error", "kind": "syntax", "message": "jq syntax error at line 1, …"}
+//! ← {"status": "ok", "answer": {"results": "3", "shown": 1, "notes": []}}
+//! ← {"status": "error", "kind": "input", "message": "The file is not valid JSON: …"}
 //! ```
 //!
-//! `kind` is [`QueryError::kind`]. A worker that dies instead of answering is
+//! `kind` is [`QueryError::kind`]; a structured error (syntax, compile, runtime) sends
+//! its data as JSON in `message`. A worker that dies instead of answering is
 //! classified by its exit: a stack overflow or another signal gives
 //! [`QueryError::Crashed`], an allocation failure [`QueryError::MemoryLimit`].
 //!
@@ -160,8 +163,11 @@ mod worker;
 #[doc = include_str!("COMPAT.md")]
 pub mod compat {}
 
-pub use answer::Answer;
-pub use errors::QueryError;
+pub use answer::{Answer, AnswerNote, ResultCount};
+pub use errors::{
+    CompileError, CompileProblem, Found, FunctionHelp, JqOnlyReason, Position, QueryError,
+    RuntimeError, SyntaxError, SyntaxHint, SyntaxProblem, VariableHelp,
+};
 pub use examples::example_queries;
 pub use request::{InputFormat, Limits, PLANNER_ENV, QueryRequest};
 pub use worker::{run_isolated, worker_main};

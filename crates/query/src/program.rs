@@ -1,29 +1,37 @@
-//! Compiling jq programs with jaq, with error messages that point into the
-//! query and say what to do next.
+//! Compiling jq programs with jaq, with errors that point into the query and
+//! name what would fix them (as data: the caller words the hint).
 
 use crate::data::QData;
-use crate::errors::{QueryError, line_col, shorten};
+use crate::errors::{
+    CompileError, CompileProblem, Found, FunctionHelp, JqOnlyReason, QueryError, SyntaxError,
+    SyntaxHint, SyntaxProblem, VariableHelp, position, shorten,
+};
 use crate::library::{known_filters, natives, prelude_defs};
 use crate::rewrite;
 use jaq_core::Compiler;
 use jaq_core::compile::Undefined;
 use jaq_core::load::{self, Arena, File, Loader, lex};
 
-/// jq 1.7 builtins (name, arity) that jaq does not provide and we could not
-/// add; named in "undefined function" errors.
-const JQ_ONLY: &[(&str, &str)] = &[
-    ("input_line_number", "input line numbers are not tracked"),
-    (
-        "input_filename",
-        "the file name is not available to the query",
-    ),
-    ("get_search_list", "modules are not supported"),
-    ("get_prog_origin", "modules are not supported"),
-    ("get_jq_origin", "modules are not supported"),
-    ("modulemeta", "modules are not supported"),
-    ("lgamma_r", "use `lgamma`"),
-    ("isvalid", "use `try (f | true) catch false`"),
-];
+/// jq 1.7 builtins (name, or name/arity) that jaq does not provide and we could not add; named
+/// in "undefined function" errors.
+fn jq_only(name: &str, arity: usize) -> Option<JqOnlyReason> {
+    let signature = format!("{name}/{arity}");
+    let use_instead = |expression: &str| JqOnlyReason::UseInstead {
+        expression: expression.into(),
+    };
+    [name, signature.as_str()]
+        .into_iter()
+        .find_map(|key| match key {
+            "input_line_number" => Some(JqOnlyReason::LineNumbersNotTracked),
+            "input_filename" => Some(JqOnlyReason::FileNameNotAvailable),
+            "get_search_list" | "get_prog_origin" | "get_jq_origin" | "modulemeta" => {
+                Some(JqOnlyReason::ModulesUnsupported)
+            }
+            "lgamma_r" => Some(use_instead("lgamma")),
+            "isvalid" => Some(use_instead("try (f | true) catch false")),
+            _ => None,
+        })
+}
 
 /// A compiled query.
 pub(crate) struct Program {
@@ -93,38 +101,48 @@ fn offset_in(whole: &str, part: &str) -> Option<usize> {
     (p >= start && p <= start + whole.len()).then(|| p - start)
 }
 
-/// `line L, column C` plus the source line with a caret under the column.
-fn locate(code: &str, offset: usize) -> (String, String) {
-    let (line, col) = line_col(code.as_bytes(), offset);
-    let at = format!("line {line}, column {col}");
-    let text = code.lines().nth(line - 1).unwrap_or("");
-    let snippet = if text.chars().count() <= 160 {
-        format!("\n  {text}\n  {}^", " ".repeat(col.saturating_sub(1)))
-    } else {
-        String::new()
-    };
-    (at, snippet)
+/// Longest query line shown under a syntax error (with a caret under the column).
+const MAX_SHOWN_LINE_CHARS: usize = 160;
+
+/// A syntax error at byte `offset` of `code`.
+fn syntax_error(code: &str, offset: usize, problem: SyntaxProblem, hint: SyntaxHint) -> QueryError {
+    let at = position(code.as_bytes(), offset);
+    let line_text = Some(code.lines().nth(at.line - 1).unwrap_or(""))
+        .filter(|text| text.chars().count() <= MAX_SHOWN_LINE_CHARS)
+        .map(str::to_string);
+    QueryError::Syntax(Box::new(SyntaxError {
+        at: Some(at),
+        problem,
+        line_text,
+        hint: Some(hint),
+    }))
 }
 
-const SYNTAX_HINT: &str = "Check for unclosed brackets or quotes, a missing `|`, `;` or `end`, \
-    and use double quotes for strings.";
+/// A syntax error without detail (the parser gave none).
+fn unknown_syntax_error() -> QueryError {
+    QueryError::Syntax(Box::new(SyntaxError {
+        at: None,
+        problem: SyntaxProblem::Unknown,
+        line_text: None,
+        hint: None,
+    }))
+}
 
 fn load_error(code: &str, errs: load::Errors<&str, ()>) -> QueryError {
     // Errors in our own prelude cannot happen; report the user's.
     let Some((file, err)) = errs.into_iter().find(|(f, _)| f.code == code) else {
-        return QueryError::Syntax("jq syntax error in the query".into());
+        return unknown_syntax_error();
     };
     let code = file.code;
     match err {
         load::Error::Lex(errs) => {
             let Some((expect, rest)) = errs.into_iter().next() else {
-                return QueryError::Syntax("jq syntax error".into());
+                return unknown_syntax_error();
             };
             let offset = offset_in(code, rest).unwrap_or(code.len());
-            let (what, hint, offset) = match expect {
+            let (problem, hint) = match expect {
                 lex::Expect::Delim(open) => {
                     let open_at = offset_in(code, open).unwrap_or(offset);
-                    let (at, _) = locate(code, open_at);
                     let close = match open {
                         "(" => ")",
                         "[" => "]",
@@ -132,123 +150,125 @@ fn load_error(code: &str, errs: load::Errors<&str, ()>) -> QueryError {
                         _ => "\"",
                     };
                     (
-                        format!("`{open}` opened at {at} is never closed (expected `{close}`)"),
-                        format!("Add the missing `{close}`."),
-                        offset,
+                        SyntaxProblem::Unclosed {
+                            open: open.to_string(),
+                            opened_at: position(code.as_bytes(), open_at),
+                            close: close.to_string(),
+                        },
+                        SyntaxHint::AddMissing {
+                            close: close.to_string(),
+                        },
                     )
                 }
-                lex::Expect::Token if rest.starts_with('\'') => (
-                    "unexpected `'`".to_string(),
-                    "jq strings use double quotes: \"text\", not 'text'.".to_string(),
-                    offset,
-                ),
-                lex::Expect::Escape => (
-                    "invalid escape sequence in string".to_string(),
-                    "Valid escapes are \\\\ \\\" \\n \\t \\r \\b \\f \\/ \\uXXXX and \\(...)."
-                        .to_string(),
-                    offset,
-                ),
+                lex::Expect::Token if rest.starts_with('\'') => {
+                    (SyntaxProblem::SingleQuote, SyntaxHint::DoubleQuotes)
+                }
+                lex::Expect::Escape => (SyntaxProblem::InvalidEscape, SyntaxHint::ValidEscapes),
                 e => (
-                    format!("expected {}, found {}", e.as_str(), found_text(rest)),
-                    SYNTAX_HINT.to_string(),
-                    offset,
+                    SyntaxProblem::Expected {
+                        expected: e.as_str().to_string(),
+                        found: found(rest),
+                    },
+                    SyntaxHint::CheckStructure,
                 ),
             };
-            let (at, snippet) = locate(code, offset);
-            QueryError::Syntax(format!(
-                "jq syntax error at {at}: {what}{snippet}\nHint: {hint}"
-            ))
+            syntax_error(code, offset, problem, hint)
         }
         load::Error::Parse(errs) => {
-            let Some((expect, found)) = errs.into_iter().next() else {
-                return QueryError::Syntax("jq syntax error".into());
+            let Some((expect, found_token)) = errs.into_iter().next() else {
+                return unknown_syntax_error();
             };
-            let offset = offset_in(code, found).unwrap_or(code.len());
-            let (at, snippet) = locate(code, offset);
-            let hint = match found {
-                "=" => "Use `==` to compare; `=` assigns.",
-                "" => "The query ends too early: something is not closed or finished.",
-                _ if found.starts_with('\'') => "jq strings use double quotes.",
-                _ => SYNTAX_HINT,
+            let offset = offset_in(code, found_token).unwrap_or(code.len());
+            let hint = match found_token {
+                "=" => SyntaxHint::CompareWithDoubleEquals,
+                "" => SyntaxHint::EndsTooEarly,
+                _ if found_token.starts_with('\'') => SyntaxHint::DoubleQuotes,
+                _ => SyntaxHint::CheckStructure,
             };
-            QueryError::Syntax(format!(
-                "jq syntax error at {at}: expected {}, found {}{snippet}\nHint: {hint}",
-                expect.as_str(),
-                found_text(found),
-            ))
+            let problem = SyntaxProblem::Expected {
+                expected: expect.as_str().to_string(),
+                found: found(found_token),
+            };
+            syntax_error(code, offset, problem, hint)
         }
         load::Error::Io(errs) => {
             let what = errs
                 .first()
                 .map(|(p, e)| format!("{p}: {e}"))
                 .unwrap_or_default();
-            QueryError::Compile(format!(
-                "jq error: modules (import/include) are not supported ({what})."
-            ))
+            QueryError::Compile(CompileError {
+                problems: vec![CompileProblem::ModulesUnsupported { detail: what }],
+            })
         }
     }
 }
 
-/// A found token for messages: `end of query` or the token, cut short.
-fn found_text(found: &str) -> String {
-    if found.is_empty() {
-        return "end of query".into();
+/// A found token for messages: the end of the query or the token's first line, cut short.
+fn found(token: &str) -> Found {
+    if token.is_empty() {
+        return Found::EndOfQuery;
     }
-    let first_line = found.lines().next().unwrap_or(found);
-    format!("`{}`", shorten(first_line, 30))
+    let first_line = token.lines().next().unwrap_or(token);
+    Found::Token(shorten(first_line, 30))
 }
 
 fn compile_error(code: &str, errs: jaq_core::compile::Errors<&str, ()>) -> QueryError {
-    let mut msgs = Vec::new();
+    let mut problems = Vec::new();
     for (_file, errs) in errs {
         for (name, undef) in errs {
-            let pos = offset_in(code, name).map(|o| locate(code, o).0);
-            let at = pos.map(|p| format!(" at {p}")).unwrap_or_default();
-            let msg = match undef {
-                Undefined::Filter(arity) => undefined_filter(name, arity, &at),
-                Undefined::Var => undefined_var(name, &at),
-                Undefined::Label => format!("undefined label `{name}`{at}"),
-                Undefined::Mod => format!("modules are not supported (`{name}`{at})"),
-                _ => format!("undefined `{name}`{at}"),
+            let at = offset_in(code, name).map(|o| position(code.as_bytes(), o));
+            let problem = match undef {
+                Undefined::Filter(arity) => CompileProblem::UndefinedFunction {
+                    name: name.to_string(),
+                    arity,
+                    at,
+                    help: function_help(name, arity),
+                },
+                Undefined::Var => CompileProblem::UndefinedVariable {
+                    name: name.to_string(),
+                    at,
+                    help: match name {
+                        "$ENV" => Some(VariableHelp::EnvironmentDisabled),
+                        "$__loc__" | "$__prog_args" => Some(VariableHelp::JqOnly),
+                        _ => None,
+                    },
+                },
+                Undefined::Label => CompileProblem::UndefinedLabel {
+                    name: name.to_string(),
+                    at,
+                },
+                Undefined::Mod => CompileProblem::Module {
+                    name: name.to_string(),
+                    at,
+                },
+                _ => CompileProblem::Undefined {
+                    name: name.to_string(),
+                    at,
+                },
             };
-            if !msgs.contains(&msg) {
-                msgs.push(msg);
+            if !problems.contains(&problem) {
+                problems.push(problem);
             }
         }
     }
-    msgs.truncate(3);
-    QueryError::Compile(format!("jq error: {}.", msgs.join("; ")))
+    problems.truncate(3);
+    QueryError::Compile(CompileError { problems })
 }
 
-fn undefined_filter(name: &str, arity: usize, at: &str) -> String {
-    let mut msg = format!("undefined function `{name}/{arity}`{at}");
+/// What is known of a function name that is not defined with `arity` arguments.
+fn function_help(name: &str, arity: usize) -> Option<FunctionHelp> {
     let known = known_filters();
-    let sig = format!("{name}/{arity}");
     if name == "env" {
-        msg.push_str(" (environment access is disabled in this server)");
-    } else if let Some((_, why)) = JQ_ONLY.iter().find(|(n, _)| *n == name || *n == sig) {
-        msg.push_str(&format!(
-            " (`{name}` exists in jq 1.7 but not in this jq engine (jaq): {why})"
-        ));
+        Some(FunctionHelp::EnvironmentDisabled)
+    } else if let Some(why) = jq_only(name, arity) {
+        Some(FunctionHelp::JqOnly { why })
     } else if let Some(arities) = known.get(name) {
-        let list: Vec<String> = arities.iter().map(|a| format!("{name}/{a}")).collect();
-        msg.push_str(&format!(" (defined as {})", list.join(", ")));
-    } else if let Some(s) = suggest(name, known.keys().copied()) {
-        msg.push_str(&format!(" (did you mean `{s}`?)"));
+        Some(FunctionHelp::DefinedAs {
+            arities: arities.clone(),
+        })
+    } else {
+        suggest(name, known.keys().copied()).map(|s| FunctionHelp::DidYouMean { name: s.into() })
     }
-    msg
-}
-
-fn undefined_var(name: &str, at: &str) -> String {
-    let mut msg = format!("undefined variable `{name}`{at}");
-    match name {
-        "$ENV" => msg.push_str(" (environment access is disabled in this server)"),
-        "$__loc__" | "$__prog_args" => {
-            msg.push_str(" (exists in jq 1.7 but not in this jq engine (jaq))")
-        }
-        _ => {}
-    }
-    msg
 }
 
 /// The closest known name within a small edit distance.

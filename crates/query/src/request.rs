@@ -10,9 +10,9 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum InputFormat {
-    /// JSON (one or more top-level values); `query_json`.
+    /// JSON (one or more top-level values).
     Json,
-    /// YAML (one or more documents); `query_yaml`.
+    /// YAML (one or more documents).
     Yaml,
 }
 

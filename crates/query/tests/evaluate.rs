@@ -5,7 +5,11 @@
 // does not reach helpers outside #[test] functions.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use fs_mcp_query::{Answer, InputFormat, Limits, QueryError, check_expression, example_queries};
+use fs_mcp_query::{
+    Answer, AnswerNote, CompileProblem, FunctionHelp, InputFormat, JqOnlyReason, Limits,
+    QueryError, ResultCount, SyntaxHint, SyntaxProblem, VariableHelp, check_expression,
+    example_queries,
+};
 use std::path::Path;
 
 /// `fs_mcp_query::evaluate`, its answer as one text.
@@ -18,14 +22,45 @@ fn evaluate(
     fs_mcp_query::evaluate(input, format, expression, limits).map(|answer| text(&answer))
 }
 
-/// The answer as one text, as the server shows it.
+/// The answer as one text: the results as the server shows them, then each note (data: the
+/// server words them) in its `Debug` form.
 fn text(answer: &Answer) -> String {
     let results = if answer.is_empty() {
         "No results found."
     } else {
         &answer.results
     };
-    format!("{results}{}", answer.notes)
+    let notes: String = answer
+        .notes
+        .iter()
+        .map(|note| format!("\n\n{note:?}"))
+        .collect();
+    format!("{results}{notes}")
+}
+
+/// The answer of `expr` on the JSON `input`, as data.
+fn json_answer(input: &str, expr: &str) -> Result<Answer, QueryError> {
+    fs_mcp_query::evaluate(
+        input.as_bytes(),
+        InputFormat::Json,
+        expr,
+        &Limits::default(),
+    )
+}
+
+/// The notes of an answer that ran.
+fn notes(answer: Result<Answer, QueryError>) -> Vec<AnswerNote> {
+    answer
+        .unwrap_or_else(|e| panic!("unexpected error: {e}"))
+        .notes
+}
+
+fn error_after(results: usize, error: &str) -> AnswerNote {
+    AnswerNote::ErrorAfterResults {
+        results,
+        error: error.into(),
+        more_errors: 0,
+    }
 }
 
 fn json(input: &str, expr: &str) -> Result<String, QueryError> {
@@ -73,19 +108,36 @@ fn truncates_after_100_results_with_exact_count() {
         lines[..100],
         (0..100).map(|i| i.to_string()).collect::<Vec<_>>()[..]
     );
-    assert!(out.ends_with(
-        "99\n\n--- Truncated. Showing 100 of 250 results. ---\n\
-         Refine your query or slice, e.g. [range(250)][100:200][]"
+    assert_eq!(
+        notes(json_answer("null", "range(250)")),
+        [AnswerNote::Truncated {
+            shown: 100,
+            results: ResultCount {
+                counted: 250,
+                at_least: false
+            },
+            output_limit_bytes: None,
+            next_query: "[range(250)][100:200][]".into(),
+        }]
+    );
+    assert!(matches!(
+        notes(json_answer(r#"{"items": [1,2,3]}"#, "[range(150)] | .[]"))[..],
+        [AnswerNote::Truncated {
+            shown: 100,
+            results: ResultCount { counted: 150, .. },
+            ..
+        }]
     ));
-    let out = ok(json(r#"{"items": [1,2,3]}"#, "[range(150)] | .[]"));
-    assert!(out.contains("Showing 100 of 150 results"));
 }
 
 #[test]
 fn slice_hint_follows_the_query() {
     let input = format!("{{\"items\": [{}]}}", vec!["1"; 120].join(","));
-    let out = ok(json(&input, ".items[]"));
-    assert!(out.ends_with("e.g. .items[100:200][]"), "{out}");
+    let notes = notes(json_answer(&input, ".items[]"));
+    assert!(
+        matches!(&notes[..], [AnswerNote::Truncated { next_query, .. }] if next_query == ".items[100:200][]"),
+        "{notes:?}"
+    );
 }
 
 #[test]
@@ -94,10 +146,21 @@ fn count_stops_at_a_bound_and_says_at_least() {
         max_counted_results: 150,
         ..Limits::default()
     };
-    let out = evaluate(b"null", InputFormat::Json, "range(1e12)", &limits).unwrap();
+    let answer = fs_mcp_query::evaluate(b"null", InputFormat::Json, "range(1e12)", &limits);
+    let notes = notes(answer);
     assert!(
-        out.contains("--- Truncated. Showing 100 of at least 150 results. ---"),
-        "{out}"
+        matches!(
+            notes[..],
+            [AnswerNote::Truncated {
+                shown: 100,
+                results: ResultCount {
+                    counted: 150,
+                    at_least: true
+                },
+                ..
+            }]
+        ),
+        "{notes:?}"
     );
 }
 
@@ -139,9 +202,26 @@ fn output_bytes_are_capped() {
     )
     .unwrap();
     assert!(out.starts_with("\"abcdefghij\"\n"), "{out}");
+    let notes = notes(fs_mcp_query::evaluate(
+        b"null",
+        InputFormat::Json,
+        "range(50) | \"abcdefghij\"",
+        &limits,
+    ));
     assert!(
-        out.contains("--- Truncated (output limit of 100 bytes). Showing 7 of 50 results. ---"),
-        "{out}"
+        matches!(
+            notes[..],
+            [AnswerNote::Truncated {
+                shown: 7,
+                results: ResultCount {
+                    counted: 50,
+                    at_least: false
+                },
+                output_limit_bytes: Some(100),
+                ..
+            }]
+        ),
+        "{notes:?}"
     );
 }
 
@@ -153,9 +233,22 @@ fn a_single_huge_result_shows_its_beginning() {
     };
     let out = evaluate(b"null", InputFormat::Json, "[range(1000)]", &limits).unwrap();
     assert!(out.starts_with("[0,1,2,3"), "{out}");
-    assert!(
-        out.contains("The first result is 3 KB of JSON; showing its first 64 bytes"),
-        "{out}"
+    let notes = notes(fs_mcp_query::evaluate(
+        b"null",
+        InputFormat::Json,
+        "[range(1000)]",
+        &limits,
+    ));
+    assert_eq!(
+        notes,
+        [AnswerNote::FirstResultCut {
+            result_bytes: 3891,
+            shown_bytes: 64,
+            results: ResultCount {
+                counted: 1,
+                at_least: false
+            },
+        }]
     );
 }
 
@@ -198,8 +291,15 @@ fn numbers_print_like_jq() {
 
 #[test]
 fn debug_and_stderr_output_is_reported() {
-    let out = ok(json("1", "debug | . + 1 | stderr"));
-    assert_eq!(out, "2\n\n--- debug/stderr output ---\n[\"DEBUG:\",1]\n2");
+    let answer = json_answer("1", "debug | . + 1 | stderr").unwrap();
+    assert_eq!(answer.results, "2");
+    assert_eq!(
+        answer.notes,
+        [AnswerNote::Log {
+            text: "[\"DEBUG:\",1]\n2".into(),
+            dropped: false
+        }]
+    );
 }
 
 #[test]
@@ -210,10 +310,9 @@ fn halt_and_halt_error_do_not_exit() {
         e.to_string(),
         "jq error: halt_error (exit code 5): bad input"
     );
-    let out = ok(json("null", "1, (\"x\" | halt_error(3))"));
-    assert!(
-        out.ends_with("--- jq error after 1 result: halt_error (exit code 3): x ---"),
-        "{out}"
+    assert_eq!(
+        notes(json_answer("null", "1, (\"x\" | halt_error(3))")),
+        [error_after(1, "halt_error (exit code 3): x")]
     );
 }
 
@@ -221,61 +320,109 @@ fn halt_and_halt_error_do_not_exit() {
 
 #[test]
 fn syntax_errors_give_position_and_hint() {
-    let e = err(json("{}", ".a | select(.b == )"));
-    assert!(matches!(e, QueryError::Syntax(_)));
-    let msg = e.to_string();
-    assert!(
-        msg.starts_with("jq syntax error at line 1, column 19: expected term, found `)`"),
-        "{msg}"
+    let syntax = |expr: &str| match err(json("{}", expr)) {
+        QueryError::Syntax(e) => e,
+        other => panic!("not a syntax error: {other:?}"),
+    };
+    let e = syntax(".a | select(.b == )");
+    assert_eq!(
+        e.to_string(),
+        "jq syntax error at line 1, column 19: expected term, found `)`\n  .a | select(.b == )\n                    ^"
     );
-    assert!(
-        msg.contains("\n  .a | select(.b == )\n                    ^\nHint: "),
-        "{msg}"
-    );
+    assert_eq!(e.hint, Some(SyntaxHint::CheckStructure));
 
-    let msg = err(json("{}", ".a\n| map(.b")).to_string();
+    let e = syntax(".a\n| map(.b");
     assert!(
-        msg.contains("`(` opened at line 2, column 6 is never closed"),
-        "{msg}"
+        e.to_string()
+            .contains("`(` opened at line 2, column 6 is never closed"),
+        "{e}"
     );
+    assert_eq!(e.hint, Some(SyntaxHint::AddMissing { close: ")".into() }));
 
-    let msg = err(json("{}", ".name == 'x'")).to_string();
-    assert!(msg.contains("double quotes"), "{msg}");
+    let e = syntax(".name == 'x'");
+    assert_eq!(e.problem, SyntaxProblem::SingleQuote);
+    assert_eq!(e.hint, Some(SyntaxHint::DoubleQuotes));
 
-    let msg = err(json("{}", "if . then 1")).to_string();
+    let e = syntax("if . then 1");
     assert!(
-        msg.contains("expected else or end, found end of query"),
-        "{msg}"
+        e.to_string()
+            .contains("expected else or end, found end of query"),
+        "{e}"
     );
+    assert_eq!(e.hint, Some(SyntaxHint::EndsTooEarly));
+
+    assert_eq!(
+        syntax(".a = = 1").hint,
+        Some(SyntaxHint::CompareWithDoubleEquals)
+    );
+    assert_eq!(syntax(r#""\q""#).hint, Some(SyntaxHint::ValidEscapes));
 }
 
 #[test]
 fn undefined_functions_are_named() {
+    let compile = |expr: &str| match err(json("{}", expr)) {
+        QueryError::Compile(e) => e.problems,
+        other => panic!("not a compile error: {other:?}"),
+    };
     let e = err(json("{}", ".a | frobnicate(1)"));
-    assert!(matches!(e, QueryError::Compile(_)));
     assert_eq!(
         e.to_string(),
         "jq error: undefined function `frobnicate/1` at line 1, column 6."
     );
-    let msg = err(json("{}", "lenght")).to_string();
-    assert!(msg.contains("(did you mean `length`?)"), "{msg}");
-    let msg = err(json("{}", "input_line_number")).to_string();
-    assert!(
-        msg.contains("exists in jq 1.7 but not in this jq engine (jaq)"),
-        "{msg}"
+    let function_help = |expr: &str| match &compile(expr)[..] {
+        [CompileProblem::UndefinedFunction { help, .. }] => help.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        function_help("lenght"),
+        Some(FunctionHelp::DidYouMean {
+            name: "length".into()
+        })
     );
-    let msg = err(json("{}", "splits")).to_string();
-    assert!(msg.contains("(defined as splits/1, splits/2)"), "{msg}");
-    let msg = err(json("{}", "$nope")).to_string();
-    assert!(msg.contains("undefined variable `$nope`"), "{msg}");
+    assert_eq!(
+        function_help("input_line_number"),
+        Some(FunctionHelp::JqOnly {
+            why: JqOnlyReason::LineNumbersNotTracked
+        })
+    );
+    assert_eq!(
+        function_help("isvalid(.)"),
+        Some(FunctionHelp::JqOnly {
+            why: JqOnlyReason::UseInstead {
+                expression: "try (f | true) catch false".into()
+            }
+        })
+    );
+    assert_eq!(
+        function_help("splits"),
+        Some(FunctionHelp::DefinedAs {
+            arities: vec![1, 2]
+        })
+    );
+    let e = err(json("{}", "$nope"));
+    assert!(e.to_string().contains("undefined variable `$nope`"), "{e}");
 }
 
 #[test]
 fn the_environment_is_not_reachable() {
-    let msg = err(json("{}", "env")).to_string();
-    assert!(msg.contains("environment access is disabled"), "{msg}");
-    let msg = err(json("{}", "$ENV.HOME")).to_string();
-    assert!(msg.contains("environment access is disabled"), "{msg}");
+    let problems = |expr: &str| match err(json("{}", expr)) {
+        QueryError::Compile(e) => e.problems,
+        other => panic!("not a compile error: {other:?}"),
+    };
+    assert!(matches!(
+        &problems("env")[..],
+        [CompileProblem::UndefinedFunction {
+            help: Some(FunctionHelp::EnvironmentDisabled),
+            ..
+        }]
+    ));
+    assert!(matches!(
+        &problems("$ENV.HOME")[..],
+        [CompileProblem::UndefinedVariable {
+            help: Some(VariableHelp::EnvironmentDisabled),
+            ..
+        }]
+    ));
 }
 
 #[test]
@@ -290,11 +437,9 @@ fn runtime_errors_quote_huge_values_briefly() {
         err(json("{}", "error(\"boom\")")).to_string(),
         "jq error: boom"
     );
-    let out = ok(json(
-        "[1,2]",
-        ".[] | if . == 2 then error(\"bad\") else . end",
-    ));
-    assert_eq!(out, "1\n\n--- jq error after 1 result: bad ---");
+    let answer = json_answer("[1,2]", ".[] | if . == 2 then error(\"bad\") else . end").unwrap();
+    assert_eq!(answer.results, "1");
+    assert_eq!(answer.notes, [error_after(1, "bad")]);
 }
 
 #[test]
@@ -382,10 +527,12 @@ fn json_lines_are_separate_inputs() {
     let input = "{\"n\": 1}\n{\"n\": 2}\n{\"n\": 3}\n";
     assert_eq!(ok(json(input, ".n")), "1\n2\n3");
     assert_eq!(ok(json(input, "[., inputs] | map(.n)")), "[1,2,3]");
-    let out = ok(json("{\"n\": 1}\n{\"n\": ", ".n"));
+    let answer = json_answer("{\"n\": 1}\n{\"n\": ", ".n").unwrap();
+    assert_eq!(answer.results, "1");
     assert!(
-        out.starts_with("1\n\n--- jq error after 1 result: invalid JSON in value 2"),
-        "{out}"
+        matches!(&answer.notes[..], [AnswerNote::ErrorAfterResults { results: 1, error, .. }] if error.starts_with("invalid JSON in value 2")),
+        "{:?}",
+        answer.notes
     );
 }
 

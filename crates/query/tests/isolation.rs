@@ -12,14 +12,20 @@ use fs_mcp_query::{
     Answer, InputFormat, Limits, QueryError, QueryRequest, run_isolated, worker_main,
 };
 
-/// The answer as one text, as the server shows it.
+/// The answer as one text: the results as the server shows them, then each note (data: the
+/// server words them) in its `Debug` form.
 fn text(answer: &Answer) -> String {
     let results = if answer.is_empty() {
         "No results found."
     } else {
         &answer.results
     };
-    format!("{results}{}", answer.notes)
+    let notes: String = answer
+        .notes
+        .iter()
+        .map(|note| format!("\n\n{note:?}"))
+        .collect();
+    format!("{results}{notes}")
 }
 
 use std::future::Future;
@@ -231,11 +237,16 @@ fn yaml_query_works(ctx: &Ctx) {
 
 fn query_errors_come_back_typed(ctx: &Ctx) {
     match ctx.json(".a | select(", NORMAL_TIMEOUT) {
-        Err(QueryError::Syntax(m)) => assert!(m.contains("line 1, column"), "{m}"),
+        // the structured error crosses the worker's pipe whole: place, problem and hint
+        Err(QueryError::Syntax(e)) => {
+            assert!(e.to_string().contains("line 1, column"), "{e}");
+            assert_eq!(e.at.map(|at| at.line), Some(1));
+            assert!(e.hint.is_some(), "{e:?}");
+        }
         other => panic!("{other:?}"),
     }
     match ctx.json("nosuchfn", NORMAL_TIMEOUT) {
-        Err(QueryError::Compile(m)) => assert!(m.contains("nosuchfn/0"), "{m}"),
+        Err(QueryError::Compile(e)) => assert!(e.to_string().contains("nosuchfn/0"), "{e}"),
         other => panic!("{other:?}"),
     }
     match ctx.json("error(\"boom\")", NORMAL_TIMEOUT) {
@@ -319,8 +330,11 @@ fn cancellation_kills_the_worker(ctx: &Ctx) {
 fn halt_error_does_not_kill_the_worker(ctx: &Ctx) {
     let r = ctx.json(".name, (\"stop\" | halt_error(1)), 3", NORMAL_TIMEOUT);
     let text = r.expect("results before halt_error");
+    // the note crosses the worker's pipe as data
     assert!(
-        text.starts_with("\"x\"\n\n--- jq error after 1 result: halt_error (exit code 1): stop"),
+        text.starts_with(
+            "\"x\"\n\nErrorAfterResults { results: 1, error: \"halt_error (exit code 1): stop"
+        ),
         "{text}"
     );
     assert_eq!(

@@ -6,16 +6,15 @@
 //! each line of the entry with code (fenced blocks and inline spans) masked, so a log that
 //! *documents* the patterns does not trip them; a header's own signals are counted once, in
 //! pattern order. Time and memory are bounded whatever the file: see [`analyze`].
+//!
+//! The analysis is data ([`Analysis`], its [`WorkLogNote`]s); the caller renders it.
 
 mod patterns;
-mod render;
 
 use std::io::{self, BufRead};
 use std::sync::OnceLock;
 
 use serde::Serialize;
-
-pub use render::{render_json, render_table, to_json};
 
 /// The default work log location of a GSD-Lite project.
 pub const DEFAULT_PATH: &str = "gsd-lite/WORK.md";
@@ -94,42 +93,78 @@ pub struct Analysis {
 }
 
 impl Analysis {
-    /// A sentence on what was estimated or left out, for both output formats; `None` if nothing.
-    pub fn note(&self) -> Option<String> {
-        let mut parts = Vec::new();
+    /// What was estimated or left out, in this order; empty if nothing (the caller words them).
+    pub fn notes(&self) -> Vec<WorkLogNote> {
+        let mut notes = Vec::new();
         if self.stopped_early {
-            parts.push(format!(
-                "only the first {} MiB were analyzed (entries after that are not listed and their tokens not counted)",
-                MAX_ANALYZED_BYTES >> 20
-            ));
+            notes.push(WorkLogNote::StoppedEarly {
+                analyzed_bytes: MAX_ANALYZED_BYTES,
+            });
         }
         if self.logs_not_listed > 0 {
-            parts.push(format!(
-                "{} more entries after the first {MAX_LOGS_LISTED} are counted in total_logs but not listed",
-                self.logs_not_listed
-            ));
+            notes.push(WorkLogNote::LogsNotListed {
+                not_listed: self.logs_not_listed,
+                listed: MAX_LOGS_LISTED,
+            });
         }
         if self.approximate {
-            parts.push(format!(
-                "lines over {} KiB were counted approximately (4 bytes per token after their first {} KiB) and scanned for signals only in their first {} KiB",
-                MAX_LINE_BYTES >> 10,
-                MAX_LINE_BYTES >> 10,
-                MAX_LINE_BYTES >> 10
-            ));
+            notes.push(WorkLogNote::LongLinesApproximate {
+                line_bytes: MAX_LINE_BYTES,
+            });
         }
         if self.tokens_estimated {
-            parts.push(format!(
-                "tokens after the first {} MiB of text were estimated at the rate counted on those",
-                MAX_TOKENIZED_BYTES >> 20
-            ));
+            notes.push(WorkLogNote::TokensEstimated {
+                tokenized_bytes: MAX_TOKENIZED_BYTES,
+            });
         }
-        (!parts.is_empty()).then(|| {
-            let mut note = parts.join("; ");
-            note[..1].make_ascii_uppercase();
-            note.push('.');
-            note
+        notes
+    }
+
+    /// Every entry found, listed or not.
+    pub fn total_logs(&self) -> usize {
+        self.logs.len() + self.logs_not_listed
+    }
+
+    /// Tier 1 and tier 2 signals over all listed entries, listed or not.
+    pub fn flag_counts(&self) -> (usize, usize) {
+        self.logs.iter().fold((0, 0), |(t1, t2), log| {
+            (
+                t1 + log.signals.tier_1_count(),
+                t2 + log.signals.tier_2_count(),
+            )
         })
     }
+}
+
+/// What an analysis estimated or left out, with its numbers. Exhaustive: a new note does not
+/// compile until the caller words it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkLogNote {
+    /// Only the first `analyzed_bytes` of the file were analyzed: entries after them are not
+    /// listed and their tokens not counted.
+    StoppedEarly {
+        /// [`MAX_ANALYZED_BYTES`].
+        analyzed_bytes: u64,
+    },
+    /// Entries after the first `listed` are counted in the total but not listed.
+    LogsNotListed {
+        /// Entries counted, not listed.
+        not_listed: usize,
+        /// [`MAX_LOGS_LISTED`].
+        listed: usize,
+    },
+    /// Lines over `line_bytes` were counted approximately (4 bytes per token after their first
+    /// `line_bytes`) and scanned for signals only in their first `line_bytes`.
+    LongLinesApproximate {
+        /// [`MAX_LINE_BYTES`].
+        line_bytes: usize,
+    },
+    /// Tokens after the first `tokenized_bytes` of text were estimated at the rate counted on
+    /// those.
+    TokensEstimated {
+        /// [`MAX_TOKENIZED_BYTES`].
+        tokenized_bytes: usize,
+    },
 }
 
 /// The tokenizer named in outputs.

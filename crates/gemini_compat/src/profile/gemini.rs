@@ -6,6 +6,8 @@ use super::Profile;
 pub(super) const PROFILE: Profile = Profile {
     name: "gemini",
     summary: "Gemini-safe, for every client (the default)",
+    served: || "the rules above (R1–R13)".into(),
+    arguments_back: "`coerce_arguments` as above",
     auto_for_clients: &[],
     rewrite: None,
 };

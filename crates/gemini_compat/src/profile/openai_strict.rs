@@ -12,9 +12,19 @@ use super::Profile;
 pub(super) const PROFILE: Profile = Profile {
     name: "openai-strict",
     summary: "also OpenAI strict mode, for Codex: every property required (optional ones accept null, read as left out), additionalProperties false, descriptions cut to 1024 characters",
+    served,
+    arguments_back: "the `null` a strict model sends for what it would leave out is removed where the raw schema does not accept `null`, so the server (our typed parameters, or the upstream) sees the property absent and its default applies",
     auto_for_clients: &["codex", "openai"],
     rewrite: Some(rewrite),
 };
+
+/// The served schema, for the docs' profile table.
+fn served() -> String {
+    format!(
+        "Gemini-safe, then: every object with `properties` gets `additionalProperties: false` and lists every property in `required`; a property that was optional becomes nullable (`\"type\": [T, \"null\"]`, `null` added to its `enum`, or a `{{\"type\": \"null\"}}` branch in its `anyOf`); a `format` outside strict mode's list ({}) is dropped, as strict mode refuses it (`int32`/`int64`/`float`/`double`/`enum` are only annotations); every input-schema description and the tool's own description is cut to {MAX_DESCRIPTION_CHARS} characters (\"…\"), as Codex truncates. `outputSchema` stays Gemini-safe: clients validate results against it, and the strict form would make every optional result field mandatory",
+        OPENAI_FORMATS.join(", ")
+    )
+}
 
 /// The tool as an openai-strict client sees it: output schemas are left alone (a client
 /// validates results against them, and the strict form would make every optional result field
