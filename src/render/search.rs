@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use fs_mcp_search::{GrepNote, GrepWords, InfoOptions, NextTools, SearchError, Stopped};
+use fs_mcp_search::{GrepNote, GrepWords, SearchError, Stopped};
 use fs_mcp_text::{format_size, thousands};
 use rmcp::model::CallToolResult;
 
@@ -42,21 +42,6 @@ pub fn next_step(error: &SearchError, listed: &ListedTools) -> Option<String> {
         | SearchError::Io { .. } => return None,
         _ => return None,
     })
-}
-
-/// `get_file_info`'s options, its advice naming only listed tools.
-pub fn info_options(listed: &ListedTools) -> InfoOptions {
-    let named = |tool: &str| listed.any_of(&[tool]);
-    InfoOptions {
-        next_tools: NextTools {
-            read: named("read_files"),
-            grep: named("grep_content"),
-            media: named("read_media_file"),
-            json_query: named("query_json"),
-            yaml_query: named("query_yaml"),
-        },
-        ..InfoOptions::default()
-    }
 }
 
 /// `Error: <what>. <next step>.`
@@ -184,7 +169,7 @@ pub fn grep_note(note: &GrepNote) -> String {
 }
 
 /// `1 file`, `2 files`, `1,000 files`.
-fn plural(n: u64, one: &str, many: &str) -> String {
+pub(super) fn plural(n: u64, one: &str, many: &str) -> String {
     if n == 1 {
         format!("1 {one}")
     } else {

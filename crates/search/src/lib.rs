@@ -9,7 +9,7 @@
 //! | [`search_files`] | `search_files` | sorted paths matching a glob |
 //! | [`directory_tree`] | `directory_tree` | compact JSON tree |
 //! | [`list_directory`], [`list_directory_with_sizes`] | listings | `[DIR] name` / `[FILE] name` lines |
-//! | [`get_file_info`] | `get_file_info` | size, mtime, lines, tokens, chunking advice, JSON/CSV preview |
+//! | [`file_info`], [`get_files_info`] | `get_file_info` | [`FileInfo`]: size, mtime, lines, tokens, a chunk plan, JSON/CSV preview, as data |
 //!
 //! Errors are [`SearchError`]s whose `Display` is the message for the model; answers that are
 //! not errors (e.g. `No matches found.`) are `Ok` text. (`create_directory` is a write and lives
@@ -42,8 +42,10 @@ pub use grep::{
     Progress, ProgressFn, Stopped, grep_content,
 };
 pub use info::{
-    FileInfo, InfoBatch, InfoItem, InfoOptions, MAX_INFO_PATHS, NextTools, file_info,
-    get_file_info, get_files_info,
+    ChunkPlan, DataFormat, Details, DirEntries, FileInfo, FirstValue, InfoBatch, InfoItem,
+    InfoOptions, JsonKeys, JsonPreview, JsonType, LIST_COLUMNS, LIST_KEYS, MAX_INFO_PATHS,
+    NotDescribed, Preview, Reading, SAMPLE_BYTES, TextAnalysis, TextEnds, file_info,
+    get_files_info,
 };
 pub use listing::{ListedEntry, Listing, list_directory, list_directory_with_sizes, list_entries};
 pub use tree::{TreeNode, TreeOptions, directory_tree, tree};
