@@ -24,8 +24,8 @@
 
 use fs_mcp_search::{
     ChunkPlan, DataFormat, Details, FileInfo, FirstValue, InfoBatch, InfoItem, JsonKeys,
-    JsonPreview, JsonType, LIST_COLUMNS, LIST_KEYS, MAX_INFO_PATHS, Preview, Reading,
-    TextAnalysis, TextEnds,
+    JsonPreview, JsonType, LIST_COLUMNS, LIST_KEYS, MAX_INFO_PATHS, Preview, Reading, TextAnalysis,
+    TextEnds,
 };
 use fs_mcp_text::{Keep, Marker, format_size, thousands, truncate};
 use serde::Serialize;
@@ -69,7 +69,10 @@ pub fn batch_text(batch: &InfoBatch, listed: &ListedTools) -> String {
         .map(|item| match item {
             InfoItem::Described(info) => file_text(info, listed),
             InfoItem::Failed { path, error } => {
-                format!("Path: {path}\n{}", super::search::search_error(error, listed))
+                format!(
+                    "Path: {path}\n{}",
+                    super::search::search_error(error, listed)
+                )
             }
         })
         .collect();
@@ -492,7 +495,10 @@ mod tests {
         let out = fx.info_with("bin.dat", &ListedTools::default(), &too_large);
         assert!(out.ends_with("Note: this is not a text file."), "{out}");
         let out = fx.info("c.yaml");
-        assert!(out.contains("e.g. query_yaml with the expression 'keys'."), "{out}");
+        assert!(
+            out.contains("e.g. query_yaml with the expression 'keys'."),
+            "{out}"
+        );
         let out = fx.info_with("big.json", &all_tools(), &too_large);
         assert!(
             out.contains("Explore it with query_json, e.g. file_path=\"big.json\""),
@@ -509,8 +515,7 @@ mod tests {
         for path in ["a.txt", "d"] {
             let info = file_info(&fx.sandbox, path, &InfoOptions::default()).unwrap();
             let text = file_text(&info, &listed);
-            let value =
-                serde_json::to_value(facts(&InfoItem::Described(info), &listed)).unwrap();
+            let value = serde_json::to_value(facts(&InfoItem::Described(info), &listed)).unwrap();
             let details = value["details"].as_str().unwrap();
             assert!(text.ends_with(details), "{text}\n---\n{details}");
             assert!(!details.starts_with('\n'), "{details}");
@@ -532,7 +537,10 @@ mod tests {
             "--- Text File Analysis ---\nLines: 3\nEstimated tokens: ~4 (bytes ÷ 4)\n\n--- Chunking Strategy ---\nSmall enough to read in one call: read_files(files=[{\"path\": \"notes/a.txt\"}])\n\n--- Content Preview ---\nFirst line: first\nLast line: last"
         );
         fx.write("empty.txt", "");
-        assert!(fx.info("empty.txt").ends_with("--- Content Preview ---\n(empty file)"));
+        assert!(
+            fx.info("empty.txt")
+                .ends_with("--- Content Preview ---\n(empty file)")
+        );
         fx.write("long.txt", "y".repeat(150));
         assert!(
             fx.info("long.txt")
@@ -552,7 +560,10 @@ mod tests {
             ),
             "{out}"
         );
-        assert!(out.contains("Lines: 5,000\nEstimated tokens: ~100,000"), "{out}");
+        assert!(
+            out.contains("Lines: 5,000\nEstimated tokens: ~100,000"),
+            "{out}"
+        );
         fx.write("min.json", format!("[{}1]", "1,".repeat(60_000)));
         let out = fx.info("min.json");
         assert!(
@@ -579,7 +590,10 @@ mod tests {
                 .ends_with("Type: JSON Array\nTotal items: 2\nFirst item keys (2): id, b")
         );
         fx.write("s.json", r#"["x"]"#);
-        assert!(fx.info("s.json").ends_with("Total items: 1\nFirst item: string"));
+        assert!(
+            fx.info("s.json")
+                .ends_with("Total items: 1\nFirst item: string")
+        );
         fx.write("n.json", "42");
         assert!(fx.info("n.json").ends_with("\nType: JSON number"));
         fx.write("bad.json", "{oops");
@@ -600,10 +614,9 @@ mod tests {
             "{out}"
         );
         fx.write("r.jsonl", "{\"a\":1,\"b\":2}\n{\"a\":3}\n");
-        assert!(
-            fx.info("r.jsonl")
-                .ends_with("--- JSON Lines Preview ---\nRecords (lines): 2\nFirst record keys (2): a, b")
-        );
+        assert!(fx.info("r.jsonl").ends_with(
+            "--- JSON Lines Preview ---\nRecords (lines): 2\nFirst record keys (2): a, b"
+        ));
         fx.write("bad.jsonl", "{oops\n");
         assert!(
             fx.info("bad.jsonl")
@@ -631,7 +644,10 @@ mod tests {
         assert!(fx.info("t.tsv").contains("Columns (2): a, b\nRows: 1 "));
         let wide: Vec<String> = (0..22).map(|i| format!("c{i}")).collect();
         fx.write("wide.csv", wide.join(",") + "\n");
-        assert!(fx.info("wide.csv").contains("c18, c19, … (2 more)\nRows: 0 "));
+        assert!(
+            fx.info("wide.csv")
+                .contains("c18, c19, … (2 more)\nRows: 0 ")
+        );
     }
 
     #[test]
@@ -646,8 +662,14 @@ mod tests {
         fx.write("d/x.txt", "x");
         std::fs::create_dir(fx.root.join("d/sub")).unwrap();
         let out = fx.info("d");
-        assert!(out.starts_with("Path: d\nType: Directory\nModified: "), "{out}");
-        assert!(out.ends_with("Z\nEntries: 2 (1 directory, 1 file)"), "{out}");
+        assert!(
+            out.starts_with("Path: d\nType: Directory\nModified: "),
+            "{out}"
+        );
+        assert!(
+            out.ends_with("Z\nEntries: 2 (1 directory, 1 file)"),
+            "{out}"
+        );
         rustix::fs::mknodat(
             rustix::fs::CWD,
             &fx.root.join("pipe"),
@@ -658,7 +680,9 @@ mod tests {
         .unwrap();
         let out = fx.info("pipe");
         assert!(
-            out.starts_with("Path: pipe\nType: Other (a named pipe (FIFO); its content is not read)\nModified: "),
+            out.starts_with(
+                "Path: pipe\nType: Other (a named pipe (FIFO); its content is not read)\nModified: "
+            ),
             "{out}"
         );
     }

@@ -520,7 +520,6 @@ fn reading(lines: u64, tokens: u64, options: &InfoOptions) -> Reading {
     })
 }
 
-
 /// A JSON value whose objects keep their keys in the file's order: serde_json's `Value` sorts
 /// them (its `preserve_order` feature would change the order for every crate of the build).
 enum Value {
@@ -531,7 +530,6 @@ enum Value {
     Array(Vec<Value>),
     Object(Vec<(String, Value)>),
 }
-
 
 impl<'de> Deserialize<'de> for Value {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Value, D::Error> {
@@ -590,7 +588,6 @@ impl<'de> Visitor<'de> for ValueVisitor {
     }
 }
 
-
 fn json_type(v: &Value) -> JsonType {
     match v {
         Value::Null => JsonType::Null,
@@ -645,7 +642,6 @@ fn first_line(head: &[u8]) -> &[u8] {
     crate::format::strip_terminator(&head[..end])
 }
 
-
 fn jsonl_preview(head: &[u8], lines: u64) -> Preview {
     let first = head
         .split(|&b| b == b'\n')
@@ -682,7 +678,6 @@ fn split_csv(line: &str, delim: char) -> Vec<String> {
     cells.push(cell.trim().to_string());
     cells
 }
-
 
 fn csv_preview(head: &[u8], lines: u64, delim: u8) -> Preview {
     let header = String::from_utf8_lossy(first_line(head));
@@ -754,7 +749,10 @@ mod tests {
         );
         assert!(file.modified.ends_with('Z'), "{}", file.modified);
         let dir = info(&fx, "d");
-        assert_eq!((dir.kind(), dir.size, dir.lines()), ("directory", None, None));
+        assert_eq!(
+            (dir.kind(), dir.size, dir.lines()),
+            ("directory", None, None)
+        );
         assert_eq!(
             dir.details,
             Details::Directory(Some(DirEntries { dirs: 1, files: 1 }))
@@ -767,7 +765,10 @@ mod tests {
         fx.write("notes/a.txt", "first\nmiddle\nlast\n");
         let t = text(&fx, "notes/a.txt");
         assert_eq!((t.lines, t.tokens, t.sampled_bytes), (3, 4, None));
-        assert_eq!((t.reading, t.data_format, t.invalid_utf8_at), (Reading::Whole, None, None));
+        assert_eq!(
+            (t.reading, t.data_format, t.invalid_utf8_at),
+            (Reading::Whole, None, None)
+        );
         assert_eq!(
             t.preview,
             Preview::Text(TextEnds::Lines {
@@ -779,7 +780,10 @@ mod tests {
         assert_eq!(text(&fx, "b.txt").lines, 1);
         fx.write("empty.txt", "");
         let empty = text(&fx, "empty.txt");
-        assert_eq!((empty.lines, empty.preview), (0, Preview::Text(TextEnds::Empty)));
+        assert_eq!(
+            (empty.lines, empty.preview),
+            (0, Preview::Text(TextEnds::Empty))
+        );
     }
 
     #[test]
@@ -839,7 +843,9 @@ mod tests {
             text(&fx, "bad.json").preview,
             Preview::Json(JsonPreview::Invalid(_))
         ));
-        let many: Vec<String> = (0..LIST_KEYS + 2).map(|i| format!("\"k{i}\": true")).collect();
+        let many: Vec<String> = (0..LIST_KEYS + 2)
+            .map(|i| format!("\"k{i}\": true"))
+            .collect();
         fx.write("many.json", format!("{{{}}}", many.join(", ")));
         match text(&fx, "many.json").preview {
             Preview::Json(JsonPreview::Object(k)) => {
@@ -906,7 +912,11 @@ mod tests {
         fx.write("t.tsv", "a\tb\n1\t2\n");
         assert!(matches!(
             text(&fx, "t.tsv").preview,
-            Preview::Csv { total_columns: 2, rows: 1, .. }
+            Preview::Csv {
+                total_columns: 2,
+                rows: 1,
+                ..
+            }
         ));
         let wide: Vec<String> = (0..LIST_COLUMNS + 5).map(|i| format!("c{i}")).collect();
         fx.write("wide.csv", wide.join(",") + "\n");

@@ -6,7 +6,7 @@
 //! | Function | Tool | Answer |
 //! |---|---|---|
 //! | [`grep_content`] | `grep_content` | match blocks with context and section-end hints |
-//! | [`search_files`] | `search_files` | sorted paths matching a glob |
+//! | [`find_files`] | `search_files` | sorted paths matching a glob, and what was left out ([`FoundFiles`]) |
 //! | [`directory_tree`] | `directory_tree` | compact JSON tree |
 //! | [`list_directory`], [`list_directory_with_sizes`] | listings | `[DIR] name` / `[FILE] name` lines |
 //! | [`file_info`], [`get_files_info`] | `get_file_info` | [`FileInfo`]: size, mtime, lines, tokens, a chunk plan, JSON/CSV preview, as data |
@@ -36,7 +36,7 @@ mod tree;
 mod walk;
 
 pub use error::SearchError;
-pub use find::{FindOptions, FoundFiles, find_files, search_files};
+pub use find::{FindOptions, FoundFiles, LeftOut, find_files};
 pub use grep::{
     CandidatePlan, GrepControl, GrepNote, GrepOptions, GrepWords, MAX_SEARCHED_LINE_BYTES,
     Progress, ProgressFn, Stopped, grep_content,
@@ -50,7 +50,8 @@ pub use info::{
 pub use listing::{ListedEntry, Listing, list_directory, list_directory_with_sizes, list_entries};
 pub use tree::{TreeNode, TreeOptions, directory_tree, tree};
 pub use walk::{
-    EntryClass, WalkObserver, WalkRules, default_threads, is_ignore_file, walk_default,
+    EntryClass, Include, UNSAFE_RULES_KINDS, WalkObserver, WalkRules, WalkSkip, default_threads,
+    is_ignore_file, walk_default,
 };
 
 #[cfg(test)]
