@@ -4,6 +4,7 @@
 
 pub mod edit;
 pub mod info;
+pub mod listing;
 pub mod query;
 pub mod read;
 pub mod sandbox;

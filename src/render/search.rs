@@ -323,6 +323,12 @@ mod tests {
     }
 
     #[test]
+    fn counts() {
+        assert_eq!(plural(1, "file", "files"), "1 file");
+        assert_eq!(plural(2500, "file", "files"), "2,500 files");
+    }
+
+    #[test]
     fn grep_notes_keep_their_wording() {
         assert_eq!(
             grep_note(&GrepNote::MoreMatches {

@@ -1,19 +1,21 @@
-//! Search and navigation for fs-mcp-rs, as plain Rust functions returning the text a tool
-//! answers with. The crate knows nothing of MCP; every client-supplied path goes through
-//! [`Sandbox::resolve`](fs_mcp_sandbox::Sandbox::resolve) and every path shown goes through
-//! [`Sandbox::display`](fs_mcp_sandbox::Sandbox::display), so the model can pass it back as is.
+//! Search and navigation for fs-mcp-rs, as plain Rust functions returning data. The crate knows
+//! nothing of MCP and writes no sentence for the model: the binary words the answers, and names
+//! the tools and parameters they point to (`src/render/`). Every client-supplied path goes
+//! through [`Sandbox::resolve`](fs_mcp_sandbox::Sandbox::resolve) and every path shown goes
+//! through [`Sandbox::display`](fs_mcp_sandbox::Sandbox::display), so the model can pass it back
+//! as is.
 //!
 //! | Function | Tool | Answer |
 //! |---|---|---|
-//! | [`grep_content`] | `grep_content` | match blocks with context and section-end hints |
+//! | [`grep_content`] | `grep_content` | match blocks with context and section-end hints; its notes as data ([`GrepNote`]), worded by the caller's [`GrepWords`] |
 //! | [`find_files`] | `search_files` | sorted paths matching a glob, and what was left out ([`FoundFiles`]) |
-//! | [`directory_tree`] | `directory_tree` | compact JSON tree |
-//! | [`list_directory`], [`list_directory_with_sizes`] | listings | `[DIR] name` / `[FILE] name` lines |
-//! | [`file_info`], [`get_files_info`] | `get_file_info` | [`FileInfo`]: size, mtime, lines, tokens, a chunk plan, JSON/CSV preview, as data |
+//! | [`tree`] | `directory_tree` | the tree ([`TreeNode`]) and what cut it ([`TreeCut`]) |
+//! | [`list_entries`] | listings | a directory's entries ([`Listing`]) |
+//! | [`file_info`], [`get_files_info`] | `get_file_info` | [`FileInfo`]: size, mtime, lines, tokens, a chunk plan, JSON/CSV preview |
 //!
-//! Errors are [`SearchError`]s whose `Display` is the message for the model; answers that are
-//! not errors (e.g. `No matches found.`) are `Ok` text. (`create_directory` is a write and lives
-//! in `fs-mcp-edit`; `read_media_file` is a read and lives in `fs-mcp-read`.)
+//! Errors are [`SearchError`]s whose `Display` says what went wrong (the binary adds the next
+//! step). (`create_directory` is a write and lives in `fs-mcp-edit`; `read_media_file` is a read
+//! and lives in `fs-mcp-read`.)
 //!
 //! Directory walks (grep, search_files) use ripgrep's `ignore` crate for the walk and its glob
 //! matcher, fed with ignore files this crate reads by handle (the crate opens none itself):
@@ -47,8 +49,8 @@ pub use info::{
     NotDescribed, Preview, Reading, SAMPLE_BYTES, TextAnalysis, TextEnds, file_info,
     get_files_info,
 };
-pub use listing::{ListedEntry, Listing, list_directory, list_directory_with_sizes, list_entries};
-pub use tree::{TreeNode, TreeOptions, directory_tree, tree};
+pub use listing::{ListedEntry, Listing, list_entries};
+pub use tree::{Tree, TreeCut, TreeNode, TreeOptions, tree};
 pub use walk::{
     EntryClass, Include, UNSAFE_RULES_KINDS, WalkObserver, WalkRules, WalkSkip, default_threads,
     is_ignore_file, walk_default,
