@@ -672,7 +672,7 @@ mod tests {
         );
         rustix::fs::mknodat(
             rustix::fs::CWD,
-            &fx.root.join("pipe"),
+            fx.root.join("pipe"),
             rustix::fs::FileType::Fifo,
             rustix::fs::Mode::from_raw_mode(0o600),
             0,

@@ -445,12 +445,9 @@ fn scan(file: &mut File, size: u64) -> std::io::Result<Scan> {
     Ok(scan)
 }
 
-/// A note when the start of a (non-binary) file is not UTF-8, so the model knows before it reads
-/// that `read_files` and the edit tools will refuse it. Only the sniff window is checked, as
-
 /// The offset of the first invalid byte when the start of a (non-binary) file is not UTF-8, so
-/// the model knows before it reads that `read_files` and the edit tools will refuse it. Only the
-/// sniff window is checked, to keep this call fast on large files.
+/// the caller can say before a read that reading and editing it as text will be refused. Only
+/// the sniff window is checked, to keep this call fast on large files.
 fn invalid_utf8_at(head: &[u8], size: u64) -> Option<usize> {
     let sample = &head[..head.len().min(fs_mcp_text::SNIFF_BYTES)];
     let complete = sample.len() as u64 >= size;
