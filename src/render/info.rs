@@ -43,10 +43,12 @@ pub fn file_text(info: &FileInfo, listed: &ListedTools) -> String {
     let mut details = details.iter();
     // The type line of a file or directory is the kind; another entry's says what it is (and
     // is the first line of its details).
-    match info.kind() {
-        "file" => out.push("Type: File".into()),
-        "directory" => out.push("Type: Directory".into()),
-        _ => out.extend(details.next().cloned()),
+    match info.details {
+        Details::Directory(_) => out.push("Type: Directory".into()),
+        Details::Other(_) => out.extend(details.next().cloned()),
+        Details::Unanalyzed(_) | Details::Binary { .. } | Details::Text(_) => {
+            out.push("Type: File".into())
+        }
     }
     if let Some(size) = info.size {
         out.push(format!(
