@@ -215,3 +215,35 @@ fn listings_info_mkdir_and_media() {
     let not_media = c.call("read_media_file", json!({"path": "data.json"}));
     assert_eq!(not_media["isError"], true);
 }
+
+/// get_file_info's advice is worded by the server from the crate's data: it names a tool only
+/// when the server lists it, and keeps the rest of the advice when one is disabled.
+#[test]
+fn get_file_info_advice_names_only_listed_tools() {
+    let ws = workspace();
+    ws.write("logs/big.log", ("x".repeat(79) + "\n").repeat(5_000));
+    ws.write("pic.bin", b"\x00\x01binary");
+    let mut all = ws.start(&["--all"]);
+    let text = all.call_text("get_file_info", json!({"path": "logs/big.log"}));
+    assert!(
+        text.contains("1. Sample the start: read_files(files=[{\"path\": \"logs/big.log\", \"head\": 50}])")
+            && text.contains("3. Or find the part you need first: grep_content(pattern=\"...\", search_path=\"logs/big.log\")"),
+        "{text}"
+    );
+    let mut without = ws.start(&["--disable-tools", "read_files,grep_content,read_media_file"]);
+    let text = without.call_text("get_file_info", json!({"path": "logs/big.log"}));
+    assert!(
+        !text.contains("read_files") && !text.contains("grep_content"),
+        "{text}"
+    );
+    assert!(
+        text.contains("1. Sample the start: {\"path\": \"logs/big.log\", \"head\": 50}\n")
+            && text.contains("2. Then chunks of ~500 lines (~10 chunks), e.g."),
+        "{text}"
+    );
+    let text = without.call_text("get_file_info", json!({"path": "pic.bin"}));
+    assert!(
+        text.ends_with("Note: this is not a text file.") && !text.contains("read_media_file"),
+        "{text}"
+    );
+}

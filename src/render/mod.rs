@@ -3,6 +3,8 @@
 //! sentences for the model are written here (one submodule per kind of outcome).
 
 pub mod edit;
+pub mod info;
+pub mod listing;
 pub mod query;
 pub mod read;
 pub mod sandbox;

@@ -1,11 +1,16 @@
-//! The search and navigation tools' errors ([`SearchError`]) and `grep_content`'s notes
-//! ([`GrepNote`]) as the model reads them.
+//! The search and navigation tools' errors ([`SearchError`]), `grep_content`'s notes
+//! ([`GrepNote`]) and what `search_files` found ([`FoundFiles`]) as the model reads them, with
+//! the parameters that bring back what a walk left out.
 
 use std::time::Duration;
 
-use fs_mcp_search::{GrepNote, GrepWords, InfoOptions, NextTools, SearchError, Stopped};
+use fs_mcp_search::{
+    FoundFiles, GrepNote, GrepWords, Include, LeftOut, SearchError, Stopped, UNSAFE_RULES_KINDS,
+    WalkSkip,
+};
 use fs_mcp_text::{format_size, thousands};
 use rmcp::model::CallToolResult;
+use serde::Serialize;
 
 use super::{ListedTools, error_text, failure, sandbox};
 
@@ -42,21 +47,6 @@ pub fn next_step(error: &SearchError, listed: &ListedTools) -> Option<String> {
         | SearchError::Io { .. } => return None,
         _ => return None,
     })
-}
-
-/// `get_file_info`'s options, its advice naming only listed tools.
-pub fn info_options(listed: &ListedTools) -> InfoOptions {
-    let named = |tool: &str| listed.any_of(&[tool]);
-    InfoOptions {
-        next_tools: NextTools {
-            read: named("read_files"),
-            grep: named("grep_content"),
-            media: named("read_media_file"),
-            json_query: named("query_json"),
-            yaml_query: named("query_yaml"),
-        },
-        ..InfoOptions::default()
-    }
 }
 
 /// `Error: <what>. <next step>.`
@@ -106,10 +96,7 @@ pub fn grep_note(note: &GrepNote) -> String {
             binary_files,
             unreadable,
         } => {
-            let mut parts = Vec::new();
-            if let Some(skipped) = skipped {
-                parts.push(skipped.clone());
-            }
+            let mut parts: Vec<String> = skipped.iter().map(|skip| walk_skip(*skip)).collect();
             if *binary_files > 0 {
                 parts.push(plural(*binary_files, "binary file", "binary files"));
             }
@@ -183,8 +170,132 @@ pub fn grep_note(note: &GrepNote) -> String {
     }
 }
 
+/// The parameter (set) that brings back what a walk left out.
+fn include_option(include: Include) -> &'static str {
+    match include {
+        Include::Hidden => "include_hidden=true",
+        Include::Ignored => "include_ignored=true",
+    }
+}
+
+/// `not entered: their .gitignore/.ignore/.git/info/exclude is a FIFO, …`
+fn unsafe_rules_not_entered() -> String {
+    format!("not entered: their .gitignore/.ignore/.git/info/exclude is {UNSAFE_RULES_KINDS}")
+}
+
+/// One part of `grep_content`'s `Not searched:` line: `4 hidden entries (include_hidden=true to
+/// search them)`.
+fn walk_skip(skip: WalkSkip) -> String {
+    let what = match skip {
+        WalkSkip::Hidden { entries } => plural(entries, "hidden entry", "hidden entries"),
+        WalkSkip::IgnoreRules => "files excluded by .gitignore/.ignore".into(),
+        WalkSkip::UnsafeRules { dirs } => format!(
+            "{} {}",
+            plural(dirs, "directory", "directories"),
+            unsafe_rules_not_entered()
+        ),
+        WalkSkip::VcsDirs => "VCS directories such as .git".into(),
+    };
+    format!(
+        "{what} ({} to search them)",
+        include_option(skip.brought_back_by())
+    )
+}
+
+/// What `search_files` found, as its structured content (`{"files", "total", "note"}`) and its
+/// text: the paths one per line; after a blank line, the note.
+#[derive(Debug, Serialize)]
+pub struct Found {
+    files: Vec<String>,
+    total: u64,
+    /// What was cut or left out, and how to get it (one line each).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+}
+
+impl From<FoundFiles> for Found {
+    fn from(found: FoundFiles) -> Found {
+        let note = found_note(&found);
+        Found {
+            files: found.files,
+            total: found.total,
+            note,
+        }
+    }
+}
+
+impl Found {
+    /// The paths one per line (or `No matches found.`); after a blank line, the note. A path is
+    /// never an empty line, so the note after the blank line cannot be a file's name.
+    pub fn text(&self) -> String {
+        let mut out = if self.files.is_empty() {
+            String::from("No matches found.")
+        } else {
+            self.files.join("\n")
+        };
+        if let Some(note) = &self.note {
+            out.push_str("\n\n");
+            out.push_str(note);
+        }
+        out
+    }
+}
+
+/// The cut listing's note, then the `Skipped:` line naming the parameters that list the rest.
+fn found_note(found: &FoundFiles) -> Option<String> {
+    let mut notes = Vec::new();
+    let shown = found.files.len() as u64;
+    if found.total > shown {
+        notes.push(format!(
+            "Note: showing the first {} of {} matching files (sorted by path). Narrow with a sub-directory as path or a more specific pattern.",
+            thousands(shown),
+            thousands(found.total),
+        ));
+    }
+    if !found.left_out.is_empty() {
+        let at_least = if found.counting_stopped_after.is_some() {
+            "at least "
+        } else {
+            ""
+        };
+        let parts: Vec<String> = found
+            .left_out
+            .iter()
+            .map(|left_out| {
+                let what = match *left_out {
+                    LeftOut::Hidden { files } => format!(
+                        "{at_least}{} under hidden names",
+                        plural(files, "matching file", "matching files")
+                    ),
+                    LeftOut::Ignored { files } => format!(
+                        "{at_least}{} excluded by .gitignore/.ignore rules or inside VCS directories",
+                        plural(files, "matching file", "matching files")
+                    ),
+                    LeftOut::IgnoredNotCounted => "files excluded by .gitignore/.ignore rules or inside VCS directories were not all counted".into(),
+                    LeftOut::UnsafeRules { dirs } => format!(
+                        "{} {}",
+                        plural(dirs, "directory", "directories"),
+                        unsafe_rules_not_entered()
+                    ),
+                };
+                format!("{what} ({} lists them)", include_option(left_out.listed_by()))
+            })
+            .collect();
+        let mut line = format!("Skipped: {}", parts.join("; "));
+        if let Some(entries) = found.counting_stopped_after {
+            line.push_str(&format!(
+                " (counting stopped after {} entries)",
+                thousands(entries)
+            ));
+        }
+        line.push('.');
+        notes.push(line);
+    }
+    (!notes.is_empty()).then(|| notes.join("\n"))
+}
+
 /// `1 file`, `2 files`, `1,000 files`.
-fn plural(n: u64, one: &str, many: &str) -> String {
+pub(super) fn plural(n: u64, one: &str, many: &str) -> String {
     if n == 1 {
         format!("1 {one}")
     } else {
@@ -209,6 +320,12 @@ mod tests {
     fn durations() {
         assert_eq!(seconds(Duration::from_secs(30)), "30 s");
         assert_eq!(seconds(Duration::from_millis(1500)), "1.5 s");
+    }
+
+    #[test]
+    fn counts() {
+        assert_eq!(plural(1, "file", "files"), "1 file");
+        assert_eq!(plural(2500, "file", "files"), "2,500 files");
     }
 
     #[test]
@@ -240,7 +357,7 @@ mod tests {
         );
         assert_eq!(
             grep_note(&GrepNote::NotSearched {
-                skipped: None,
+                skipped: vec![],
                 binary_files: 1,
                 unreadable: 0,
             }),
@@ -252,6 +369,66 @@ mod tests {
                 cap: 8 << 20,
             }),
             "Note: 1 line longer than 8.00 MB was searched only in its first 8.00 MB (a match further into such a line is not found)."
+        );
+    }
+
+    #[test]
+    fn what_a_walk_left_out_names_the_parameter_that_brings_it_back() {
+        assert_eq!(
+            grep_note(&GrepNote::NotSearched {
+                skipped: vec![
+                    WalkSkip::Hidden { entries: 4 },
+                    WalkSkip::IgnoreRules,
+                    WalkSkip::UnsafeRules { dirs: 1 },
+                    WalkSkip::VcsDirs,
+                ],
+                binary_files: 2,
+                unreadable: 1,
+            }),
+            format!(
+                "Not searched: 4 hidden entries (include_hidden=true to search them); files excluded by .gitignore/.ignore (include_ignored=true to search them); 1 directory not entered: their .gitignore/.ignore/.git/info/exclude is {UNSAFE_RULES_KINDS} (include_ignored=true to search them); VCS directories such as .git (include_ignored=true to search them); 2 binary files; 1 entry that could not be read."
+            )
+        );
+    }
+
+    #[test]
+    fn found_files_say_what_was_cut_and_left_out() {
+        let found = Found::from(FoundFiles {
+            files: vec!["a.rs".into()],
+            total: 1_200,
+            left_out: vec![
+                LeftOut::Hidden { files: 1 },
+                LeftOut::Ignored { files: 5_000 },
+                LeftOut::UnsafeRules { dirs: 2 },
+            ],
+            counting_stopped_after: Some(5_000),
+        });
+        assert_eq!(
+            found.text(),
+            format!(
+                "a.rs\n\nNote: showing the first 1 of 1,200 matching files (sorted by path). Narrow with a sub-directory as path or a more specific pattern.\nSkipped: at least 1 matching file under hidden names (include_hidden=true lists them); at least 5,000 matching files excluded by .gitignore/.ignore rules or inside VCS directories (include_ignored=true lists them); 2 directories not entered: their .gitignore/.ignore/.git/info/exclude is {UNSAFE_RULES_KINDS} (include_ignored=true lists them) (counting stopped after 5,000 entries)."
+            )
+        );
+        let none = Found::from(FoundFiles {
+            files: vec![],
+            total: 0,
+            left_out: vec![LeftOut::IgnoredNotCounted],
+            counting_stopped_after: Some(5_000),
+        });
+        assert_eq!(
+            none.text(),
+            "No matches found.\n\nSkipped: files excluded by .gitignore/.ignore rules or inside VCS directories were not all counted (include_ignored=true lists them) (counting stopped after 5,000 entries)."
+        );
+        let plain = Found::from(FoundFiles {
+            files: vec!["a.rs".into(), "b.rs".into()],
+            total: 2,
+            left_out: vec![],
+            counting_stopped_after: None,
+        });
+        assert_eq!(plain.text(), "a.rs\nb.rs");
+        assert_eq!(
+            serde_json::to_value(&plain).unwrap(),
+            serde_json::json!({"files": ["a.rs", "b.rs"], "total": 2})
         );
     }
 

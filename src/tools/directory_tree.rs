@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use crate::lenient;
 use crate::params::{bounded, dot, lean_schema};
+use crate::render::listing::TreeAnswer;
 use crate::server::FsServer;
 use crate::tools::blocking;
 use crate::tools::search::structured_answer;
@@ -60,8 +61,8 @@ impl FsServer {
         };
         let tree = blocking(move || fs_mcp_search::tree(&sandbox, &p.path, &options)).await?;
         Ok(structured_answer(
-            tree,
-            fs_mcp_search::TreeNode::to_text,
+            tree.map(TreeAnswer::from),
+            TreeAnswer::text,
             self.listed_tools(),
         ))
     }

@@ -1,6 +1,6 @@
 //! `get_file_info`: size, dates, lines, tokens and reading advice for one or several files.
 
-use fs_mcp_search::{FileInfo, InfoItem, MAX_INFO_PATHS, SearchError};
+use fs_mcp_search::{InfoItem, InfoOptions, MAX_INFO_PATHS};
 use rmcp::handler::server::router::tool::ToolRoute;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
@@ -11,9 +11,8 @@ use serde::de::{self, Deserializer};
 use serde_json::Value;
 
 use crate::lenient;
-use crate::render;
+use crate::render::{self, ListedTools};
 use crate::server::FsServer;
-use crate::tools::search::structured_answer;
 use crate::tools::spec::{ToolSpec, output_schema};
 use crate::tools::{blocking, failure, structured};
 
@@ -49,16 +48,16 @@ pub fn spec() -> ToolSpec {
 /// The structured content: every file's facts (or error) under `files`, one path or several.
 #[derive(serde::Serialize)]
 struct Described {
-    files: Vec<InfoItem>,
-    #[serde(skip)]
-    text: String,
+    files: Vec<render::info::Facts>,
 }
 
 impl Described {
-    fn one(info: FileInfo) -> Described {
+    fn of(items: &[InfoItem], listed: &ListedTools) -> Described {
         Described {
-            text: info.to_text(),
-            files: vec![InfoItem::Described(info)],
+            files: items
+                .iter()
+                .map(|item| render::info::facts(item, listed))
+                .collect(),
         }
     }
 }
@@ -97,40 +96,38 @@ impl FsServer {
             .chain(p.paths.unwrap_or_default())
             .collect();
         let sandbox = self.sandbox();
-        let options = render::search::info_options(self.listed_tools());
+        let options = InfoOptions::default();
+        let listed = self.listed_tools();
         match <[String; 1]>::try_from(paths) {
             // One file: its answer, or its error as the call's.
             Ok([path]) => {
                 let info =
                     blocking(move || fs_mcp_search::file_info(&sandbox, &path, &options)).await?;
-                Ok(structured_answer(
-                    info.map(Described::one),
-                    |d| d.text.clone(),
-                    self.listed_tools(),
-                ))
+                Ok(match info {
+                    Ok(info) => {
+                        let text = render::info::file_text(&info, listed);
+                        let item = InfoItem::Described(info);
+                        structured(text, &Described::of(std::slice::from_ref(&item), listed))
+                    }
+                    Err(e) => render::failure(&e, render::search::next_step(&e, listed).as_deref()),
+                })
             }
             Err(paths) if paths.is_empty() => Ok(render::failure(
                 "no file given",
                 Some("Give {\"path\": \"src/main.rs\"} or {\"paths\": [\"a.md\", \"b.md\"]}"),
             )),
             Err(paths) => {
-                let listed = self.listed_tools().clone();
-                let batch = blocking(move || {
-                    let render_error = |e: &SearchError| render::search::search_error(e, &listed);
-                    fs_mcp_search::get_files_info(&sandbox, &paths, &options, &render_error)
-                })
-                .await?;
-                Ok(if batch.all_failed {
+                let batch =
+                    blocking(move || fs_mcp_search::get_files_info(&sandbox, &paths, &options))
+                        .await?;
+                let text = render::info::batch_text(&batch, listed);
+                Ok(if batch.all_failed() {
                     // The call failed as a whole: the one error format first, each file's
                     // error after it.
                     let what = render::error_text("none of the files could be described", None);
-                    failure(format!("{what}\n\n{}", batch.text))
+                    failure(format!("{what}\n\n{text}"))
                 } else {
-                    let described = Described {
-                        files: batch.files,
-                        text: batch.text,
-                    };
-                    structured(described.text.clone(), &described)
+                    structured(text, &Described::of(&batch.files, listed))
                 })
             }
         }

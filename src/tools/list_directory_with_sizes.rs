@@ -6,6 +6,7 @@ use rmcp::model::CallToolResult;
 use rmcp::{ErrorData, tool};
 
 use crate::params::PathParams;
+use crate::render::listing::Listed;
 use crate::server::FsServer;
 use crate::tools::search::listing;
 use crate::tools::spec::{ResultBudget, ToolSpec};
@@ -34,6 +35,6 @@ impl FsServer {
         &self,
         Parameters(p): Parameters<PathParams>,
     ) -> Result<CallToolResult, ErrorData> {
-        listing(self, p.path, fs_mcp_search::Listing::to_text_with_sizes).await
+        listing(self, p.path, Listed::text_with_sizes).await
     }
 }

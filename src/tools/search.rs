@@ -4,6 +4,7 @@
 use fs_mcp_search::SearchError;
 use rmcp::model::CallToolResult;
 
+use crate::render::listing::Listed;
 use crate::render::{self, ListedTools};
 use crate::server::FsServer;
 use crate::tools::{blocking, structured};
@@ -25,9 +26,13 @@ pub fn structured_answer<T: serde::Serialize>(
 pub async fn listing(
     server: &FsServer,
     path: String,
-    to_text: fn(&fs_mcp_search::Listing) -> String,
+    to_text: fn(&Listed) -> String,
 ) -> Result<CallToolResult, rmcp::ErrorData> {
     let sandbox = server.sandbox();
     let listing = blocking(move || fs_mcp_search::list_entries(&sandbox, &path)).await?;
-    Ok(structured_answer(listing, to_text, server.listed_tools()))
+    Ok(structured_answer(
+        listing.map(Listed::from),
+        to_text,
+        server.listed_tools(),
+    ))
 }

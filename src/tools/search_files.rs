@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use crate::lenient;
 use crate::params::{dot, lean_schema};
+use crate::render;
 use crate::server::FsServer;
 use crate::tools::blocking;
 use crate::tools::search::structured_answer;
@@ -55,8 +56,8 @@ impl FsServer {
             blocking(move || fs_mcp_search::find_files(&sandbox, &p.path, &p.pattern, &options))
                 .await?;
         Ok(structured_answer(
-            found,
-            fs_mcp_search::FoundFiles::to_text,
+            found.map(render::search::Found::from),
+            render::search::Found::text,
             self.listed_tools(),
         ))
     }

@@ -20,10 +20,8 @@ use std::sync::{Mutex, RwLock};
 use fs_mcp_sandbox::Sandbox;
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::WalkState;
-use serde::Serialize;
 
 use crate::SearchError;
-use crate::format::thousands;
 use crate::rules::Verdict;
 use crate::walk::{self, WalkOptions};
 
@@ -101,55 +99,65 @@ fn is_match(target: &Target, root: &Path, entry: &ignore::DirEntry) -> bool {
 /// that a huge ignored tree (`node_modules/`, `target/`) costs a bounded time.
 const SKIPPED_COUNT_BUDGET: u64 = 5_000;
 
+/// What `search_files` found, as data; the caller words it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundFiles {
+    /// The first [`FindOptions::max_results`] matching files, sorted, as displayed paths.
+    pub files: Vec<String>,
+    /// Matching files, listed or not (more than `files` when the listing was cut).
+    pub total: u64,
+    /// The matching files left out as hidden or ignored, by the option that lists them.
+    pub left_out: Vec<LeftOut>,
+    /// The left-out files were counted only within this many left-out entries (so the counts
+    /// are lower bounds), when the count stopped there.
+    pub counting_stopped_after: Option<u64>,
+}
+
+/// Matching files `search_files` left out. Exhaustive on purpose: a new kind does not compile
+/// until the binary words it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeftOut {
+    /// Matching files under hidden names.
+    Hidden {
+        /// How many (at least, when the count stopped).
+        files: u64,
+    },
+    /// Matching files excluded by `.gitignore`/`.ignore` rules or inside VCS directories.
+    Ignored {
+        /// How many (at least, when the count stopped).
+        files: u64,
+    },
+    /// The count stopped before any ignored matching file was counted: some may exist.
+    IgnoredNotCounted,
+    /// Directories not entered: an ignore file in them is of a kind never read as rules
+    /// ([`walk::UNSAFE_RULES_KINDS`]).
+    UnsafeRules {
+        /// How many.
+        dirs: u64,
+    },
+}
+
+impl LeftOut {
+    /// The option that lists these files.
+    pub fn listed_by(self) -> walk::Include {
+        match self {
+            LeftOut::Hidden { .. } => walk::Include::Hidden,
+            LeftOut::Ignored { .. } | LeftOut::IgnoredNotCounted | LeftOut::UnsafeRules { .. } => {
+                walk::Include::Ignored
+            }
+        }
+    }
+}
+
 /// Lists the files under `path` matching `pattern`, sorted, as displayed paths: relative to the
 /// first allowed directory like every other path, whatever `path` is (the pattern itself is
-/// matched against the path relative to `path`). A last line, after a blank line, says how many
-/// matching files were left out as hidden or ignored and which option lists them.
+/// matched against the path relative to `path`), and counts the matching files left out as hidden
+/// or ignored.
 ///
 /// One walk does both: it visits hidden and ignored entries too, decides for each one whether
 /// the options leave it out ([`Exclusions`]), lists the others, and counts the left-out matches
 /// until [`SKIPPED_COUNT_BUDGET`] left-out entries were visited (then it stops descending into
 /// left-out directories, and the count is a lower bound).
-pub fn search_files(
-    sandbox: &Sandbox,
-    path: &str,
-    pattern: &str,
-    options: &FindOptions,
-) -> Result<String, SearchError> {
-    find_files(sandbox, path, pattern, options).map(|found| found.to_text())
-}
-
-/// What [`search_files`] found, as data: what its text renders, and what a client gets as
-/// structured content.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FoundFiles {
-    /// The first [`FindOptions::max_results`] matching files, sorted, as displayed paths.
-    pub files: Vec<String>,
-    /// Matching files, listed or not.
-    pub total: u64,
-    /// What was cut or left out as hidden or ignored, and how to get it (one line each).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-}
-
-impl FoundFiles {
-    /// The paths one per line; after a blank line, the note.
-    pub fn to_text(&self) -> String {
-        // A path is never an empty line, so the notes after the blank line cannot be a file's name.
-        let mut out = if self.files.is_empty() {
-            String::from("No matches found.")
-        } else {
-            self.files.join("\n")
-        };
-        if let Some(note) = &self.note {
-            out.push_str("\n\n");
-            out.push_str(note);
-        }
-        out
-    }
-}
-
-/// [`search_files`] as data.
 pub fn find_files(
     sandbox: &Sandbox,
     path: &str,
@@ -237,20 +245,12 @@ pub fn find_files(
         .into_inner()
         .unwrap_or_else(|e| e.into_inner())
         .into_sorted_vec();
-    let total = total.load(Ordering::Relaxed);
-    let mut notes = Vec::new();
-    if total > paths.len() as u64 {
-        notes.push(format!(
-            "Note: showing the first {} of {} matching files (sorted by path). Narrow with a sub-directory as path or a more specific pattern.",
-            thousands(paths.len() as u64),
-            thousands(total),
-        ));
-    }
-    notes.extend(counts.finish(options).describe());
+    let skipped = counts.finish(options);
     Ok(FoundFiles {
         files: paths,
-        total,
-        note: (!notes.is_empty()).then(|| notes.join("\n")),
+        total: total.load(Ordering::Relaxed),
+        left_out: skipped.left_out(),
+        counting_stopped_after: skipped.partial.then_some(SKIPPED_COUNT_BUDGET),
     })
 }
 
@@ -422,44 +422,25 @@ struct Skipped {
 }
 
 impl Skipped {
-    /// `Skipped: 2 hidden matching files (include_hidden=true lists them); …`, or `None`.
-    fn describe(&self) -> Option<String> {
-        let at_least = if self.partial { "at least " } else { "" };
-        let mut parts = Vec::new();
+    /// What the options left out, in the order the note gives it.
+    fn left_out(&self) -> Vec<LeftOut> {
+        let mut left_out = Vec::new();
         if !self.include_hidden && self.hidden > 0 {
-            parts.push(format!(
-                "{at_least}{} under hidden names (include_hidden=true lists them)",
-                crate::format::plural(self.hidden, "matching file", "matching files")
-            ));
+            left_out.push(LeftOut::Hidden { files: self.hidden });
         }
         if !self.include_ignored && self.ignored > 0 {
-            parts.push(format!(
-                "{at_least}{} excluded by .gitignore/.ignore rules or inside VCS directories (include_ignored=true lists them)",
-                crate::format::plural(self.ignored, "matching file", "matching files")
-            ));
+            left_out.push(LeftOut::Ignored {
+                files: self.ignored,
+            });
         } else if !self.include_ignored && self.partial {
-            parts.push("files excluded by .gitignore/.ignore rules or inside VCS directories were not all counted (include_ignored=true lists them)".into());
+            left_out.push(LeftOut::IgnoredNotCounted);
         }
         if self.unsafe_rules > 0 {
-            parts.push(format!(
-                "{} {} (include_ignored=true lists them)",
-                crate::format::plural(self.unsafe_rules, "directory", "directories"),
-                walk::UNSAFE_RULES_NOTE
-            ));
+            left_out.push(LeftOut::UnsafeRules {
+                dirs: self.unsafe_rules,
+            });
         }
-        if parts.is_empty() {
-            None
-        } else {
-            let mut line = format!("Skipped: {}", parts.join("; "));
-            if self.partial {
-                line.push_str(&format!(
-                    " (counting stopped after {} entries)",
-                    thousands(SKIPPED_COUNT_BUDGET)
-                ));
-            }
-            line.push('.');
-            Some(line)
-        }
+        left_out
     }
 }
 
@@ -468,13 +449,12 @@ mod tests {
     use super::*;
     use crate::testutil::Fixture;
 
-    /// The listed paths, without the notes after the blank line.
+    /// The listed paths, one per line.
     fn find(fx: &Fixture, path: &str, pattern: &str) -> String {
-        let out = search_files(&fx.sandbox, path, pattern, &FindOptions::default()).unwrap();
-        match out.split_once("\n\n") {
-            Some((paths, _notes)) => paths.to_string(),
-            None => out,
-        }
+        find_files(&fx.sandbox, path, pattern, &FindOptions::default())
+            .unwrap()
+            .files
+            .join("\n")
     }
 
     fn fixture() -> Fixture {
@@ -505,14 +485,9 @@ mod tests {
             (found.files.as_slice(), found.total),
             (&["a.rs".to_string()][..], 2)
         );
-        let note = found.note.as_deref().unwrap();
-        assert!(note.contains("showing the first 1 of 2"), "{note}");
-        assert!(note.contains("include_hidden=true"), "{note}");
-        assert_eq!(
-            found.to_text(),
-            search_files(&fx.sandbox, ".", "*.rs", &options).unwrap()
-        );
-        assert_eq!(found.to_text(), format!("a.rs\n\n{note}"));
+        assert_eq!(found.left_out, [LeftOut::Hidden { files: 1 }]);
+        assert_eq!(found.left_out[0].listed_by(), walk::Include::Hidden);
+        assert_eq!(found.counting_stopped_after, None);
     }
 
     #[test]
@@ -544,53 +519,55 @@ mod tests {
             include_ignored: true,
             ..FindOptions::default()
         };
-        let out = search_files(&fx.sandbox, ".", "*.rs", &all).unwrap();
+        let out = find_files(&fx.sandbox, ".", "*.rs", &all).unwrap();
         assert!(
-            out.contains(".hidden/x.rs") && out.contains("gen/out.rs"),
-            "{out}"
+            out.files.contains(&".hidden/x.rs".to_string())
+                && out.files.contains(&"gen/out.rs".to_string()),
+            "{out:?}"
         );
-        let out = search_files(&fx.sandbox, ".", "out.rs", &FindOptions::default()).unwrap();
+        assert_eq!(out.left_out, []);
+        let out = find_files(&fx.sandbox, ".", "out.rs", &FindOptions::default()).unwrap();
         assert_eq!(
-            out,
-            "No matches found.\n\nSkipped: 1 matching file excluded by .gitignore/.ignore rules or inside VCS directories (include_ignored=true lists them)."
+            (out.files.len(), out.left_out.clone()),
+            (0, vec![LeftOut::Ignored { files: 1 }])
         );
+        assert_eq!(out.left_out[0].listed_by(), walk::Include::Ignored);
     }
 
     #[test]
     fn skipped_matches_are_counted_even_when_some_are_listed() {
         let fx = fixture();
         fx.write("gen/more.rs", "");
-        let out = search_files(&fx.sandbox, ".", "*.rs", &FindOptions::default()).unwrap();
+        let out = find_files(&fx.sandbox, ".", "*.rs", &FindOptions::default()).unwrap();
+        assert_eq!(out.files, ["main.rs", "src/deep/mod.rs", "src/lib.rs"]);
         assert_eq!(
-            out,
-            "main.rs\nsrc/deep/mod.rs\nsrc/lib.rs\n\nSkipped: 1 matching file under hidden names (include_hidden=true lists them); 2 matching files excluded by .gitignore/.ignore rules or inside VCS directories (include_ignored=true lists them)."
+            out.left_out,
+            [LeftOut::Hidden { files: 1 }, LeftOut::Ignored { files: 2 }]
         );
         let hidden_too = FindOptions {
             include_hidden: true,
             ..FindOptions::default()
         };
-        let out = search_files(&fx.sandbox, ".", "*.rs", &hidden_too).unwrap();
-        assert!(
-            out.ends_with(".hidden/x.rs\nmain.rs\nsrc/deep/mod.rs\nsrc/lib.rs\n\nSkipped: 2 matching files excluded by .gitignore/.ignore rules or inside VCS directories (include_ignored=true lists them)."),
-            "{out}"
+        let out = find_files(&fx.sandbox, ".", "*.rs", &hidden_too).unwrap();
+        assert_eq!(
+            out.files,
+            [".hidden/x.rs", "main.rs", "src/deep/mod.rs", "src/lib.rs"]
         );
+        assert_eq!(out.left_out, [LeftOut::Ignored { files: 2 }]);
         // Files inside .git need both options: not counted without include_hidden, counted as
         // ignored with it.
         fx.write(".git/notes.rs", "");
-        let out = search_files(&fx.sandbox, ".", "*.rs", &FindOptions::default()).unwrap();
-        assert!(
-            out.ends_with("Skipped: 1 matching file under hidden names (include_hidden=true lists them); 2 matching files excluded by .gitignore/.ignore rules or inside VCS directories (include_ignored=true lists them)."),
-            "{out}"
+        let out = find_files(&fx.sandbox, ".", "*.rs", &FindOptions::default()).unwrap();
+        assert_eq!(
+            out.left_out,
+            [LeftOut::Hidden { files: 1 }, LeftOut::Ignored { files: 2 }]
         );
-        let out = search_files(&fx.sandbox, ".", "*.rs", &hidden_too).unwrap();
-        assert!(
-            out.ends_with("Skipped: 3 matching files excluded by .gitignore/.ignore rules or inside VCS directories (include_ignored=true lists them)."),
-            "{out}"
-        );
+        let out = find_files(&fx.sandbox, ".", "*.rs", &hidden_too).unwrap();
+        assert_eq!(out.left_out, [LeftOut::Ignored { files: 3 }]);
         // Nothing left out: no note.
         assert_eq!(find(&fx, "docs", "*.md"), "docs/a.md\ndocs/sub/b.md");
-        let out = search_files(&fx.sandbox, "docs", "*.md", &FindOptions::default()).unwrap();
-        assert_eq!(out, "docs/a.md\ndocs/sub/b.md");
+        let out = find_files(&fx.sandbox, "docs", "*.md", &FindOptions::default()).unwrap();
+        assert_eq!((out.left_out, out.counting_stopped_after), (vec![], None));
     }
 
     #[test]
@@ -606,10 +583,11 @@ mod tests {
         fx.write("sub/skip/.gitignore", "!*.rs\n");
         fx.write("sub/skip/b.rs", "");
         fx.write("sub/.cache/c.rs", "");
-        let out = search_files(&fx.sandbox, "sub", "*.rs", &FindOptions::default()).unwrap();
+        let out = find_files(&fx.sandbox, "sub", "*.rs", &FindOptions::default()).unwrap();
+        assert_eq!(out.files, ["sub/keep.rs"]);
         assert_eq!(
-            out,
-            "sub/keep.rs\n\nSkipped: 1 matching file under hidden names (include_hidden=true lists them); 3 matching files excluded by .gitignore/.ignore rules or inside VCS directories (include_ignored=true lists them)."
+            out.left_out,
+            [LeftOut::Hidden { files: 1 }, LeftOut::Ignored { files: 3 }]
         );
     }
 
@@ -625,7 +603,7 @@ mod tests {
         let from_root = find(&fx, ".", "*.{log,txt}");
         assert_eq!(from_root, "a/keep.log\na/out/x.txt");
         assert_eq!(find(&fx, "a", "*.{log,txt}"), from_root);
-        assert_eq!(find(&fx, "b", "*.txt"), "No matches found.");
+        assert_eq!(find(&fx, "b", "*.txt"), "");
     }
 
     #[test]
@@ -638,14 +616,13 @@ mod tests {
         for i in 0..3 {
             fx.write(&format!("shown/f{i}.txt"), "");
         }
-        let out = search_files(&fx.sandbox, ".", "*.txt", &FindOptions::default()).unwrap();
-        let (paths, note) = out.split_once("\n\n").unwrap();
-        assert_eq!(paths, "shown/f0.txt\nshown/f1.txt\nshown/f2.txt");
+        let out = find_files(&fx.sandbox, ".", "*.txt", &FindOptions::default()).unwrap();
+        assert_eq!(out.files, ["shown/f0.txt", "shown/f1.txt", "shown/f2.txt"]);
         assert!(
-            note.starts_with("Skipped: at least ")
-                && note.ends_with("(counting stopped after 5,000 entries)."),
-            "{note}"
+            matches!(out.left_out[..], [LeftOut::Ignored { files }] if files > 0 && files <= SKIPPED_COUNT_BUDGET),
+            "{out:?}"
         );
+        assert_eq!(out.counting_stopped_after, Some(SKIPPED_COUNT_BUDGET));
     }
 
     #[test]
@@ -658,20 +635,23 @@ mod tests {
             max_results: 5,
             ..FindOptions::default()
         };
-        let out = search_files(&fx.sandbox, ".", "*.txt", &opts).unwrap();
-        assert!(out.starts_with("f00.txt\nf01.txt\nf02.txt\nf03.txt\nf04.txt\n\nNote: showing the first 5 of 12 matching files"), "{out}");
-        let err = search_files(&fx.sandbox, ".", "[a", &opts)
+        let out = find_files(&fx.sandbox, ".", "*.txt", &opts).unwrap();
+        assert_eq!(
+            (out.files.join("\n").as_str(), out.total),
+            ("f00.txt\nf01.txt\nf02.txt\nf03.txt\nf04.txt", 12)
+        );
+        let err = find_files(&fx.sandbox, ".", "[a", &opts)
             .unwrap_err()
             .to_string();
         assert!(err.contains("invalid glob '[a'"), "{err}");
-        assert!(search_files(&fx.sandbox, "missing", "*", &opts).is_err());
+        assert!(find_files(&fx.sandbox, "missing", "*", &opts).is_err());
         assert!(
-            search_files(&fx.sandbox, "f00.txt", "*", &opts)
+            find_files(&fx.sandbox, "f00.txt", "*", &opts)
                 .unwrap_err()
                 .to_string()
                 .contains("not a directory")
         );
-        assert!(search_files(&fx.sandbox, "..", "*", &opts).is_err());
+        assert!(find_files(&fx.sandbox, "..", "*", &opts).is_err());
     }
 
     #[test]

@@ -1,10 +1,7 @@
-//! Small formatting helpers shared by the tools: sizes, thousands separators, timestamps, line
-//! truncation.
+//! Small formatting helpers shared by the tools: timestamps, lines as shown (cut, escaped).
+//! (Sizes and counts are `fs-mcp-text`'s; the sentences around them are the binary's.)
 
 use std::time::{SystemTime, UNIX_EPOCH};
-
-// Sizes and counts read the same in every tool's output.
-pub use fs_mcp_text::{format_size, thousands};
 
 /// A timestamp as UTC ISO-8601 with seconds: `2026-11-21T10:22:33Z`.
 pub fn format_utc(time: SystemTime) -> String {
@@ -121,32 +118,10 @@ pub fn strip_terminator(bytes: &[u8]) -> &[u8] {
     bytes.strip_suffix(b"\r").unwrap_or(bytes)
 }
 
-/// `1 file`, `2 files`.
-pub fn plural(n: u64, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{} {many}", thousands(n))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::time::Duration;
-
-    #[test]
-    fn sizes_and_numbers() {
-        assert_eq!(format_size(98), "98.00 B");
-        assert_eq!(format_size(1843), "1.80 KB");
-        assert_eq!(format_size(10 * 1024 * 1024), "10.00 MB");
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(1_234_567), "1,234,567");
-        assert_eq!(plural(1, "file", "files"), "1 file");
-        assert_eq!(plural(2500, "file", "files"), "2,500 files");
-    }
 
     #[test]
     fn utc_timestamps() {

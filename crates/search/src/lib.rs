@@ -1,19 +1,21 @@
-//! Search and navigation for fs-mcp-rs, as plain Rust functions returning the text a tool
-//! answers with. The crate knows nothing of MCP; every client-supplied path goes through
-//! [`Sandbox::resolve`](fs_mcp_sandbox::Sandbox::resolve) and every path shown goes through
-//! [`Sandbox::display`](fs_mcp_sandbox::Sandbox::display), so the model can pass it back as is.
+//! Search and navigation for fs-mcp-rs, as plain Rust functions returning data. The crate knows
+//! nothing of MCP and writes no sentence for the model: the binary words the answers, and names
+//! the tools and parameters they point to (`src/render/`). Every client-supplied path goes
+//! through [`Sandbox::resolve`](fs_mcp_sandbox::Sandbox::resolve) and every path shown goes
+//! through [`Sandbox::display`](fs_mcp_sandbox::Sandbox::display), so the model can pass it back
+//! as is.
 //!
 //! | Function | Tool | Answer |
 //! |---|---|---|
-//! | [`grep_content`] | `grep_content` | match blocks with context and section-end hints |
-//! | [`search_files`] | `search_files` | sorted paths matching a glob |
-//! | [`directory_tree`] | `directory_tree` | compact JSON tree |
-//! | [`list_directory`], [`list_directory_with_sizes`] | listings | `[DIR] name` / `[FILE] name` lines |
-//! | [`get_file_info`] | `get_file_info` | size, mtime, lines, tokens, chunking advice, JSON/CSV preview |
+//! | [`grep_content`] | `grep_content` | match blocks with context and section-end hints; its notes as data ([`GrepNote`]), worded by the caller's [`GrepWords`] |
+//! | [`find_files`] | `search_files` | sorted paths matching a glob, and what was left out ([`FoundFiles`]) |
+//! | [`tree`] | `directory_tree` | the tree ([`TreeNode`]) and what cut it ([`TreeCut`]) |
+//! | [`list_entries`] | listings | a directory's entries ([`Listing`]) |
+//! | [`file_info`], [`get_files_info`] | `get_file_info` | [`FileInfo`]: size, mtime, lines, tokens, a chunk plan, JSON/CSV preview |
 //!
-//! Errors are [`SearchError`]s whose `Display` is the message for the model; answers that are
-//! not errors (e.g. `No matches found.`) are `Ok` text. (`create_directory` is a write and lives
-//! in `fs-mcp-edit`; `read_media_file` is a read and lives in `fs-mcp-read`.)
+//! Errors are [`SearchError`]s whose `Display` says what went wrong (the binary adds the next
+//! step). (`create_directory` is a write and lives in `fs-mcp-edit`; `read_media_file` is a read
+//! and lives in `fs-mcp-read`.)
 //!
 //! Directory walks (grep, search_files) use ripgrep's `ignore` crate for the walk and its glob
 //! matcher, fed with ignore files this crate reads by handle (the crate opens none itself):
@@ -36,19 +38,22 @@ mod tree;
 mod walk;
 
 pub use error::SearchError;
-pub use find::{FindOptions, FoundFiles, find_files, search_files};
+pub use find::{FindOptions, FoundFiles, LeftOut, find_files};
 pub use grep::{
     CandidatePlan, GrepControl, GrepNote, GrepOptions, GrepWords, MAX_SEARCHED_LINE_BYTES,
     Progress, ProgressFn, Stopped, grep_content,
 };
 pub use info::{
-    FileInfo, InfoBatch, InfoItem, InfoOptions, MAX_INFO_PATHS, NextTools, file_info,
-    get_file_info, get_files_info,
+    ChunkPlan, DataFormat, Details, DirEntries, FileInfo, FirstValue, InfoBatch, InfoItem,
+    InfoOptions, JsonKeys, JsonPreview, JsonType, LIST_COLUMNS, LIST_KEYS, MAX_INFO_PATHS,
+    NotDescribed, Preview, Reading, SAMPLE_BYTES, TextAnalysis, TextEnds, file_info,
+    get_files_info,
 };
-pub use listing::{ListedEntry, Listing, list_directory, list_directory_with_sizes, list_entries};
-pub use tree::{TreeNode, TreeOptions, directory_tree, tree};
+pub use listing::{ListedEntry, Listing, list_entries};
+pub use tree::{Tree, TreeCut, TreeNode, TreeOptions, tree};
 pub use walk::{
-    EntryClass, WalkObserver, WalkRules, default_threads, is_ignore_file, walk_default,
+    EntryClass, Include, UNSAFE_RULES_KINDS, WalkObserver, WalkRules, WalkSkip, default_threads,
+    is_ignore_file, walk_default,
 };
 
 #[cfg(test)]

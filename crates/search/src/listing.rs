@@ -1,21 +1,5 @@
-//! `list_directory` and `list_directory_with_sizes`.
-//!
-//! ```text
-//! [DIR] src
-//! [DIR] tests
-//! [FILE] Cargo.toml
-//! [FILE] README.md
-//! ```
-//!
-//! With sizes (the original's `{prefix} {name:<30} {size}` format, without the trailing padding
-//! on directory lines), plus a total line:
-//!
-//! ```text
-//! [DIR] src
-//! [FILE] Cargo.toml                     1.80 KB
-//!
-//! Total: 1 file (1.80 KB), 1 directory
-//! ```
+//! `list_directory` and `list_directory_with_sizes`: a directory's entries as data
+//! ([`Listing`]); the binary writes both listings' text.
 //!
 //! Directories come first, each group sorted by name. Hidden entries are listed. A symlink is
 //! classified by its target (a broken one counts as a file) but never read through.
@@ -27,7 +11,6 @@ use fs_mcp_sandbox::{DirHandle, EntryKind, EntryMeta, FinalLink, Sandbox, escape
 use serde::Serialize;
 
 use crate::SearchError;
-use crate::format::{format_size, plural, thousands};
 use crate::walk;
 
 /// Entries listed at most; the rest are counted in a note.
@@ -99,18 +82,8 @@ fn size_of(sandbox: &Sandbox, dir: &DirHandle, name: &OsStr) -> u64 {
     }
 }
 
-fn overflow_note(total: usize) -> Option<String> {
-    (total > MAX_LIST_ENTRIES).then(|| {
-        format!(
-            "Note: showing the first {} of {} entries. Search by name pattern (a glob) to find specific names.",
-            thousands(MAX_LIST_ENTRIES as u64),
-            thousands(total as u64)
-        )
-    })
-}
-
-/// A directory's entries as data: what both listings render, and what a client gets as
-/// structured content.
+/// A directory's entries as data: what both listings render (the caller words them), and what
+/// a client gets as structured content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Listing {
     /// The directory, as displayed.
@@ -118,11 +91,8 @@ pub struct Listing {
     pub path: String,
     /// The first [`MAX_LIST_ENTRIES`] entries: directories first, each group by name.
     pub entries: Vec<ListedEntry>,
-    /// Entries in the directory, listed or not.
+    /// Entries in the directory, listed or not (more than `entries` when the listing was cut).
     pub total: usize,
-    /// When not every entry is listed: how many are, and how to find the others.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
 }
 
 /// One entry of a [`Listing`].
@@ -139,7 +109,8 @@ pub struct ListedEntry {
 }
 
 impl ListedEntry {
-    fn is_dir(&self) -> bool {
+    /// A directory, or a symlink to one.
+    pub fn is_dir(&self) -> bool {
         self.kind == "dir"
     }
 }
@@ -158,74 +129,7 @@ pub fn list_entries(sandbox: &Sandbox, path: &str) -> Result<Listing, SearchErro
             })
             .collect(),
         total,
-        note: overflow_note(total),
     })
-}
-
-impl Listing {
-    /// `[DIR] name` / `[FILE] name` lines, directories first.
-    pub fn to_text(&self) -> String {
-        if self.entries.is_empty() {
-            return format!("Directory {} is empty.", self.path);
-        }
-        let mut out = self
-            .entries
-            .iter()
-            .map(|e| format!("{} {}", if e.is_dir() { "[DIR]" } else { "[FILE]" }, e.name))
-            .collect::<Vec<_>>()
-            .join("\n");
-        if let Some(note) = &self.note {
-            out.push_str("\n\n");
-            out.push_str(note);
-        }
-        out
-    }
-
-    /// Like [`Listing::to_text`] with file sizes and a total line.
-    pub fn to_text_with_sizes(&self) -> String {
-        if self.entries.is_empty() {
-            return format!("Directory {} is empty.", self.path);
-        }
-        let mut out = String::new();
-        for e in &self.entries {
-            let name = &e.name;
-            match e.size {
-                Some(size) if !e.is_dir() => {
-                    out.push_str(&format!("[FILE] {name:<30} {}\n", format_size(size)))
-                }
-                _ => out.push_str(&format!("[DIR] {name}\n")),
-            }
-        }
-        let files = self.entries.iter().filter(|e| !e.is_dir()).count() as u64;
-        let dirs = self.entries.len() as u64 - files;
-        let bytes: u64 = self.entries.iter().filter_map(|e| e.size).sum();
-        let listed = if self.total > self.entries.len() {
-            " (of the entries listed)"
-        } else {
-            ""
-        };
-        out.push_str(&format!(
-            "\nTotal{listed}: {} ({}), {}",
-            plural(files, "file", "files"),
-            format_size(bytes),
-            plural(dirs, "directory", "directories")
-        ));
-        if let Some(note) = &self.note {
-            out.push_str("\n\n");
-            out.push_str(note);
-        }
-        out
-    }
-}
-
-/// `[DIR] name` / `[FILE] name` lines, directories first.
-pub fn list_directory(sandbox: &Sandbox, path: &str) -> Result<String, SearchError> {
-    list_entries(sandbox, path).map(|listing| listing.to_text())
-}
-
-/// Like [`list_directory`] with file sizes and a total line.
-pub fn list_directory_with_sizes(sandbox: &Sandbox, path: &str) -> Result<String, SearchError> {
-    list_entries(sandbox, path).map(|listing| listing.to_text_with_sizes())
 }
 
 #[cfg(test)]
@@ -243,17 +147,20 @@ mod tests {
         fx
     }
 
-    #[test]
-    fn both_texts_render_the_same_data() {
-        let fx = fixture();
-        let listing = list_entries(&fx.sandbox, ".").unwrap();
-        let kinds: Vec<(&str, &str, Option<u64>)> = listing
+    fn kinds(listing: &Listing) -> Vec<(&str, &str, Option<u64>)> {
+        listing
             .entries
             .iter()
             .map(|e| (e.name.as_str(), e.kind, e.size))
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn dirs_first_sorted_with_sizes() {
+        let fx = fixture();
+        let listing = list_entries(&fx.sandbox, ".").unwrap();
         assert_eq!(
-            kinds,
+            kinds(&listing),
             [
                 ("adir", "dir", None),
                 ("zdir", "dir", None),
@@ -262,70 +169,41 @@ mod tests {
                 ("b.txt", "file", Some(1843)),
             ]
         );
-        assert_eq!((listing.total, listing.note.as_deref()), (5, None));
-        assert_eq!(listing.to_text(), list_directory(&fx.sandbox, ".").unwrap());
-    }
-
-    #[test]
-    fn plain_listing_dirs_first_sorted() {
-        let fx = fixture();
+        assert_eq!((listing.total, listing.path.as_str()), (5, "."));
+        let empty = list_entries(&fx.sandbox, "adir").unwrap();
         assert_eq!(
-            list_directory(&fx.sandbox, ".").unwrap(),
-            "[DIR] adir\n[DIR] zdir\n[FILE] .env\n[FILE] a.txt\n[FILE] b.txt"
+            (empty.entries.len(), empty.total, empty.path.as_str()),
+            (0, 0, "adir")
         );
-        assert_eq!(
-            list_directory(&fx.sandbox, "adir").unwrap(),
-            "Directory adir is empty."
-        );
-    }
-
-    #[test]
-    fn sized_listing_with_total() {
-        let fx = fixture();
-        let out = list_directory_with_sizes(&fx.sandbox, ".").unwrap();
-        let expected = format!(
-            "[DIR] adir\n[DIR] zdir\n[FILE] {:<30} 0.00 B\n[FILE] {:<30} 5.00 B\n[FILE] {:<30} 1.80 KB\n\nTotal: 3 files (1.80 KB), 2 directories",
-            ".env", "a.txt", "b.txt"
-        );
-        assert_eq!(out, expected);
     }
 
     #[test]
     fn errors_for_files_missing_and_outside() {
         let fx = fixture();
         assert_eq!(
-            list_directory(&fx.sandbox, "a.txt")
-                .unwrap_err()
-                .to_string(),
+            list_entries(&fx.sandbox, "a.txt").unwrap_err().to_string(),
             "a.txt is not a directory."
         );
         assert_eq!(
-            list_directory_with_sizes(&fx.sandbox, "nope")
-                .unwrap_err()
-                .to_string(),
+            list_entries(&fx.sandbox, "nope").unwrap_err().to_string(),
             "nope does not exist."
         );
-        let err = list_directory(&fx.sandbox, "../outside")
+        let err = list_entries(&fx.sandbox, "../outside")
             .unwrap_err()
             .to_string();
         assert!(err.starts_with("Access denied"), "{err}");
     }
 
     #[test]
-    fn huge_directories_are_capped_with_a_note() {
+    fn huge_directories_are_capped_and_counted() {
         let fx = Fixture::new();
         for i in 0..=MAX_LIST_ENTRIES {
             std::fs::write(fx.root.join(format!("f{i:05}")), "").unwrap();
         }
-        let out = list_directory(&fx.sandbox, ".").unwrap();
+        let listing = list_entries(&fx.sandbox, ".").unwrap();
         assert_eq!(
-            out.lines().filter(|l| l.starts_with("[FILE] ")).count(),
-            MAX_LIST_ENTRIES
-        );
-        assert!(
-            out.ends_with("\n\nNote: showing the first 2,000 of 2,001 entries. Search by name pattern (a glob) to find specific names."),
-            "{}",
-            &out[out.len() - 200..]
+            (listing.entries.len(), listing.total),
+            (MAX_LIST_ENTRIES, MAX_LIST_ENTRIES + 1)
         );
     }
 
@@ -334,10 +212,12 @@ mod tests {
         let fx = fixture();
         fx.symlink(fx.root.join("adir"), "link-dir");
         fx.symlink(fx.root.join("missing"), "broken");
-        let out = list_directory(&fx.sandbox, ".").unwrap();
+        let listing = list_entries(&fx.sandbox, ".").unwrap();
+        let kinds = kinds(&listing);
         assert!(
-            out.contains("[DIR] link-dir") && out.contains("[FILE] broken"),
-            "{out}"
+            kinds.contains(&("link-dir", "dir", None))
+                && kinds.contains(&("broken", "file", Some(0))),
+            "{kinds:?}"
         );
     }
 }

@@ -15,7 +15,8 @@
 //!   `.pytest_cache`, `dist`, `build`; a given list replaces these) are shown with
 //!   `"excluded":true` and not entered.
 //! * The walk is breadth-first and stops at `max_entries` (default 2,000): the upper levels stay
-//!   complete, unlisted directories are marked truncated, and the root carries a `note`.
+//!   complete, unlisted directories are marked truncated, and [`Tree::cut`] says why (the binary
+//!   words it as the root's `note`).
 //! * An unreadable directory gets `"error":"…"`; the root also carries its displayed `path`.
 
 use std::collections::VecDeque;
@@ -27,7 +28,6 @@ use serde::Serialize;
 
 use crate::SearchError;
 use crate::error::describe_io;
-use crate::format::thousands;
 use crate::walk;
 
 /// Directories not entered unless the caller gives its own list.
@@ -70,8 +70,8 @@ impl Default for TreeOptions {
     }
 }
 
-/// One entry of the tree, as data: [`directory_tree`] writes it as compact JSON, and a client
-/// gets it as structured content.
+/// One entry of the tree, as data: the binary writes it as compact JSON, and a client gets it
+/// as structured content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TreeNode {
     /// The entry's name, escaped.
@@ -94,16 +94,30 @@ pub struct TreeNode {
     /// Why a directory could not be read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// On the root: what was cut and how to see more.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
 }
 
-impl TreeNode {
-    /// The tree as compact JSON, as [`directory_tree`] returns it.
-    pub fn to_text(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
-    }
+/// A tree and what cut it short.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tree {
+    /// The root.
+    pub root: TreeNode,
+    /// Why directories are marked truncated, if any are.
+    pub cut: Option<TreeCut>,
+}
+
+/// Why a tree's directories are marked truncated; the caller says how to see more.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TreeCut {
+    /// [`TreeOptions::max_entries`] (this many) were listed: the walk stopped.
+    EntryLimit {
+        /// The limit.
+        max_entries: usize,
+    },
+    /// Directories at [`TreeOptions::max_depth`] (this depth) have entries.
+    BelowDepth {
+        /// The depth.
+        max_depth: usize,
+    },
 }
 
 fn is_false(b: &bool) -> bool {
@@ -133,17 +147,8 @@ impl Slot {
     }
 }
 
-/// The JSON tree of `path`.
-pub fn directory_tree(
-    sandbox: &Sandbox,
-    path: &str,
-    options: &TreeOptions,
-) -> Result<String, SearchError> {
-    tree(sandbox, path, options).map(|tree| tree.to_text())
-}
-
 /// The tree of `path`, as data.
-pub fn tree(sandbox: &Sandbox, path: &str, options: &TreeOptions) -> Result<TreeNode, SearchError> {
+pub fn tree(sandbox: &Sandbox, path: &str, options: &TreeOptions) -> Result<Tree, SearchError> {
     let (root, meta) = walk::resolve_existing(sandbox, path)?;
     let excludes: Vec<String> = match &options.exclude_dirs {
         Some(list) => list.clone(),
@@ -214,22 +219,18 @@ pub fn tree(sandbox: &Sandbox, path: &str, options: &TreeOptions) -> Result<Tree
     }
     let mut tree = to_node(&mut slots, 0);
     tree.path = Some(sandbox.display(&root));
-    let mut notes = Vec::new();
-    if capped {
-        notes.push(format!(
-            "Entry limit of {} reached; directories marked truncated were not (fully) listed. Use a smaller max_depth or a sub-directory as path.",
-            thousands(options.max_entries as u64)
-        ));
+    let cut = if capped {
+        Some(TreeCut::EntryLimit {
+            max_entries: options.max_entries,
+        })
     } else if depth_cut {
-        notes.push(format!(
-            "Directories marked truncated have entries below max_depth={}; call again with one of them as path to see more.",
-            options.max_depth
-        ));
-    }
-    if !notes.is_empty() {
-        tree.note = Some(notes.join(" "));
-    }
-    Ok(tree)
+        Some(TreeCut::BelowDepth {
+            max_depth: options.max_depth,
+        })
+    } else {
+        None
+    };
+    Ok(Tree { root: tree, cut })
 }
 
 fn kind_of(kind: EntryKind) -> &'static str {
@@ -264,7 +265,6 @@ fn to_node(slots: &mut [Slot], idx: usize) -> TreeNode {
         truncated: slot.truncated,
         excluded: slot.excluded,
         error: slot.error.take(),
-        note: None,
     }
 }
 
@@ -274,10 +274,14 @@ mod tests {
     use crate::testutil::Fixture;
     use serde_json::{Value, json};
 
+    /// The tree as JSON, and what cut it.
+    fn tree_cut(fx: &Fixture, path: &str, options: &TreeOptions) -> (Value, Option<TreeCut>) {
+        let tree = super::tree(&fx.sandbox, path, options).unwrap();
+        (serde_json::to_value(&tree.root).unwrap(), tree.cut)
+    }
+
     fn tree(fx: &Fixture, path: &str, options: &TreeOptions) -> Value {
-        let text = directory_tree(&fx.sandbox, path, options).unwrap();
-        assert!(!text.contains('\n'), "compact JSON: {text}");
-        serde_json::from_str(&text).unwrap()
+        tree_cut(fx, path, options).0
     }
 
     #[test]
@@ -289,7 +293,8 @@ mod tests {
         fx.write(".git/HEAD", "x");
         fx.write("README.md", "x");
         fx.mkdir("empty");
-        let t = tree(&fx, ".", &TreeOptions::default());
+        let (t, cut) = tree_cut(&fx, ".", &TreeOptions::default());
+        assert_eq!(cut, Some(TreeCut::BelowDepth { max_depth: 4 }));
         assert_eq!(t["name"], "ws");
         assert_eq!(t["path"], ".");
         let names: Vec<&str> = t["children"]
@@ -313,7 +318,6 @@ mod tests {
             c,
             &json!({"name": "c", "type": "directory", "truncated": true})
         );
-        assert!(t["note"].as_str().unwrap().contains("max_depth=4"));
     }
 
     #[test]
@@ -350,14 +354,11 @@ mod tests {
             max_entries: 10,
             ..TreeOptions::default()
         };
-        let t = tree(&fx, ".", &opts);
+        let (t, cut) = tree_cut(&fx, ".", &opts);
+        assert_eq!(cut, Some(TreeCut::EntryLimit { max_entries: 10 }));
         assert_eq!(t["children"].as_array().unwrap().len(), 10);
         assert_eq!(t["truncated"], true);
         assert_eq!(t["children"][0]["truncated"], true);
-        assert!(
-            t["note"].as_str().unwrap().contains("Entry limit of 10"),
-            "{t}"
-        );
     }
 
     #[test]
@@ -379,16 +380,17 @@ mod tests {
             json!({"name": "loop", "type": "symlink"})
         );
         assert_eq!(t["children"][1], json!({"name": "out", "type": "symlink"}));
-        let err = directory_tree(&fx.sandbox, "nope", &TreeOptions::default()).unwrap_err();
+        let err = super::tree(&fx.sandbox, "nope", &TreeOptions::default()).unwrap_err();
         assert_eq!(err.to_string(), "nope does not exist.");
-        assert!(directory_tree(&fx.sandbox, "../outside", &TreeOptions::default()).is_err());
+        assert!(super::tree(&fx.sandbox, "../outside", &TreeOptions::default()).is_err());
     }
 
     #[test]
     fn file_root_is_a_single_node() {
         let fx = Fixture::new();
         fx.write("sub/a.txt", "x");
-        let t = tree(&fx, "sub/a.txt", &TreeOptions::default());
+        let (t, cut) = tree_cut(&fx, "sub/a.txt", &TreeOptions::default());
+        assert_eq!(cut, None);
         assert_eq!(
             t,
             json!({"name": "a.txt", "type": "file", "path": "sub/a.txt"})

@@ -37,7 +37,7 @@ pub struct WalkOptions {
     pub include_ignored: bool,
 }
 
-/// What the walk left out, for the "nothing found" explanation.
+/// What the walk left out, counted while it runs ([`SkipStats::skips`] says it as data).
 #[derive(Debug, Default)]
 pub(crate) struct SkipStats {
     pub hidden: AtomicU64,
@@ -49,36 +49,66 @@ pub(crate) struct SkipStats {
 }
 
 impl SkipStats {
-    /// A short phrase such as `4 hidden entries and .gitignore rules`, or `None` if nothing was skipped.
-    pub fn describe(&self, options: WalkOptions) -> Option<String> {
-        let mut parts = Vec::new();
+    /// What the walk left out that `options` would bring back, in the order the notes give it.
+    pub fn skips(&self, options: WalkOptions) -> Vec<WalkSkip> {
+        let mut skips = Vec::new();
         let hidden = self.hidden.load(Ordering::Relaxed);
         if hidden > 0 {
-            parts.push(format!(
-                "{} (include_hidden=true to search them)",
-                crate::format::plural(hidden, "hidden entry", "hidden entries")
-            ));
+            skips.push(WalkSkip::Hidden { entries: hidden });
         }
         if !options.include_ignored && self.ignore_rules.load(Ordering::Relaxed) {
-            parts.push(
-                "files excluded by .gitignore/.ignore (include_ignored=true to search them)".into(),
-            );
+            skips.push(WalkSkip::IgnoreRules);
         }
         let unsafe_rules = self.unsafe_rules.load(Ordering::Relaxed);
         if unsafe_rules > 0 {
-            parts.push(format!(
-                "{} {UNSAFE_RULES_NOTE} (include_ignored=true to search them)",
-                crate::format::plural(unsafe_rules, "directory", "directories")
-            ));
+            skips.push(WalkSkip::UnsafeRules { dirs: unsafe_rules });
         }
-        let vcs = self.vcs.load(Ordering::Relaxed);
-        if vcs > 0 && options.include_hidden {
-            parts.push("VCS directories such as .git (include_ignored=true to search them)".into());
+        if self.vcs.load(Ordering::Relaxed) > 0 && options.include_hidden {
+            skips.push(WalkSkip::VcsDirs);
         }
-        if parts.is_empty() {
-            None
-        } else {
-            Some(parts.join("; "))
+        skips
+    }
+}
+
+/// A search option that brings back what a walk left out; the caller names it (it is a
+/// parameter of the tool).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Include {
+    /// [`WalkOptions::include_hidden`].
+    Hidden,
+    /// [`WalkOptions::include_ignored`].
+    Ignored,
+}
+
+/// One kind of entry a `grep_content` walk left out. Exhaustive on purpose: a new kind does not
+/// compile until the binary words it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WalkSkip {
+    /// Hidden entries (names starting with `.`), not visited.
+    Hidden {
+        /// How many.
+        entries: u64,
+    },
+    /// Entries excluded by `.gitignore`/`.ignore` rules (rules were in force).
+    IgnoreRules,
+    /// Directories not entered: an ignore file in them is of a kind never read as rules
+    /// ([`UNSAFE_RULES_KINDS`]).
+    UnsafeRules {
+        /// How many.
+        dirs: u64,
+    },
+    /// VCS directories such as `.git`, skipped although hidden entries were visited.
+    VcsDirs,
+}
+
+impl WalkSkip {
+    /// The option that brings these entries back.
+    pub fn brought_back_by(self) -> Include {
+        match self {
+            WalkSkip::Hidden { .. } => Include::Hidden,
+            WalkSkip::IgnoreRules | WalkSkip::UnsafeRules { .. } | WalkSkip::VcsDirs => {
+                Include::Ignored
+            }
         }
     }
 }
@@ -218,21 +248,17 @@ pub(crate) fn walker(
     Ok((builder, stats))
 }
 
-/// The kinds of ignore file never read, as the notes and errors name them.
+/// The kinds of ignore file never read, as the errors and the callers' notes name them.
 macro_rules! unsafe_rules_kinds {
     () => {
         "a FIFO, socket, device, file over 1 MiB or symlink to none inside the allowed directories, or has more rules than a search reads (20,000 lines, 512 KiB, 4 KiB a line)"
     };
 }
 
-/// What an ignore file that is not read as rules is (for messages).
-pub(crate) const UNSAFE_RULES_KINDS: &str = unsafe_rules_kinds!();
-
-/// What a directory not entered because of [`UnsafeRules`] has.
-pub(crate) const UNSAFE_RULES_NOTE: &str = concat!(
-    "not entered: their .gitignore/.ignore/.git/info/exclude is ",
-    unsafe_rules_kinds!()
-);
+/// What an ignore file that is not read as rules is: `a FIFO, socket, device, file over 1 MiB
+/// or symlink to none inside the allowed directories, or has more rules than a search reads
+/// (20,000 lines, 512 KiB, 4 KiB a line)`.
+pub const UNSAFE_RULES_KINDS: &str = unsafe_rules_kinds!();
 
 /// The error for a walk root whose own ignore files must not be read.
 fn unsafe_rules_error(sandbox: &Sandbox, unsafe_rules: &UnsafeRules) -> crate::SearchError {

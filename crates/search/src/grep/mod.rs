@@ -196,8 +196,8 @@ pub struct GrepOutcome {
     pub long_lines: u64,
     pub stopped: Option<StopReason>,
     pub elapsed: Duration,
-    /// What the walk skipped (hidden entries, ignore rules), as a phrase for the notes.
-    pub skipped: Option<String>,
+    /// What the walk skipped (hidden entries, ignore rules) that an option brings back.
+    pub skipped: Vec<walk::WalkSkip>,
     pub max_matches: usize,
     pub timeout: Duration,
 }
@@ -353,7 +353,7 @@ pub fn search(
         long_lines: shared.long_lines.load(Ordering::Relaxed),
         stopped,
         elapsed: started.elapsed(),
-        skipped: describe_skips(&skip_stats, walk_options),
+        skipped: skip_stats.skips(walk_options),
         max_matches: options.max_matches,
         timeout: options.timeout,
     })
@@ -377,10 +377,6 @@ fn search_planned(shared: &Shared<'_>, plan: &CandidatePlan, threads: usize) {
             });
         }
     });
-}
-
-fn describe_skips(stats: &SkipStats, options: WalkOptions) -> Option<String> {
-    stats.describe(options)
 }
 
 /// Longest stretch of one line that is searched; the rest of a longer line (a minified bundle,

@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use super::{FileMatches, GrepLine, GrepOutcome, StopReason};
 use crate::hints::SectionEnd;
+use crate::walk::WalkSkip;
 
 pub(super) fn render(o: &GrepOutcome, words: &dyn GrepWords) -> String {
     let mut out = String::new();
@@ -145,8 +146,8 @@ pub enum GrepNote {
     },
     /// What an empty answer did not search.
     NotSearched {
-        /// What the walk skipped (hidden entries, ignore rules), as the walk describes it.
-        skipped: Option<String>,
+        /// What the walk skipped (hidden entries, ignore rules) that an option brings back.
+        skipped: Vec<WalkSkip>,
         /// Binary files skipped.
         binary_files: u64,
         /// Entries that could not be read.
@@ -241,7 +242,7 @@ fn render_empty(o: &GrepOutcome, words: &dyn GrepWords, out: &mut String) {
         stopped: stopped(o),
         files_searched: o.files_searched,
     }));
-    if o.skipped.is_some() || o.binary_files > 0 || o.unreadable_files > 0 {
+    if !o.skipped.is_empty() || o.binary_files > 0 || o.unreadable_files > 0 {
         out.push('\n');
         out.push_str(&words.note(&GrepNote::NotSearched {
             skipped: o.skipped.clone(),
