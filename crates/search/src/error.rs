@@ -62,7 +62,7 @@ pub enum SearchError {
         /// The parser's error (`None`: the glob is empty).
         reason: Option<String>,
     },
-    /// `max_matches` is 0.
+    /// The match limit is 0.
     NoMatchesAllowed,
     /// An I/O error, with the path it happened on.
     Io {
@@ -129,7 +129,9 @@ impl fmt::Display for SearchError {
                 pattern,
                 reason: Some(reason),
             } => write!(f, "invalid glob '{pattern}': {reason}"),
-            SearchError::NoMatchesAllowed => f.write_str("max_matches must be at least 1."),
+            SearchError::NoMatchesAllowed => {
+                f.write_str("the match limit is 0; it must be at least 1")
+            }
             SearchError::Io { path, message } => write!(f, "{path}: {message}."),
         }
     }
