@@ -92,7 +92,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
 use fs_mcp_sandbox::{EntryKind, FinalLink, Sandbox};
-use fs_mcp_search::CandidatePlan;
+use fs_mcp_search::{CandidatePlan, IndexedListing};
 
 pub use query::Required;
 use store::{RootIndex, Unusable, Update};
@@ -285,11 +285,46 @@ impl Index {
         if include_hidden || include_ignored {
             return None;
         }
-        let shared = &self.shared;
-        let located = shared.sandbox.locate(search_path, FinalLink::Follow).ok()?;
+        let located = self
+            .shared
+            .sandbox
+            .locate(search_path, FinalLink::Follow)
+            .ok()?;
         if located.meta.map(|m| m.kind) != Some(EntryKind::Dir) {
             return None;
         }
+        let required = Required::of(pattern, case_insensitive);
+        let plan = self.with_root(&located.path, |index| index.plan(&located.path, &required));
+        if let Some(plan) = &plan {
+            tracing::debug!(
+                "index: {} candidate files of {} for {pattern:?}",
+                plan.candidates.len(),
+                plan.candidates.len() as u64 + plan.excluded
+            );
+        }
+        plan
+    }
+
+    /// The listing a `search_files` search of `root` (canonical) with its default options does
+    /// (hidden and ignored entries left out), the listed entries filtered by `wanted`, or
+    /// `None` when the search must walk: for the same reasons as [`Index::plan`].
+    pub fn listing(&self, root: &Path, wanted: &dyn Fn(&Path) -> bool) -> Option<IndexedListing> {
+        let listing = self.with_root(root, |index| index.listing(root, wanted));
+        if let Some(listing) = &listing {
+            tracing::debug!(
+                "index: {} listed entries and {} left out for search_files",
+                listing.listed.len(),
+                listing.left_out.len()
+            );
+        }
+        listing
+    }
+
+    /// `answer` of the index of the allowed directory holding `dir` (canonical), once every
+    /// change made before now is applied; `None` when the index cannot tell (see
+    /// [`Index::plan`]).
+    fn with_root<T>(&self, dir: &Path, answer: impl FnOnce(&RootIndex) -> Option<T>) -> Option<T> {
+        let shared = &self.shared;
         let generation = {
             let mut state = shared.lock();
             match &state.phase {
@@ -303,22 +338,13 @@ impl Index {
                 _ => return None,
             }
         };
-        let required = Required::of(pattern, case_insensitive);
         let state = shared.sync(generation)?;
         let Phase::Ready { roots, .. } = &state.phase else {
             return None;
         };
-        let base = shared.sandbox.root_of(&located.path)?;
+        let base = shared.sandbox.root_of(dir)?;
         let index = roots.iter().find(|r| r.root() == base)?;
-        let plan = index.plan(&located.path, &required);
-        if let Some(plan) = &plan {
-            tracing::debug!(
-                "index: {} candidate files of {} for {pattern:?}",
-                plan.candidates.len(),
-                plan.candidates.len() as u64 + plan.excluded
-            );
-        }
-        plan
+        answer(index)
     }
 }
 

@@ -36,7 +36,10 @@ mod tree;
 mod walk;
 
 pub use error::SearchError;
-pub use find::{FindOptions, FoundFiles, find_files, search_files};
+pub use find::{
+    FindOptions, FoundFiles, IndexedListing, ListingSource, find_files, find_files_with,
+    search_files,
+};
 pub use grep::{
     CandidatePlan, GrepControl, GrepNote, GrepOptions, GrepWords, MAX_SEARCHED_LINE_BYTES,
     Progress, ProgressFn, Stopped, grep_content,
