@@ -211,7 +211,7 @@ pub fn find_files_with(
         .filter(|_| served)
         .and_then(|source| source.listing(&root, &|p| finder.matches(p)));
     match listing {
-        Some(listing) => finder.from_listing(listing)?,
+        Some(listing) => finder.list_from(listing)?,
         None => finder.scan()?,
     }
     Ok(finder.answer())
@@ -336,7 +336,7 @@ impl Finder<'_> {
 
     /// What the scan does, from an index's listing: its entries are listed as the walk's are,
     /// and its left-out entries counted and walked as the scan walks them.
-    fn from_listing(&self, mut listing: IndexedListing) -> Result<(), SearchError> {
+    fn list_from(&self, mut listing: IndexedListing) -> Result<(), SearchError> {
         // Grouped by directory, so each directory is opened once to confirm its names.
         listing.listed.sort_by(|a, b| a.parent().cmp(&b.parent()));
         let mut names = walk::NameCheck::new(self.sandbox);
