@@ -207,3 +207,28 @@ fn search_files_from_the_index_answers_as_a_scan() {
     fs::rename(root.join("rules.tmp"), root.join(".gitignore")).unwrap();
     compare(&sandbox, &index, ".");
 }
+
+/// A VCS directory other than `.git` (`.hg`, `.svn`, `_darcs`, …) is left out by the walk; the
+/// index keeps its name, so the listing again after the build does not take it for a new
+/// repository (which rebuilt the index for ever, every search scanning).
+#[test]
+fn other_vcs_directories_do_not_rebuild_the_index_for_ever() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = fs::canonicalize(tmp.path()).unwrap();
+    write(&root, "a.txt", b"needle\n");
+    write(&root, ".hg/store/data", b"needle\n");
+    write(&root, "sub/.svn/entries", b"needle\n");
+    write(&root, "sub/_darcs/patch", b"needle\n");
+    let (sandbox, _) = Sandbox::new([&root]).unwrap();
+    let index = Index::new(&sandbox, IndexConfig::default()).unwrap();
+    index.start();
+    let status = index.wait_ready(Duration::from_secs(30));
+    assert!(matches!(status, Status::Ready { .. }), "{status:?}");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        matches!(index.status(), Status::Ready { .. }),
+        "{:?}",
+        index.status()
+    );
+    assert!(index.plan(".", "needle", false, false, false).is_some());
+}
