@@ -442,6 +442,9 @@ fn a_directory_swapped_for_a_symlink_never_leaks_outside_content() {
     fs::create_dir_all(outside.join("sub")).unwrap();
     fs::write(outside.join("inside.txt"), "NEEDLE outside secret\n").unwrap();
     fs::write(outside.join("sub/inner.txt"), "NEEDLE deeper\n").unwrap();
+    fs::write(outside.join("outside_only.txt"), "x\n").unwrap();
+    fs::write(outside.join(".outside_hidden.txt"), "x\n").unwrap();
+    ws.write("race/.hid/h.txt", "hidden inside\n");
     std::os::unix::fs::symlink(&outside, ws.root.join("swap")).unwrap();
     let mut indexed = ws.start(INDEX_ARGS);
     let mut plain = ws.start(&[]);
@@ -465,6 +468,15 @@ fn a_directory_swapped_for_a_symlink_never_leaks_outside_content() {
             !text.contains("NEEDLE") && !text.contains("outside secret"),
             "outside content in an answer: {text}"
         );
+        // search_files from the index: no outside name listed, none counted (the only hidden
+        // matching file inside is race/.hid/h.txt).
+        let text = indexed
+            .call("search_files", json!({"pattern": "*.txt", "path": path}))
+            .to_string();
+        assert!(
+            !text.contains("outside_only") && !text.contains("2 matching files under hidden"),
+            "an outside name in an answer: {text}"
+        );
     }
     stop.store(true, Ordering::Relaxed);
     let swapped = swaps.join().unwrap();
@@ -477,6 +489,17 @@ fn a_directory_swapped_for_a_symlink_never_leaks_outside_content() {
         assert_eq!(
             grep(&mut indexed, arguments.clone()),
             grep(&mut plain, arguments.clone()),
+            "{arguments}"
+        );
+    }
+    for arguments in [
+        json!({"pattern": "*.txt"}),
+        json!({"pattern": "*"}),
+        json!({"pattern": "*.txt", "path": "race"}),
+    ] {
+        assert_eq!(
+            indexed.call_text("search_files", arguments.clone()),
+            plain.call_text("search_files", arguments.clone()),
             "{arguments}"
         );
     }

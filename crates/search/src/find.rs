@@ -365,7 +365,12 @@ impl Finder<'_> {
                 hidden,
                 ignored: !hidden,
             };
-            if self.visit(&mut names, path, is_dir, exclusion) == WalkState::Continue && is_dir {
+            // Entered only while reachable without a symlink, as the scan's walker prunes a
+            // directory swapped for one (a walk's roots are not pruned by it).
+            if self.visit(&mut names, path, is_dir, exclusion) == WalkState::Continue
+                && is_dir
+                && self.sandbox.open_walked_dir(path).is_ok()
+            {
                 below.push(path.clone());
             }
         }
