@@ -11,6 +11,10 @@
 //! files (and symlinks, shown but not followed) are listed, sorted, at most `max_results`, with a
 //! note giving the total, and a `Skipped:` line counting the matching files left out as hidden or
 //! ignored (counted in the same walk, within [`SKIPPED_COUNT_BUDGET`] left-out entries).
+//!
+//! With an index (`--index`, a [`ListingSource`]) and the default options, the walk's outcome
+//! comes from the index instead ([`find_files_with`]): its entries are listed as the walk's
+//! are (confirmed by handle), and only what lies below its left-out entries is walked, to count.
 
 use std::collections::{BinaryHeap, HashSet};
 use std::ffi::OsStr;
