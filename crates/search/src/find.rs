@@ -341,12 +341,29 @@ impl Finder<'_> {
     /// What the scan does, from an index's listing: its entries are listed as the walk's are,
     /// and its left-out entries counted and walked as the scan walks them.
     fn list_from(&self, mut listing: IndexedListing) -> Result<(), SearchError> {
-        // Grouped by directory, so each directory is opened once to confirm its names.
-        listing.listed.sort_by(|a, b| a.parent().cmp(&b.parent()));
+        // Grouped by directory, so each directory is opened once to confirm its names (per
+        // thread: the confirmations, one `fstatat` each, are most of the work).
+        listing.listed.sort_unstable_by(|a, b| {
+            a.parent()
+                .map(Path::as_os_str)
+                .cmp(&b.parent().map(Path::as_os_str))
+        });
+        let per_thread = listing
+            .listed
+            .len()
+            .div_ceil(walk::default_threads())
+            .max(1);
+        std::thread::scope(|scope| {
+            for part in listing.listed.chunks(per_thread) {
+                scope.spawn(move || {
+                    let mut names = walk::NameCheck::new(self.sandbox);
+                    for path in part {
+                        self.list(&mut names, path);
+                    }
+                });
+            }
+        });
         let mut names = walk::NameCheck::new(self.sandbox);
-        for path in &listing.listed {
-            self.list(&mut names, path);
-        }
         let mut kinds = KindCheck::new(self.sandbox);
         let mut below = Vec::new();
         for path in &listing.left_out {
