@@ -1,13 +1,17 @@
 //! An index of the text files of a sandbox's allowed directories, telling `grep_content` which
-//! files may match a regex, so that a repeated search opens only those. The crate knows nothing
-//! of MCP: it gives a [`CandidatePlan`](fs_mcp_search::CandidatePlan) that
-//! [`fs_mcp_search::grep_content`] takes in its control.
+//! files may match a regex, so that a repeated search opens only those, and `search_files` what
+//! its walk would list, so that a repeated listing does not walk. The crate knows nothing of
+//! MCP: it gives a [`CandidatePlan`](fs_mcp_search::CandidatePlan) that
+//! [`fs_mcp_search::grep_content`] takes in its control, and an
+//! [`IndexedListing`](fs_mcp_search::IndexedListing) that [`fs_mcp_search::find_files_with`]
+//! takes ([`Index::listing`]).
 //!
 //! # What it holds
 //!
 //! Per allowed directory, the outcome of the walk `grep_content` does with its default options
 //! (the same walker and ignore rules, [`fs_mcp_search::walk_default`]): which regular files it
-//! visits, which entries it skips as hidden or ignored (for the notes), and, per visited file,
+//! visits (and by name, the symlinks, FIFOs and sockets it passes), which entries it skips as
+//! hidden, ignored or VCS directories (for the notes and `search_files`' counts), and, per visited file,
 //! a Bloom filter of the file's lowercased trigrams (half a byte to a byte per distinct trigram, so
 //! at most about the file's size). Files are read by handle through the sandbox as the search
 //! reads them. A binary file (a NUL byte), one over 8 MiB, one that could not be read, one with a
