@@ -11,9 +11,9 @@
 //! Per allowed directory, the outcome of the walk `grep_content` does with its default options
 //! (the same walker and ignore rules, [`fs_mcp_search::walk_default`]): which regular files it
 //! visits (and by name, the symlinks, FIFOs and sockets it passes), which entries it skips as
-//! hidden, ignored or VCS directories (for the notes and `search_files`' counts), and, per visited file,
-//! a Bloom filter of the file's lowercased trigrams (half a byte to a byte per distinct trigram, so
-//! at most about the file's size). Files are read by handle through the sandbox as the search
+//! hidden, ignored or VCS directories (for the notes and `search_files`' counts), and, per
+//! visited file, a Bloom filter of the file's lowercased trigrams (half a byte to a byte per
+//! distinct trigram, so at most about the file's size). Files are read by handle through the sandbox as the search
 //! reads them. A binary file (a NUL byte), one over 8 MiB, one that could not be read, one with a
 //! UTF-16 byte order mark (the search transcodes it, so its raw bytes say nothing of what is
 //! matched) and one with several hard links (it may be written through a name nobody watches;
