@@ -1075,8 +1075,12 @@ fn grep(plan: &Plan) -> Vec<Row> {
     rows
 }
 
+/// The subject of `rg --files | grep`, the listing a user would pick instead of `search_files`.
+pub const SUBJECT_RG_FILES: &str = "rg --files | grep";
+/// The subject of `fd` (when on PATH), the other listing a user would pick.
+pub const SUBJECT_FD: &str = "fd";
 /// The case of a repeated `search_files` over the grep tree.
-const CASE_SEARCH_FILES: &str = "search_files \"*.rs\", repeated";
+pub const CASE_SEARCH_FILES: &str = "search_files \"*.rs\", repeated";
 
 /// A repeated `search_files` for `*.rs` over the tree: scanning, from the index (`--index`,
 /// once built), and the file-listing tools a user would pick instead (`rg --files | grep`,
@@ -1116,11 +1120,11 @@ fn search_files_repeated(plan: &Plan, server: &Server) -> Vec<Row> {
     let root = path_str(root);
     let listers: [(&str, String); 2] = [
         (
-            "rg --files | grep",
+            SUBJECT_RG_FILES,
             format!("rg --files --no-require-git '{root}' | grep -c '\\.rs$'"),
         ),
         (
-            "fd",
+            SUBJECT_FD,
             format!("fd --no-require-git -t f -g '*.rs' '{root}' | wc -l"),
         ),
     ];
