@@ -355,7 +355,7 @@ pub fn goals(rows: &[Row], data: &Data) -> Vec<Goal> {
                 &case,
                 SUBJECT_RUST_INDEXED,
                 &[SUBJECT_RG_FILES, SUBJECT_FD],
-                format!("grep, {case}: with --index vs rg --files | grep, fd"),
+                format!("grep, {case}: with --index vs rg --files → grep, fd"),
                 "no slower".into(),
                 |r| r >= 1.0,
             ));

@@ -1075,8 +1075,9 @@ fn grep(plan: &Plan) -> Vec<Row> {
     rows
 }
 
-/// The subject of `rg --files | grep`, the listing a user would pick instead of `search_files`.
-pub const SUBJECT_RG_FILES: &str = "rg --files | grep";
+/// The subject of `rg --files | grep -c` (no `|` in the name: it is a Markdown table cell), the
+/// listing a user would pick instead of `search_files`.
+pub const SUBJECT_RG_FILES: &str = "rg --files → grep";
 /// The subject of `fd` (when on PATH), the other listing a user would pick.
 pub const SUBJECT_FD: &str = "fd";
 /// The case of a repeated `search_files` over the grep tree.
