@@ -1,4 +1,5 @@
-//! `--index`: one grep index ([`fs_mcp_index::Index`]) of the allowed directories in force. The
+//! `--index`: one index ([`fs_mcp_index::Index`]) of the allowed directories in force, used by
+//! `grep_content` (the files that may match) and `search_files` (the walk's listing). The
 //! index belongs to a set of directories: when a call's sandbox has others (the client's roots
 //! changed, or an HTTP session has other roots), the old index is dropped and a new one is
 //! built in the background, the calls meanwhile scanning.
@@ -7,7 +8,9 @@ use std::sync::{Arc, Mutex};
 
 use fs_mcp_index::{Index, IndexConfig};
 use fs_mcp_sandbox::Sandbox;
-use fs_mcp_search::{CandidatePlan, GrepOptions};
+use std::path::Path;
+
+use fs_mcp_search::{CandidatePlan, GrepOptions, IndexedListing, ListingSource};
 
 /// The index of the directories last searched.
 #[derive(Default)]
@@ -29,6 +32,13 @@ impl SearchIndex {
             options.include_ignored,
         );
         Some(IndexedSearch { plan, index })
+    }
+
+    /// What the index lists for a `search_files` call in `sandbox` (see [`Index::listing`]);
+    /// like [`SearchIndex::plan`], the index is built once this call's search is over.
+    pub fn listing_source(&self, sandbox: &Sandbox) -> Option<IndexedListingSource> {
+        let index = self.index_of(sandbox)?;
+        Some(IndexedListingSource { index })
     }
 
     fn index_of(&self, sandbox: &Sandbox) -> Option<Arc<Index>> {
@@ -71,6 +81,24 @@ impl IndexedSearch {
 }
 
 impl Drop for IndexedSearch {
+    fn drop(&mut self) {
+        self.index.start();
+    }
+}
+
+/// The index as the source of a `search_files` listing; starts the index's build, if not built
+/// yet, when dropped (after the search).
+pub struct IndexedListingSource {
+    index: Arc<Index>,
+}
+
+impl ListingSource for IndexedListingSource {
+    fn listing(&self, root: &Path, wanted: &dyn Fn(&Path) -> bool) -> Option<IndexedListing> {
+        self.index.listing(root, wanted)
+    }
+}
+
+impl Drop for IndexedListingSource {
     fn drop(&mut self) {
         self.index.start();
     }

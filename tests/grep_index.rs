@@ -1,5 +1,5 @@
-//! `--index` through the real binary: an indexed server's grep_content answers exactly what a
-//! server without the index answers, over generated trees and patterns while a churn thread
+//! `--index` through the real binary: an indexed server's grep_content and search_files answer
+//! exactly what a server without the index answers, over generated trees and patterns while a churn thread
 //! edits, creates, deletes and renames files, directories and `.gitignore` rules; after a burst
 //! that overflows the watcher's queue; and while a directory is swapped for a symlink to outside.
 
@@ -19,6 +19,8 @@ use serde_json::{Value, json};
 const INDEX_ARGS: &[&str] = &["--index", "--log-level", "fs_mcp_index=debug"];
 /// The debug line of a search answered from the index.
 const USED: &str = "candidate files of";
+/// The debug line of a search_files call answered from the index.
+const LISTED: &str = "left out for search_files";
 
 const WORDS: &[&str] = &[
     "alpha",
@@ -74,6 +76,10 @@ fn used(client: &StdioClient) -> usize {
     client.stderr.lock().unwrap().matches(USED).count()
 }
 
+fn listed(client: &StdioClient) -> usize {
+    client.stderr.lock().unwrap().matches(LISTED).count()
+}
+
 fn stderr_has(client: &StdioClient, needle: &str) -> bool {
     client.stderr.lock().unwrap().contains(needle)
 }
@@ -123,6 +129,24 @@ fn regex_escape(word: &str) -> String {
         .collect()
 }
 
+/// Globs of every kind: by name, by relative path, matching directories (never listed) as well
+/// as files, hidden names, ignored files, symlinks, from the root and from a sub-directory.
+fn globs() -> Vec<Value> {
+    vec![
+        json!({"pattern": "*.txt"}),
+        json!({"pattern": "*.{rs,log}"}),
+        json!({"pattern": "*"}),
+        json!({"pattern": "d*"}),
+        json!({"pattern": "**/deep/**"}),
+        json!({"pattern": "d1/*"}),
+        json!({"pattern": ".*"}),
+        json!({"pattern": "*moved*"}),
+        json!({"pattern": "link*"}),
+        json!({"pattern": "*.txt", "path": "d1"}),
+        json!({"pattern": "sub/**", "path": "d1"}),
+    ]
+}
+
 /// The starting tree: nested directories, hidden files, ignore rules, an ignored directory.
 fn generated_tree(ws: &Workspace, rng: &mut Rng) {
     for i in 0..40 {
@@ -138,6 +162,9 @@ fn generated_tree(ws: &Workspace, rng: &mut Rng) {
     ws.write("build/out.txt", "needle in build output\n");
     ws.write("d2/skipped.txt", "needle skipped\n");
     ws.write("bin.dat", b"needle\0binary\n");
+    ws.write(".cache/deep/c.txt", "hidden below\n");
+    ws.write("build/sub/x.rs", "ignored below\n");
+    std::os::unix::fs::symlink("d1", ws.root.join("link_d1")).unwrap();
 }
 
 /// All regular files below `root` (not following symlinks), relative.
@@ -168,7 +195,7 @@ fn files_below(root: &Path) -> Vec<PathBuf> {
 fn churn_once(root: &Path, rng: &mut Rng, step: usize) {
     let files = files_below(root);
     let pick = |rng: &mut Rng| files.get(rng.below(files.len().max(1))).cloned();
-    match rng.below(12) {
+    match rng.below(15) {
         0..=3 => {
             if let Some(f) = pick(rng) {
                 fs::write(root.join(f), rng.text()).unwrap();
@@ -221,6 +248,26 @@ fn churn_once(root: &Path, rng: &mut Rng, step: usize) {
                 fs::rename(b, a).ok();
             }
         }
+        12 => {
+            // Below left-out directories: a hidden one, an ignored one, one that comes and goes.
+            let dir = [".cache/deep", "build/sub", "d1/.hid", "d2/build"][rng.below(4)];
+            let path = root.join(dir).join(format!("under{}.txt", rng.below(3)));
+            if path.exists() {
+                fs::remove_file(path).ok();
+            } else {
+                fs::create_dir_all(path.parent().unwrap()).ok();
+                fs::write(path, "below\n").ok();
+            }
+        }
+        13 => {
+            // A symlink (listed, never followed) appears or goes.
+            let link = root.join(format!("d{}/link{}", 1 + rng.below(2), rng.below(2)));
+            if fs::symlink_metadata(&link).is_ok() {
+                fs::remove_file(link).ok();
+            } else {
+                std::os::unix::fs::symlink("../d1", link).ok();
+            }
+        }
         _ => {
             let hidden = root.join(format!("d1/.tmp{}", rng.below(4)));
             if hidden.exists() {
@@ -261,8 +308,9 @@ fn indexed_answers_equal_scans_under_churn() {
         }
     });
 
-    let mut compared = 0;
+    let (mut compared, mut compared_globs) = (0, 0);
     let used_before = used(&indexed);
+    let listed_before = listed(&indexed);
     while let Ok(round) = quiesced.recv() {
         for arguments in patterns(&mut rng) {
             let from_index = grep(&mut indexed, arguments.clone());
@@ -273,6 +321,15 @@ fn indexed_answers_equal_scans_under_churn() {
             );
             compared += 1;
         }
+        for arguments in globs() {
+            let from_index = indexed.call_text("search_files", arguments.clone());
+            let from_scan = plain.call_text("search_files", arguments.clone());
+            assert_eq!(
+                from_index, from_scan,
+                "round {round}, search_files {arguments}: the indexed answer differs from a scan"
+            );
+            compared_globs += 1;
+        }
         to_churn.send(()).unwrap();
     }
     churn.join().unwrap();
@@ -280,6 +337,12 @@ fn indexed_answers_equal_scans_under_churn() {
     assert!(
         answered >= compared / 4,
         "the index answered only {answered} of {compared} searches: {}",
+        indexed.stderr.lock().unwrap()
+    );
+    let answered = listed(&indexed) - listed_before;
+    assert!(
+        answered >= compared_globs / 4,
+        "the index answered only {answered} of {compared_globs} search_files calls: {}",
         indexed.stderr.lock().unwrap()
     );
 }
@@ -379,6 +442,9 @@ fn a_directory_swapped_for_a_symlink_never_leaks_outside_content() {
     fs::create_dir_all(outside.join("sub")).unwrap();
     fs::write(outside.join("inside.txt"), "NEEDLE outside secret\n").unwrap();
     fs::write(outside.join("sub/inner.txt"), "NEEDLE deeper\n").unwrap();
+    fs::write(outside.join("outside_only.txt"), "x\n").unwrap();
+    fs::write(outside.join(".outside_hidden.txt"), "x\n").unwrap();
+    ws.write("race/.hid/h.txt", "hidden inside\n");
     std::os::unix::fs::symlink(&outside, ws.root.join("swap")).unwrap();
     let mut indexed = ws.start(INDEX_ARGS);
     let mut plain = ws.start(&[]);
@@ -402,6 +468,15 @@ fn a_directory_swapped_for_a_symlink_never_leaks_outside_content() {
             !text.contains("NEEDLE") && !text.contains("outside secret"),
             "outside content in an answer: {text}"
         );
+        // search_files from the index: no outside name listed, none counted (the only hidden
+        // matching file inside is race/.hid/h.txt).
+        let text = indexed
+            .call("search_files", json!({"pattern": "*.txt", "path": path}))
+            .to_string();
+        assert!(
+            !text.contains("outside_only") && !text.contains("2 matching files under hidden"),
+            "an outside name in an answer: {text}"
+        );
     }
     stop.store(true, Ordering::Relaxed);
     let swapped = swaps.join().unwrap();
@@ -414,6 +489,17 @@ fn a_directory_swapped_for_a_symlink_never_leaks_outside_content() {
         assert_eq!(
             grep(&mut indexed, arguments.clone()),
             grep(&mut plain, arguments.clone()),
+            "{arguments}"
+        );
+    }
+    for arguments in [
+        json!({"pattern": "*.txt"}),
+        json!({"pattern": "*"}),
+        json!({"pattern": "*.txt", "path": "race"}),
+    ] {
+        assert_eq!(
+            indexed.call_text("search_files", arguments.clone()),
+            plain.call_text("search_files", arguments.clone()),
             "{arguments}"
         );
     }

@@ -46,15 +46,19 @@ impl FsServer {
         &self,
         Parameters(p): Parameters<SearchFilesParams>,
     ) -> Result<CallToolResult, ErrorData> {
-        let sandbox = self.sandbox();
+        let (sandbox, index) = (self.sandbox(), self.search_index());
         let options = FindOptions {
             include_hidden: p.include_hidden,
             include_ignored: p.include_ignored,
             ..FindOptions::default()
         };
-        let found =
-            blocking(move || fs_mcp_search::find_files(&sandbox, &p.path, &p.pattern, &options))
-                .await?;
+        let found = blocking(move || {
+            // `--index`: the walk's listing, kept fresh; a scan when the index cannot promise it.
+            let source = index.and_then(|index| index.listing_source(&sandbox));
+            let source = source.as_ref().map(|s| s as &dyn fs_mcp_search::ListingSource);
+            fs_mcp_search::find_files_with(&sandbox, &p.path, &p.pattern, &options, source)
+        })
+        .await?;
         Ok(structured_answer(
             found.map(render::search::Found::from),
             render::search::Found::text,

@@ -1,15 +1,19 @@
 //! An index of the text files of a sandbox's allowed directories, telling `grep_content` which
-//! files may match a regex, so that a repeated search opens only those. The crate knows nothing
-//! of MCP: it gives a [`CandidatePlan`](fs_mcp_search::CandidatePlan) that
-//! [`fs_mcp_search::grep_content`] takes in its control.
+//! files may match a regex, so that a repeated search opens only those, and `search_files` what
+//! its walk would list, so that a repeated listing does not walk. The crate knows nothing of
+//! MCP: it gives a [`CandidatePlan`](fs_mcp_search::CandidatePlan) that
+//! [`fs_mcp_search::grep_content`] takes in its control, and an
+//! [`IndexedListing`](fs_mcp_search::IndexedListing) that [`fs_mcp_search::find_files_with`]
+//! takes ([`Index::listing`]).
 //!
 //! # What it holds
 //!
 //! Per allowed directory, the outcome of the walk `grep_content` does with its default options
 //! (the same walker and ignore rules, [`fs_mcp_search::walk_default`]): which regular files it
-//! visits, which entries it skips as hidden or ignored (for the notes), and, per visited file,
-//! a Bloom filter of the file's lowercased trigrams (half a byte to a byte per distinct trigram, so
-//! at most about the file's size). Files are read by handle through the sandbox as the search
+//! visits (and by name, the symlinks, FIFOs and sockets it passes), which entries it skips as
+//! hidden, ignored or VCS directories (for the notes and `search_files`' counts), and, per
+//! visited file, a Bloom filter of the file's lowercased trigrams (half a byte to a byte per
+//! distinct trigram, so at most about the file's size). Files are read by handle through the sandbox as the search
 //! reads them. A binary file (a NUL byte), one over 8 MiB, one that could not be read, one with a
 //! UTF-16 byte order mark (the search transcodes it, so its raw bytes say nothing of what is
 //! matched) and one with several hard links (it may be written through a name nobody watches;
@@ -92,7 +96,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
 use fs_mcp_sandbox::{EntryKind, FinalLink, Sandbox};
-use fs_mcp_search::CandidatePlan;
+use fs_mcp_search::{CandidatePlan, IndexedListing};
 
 pub use query::Required;
 use store::{RootIndex, Unusable, Update};
@@ -285,11 +289,46 @@ impl Index {
         if include_hidden || include_ignored {
             return None;
         }
-        let shared = &self.shared;
-        let located = shared.sandbox.locate(search_path, FinalLink::Follow).ok()?;
+        let located = self
+            .shared
+            .sandbox
+            .locate(search_path, FinalLink::Follow)
+            .ok()?;
         if located.meta.map(|m| m.kind) != Some(EntryKind::Dir) {
             return None;
         }
+        let required = Required::of(pattern, case_insensitive);
+        let plan = self.with_root(&located.path, |index| index.plan(&located.path, &required));
+        if let Some(plan) = &plan {
+            tracing::debug!(
+                "index: {} candidate files of {} for {pattern:?}",
+                plan.candidates.len(),
+                plan.candidates.len() as u64 + plan.excluded
+            );
+        }
+        plan
+    }
+
+    /// The listing a `search_files` search of `root` (canonical) with its default options does
+    /// (hidden and ignored entries left out), the listed entries filtered by `wanted`, or
+    /// `None` when the search must walk: for the same reasons as [`Index::plan`].
+    pub fn listing(&self, root: &Path, wanted: &dyn Fn(&Path) -> bool) -> Option<IndexedListing> {
+        let listing = self.with_root(root, |index| index.listing(root, wanted));
+        if let Some(listing) = &listing {
+            tracing::debug!(
+                "index: {} listed entries and {} left out for search_files",
+                listing.listed.len(),
+                listing.left_out.len()
+            );
+        }
+        listing
+    }
+
+    /// `answer` of the index of the allowed directory holding `dir` (canonical), once every
+    /// change made before now is applied; `None` when the index cannot tell (see
+    /// [`Index::plan`]).
+    fn with_root<T>(&self, dir: &Path, answer: impl FnOnce(&RootIndex) -> Option<T>) -> Option<T> {
+        let shared = &self.shared;
         let generation = {
             let mut state = shared.lock();
             match &state.phase {
@@ -303,22 +342,13 @@ impl Index {
                 _ => return None,
             }
         };
-        let required = Required::of(pattern, case_insensitive);
         let state = shared.sync(generation)?;
         let Phase::Ready { roots, .. } = &state.phase else {
             return None;
         };
-        let base = shared.sandbox.root_of(&located.path)?;
+        let base = shared.sandbox.root_of(dir)?;
         let index = roots.iter().find(|r| r.root() == base)?;
-        let plan = index.plan(&located.path, &required);
-        if let Some(plan) = &plan {
-            tracing::debug!(
-                "index: {} candidate files of {} for {pattern:?}",
-                plan.candidates.len(),
-                plan.candidates.len() as u64 + plan.excluded
-            );
-        }
-        plan
+        answer(index)
     }
 }
 

@@ -11,7 +11,9 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use fs_mcp_sandbox::{DirHandle, EntryKind, Sandbox, escape_path};
-use fs_mcp_search::{CandidatePlan, EntryClass, WalkObserver, WalkRules, is_ignore_file};
+use fs_mcp_search::{
+    CandidatePlan, EntryClass, IndexedListing, WalkObserver, WalkRules, is_ignore_file,
+};
 
 use crate::grams::Grams;
 use crate::query::Required;
@@ -57,12 +59,18 @@ struct ReadEntry {
     linked: Option<FileId>,
 }
 
-/// A directory the walk entered: the names it skips there (for the notes) and whether it holds
-/// an ignore file.
+/// A directory the walk entered: the names it skips there (for the notes, and where
+/// `search_files` counts what it leaves out), the entries it visits that are neither
+/// directories nor regular files (`search_files` lists them), and whether it holds an ignore
+/// file.
 #[derive(Debug, Default)]
 struct DirInfo {
     hidden: BTreeSet<OsString>,
     ignored: BTreeSet<OsString>,
+    /// VCS directories (`.git`, `_darcs`, …).
+    vcs: BTreeSet<OsString>,
+    /// Symlinks, FIFOs, sockets, devices.
+    other: BTreeSet<OsString>,
     rules_file: bool,
 }
 
@@ -357,7 +365,11 @@ impl WalkObserver for Builder<'_> {
                 self.dir_info(parent, |d| d.ignored.insert(name.to_owned()));
                 self.charge(name_cost(name));
             }
-            _ => {}
+            EntryClass::Vcs => {
+                self.dir_info(parent, |d| d.vcs.insert(name.to_owned()));
+                self.charge(name_cost(name));
+            }
+            EntryClass::Walked => {}
         }
         if rules_file {
             self.dir_info(parent, |d| d.rules_file = true);
@@ -384,6 +396,17 @@ impl WalkObserver for Builder<'_> {
         self.text_bytes.fetch_add(text, Ordering::Relaxed);
         let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
         files.insert(path.to_path_buf(), entry);
+    }
+
+    fn other(&self, path: &Path) {
+        if self.give_up.load(Ordering::Relaxed) {
+            return;
+        }
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return;
+        };
+        self.dir_info(parent, |d| d.other.insert(name.to_owned()));
+        self.charge(name_cost(name));
     }
 
     fn failed(&self) {
@@ -533,8 +556,12 @@ impl RootIndex {
                 }
                 Update::Done
             }
-            // A symlink, FIFO, socket or device: visited by the walk but never searched.
-            (EntryClass::Walked, _) => Update::Done,
+            // A symlink, FIFO, socket or device: visited by the walk (and listed by
+            // `search_files`) but never searched.
+            (EntryClass::Walked, _) => {
+                self.dir_mut(parent).other.insert(name.to_owned());
+                self.charge_name(name, cap)
+            }
         }
     }
 
@@ -588,7 +615,10 @@ impl RootIndex {
             self.bytes = self.bytes.saturating_sub(entry_cost(path, &entry));
         }
         let dir = self.dir_mut(parent);
-        let removed = usize::from(dir.hidden.remove(name)) + usize::from(dir.ignored.remove(name));
+        let removed = usize::from(dir.hidden.remove(name))
+            + usize::from(dir.ignored.remove(name))
+            + usize::from(dir.vcs.remove(name))
+            + usize::from(dir.other.remove(name));
         self.bytes = self.bytes.saturating_sub(removed * name_cost(name));
     }
 
@@ -629,7 +659,9 @@ impl RootIndex {
                 let known = self.files.contains_key(&path)
                     || self.dirs.contains_key(&path)
                     || info.hidden.contains(&entry.name)
-                    || info.ignored.contains(&entry.name);
+                    || info.ignored.contains(&entry.name)
+                    || info.vcs.contains(&entry.name)
+                    || info.other.contains(&entry.name);
                 if !known {
                     changed.push(path.clone());
                 }
@@ -642,6 +674,43 @@ impl RootIndex {
             .chain(self.dirs.keys().filter(|d| d.as_path() != self.root));
         changed.extend(known.filter(|p| !listed.contains(*p)).cloned());
         Ok(changed)
+    }
+
+    /// The listing `search_files` with its default options does from `root` (canonical; a
+    /// directory the walk enters), the listed entries filtered by `wanted`, or `None` when the
+    /// walk does not enter it.
+    pub(crate) fn listing(
+        &self,
+        root: &Path,
+        wanted: &dyn Fn(&Path) -> bool,
+    ) -> Option<IndexedListing> {
+        if !self.dirs.contains_key(root) {
+            return None;
+        }
+        let mut listing = IndexedListing::default();
+        for (dir, info) in self
+            .dirs
+            .range::<Path, _>((std::ops::Bound::Included(root), std::ops::Bound::Unbounded))
+            .take_while(|(d, _)| d.starts_with(root))
+        {
+            let left_out = info.hidden.iter().chain(&info.ignored).chain(&info.vcs);
+            listing.left_out.extend(left_out.map(|name| dir.join(name)));
+            listing.listed.extend(
+                info.other
+                    .iter()
+                    .map(|name| dir.join(name))
+                    .filter(|path| wanted(path)),
+            );
+        }
+        listing.listed.extend(
+            self.files
+                .range::<Path, _>((std::ops::Bound::Included(root), std::ops::Bound::Unbounded))
+                .take_while(|(p, _)| p.starts_with(root))
+                .map(|(path, _)| path)
+                .filter(|path| wanted(path))
+                .cloned(),
+        );
+        Some(listing)
     }
 
     /// The plan for a search of `root` (canonical; a directory the walk enters) for `required`,

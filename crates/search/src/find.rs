@@ -11,8 +11,13 @@
 //! files (and symlinks, shown but not followed) are listed, sorted, at most `max_results`, with a
 //! note giving the total, and a `Skipped:` line counting the matching files left out as hidden or
 //! ignored (counted in the same walk, within [`SKIPPED_COUNT_BUDGET`] left-out entries).
+//!
+//! With an index (`--index`, a [`ListingSource`]) and the default options, the walk's outcome
+//! comes from the index instead ([`find_files_with`]): its entries are listed as the walk's
+//! are (confirmed by handle), and only what lies below its left-out entries is walked, to count.
 
 use std::collections::{BinaryHeap, HashSet};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, RwLock};
@@ -85,13 +90,10 @@ fn compile(pattern: &str) -> Result<Target, SearchError> {
     })
 }
 
-fn is_match(target: &Target, root: &Path, entry: &ignore::DirEntry) -> bool {
+fn is_match(target: &Target, root: &Path, path: &Path) -> bool {
     match target {
-        Target::Name(m) => m.is_match(entry.file_name()),
-        Target::RelativePath(m) => entry
-            .path()
-            .strip_prefix(root)
-            .is_ok_and(|rel| m.is_match(rel)),
+        Target::Name(m) => path.file_name().is_some_and(|name| m.is_match(name)),
+        Target::RelativePath(m) => path.strip_prefix(root).is_ok_and(|rel| m.is_match(rel)),
     }
 }
 
@@ -164,6 +166,40 @@ pub fn find_files(
     pattern: &str,
     options: &FindOptions,
 ) -> Result<FoundFiles, SearchError> {
+    find_files_with(sandbox, path, pattern, options, None)
+}
+
+/// The outcome of the walk `search_files` does with its default options (no hidden, no ignored
+/// entries) from `root`, as an index kept fresh knows it (`--index`): the entries it lists, and
+/// the hidden, ignored and VCS entries it leaves out in the directories it enters. What lies
+/// below the left-out entries is walked again when asked, as a scan counts it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IndexedListing {
+    /// The walk's entries below `root` that are not directories (regular files, symlinks,
+    /// FIFOs, …) and that the caller's filter kept (the glob).
+    pub listed: Vec<PathBuf>,
+    /// The entries the walk leaves out (hidden names, ignored entries, VCS directories) in the
+    /// directories it enters below `root` and in `root`.
+    pub left_out: Vec<PathBuf>,
+}
+
+/// Where [`find_files_with`] may take its walk's outcome from instead of walking (an index).
+pub trait ListingSource {
+    /// The default walk's outcome from `root` (canonical), keeping in
+    /// [`IndexedListing::listed`] only the entries `wanted` accepts; `None`: the search walks.
+    fn listing(&self, root: &Path, wanted: &dyn Fn(&Path) -> bool) -> Option<IndexedListing>;
+}
+
+/// [`find_files`], taking the walk's outcome from `source` when it has it for these options.
+/// The answer is the scan's: every name listed or counted is confirmed by handle as the scan
+/// confirms it, and what lies below left-out entries is walked now, as the scan walks it.
+pub fn find_files_with(
+    sandbox: &Sandbox,
+    path: &str,
+    pattern: &str,
+    options: &FindOptions,
+    source: Option<&dyn ListingSource>,
+) -> Result<FoundFiles, SearchError> {
     let target = compile(pattern)?;
     let (root, meta) = walk::resolve_existing(sandbox, path)?;
     if meta.kind != fs_mcp_sandbox::EntryKind::Dir {
@@ -171,87 +207,249 @@ pub fn find_files(
             path: sandbox.display(&root),
         });
     }
-    let everything = WalkOptions {
-        include_hidden: true,
-        include_ignored: true,
-    };
-    let exclusions = Exclusions::new(sandbox, &root, options)?;
-    let (builder, _) = walk::walker(
+    let finder = Finder {
         sandbox,
-        &root,
-        everything,
-        walk::default_threads(),
-        true,
-        None,
-    )?;
-    let cap = options.max_results.max(1);
-    // The `cap` smallest displayed paths seen so far (a max-heap, so the largest is dropped).
-    let best: Mutex<BinaryHeap<String>> = Mutex::new(BinaryHeap::with_capacity(cap + 1));
-    let total = AtomicU64::new(0);
-    let counts = SkipCounts::default();
-    builder.build_parallel().run(|| {
-        let mut names = walk::NameCheck::new(sandbox);
-        let (best, total, target, root, exclusions, counts) =
-            (&best, &total, &target, &root, &exclusions, &counts);
-        Box::new(move |entry| {
-            let Ok(entry) = entry else {
-                return WalkState::Continue;
-            };
-            if entry.depth() == 0 {
-                return WalkState::Continue;
-            }
-            let is_dir = entry.file_type().is_none_or(|t| t.is_dir());
-            let exclusion = exclusions.classify(&entry, is_dir);
-            // Its rules are read (by handle) to classify what is in it, also in a left-out
-            // directory entered to count (one excluded by a rule above the root); under a hidden
-            // name left out, the rules are never asked.
-            if is_dir && !exclusion.hidden {
-                match exclusions.enter(entry.path(), exclusion) {
-                    walk::Entered::Rules => {}
-                    walk::Entered::Unsafe => {
-                        counts.unsafe_rules.fetch_add(1, Ordering::Relaxed);
-                        return WalkState::Skip;
-                    }
-                    walk::Entered::Gone => return WalkState::Skip,
+        exclusions: Exclusions::new(sandbox, &root, options)?,
+        target,
+        root: &root,
+        options,
+        cap: options.max_results.max(1),
+        best: Mutex::new(BinaryHeap::with_capacity(options.max_results.max(1) + 1)),
+        total: AtomicU64::new(0),
+        counts: SkipCounts::default(),
+    };
+    let served = !options.include_hidden && !options.include_ignored;
+    let listing = source
+        .filter(|_| served)
+        .and_then(|source| source.listing(&root, &|p| finder.matches(p)));
+    match listing {
+        Some(listing) => finder.list_from(listing)?,
+        None => finder.scan()?,
+    }
+    Ok(finder.answer())
+}
+
+/// One `search_files` call's matcher, rules and findings.
+struct Finder<'a> {
+    sandbox: &'a Sandbox,
+    target: Target,
+    root: &'a Path,
+    options: &'a FindOptions,
+    exclusions: Exclusions<'a>,
+    cap: usize,
+    /// The `cap` smallest displayed paths seen so far (a max-heap, so the largest is dropped).
+    best: Mutex<BinaryHeap<String>>,
+    total: AtomicU64,
+    counts: SkipCounts,
+}
+
+impl Finder<'_> {
+    fn matches(&self, path: &Path) -> bool {
+        is_match(&self.target, self.root, path)
+    }
+
+    /// Walks everything below the root, listing what the options keep and counting the rest.
+    fn scan(&self) -> Result<(), SearchError> {
+        self.walk(self.root, &[])
+    }
+
+    /// Walks `roots` (the search root, or left-out directories below it), visiting every entry
+    /// below them.
+    fn walk(&self, first: &Path, others: &[PathBuf]) -> Result<(), SearchError> {
+        let everything = WalkOptions {
+            include_hidden: true,
+            include_ignored: true,
+        };
+        let (mut builder, _) = walk::walker(
+            self.sandbox,
+            first,
+            everything,
+            walk::default_threads(),
+            true,
+            None,
+        )?;
+        for other in others {
+            builder.add(other);
+        }
+        builder.build_parallel().run(|| {
+            let mut names = walk::NameCheck::new(self.sandbox);
+            Box::new(move |entry| {
+                let Ok(entry) = entry else {
+                    return WalkState::Continue;
+                };
+                if entry.depth() == 0 {
+                    return WalkState::Continue;
                 }
+                let is_dir = entry.file_type().is_none_or(|t| t.is_dir());
+                let exclusion = self
+                    .exclusions
+                    .classify(entry.path(), entry.file_name(), is_dir);
+                self.visit(&mut names, entry.path(), is_dir, exclusion)
+            })
+        });
+        Ok(())
+    }
+
+    /// What the scan does with an entry below the root (`exclusion` says why the options leave
+    /// it out, if they do).
+    fn visit(
+        &self,
+        names: &mut walk::NameCheck<'_>,
+        path: &Path,
+        is_dir: bool,
+        exclusion: Exclusion,
+    ) -> WalkState {
+        // Its rules are read (by handle) to classify what is in it, also in a left-out
+        // directory entered to count (one excluded by a rule above the root); under a hidden
+        // name left out, the rules are never asked.
+        if is_dir && !exclusion.hidden {
+            match self.exclusions.enter(path, exclusion) {
+                walk::Entered::Rules => {}
+                walk::Entered::Unsafe => {
+                    self.counts.unsafe_rules.fetch_add(1, Ordering::Relaxed);
+                    return WalkState::Skip;
+                }
+                walk::Entered::Gone => return WalkState::Skip,
             }
-            if exclusion.left_out() {
-                // Counted only if the directory reached by handles holds it too: a left-out
-                // directory swapped for a symlink must not have outside names counted.
-                return counts.left_out(&entry, is_dir, exclusion, options, || {
-                    is_match(target, root, &entry) && names.exists(entry.path())
+        }
+        if exclusion.left_out() {
+            // Counted only if the directory reached by handles holds it too: a left-out
+            // directory swapped for a symlink must not have outside names counted.
+            let name = path.file_name().unwrap_or_default();
+            return self
+                .counts
+                .left_out(name, is_dir, exclusion, self.options, || {
+                    self.matches(path) && names.exists(path)
+                });
+        }
+        if !is_dir {
+            self.list(names, path);
+        }
+        WalkState::Continue
+    }
+
+    /// Lists `path`, a non-directory entry the options keep, if it matches.
+    fn list(&self, names: &mut walk::NameCheck<'_>, path: &Path) {
+        // The walker lists directories by path (and an index is a hint); a name is shown only
+        // if the directory reached by handles (no symlink anywhere) holds it, so a swap cannot
+        // leak outside names.
+        if self.matches(path) && names.exists(path) {
+            self.total.fetch_add(1, Ordering::Relaxed);
+            let shown = self.sandbox.display(path);
+            let mut heap = self.best.lock().unwrap_or_else(|e| e.into_inner());
+            if heap.len() < self.cap {
+                heap.push(shown);
+            } else if heap.peek().is_some_and(|top| shown < *top) {
+                heap.pop();
+                heap.push(shown);
+            }
+        }
+    }
+
+    /// What the scan does, from an index's listing: its entries are listed as the walk's are,
+    /// and its left-out entries counted and walked as the scan walks them.
+    fn list_from(&self, mut listing: IndexedListing) -> Result<(), SearchError> {
+        // Grouped by directory, so each directory is opened once to confirm its names (per
+        // thread: the confirmations, one `fstatat` each, are most of the work).
+        listing.listed.sort_unstable_by(|a, b| {
+            a.parent()
+                .map(Path::as_os_str)
+                .cmp(&b.parent().map(Path::as_os_str))
+        });
+        let per_thread = listing
+            .listed
+            .len()
+            .div_ceil(walk::default_threads())
+            .max(1);
+        std::thread::scope(|scope| {
+            for part in listing.listed.chunks(per_thread) {
+                scope.spawn(move || {
+                    let mut names = walk::NameCheck::new(self.sandbox);
+                    for path in part {
+                        self.list(&mut names, path);
+                    }
                 });
             }
-            if is_dir {
-                return WalkState::Continue;
+        });
+        let mut names = walk::NameCheck::new(self.sandbox);
+        let mut kinds = KindCheck::new(self.sandbox);
+        let mut below = Vec::new();
+        for path in &listing.left_out {
+            let Some(name) = path.file_name() else {
+                continue;
+            };
+            // Hidden or (a rule, a VCS directory) ignored: as the scan classifies a left-out
+            // entry of a directory it lists.
+            let hidden = walk::is_hidden(name);
+            // Past the count's budget a hidden entry is neither counted nor entered (nor are
+            // its rules read): no need to look at it.
+            if hidden && self.counts.past_budget() {
+                continue;
             }
-            // The walker lists directories by path; a name is shown only if the directory reached
-            // by handles (no symlink anywhere) holds it, so a swap cannot leak outside names.
-            if is_match(target, root, &entry) && names.exists(entry.path()) {
-                total.fetch_add(1, Ordering::Relaxed);
-                let shown = sandbox.display(entry.path());
-                let mut heap = best.lock().unwrap_or_else(|e| e.into_inner());
-                if heap.len() < cap {
-                    heap.push(shown);
-                } else if heap.peek().is_some_and(|top| shown < *top) {
-                    heap.pop();
-                    heap.push(shown);
-                }
+            // As the walker sees it now (a listing by the scan would).
+            let Some(is_dir) = kinds.is_dir(path) else {
+                continue;
+            };
+            let exclusion = Exclusion {
+                hidden,
+                ignored: !hidden,
+            };
+            // Entered only while reachable without a symlink, as the scan's walker prunes a
+            // directory swapped for one (a walk's roots are not pruned by it).
+            if self.visit(&mut names, path, is_dir, exclusion) == WalkState::Continue
+                && is_dir
+                && self.sandbox.open_walked_dir(path).is_ok()
+            {
+                below.push(path.clone());
             }
-            WalkState::Continue
-        })
-    });
-    let paths = best
-        .into_inner()
-        .unwrap_or_else(|e| e.into_inner())
-        .into_sorted_vec();
-    let skipped = counts.finish(options);
-    Ok(FoundFiles {
-        files: paths,
-        total: total.load(Ordering::Relaxed),
-        left_out: skipped.left_out(),
-        counting_stopped_after: skipped.partial.then_some(SKIPPED_COUNT_BUDGET),
-    })
+        }
+        match below.split_first() {
+            Some((first, others)) => self.walk(first, others),
+            None => Ok(()),
+        }
+    }
+
+    fn answer(self) -> FoundFiles {
+        let paths = self
+            .best
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .into_sorted_vec();
+        let skipped = self.counts.finish(self.options);
+        FoundFiles {
+            files: paths,
+            total: self.total.load(Ordering::Relaxed),
+            left_out: skipped.left_out(),
+            counting_stopped_after: skipped.partial.then_some(SKIPPED_COUNT_BUDGET),
+        }
+    }
+}
+
+/// Whether entries (named by an index) are directories, as reached now by handles without
+/// following any symlink; `None` when gone.
+struct KindCheck<'s> {
+    sandbox: &'s Sandbox,
+    last: Option<(PathBuf, Option<fs_mcp_sandbox::DirHandle>)>,
+}
+
+impl<'s> KindCheck<'s> {
+    fn new(sandbox: &'s Sandbox) -> KindCheck<'s> {
+        KindCheck {
+            sandbox,
+            last: None,
+        }
+    }
+
+    fn is_dir(&mut self, path: &Path) -> Option<bool> {
+        let (parent, name) = (path.parent()?, path.file_name()?);
+        if self.last.as_ref().is_none_or(|(p, _)| p != parent) {
+            let handle = self.sandbox.open_walked_dir(parent).ok();
+            self.last = Some((parent.to_path_buf(), handle));
+        }
+        let (_, dir) = self.last.as_ref()?;
+        let meta = dir.as_ref()?.stat(name).ok()?;
+        Some(meta.kind == fs_mcp_sandbox::EntryKind::Dir)
+    }
 }
 
 /// Why the options leave an entry out of the listing (both can hold).
@@ -303,9 +501,8 @@ impl<'a> Exclusions<'a> {
         })
     }
 
-    /// The verdict for `entry` (depth ≥ 1).
-    fn classify(&self, entry: &ignore::DirEntry, is_dir: bool) -> Exclusion {
-        let path = entry.path();
+    /// The verdict for the entry `path` named `name` (below the root).
+    fn classify(&self, path: &Path, name: &OsStr, is_dir: bool) -> Exclusion {
         let Ok(rel) = path.strip_prefix(self.root) else {
             return Exclusion::default();
         };
@@ -318,7 +515,7 @@ impl<'a> Exclusions<'a> {
         let Some(tree) = &self.tree else {
             return verdict;
         };
-        let in_vcs_dir = (is_dir && walk::is_vcs_dir(entry.file_name()))
+        let in_vcs_dir = (is_dir && walk::is_vcs_dir(name))
             || rel
                 .parent()
                 .is_some_and(|p| p.components().any(|c| walk::is_vcs_dir(c.as_os_str())));
@@ -361,7 +558,7 @@ impl SkipCounts {
     /// Counts a left-out entry (if it is a matching file) and says whether to descend into it.
     fn left_out(
         &self,
-        entry: &ignore::DirEntry,
+        name: &OsStr,
         is_dir: bool,
         exclusion: Exclusion,
         options: &FindOptions,
@@ -378,7 +575,7 @@ impl SkipCounts {
         if is_dir {
             // Without include_hidden, `.git` would need both options to be listed: its files
             // are not counted (nor walked), so the count names what one option would add.
-            return if !options.include_hidden && walk::is_vcs_dir(entry.file_name()) {
+            return if !options.include_hidden && walk::is_vcs_dir(name) {
                 WalkState::Skip
             } else {
                 WalkState::Continue
@@ -393,6 +590,15 @@ impl SkipCounts {
             counter.fetch_add(1, Ordering::Relaxed);
         }
         WalkState::Continue
+    }
+
+    /// The budget is spent: a left-out entry is then only noted as not counted.
+    fn past_budget(&self) -> bool {
+        if self.visited.load(Ordering::Relaxed) >= SKIPPED_COUNT_BUDGET {
+            self.partial.store(true, Ordering::Relaxed);
+            return true;
+        }
+        false
     }
 
     fn finish(&self, options: &FindOptions) -> Skipped {

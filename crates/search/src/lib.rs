@@ -38,7 +38,9 @@ mod tree;
 mod walk;
 
 pub use error::SearchError;
-pub use find::{FindOptions, FoundFiles, LeftOut, find_files};
+pub use find::{
+    FindOptions, FoundFiles, IndexedListing, LeftOut, ListingSource, find_files, find_files_with,
+};
 pub use grep::{
     CandidatePlan, GrepControl, GrepNote, GrepOptions, GrepWords, MAX_SEARCHED_LINE_BYTES,
     Progress, ProgressFn, Stopped, grep_content,

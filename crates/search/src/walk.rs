@@ -403,6 +403,9 @@ pub trait WalkObserver: Sync {
     fn not_entered(&self, path: &Path);
     /// A regular file the walk visits (`grep_content` opens and searches it).
     fn file(&self, path: &Path);
+    /// A visited entry that is neither a directory nor a regular file (a symlink, FIFO, socket,
+    /// device): `search_files` lists it.
+    fn other(&self, _path: &Path) {}
     /// Something could not be listed.
     fn failed(&self);
 }
@@ -469,6 +472,8 @@ pub fn walk_default(
             }
             if entry.file_type().is_some_and(|t| t.is_file()) {
                 observer.file(path);
+            } else if entry.depth() > 0 && !is_dir {
+                observer.other(path);
             }
             WalkState::Continue
         })

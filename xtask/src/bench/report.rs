@@ -14,8 +14,9 @@ use super::data::{self, Data, Format, Tree};
 use super::measure::{fmt_duration, fmt_kb};
 use super::workloads::{
     CASE_FIRST_LIST, CASE_IDLE, CASE_INDEX_BUILD, CASE_INDEX_MEMORY, CASE_INDEX_TEXT, CASE_INIT,
-    Outcome, Row, SUBJECT_JAQ, SUBJECT_JQ, SUBJECT_QJ, SUBJECT_RG, SUBJECT_RG_STOPPED,
-    SUBJECT_RUST_INDEXED, SUBJECT_RUST_MCP_FILESYSTEM, SUBJECT_YQ, Workload,
+    CASE_SEARCH_FILES, Outcome, Row, SUBJECT_FD, SUBJECT_JAQ, SUBJECT_JQ, SUBJECT_QJ, SUBJECT_RG,
+    SUBJECT_RG_FILES, SUBJECT_RG_STOPPED, SUBJECT_RUST_INDEXED, SUBJECT_RUST_MCP_FILESYSTEM,
+    SUBJECT_YQ, Workload,
 };
 
 pub const ANALYSIS_BEGIN: &str =
@@ -345,6 +346,19 @@ pub fn goals(rows: &[Row], data: &Data) -> Vec<Goal> {
     let index_cases = [CASE_INDEX_BUILD, CASE_INDEX_MEMORY, CASE_INDEX_TEXT];
     for case in cases(rows, Workload::Grep) {
         if index_cases.contains(&case.as_str()) {
+            continue;
+        }
+        if case == CASE_SEARCH_FILES {
+            goals.push(speed_goal_of(
+                rows,
+                Workload::Grep,
+                &case,
+                SUBJECT_RUST_INDEXED,
+                &[SUBJECT_RG_FILES, SUBJECT_FD],
+                format!("grep, {case}: with --index vs rg --files → grep, fd"),
+                "no slower".into(),
+                |r| r >= 1.0,
+            ));
             continue;
         }
         if find(rows, Workload::Grep, &case, SUBJECT_RUST_INDEXED).is_some() {

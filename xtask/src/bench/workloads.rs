@@ -1070,6 +1070,97 @@ fn grep(plan: &Plan) -> Vec<Row> {
                 i == 0,
             ));
         }
+        rows.extend(search_files_repeated(plan, server));
+    }
+    rows
+}
+
+/// The subject of `rg --files | grep -c` (no `|` in the name: it is a Markdown table cell), the
+/// listing a user would pick instead of `search_files`.
+pub const SUBJECT_RG_FILES: &str = "rg --files → grep";
+/// The subject of `fd` (when on PATH), the other listing a user would pick.
+pub const SUBJECT_FD: &str = "fd";
+/// The case of a repeated `search_files` over the grep tree.
+pub const CASE_SEARCH_FILES: &str = "search_files \"*.rs\", repeated";
+
+/// A repeated `search_files` for `*.rs` over the tree: scanning, from the index (`--index`,
+/// once built), and the file-listing tools a user would pick instead (`rg --files | grep`,
+/// `fd`), timed the same number of runs.
+fn search_files_repeated(plan: &Plan, server: &Server) -> Vec<Row> {
+    let root = &plan.tree.root;
+    let call = Call {
+        tool: "search_files",
+        args: json!({"pattern": "*.rs", "path": path_str(root)}),
+    };
+    let detail = |text: &str| -> anyhow::Result<String> {
+        reject_error_text(text)?;
+        let note = text.split_once("\n\n").map_or("", |(_, note)| note);
+        Ok(excerpt(note, 120))
+    };
+    let row = |subject: &str, outcome| Row {
+        workload: Workload::Grep,
+        case: CASE_SEARCH_FILES.to_string(),
+        subject: subject.to_string(),
+        outcome,
+    };
+    let mut rows = Vec::new();
+    let scanned = Session::start(plan, server, root).and_then(|mut session| {
+        let outcome = timed_calls(plan, &mut session, &call, &[], detail);
+        session.close();
+        outcome
+    });
+    rows.push(row(
+        server.kind.label(),
+        scanned.unwrap_or_else(|e| Outcome::Failed(format!("{e:#}"))),
+    ));
+    let indexed = server.with_args(&["--index", "--log-level", "fs_mcp_index=info"]);
+    let outcome = indexed_calls(plan, &indexed, &call, detail)
+        .map(|(outcome, _)| outcome)
+        .unwrap_or_else(|e| Outcome::Failed(format!("{e:#}")));
+    rows.push(row(SUBJECT_RUST_INDEXED, outcome));
+    let root = path_str(root);
+    let listers: [(&str, String); 2] = [
+        (
+            SUBJECT_RG_FILES,
+            format!("rg --files --no-require-git '{root}' | grep -c '\\.rs$'"),
+        ),
+        (
+            SUBJECT_FD,
+            format!("fd --no-require-git -t f -g '*.rs' '{root}' | wc -l"),
+        ),
+    ];
+    for (subject, script) in listers {
+        let tool = subject.split(' ').next().unwrap_or(subject);
+        if !Command::new("sh")
+            .args(["-c", &format!("command -v {tool}")])
+            .output()
+            .is_ok_and(|o| o.status.success())
+        {
+            rows.push(missing(
+                Workload::Grep,
+                CASE_SEARCH_FILES,
+                subject,
+                "not found on PATH",
+            ));
+            continue;
+        }
+        let mut samples = Vec::new();
+        let mut listed = String::new();
+        for i in 0..plan.warmup + plan.runs {
+            let start = Instant::now();
+            let output = Command::new("sh").args(["-c", &script]).output();
+            let elapsed = start.elapsed();
+            if let Ok(output) = output {
+                listed = String::from_utf8_lossy(&output.stdout).trim().to_string();
+            }
+            if i >= plan.warmup {
+                samples.push(elapsed);
+            }
+        }
+        rows.push(row(
+            subject,
+            timed(&samples, None, format!("{listed} files")),
+        ));
     }
     rows
 }
@@ -1119,7 +1210,11 @@ fn grep_first_and_indexed(
             .unwrap_or_else(|e| Outcome::Failed(format!("{e:#}")));
         rows.push(row(subject, case, outcome));
     }
-    match indexed_calls(plan, &indexed, &call) {
+    let detail = |text: &str| -> anyhow::Result<String> {
+        reject_error_text(text)?;
+        Ok(grep_detail(Kind::Rust, text).0)
+    };
+    match indexed_calls(plan, &indexed, &call, detail) {
         Ok((outcome, build)) => {
             rows.push(row(SUBJECT_RUST_INDEXED, case, outcome));
             if let Some(build) = build.filter(|_| with_build) {
@@ -1233,6 +1328,7 @@ fn indexed_calls(
     plan: &Plan,
     server: &Server,
     call: &Call,
+    detail: impl Fn(&str) -> anyhow::Result<String>,
 ) -> anyhow::Result<(Outcome, Option<IndexBuild>)> {
     // A session logs under its kind's label.
     let log = plan.log(server.kind.label());
@@ -1254,10 +1350,7 @@ fn indexed_calls(
         }
         std::thread::sleep(Duration::from_millis(50));
     };
-    let outcome = timed_calls(plan, &mut session, call, &[], |text| {
-        reject_error_text(text)?;
-        Ok(grep_detail(Kind::Rust, text).0)
-    });
+    let outcome = timed_calls(plan, &mut session, call, &[], detail);
     session.close();
     Ok((outcome?, build))
 }
