@@ -5,9 +5,10 @@
 //! transport answers malformed lines itself and hands every valid message to rmcp. It also keeps
 //! the ids of requests not answered yet, so a shutdown can wait for pending replies (a cancelled
 //! review) before the process exits, and it reads stdin on a thread of its own so that a read
-//! blocked on a silent client never keeps the process alive. It writes stdout on a thread of its
-//! own too, started with the reader: tokio's stdout would start a blocking-pool thread on the
-//! first reply, in the way of the `initialize` answer.
+//! blocked on a silent client never keeps the process alive. The first reply (the `initialize`
+//! answer) is written at once by the task that sends it: no thread is started and no hand-off
+//! waited for before it; later lines go through a thread of their own (started right after the
+//! first line), so a write blocked on a client that does not read holds up no task.
 
 use std::collections::HashSet;
 use std::io::{BufRead, Write};
@@ -92,9 +93,71 @@ impl PendingReplies {
 type OutputLine = (Vec<u8>, oneshot::Sender<std::io::Result<()>>);
 
 /// stdout, shared by rmcp's replies and this transport's own error replies: whole lines, written
-/// in the order sent by the writer thread.
+/// in the order sent (the first by its sender, the others by the writer thread).
 #[derive(Clone)]
-struct Stdout(std::sync::mpsc::Sender<OutputLine>);
+struct Stdout(Arc<Mutex<StdoutState>>);
+
+/// Whether the first line is out, and the writer thread once it is.
+enum StdoutState {
+    /// Nothing written yet.
+    Unwritten,
+    /// The writer thread's queue (`None` if the thread could not start).
+    Writer(Option<std::sync::mpsc::Sender<OutputLine>>),
+}
+
+/// The longest first line written by its sender: an empty pipe takes this much without
+/// blocking (POSIX PIPE_BUF), so the sending task never waits on the client.
+const INLINE_FIRST_LINE_BYTES: usize = 4096;
+
+impl Stdout {
+    fn new() -> Stdout {
+        Stdout(Arc::new(Mutex::new(StdoutState::Unwritten)))
+    }
+
+    /// Writes `line` (ending in `\n`) and flushes: the first one here, if short, the others on
+    /// the writer thread; resolves once it is written.
+    async fn write(&self, line: Vec<u8>) -> std::io::Result<()> {
+        let gone =
+            || std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the stdout writer ended");
+        let done = {
+            let mut state = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            if matches!(*state, StdoutState::Unwritten) && line.len() <= INLINE_FIRST_LINE_BYTES {
+                // Held under the lock, so no later line can overtake it.
+                let mut out = std::io::stdout().lock();
+                let written = out.write_all(&line).and_then(|()| out.flush());
+                *state = StdoutState::Writer(start_writer());
+                return written;
+            }
+            if matches!(*state, StdoutState::Unwritten) {
+                *state = StdoutState::Writer(start_writer());
+            }
+            let StdoutState::Writer(Some(writer)) = &*state else {
+                return Err(gone());
+            };
+            let (written, done) = oneshot::channel();
+            writer.send((line, written)).map_err(|_| gone())?;
+            done
+        };
+        done.await.map_err(|_| gone())?
+    }
+}
+
+/// Starts the stdout writer thread, returning its queue.
+fn start_writer() -> Option<std::sync::mpsc::Sender<OutputLine>> {
+    let (lines, to_write) = std::sync::mpsc::channel::<OutputLine>();
+    // A plain thread: a write blocked on a client that does not read holds up no task, and the
+    // process exits without waiting for it (every reply sent was written: `send` waits).
+    let spawned = std::thread::Builder::new()
+        .name("stdout-writer".into())
+        .spawn(move || write_stdout(&to_write));
+    match spawned {
+        Ok(_) => Some(lines),
+        Err(e) => {
+            tracing::error!("cannot start the stdout writer thread: {e}");
+            None
+        }
+    }
+}
 
 /// The stdio transport: JSON-RPC lines read on a thread of their own (a line that is not JSON-RPC
 /// is answered here with -32700/-32600), replies written whole to stdout.
@@ -120,19 +183,10 @@ pub fn transport() -> (StdioTransport, Arc<PendingReplies>) {
     if let Err(e) = spawned {
         tracing::error!("cannot start the stdin reader thread: {e}");
     }
-    let (lines, to_write) = std::sync::mpsc::channel::<OutputLine>();
-    // A plain thread too: a write blocked on a client that does not read holds up no task, and
-    // the process exits without waiting for it (every reply sent was written: `send` waits).
-    let spawned = std::thread::Builder::new()
-        .name("stdout-writer".into())
-        .spawn(move || write_stdout(&to_write));
-    if let Err(e) = spawned {
-        tracing::error!("cannot start the stdout writer thread: {e}");
-    }
     (
         StdioTransport {
             input: rx,
-            stdout: Stdout(lines),
+            stdout: Stdout::new(),
             pending: Arc::clone(&pending),
         },
         pending,
@@ -308,10 +362,7 @@ async fn write_line(stdout: &Stdout, line: &str) -> std::io::Result<()> {
     let mut bytes = Vec::with_capacity(line.len() + 1);
     bytes.extend_from_slice(line.as_bytes());
     bytes.push(b'\n');
-    let (written, done) = oneshot::channel();
-    let gone = || std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the stdout writer ended");
-    stdout.0.send((bytes, written)).map_err(|_| gone())?;
-    done.await.map_err(|_| gone())?
+    stdout.write(bytes).await
 }
 
 /// The JSON text of a request id, the key of [`PendingReplies`].
