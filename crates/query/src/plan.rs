@@ -210,13 +210,16 @@ fn run_stream(s: &Stream, body: &[u8], limits: &Limits) -> Option<Result<Answer,
 /// whole); `window` is the least read at once.
 pub(crate) fn run_json_reader(
     plan: &ReadPlan,
-    reader: &mut dyn std::io::Read,
+    reader: &mut (dyn std::io::Read + Send),
     limits: &Limits,
     window: usize,
 ) -> Option<Result<Answer, QueryError>> {
     let s = plan.stream.as_ref()?;
-    let elements = projected::ReadElements::new(reader, &s.path, s.element.as_ref(), window);
-    run_elements(s, elements, limits)
+    // the next window is read while this one is parsed
+    crate::ahead::read_ahead(reader, window, |windows| {
+        let elements = projected::ReadElements::new(windows, &s.path, s.element.as_ref());
+        run_elements(s, elements, limits)
+    })
 }
 
 fn run_elements<E: ElementSource>(

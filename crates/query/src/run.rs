@@ -67,7 +67,7 @@ pub(crate) fn run(
 /// not promise the exact answer: read the file whole and [`run`] it then.
 pub(crate) fn run_streamed(
     query: &Query,
-    file: &mut dyn std::io::Read,
+    file: &mut (dyn std::io::Read + Send),
     format: InputFormat,
     limits: &Limits,
 ) -> Option<Result<Answer, QueryError>> {
