@@ -224,7 +224,12 @@ impl<'a> Builder<'a> {
                 Ok(Val::Arr(Rc::new(arr)))
             }
             b'{' => {
-                let mut obj = Map::default();
+                // sized for the keys kept: a projection keeps few of many
+                // objects, and a map grown by inserts has room for more
+                let mut obj = match need.keeps_all_keys() {
+                    true => Map::default(),
+                    false => Map::with_capacity_and_hasher(need.keys.len(), Default::default()),
+                };
                 let mut signature = self.caches.objects.active().then(|| {
                     let node: *const Need = need;
                     (node as usize).to_le_bytes().to_vec()
