@@ -81,13 +81,25 @@ impl<'r> Windows<'r> {
 }
 
 /// Fill `buffer` with [`HEADROOM`] bytes of room and up to `window` bytes
-/// of `reader` (fewer only at its end).
+/// of `reader` (fewer only at its end, or when the memory limit leaves no
+/// room for a whole window: then smaller ones, down to [`HEADROOM`] bytes,
+/// rather than an abort).
 fn read_window(
     reader: &mut dyn Read,
     mut buffer: Vec<u8>,
     window: usize,
 ) -> std::io::Result<Vec<u8>> {
-    buffer.resize(HEADROOM + window, 0);
+    let mut size = HEADROOM + window;
+    while buffer
+        .try_reserve_exact(size.saturating_sub(buffer.len()))
+        .is_err()
+    {
+        if size <= 2 * HEADROOM {
+            return Err(std::io::ErrorKind::OutOfMemory.into());
+        }
+        size = HEADROOM + (size - HEADROOM) / 2;
+    }
+    buffer.resize(size, 0);
     let mut filled = HEADROOM;
     while filled < buffer.len() {
         match reader.read(&mut buffer[filled..]) {
