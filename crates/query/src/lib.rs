@@ -132,10 +132,11 @@
 
 // Module layers; a module uses only modules of the layers above its own, so
 // no two depend on each other (tests included):
-//   leaves:  answer ast data errors json_out need request skip
+//   leaves:  ahead answer ast data errors json_out need request skip
 //   1:       demand examples natives projected projected_yaml rewrite shape
 //   2:       fast input library   3: program   4: engine   5: plan   6: run
 //   7:       worker
+mod ahead;
 mod answer;
 mod ast;
 mod data;

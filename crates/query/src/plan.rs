@@ -39,6 +39,122 @@ struct Stream {
     /// `each` run natively, when it is that simple.
     fast: Option<Rc<Each>>,
     then: Option<Program>,
+    /// `then` when it only looks at one element of a sort of the array.
+    pick: Option<Rc<Pick>>,
+}
+
+/// `sort_by(K) | .[0]` or `sort_by(K) | .[-1]` at the start of the
+/// program run on the streamed array, with a key `K` that runs natively:
+/// only the first or the last element of the stable sort is observed, the
+/// one with the least key (the first of equal ones) or with the greatest
+/// (the last of equal ones). The stream then keeps that one element instead
+/// of every element of the array.
+struct Pick {
+    key: Each,
+    last: bool,
+    /// The rest of the program, run on the element picked (`null` when the
+    /// array is empty, as `.[0]` gives).
+    rest: Program,
+}
+
+impl Pick {
+    fn new(then: &str, code: &str) -> Option<Pick> {
+        use jaq_core::load::parse::Term;
+        use jaq_core::path::Part;
+        let term = ast::parse(then)?;
+        let chain = ast::pipe_chain(&term);
+        let [sort, index, rest @ ..] = &chain[..] else {
+            return None;
+        };
+        let Term::Call("sort_by", args) = sort else {
+            return None;
+        };
+        let [key] = &args[..] else { return None };
+        let Term::Path(head, path) = index else {
+            return None;
+        };
+        let [(Part::Index(at), _)] = &path.0[..] else {
+            return None;
+        };
+        if !matches!(**head, Term::Id) {
+            return None;
+        }
+        let last = match at {
+            Term::Num("0") => false,
+            Term::Neg(n) if matches!(**n, Term::Num("1")) => true,
+            _ => return None,
+        };
+        let rest = match rest {
+            [] => ".".to_string(),
+            parts => parts
+                .iter()
+                .map(|t| ast::print(t, ast::Mode::PLAIN).map(|p| format!("({p})")))
+                .collect::<Option<Vec<_>>>()?
+                .join(" | "),
+        };
+        Some(Pick {
+            key: Each::new(&ast::print(key, ast::Mode::PLAIN)?)?,
+            last,
+            rest: program::compile_part(&rest, code)?,
+        })
+    }
+}
+
+/// The element a [`Pick`] keeps, fed the elements of the array in order.
+struct Picked {
+    pick: Rc<Pick>,
+    /// The best key so far (`None`: the key has no value, which sorts
+    /// first, as jq's empty list of outputs) and its element.
+    best: Option<(Option<Val>, Val)>,
+    failed: bool,
+}
+
+impl Picked {
+    fn new(pick: Rc<Pick>) -> Self {
+        Picked {
+            pick,
+            best: None,
+            failed: false,
+        }
+    }
+
+    /// The element picked (`null` for an empty array), unless the key
+    /// could not be computed natively for every element or `each` failed.
+    fn into_value(self) -> Option<Val> {
+        (!self.failed).then(|| self.best.map_or(Val::Null, |(_, v)| v))
+    }
+}
+
+impl Sink for Picked {
+    fn value(&mut self, v: Val) -> bool {
+        let key = match self.pick.key.run(v.clone()) {
+            fast::Outcome::One(k) => Some(k),
+            fast::Outcome::Nothing => None,
+            fast::Outcome::Unsure => {
+                self.failed = true;
+                return false;
+            }
+        };
+        let better = match &self.best {
+            None => true,
+            // a stable sort: the last of equal greatest, the first of equal least
+            Some((best, _)) if self.pick.last => key >= *best,
+            Some((best, _)) => key < *best,
+        };
+        if better {
+            self.best = Some((key, v));
+        }
+        true
+    }
+    fn error(&mut self, _: String) {
+        self.failed = true;
+    }
+    fn halt(&mut self) {
+        self.failed = true;
+    }
+    fn done(&self) -> bool {
+        self.failed
+    }
 }
 
 impl ReadPlan {
@@ -59,6 +175,11 @@ impl ReadPlan {
                         Some(g) => Some(program::compile_part(g, code)?),
                         None => None,
                     },
+                    pick: s
+                        .then
+                        .as_deref()
+                        .and_then(|g| Pick::new(g, code))
+                        .map(Rc::new),
                     path: s.path,
                     element,
                 })
@@ -85,6 +206,7 @@ impl ReadPlan {
     pub(crate) fn without_native(mut self) -> ReadPlan {
         if let Some(s) = &mut self.stream {
             s.fast = None;
+            s.pick = None;
         }
         self
     }
@@ -186,6 +308,10 @@ fn run_yaml_parse(
     parse: impl FnOnce(StreamTarget) -> Option<()>,
     limits: &Limits,
 ) -> Option<Result<Answer, QueryError>> {
+    if let Some(pick) = &s.pick {
+        let picked = feed_yaml(s, parse, Picked::new(pick.clone()))?.into_value()?;
+        return engine::run_clean(&pick.rest, Box::new(std::iter::once(Ok(picked))), limits);
+    }
     match &s.then {
         None => {
             let out = feed_yaml(s, parse, Output::new(limits))?;
@@ -210,13 +336,16 @@ fn run_stream(s: &Stream, body: &[u8], limits: &Limits) -> Option<Result<Answer,
 /// whole); `window` is the least read at once.
 pub(crate) fn run_json_reader(
     plan: &ReadPlan,
-    reader: &mut dyn std::io::Read,
+    reader: &mut (dyn std::io::Read + Send),
     limits: &Limits,
     window: usize,
 ) -> Option<Result<Answer, QueryError>> {
     let s = plan.stream.as_ref()?;
-    let elements = projected::ReadElements::new(reader, &s.path, s.element.as_ref(), window);
-    run_elements(s, elements, limits)
+    // the next window is read while this one is parsed
+    crate::ahead::read_ahead(reader, window, |windows| {
+        let elements = projected::ReadElements::new(windows, &s.path, s.element.as_ref());
+        run_elements(s, elements, limits)
+    })
 }
 
 fn run_elements<E: ElementSource>(
@@ -224,6 +353,10 @@ fn run_elements<E: ElementSource>(
     elements: E,
     limits: &Limits,
 ) -> Option<Result<Answer, QueryError>> {
+    if let Some(pick) = &s.pick {
+        let picked = feed_json(s, elements, Picked::new(pick.clone()))?.into_value()?;
+        return engine::run_clean(&pick.rest, Box::new(std::iter::once(Ok(picked))), limits);
+    }
     match &s.then {
         None => {
             let out = feed_json(s, elements, Output::new(limits))?;
@@ -331,6 +464,44 @@ mod tests {
             let fast = stream.fast.as_ref().expect("native");
             assert_eq!(fast.keys().is_some(), probes, "{code}");
         }
+    }
+
+    /// A sort of which one end is taken keeps one element, not the array,
+    /// and answers as the whole sort does (the first of equal least keys,
+    /// the last of equal greatest ones; `null` for an empty array).
+    #[test]
+    fn picks_an_end_of_a_sort() {
+        let doc = r#"{"items": [{"id": 1, "s": 2}, {"id": 2, "s": 9}, {"id": 3, "s": 2},
+            {"id": 4, "s": 9}, {"id": 5}, {"id": 6, "s": null}, {"id": 7}], "empty": []}"#;
+        for (code, picks) in [
+            (".items | sort_by(.s) | .[-1] | {id, s}", true),
+            (".items | sort_by(.s) | .[0] | .id", true),
+            (".items | sort_by(.s) | .[-1]", true),
+            (".items | sort_by(select(.s != null) | .s) | .[0]", true),
+            (".empty | sort_by(.s) | .[-1] | .id", true),
+            (".items | sort_by(.s) | .[1] | .id", false),
+            (".items | sort_by(.s, .id) | .[0] | .id", false),
+            (".items | sort_by(.s) | .[-1:]", false),
+        ] {
+            let plan = plan(code);
+            let stream = plan.stream.as_ref().expect("streams");
+            assert_eq!(stream.pick.is_some(), picks, "{code}");
+            let program = program::compile(code).expect("compiles");
+            let picked = run_json(&plan, &program, doc.as_bytes(), &Limits::default());
+            let sorted = run_json(
+                &plan.without_native(),
+                &program,
+                doc.as_bytes(),
+                &Limits::default(),
+            );
+            assert!(picked.is_some(), "{code}");
+            assert_eq!(picked, sorted, "{code}");
+        }
+        // a key that jq cannot take of an element: the whole sort decides
+        let odd = r#"{"items": [{"s": 1}, 5]}"#;
+        let code = ".items | sort_by(.s) | .[-1]";
+        let program = program::compile(code).expect("compiles");
+        assert!(run_json(&plan(code), &program, odd.as_bytes(), &Limits::default()).is_none());
     }
 
     /// The streamed shapes really stream a YAML file, not just plan to.

@@ -9,8 +9,9 @@
 //! makes the reader give up with [`Unread`]; the caller then reads the file
 //! the ordinary way, which also produces the exact error message.
 
+use crate::ahead::{HEADROOM, Windows};
 use crate::need::{Level, Need};
-use crate::skip::{self, DepthScan, Invalid, Skipper};
+use crate::skip::{self, Invalid, MAX_JSON_DEPTH, Skipper};
 use hifijson::token::{Expect, Lex};
 use hifijson::{Read, SliceLexer};
 use jaq_json::{Map, Rc, Val};
@@ -48,6 +49,9 @@ fn ws(lexer: &mut SliceLexer) -> Option<u8> {
 /// another: see [`ReadElements`]).
 struct Builder<'a> {
     body: &'a [u8],
+    /// The arrays and objects open at the lexer's position (of the file,
+    /// for a window): values nested deeper than jq reads are refused.
+    depth: usize,
     caches: Caches,
 }
 
@@ -125,8 +129,25 @@ impl<'a> Builder<'a> {
     fn new(body: &'a [u8]) -> Self {
         Self {
             body,
+            depth: 0,
             caches: Caches::default(),
         }
+    }
+
+    /// Run `inside` on the members of an array or object opened here, one
+    /// level deeper; refused (for good) beyond [`MAX_JSON_DEPTH`].
+    fn nested<T>(
+        &mut self,
+        inside: impl FnOnce(&mut Self) -> Result<T, Unread>,
+    ) -> Result<T, Unread> {
+        if self.depth >= MAX_JSON_DEPTH {
+            self.caches.skipper.too_deep = true;
+            return Err(Unread);
+        }
+        self.depth += 1;
+        let result = inside(self);
+        self.depth -= 1;
+        result
     }
 
     fn offset(&self, lexer: &SliceLexer<'a>) -> usize {
@@ -137,7 +158,10 @@ impl<'a> Builder<'a> {
     /// built).
     fn skip(&mut self, lexer: &mut SliceLexer<'a>) -> Result<(), Unread> {
         let body = self.body;
-        let end = self.caches.skipper.value(body, self.offset(lexer))?;
+        let end = self
+            .caches
+            .skipper
+            .value(body, self.offset(lexer), self.depth)?;
         *lexer = SliceLexer::new(&body[end..]);
         Ok(())
     }
@@ -168,7 +192,7 @@ impl<'a> Builder<'a> {
             return self.whole(lexer);
         }
         match next {
-            b'[' | b'{' => self.container(next, lexer, need),
+            b'[' | b'{' => self.nested(|this| this.container(next, lexer, need)),
             // scalars are kept whole
             _ => self.whole(lexer),
         }
@@ -200,7 +224,12 @@ impl<'a> Builder<'a> {
                 Ok(Val::Arr(Rc::new(arr)))
             }
             b'{' => {
-                let mut obj = Map::default();
+                // sized for the keys kept: a projection keeps few of many
+                // objects, and a map grown by inserts has room for more
+                let mut obj = match need.keeps_all_keys() {
+                    true => Map::default(),
+                    false => Map::with_capacity_and_hasher(need.keys.len(), Default::default()),
+                };
                 let mut signature = self.caches.objects.active().then(|| {
                     let node: *const Need = need;
                     (node as usize).to_le_bytes().to_vec()
@@ -262,15 +291,17 @@ impl<'a> Builder<'a> {
                 let mut values = std::mem::take(&mut self.caches.values);
                 values.clear();
                 values.resize(keys.len(), None);
-                lexer.discarded().seq(b'}', ws, |next, lexer| {
-                    let key = self.key(next, lexer)?;
-                    lexer.expect(ws, b':').ok_or(Unread)?;
-                    ws(lexer).ok_or(Unread)?;
-                    match keys.iter().position(|k| **k == *key) {
-                        Some(i) => values[i] = Some(self.whole(lexer)?),
-                        None => self.skip(lexer)?,
-                    }
-                    Ok::<_, Unread>(())
+                self.nested(|this| {
+                    lexer.discarded().seq(b'}', ws, |next, lexer| {
+                        let key = this.key(next, lexer)?;
+                        lexer.expect(ws, b':').ok_or(Unread)?;
+                        ws(lexer).ok_or(Unread)?;
+                        match keys.iter().position(|k| **k == *key) {
+                            Some(i) => values[i] = Some(this.whole(lexer)?),
+                            None => this.skip(lexer)?,
+                        }
+                        Ok::<_, Unread>(())
+                    })
                 })?;
                 let verdict = judge.by_keys(Some(&values));
                 self.caches.values = values;
@@ -611,7 +642,7 @@ impl ElementSource for Elements<'_, '_> {
     }
 }
 
-impl<R: std::io::Read> ElementSource for ReadElements<'_, R> {
+impl ElementSource for ReadElements<'_, '_> {
     fn next_judged(&mut self, probe: Option<Probe<'_>>) -> Result<Option<Val>, Unread> {
         ReadElements::next_judged(self, probe)
     }
@@ -631,18 +662,17 @@ impl<R: std::io::Read> ElementSource for ReadElements<'_, R> {
 /// for good at the end of the file, so the reader gives up ([`Unread`])
 /// exactly where [`Elements`] would. [`ReadElements::finish`] checks the rest
 /// of the file as [`Elements::finish`] does.
-pub(crate) struct ReadElements<'n, R> {
-    reader: R,
+pub(crate) struct ReadElements<'n, 'r> {
+    /// The file, a window at a time (read ahead on a second thread).
+    windows: Windows<'r>,
+    /// The bytes in view: those of `buf[pos..]` are not consumed yet.
     buf: Vec<u8>,
-    /// Bytes of `buf` already consumed.
     pos: usize,
     eof: bool,
-    /// Bytes read at least per refill.
-    window: usize,
+    /// (The ordinary reader refuses a file that nests too deeply anywhere;
+    /// every value read is checked for its depth as it is skipped, so this
+    /// one gives up on such a file too.)
     caches: Caches,
-    /// The nesting of everything read: the ordinary reader refuses a file
-    /// that nests too deeply anywhere, so this one gives up on it.
-    depth: DepthScan,
     path: &'n [Vec<u8>],
     element: Option<&'n Need>,
     state: State,
@@ -659,63 +689,68 @@ enum Next {
     Element(Val),
 }
 
-impl<'n, R: std::io::Read> ReadElements<'n, R> {
+impl<'n, 'r> ReadElements<'n, 'r> {
     pub(crate) fn new(
-        reader: R,
+        windows: Windows<'r>,
         path: &'n [Vec<u8>],
         element: Option<&'n Need>,
-        window: usize,
     ) -> Self {
         Self {
-            reader,
+            windows,
             buf: Vec::new(),
             pos: 0,
             eof: false,
-            window: window.max(1),
             caches: Caches::default(),
-            depth: DepthScan::default(),
             path,
             element,
             state: State::Start,
         }
     }
 
-    /// Read more: at least the window, or as much again as is held (an
-    /// element longer than the window doubles it).
+    /// Read more: at least a window, or as much again as is held (an
+    /// element longer than the window doubles it). The unconsumed bytes go
+    /// into the room before the next window's bytes when they fit (the
+    /// usual case: a part of one element), so the window is not copied.
     fn fill(&mut self) -> Result<(), Unread> {
-        self.buf.drain(..self.pos);
-        self.pos = 0;
-        let start = self.buf.len();
-        self.buf.resize(start + self.window.max(start), 0);
-        let mut filled = start;
-        while filled < self.buf.len() {
-            match self.reader.read(&mut self.buf[filled..]) {
-                Ok(0) => {
-                    self.eof = true;
-                    break;
-                }
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => return Err(Unread),
+        let held = self.buf.len() - self.pos;
+        let mut added = 0;
+        while !self.eof && (added == 0 || added < held) {
+            let Some(mut window) = self.windows.next().map_err(|_| Unread)? else {
+                self.eof = true;
+                break;
+            };
+            added += window.len() - HEADROOM;
+            let unconsumed = self.buf.len() - self.pos;
+            if unconsumed <= HEADROOM {
+                let start = HEADROOM - unconsumed;
+                window[start..HEADROOM].copy_from_slice(&self.buf[self.pos..]);
+                let done = std::mem::replace(&mut self.buf, window);
+                self.pos = start;
+                self.windows.recycle(done);
+            } else {
+                self.buf.drain(..self.pos);
+                self.pos = 0;
+                self.buf.extend_from_slice(&window[HEADROOM..]);
+                self.windows.recycle(window);
             }
         }
-        self.buf.truncate(filled);
-        match self.depth.feed(&self.buf[start..]) {
-            None => Ok(()),
-            Some(_) => Err(Unread),
-        }
+        Ok(())
     }
 
-    /// Run `step` on the unread bytes, reading more until it succeeds with
-    /// its following token in view, or fails at the end of the file.
+    /// Run `step` on the unread bytes, `depth` arrays and objects deep,
+    /// reading more until it succeeds with its following token in view, or
+    /// fails at the end of the file (or for nesting too deep: more bytes
+    /// cannot change that).
     fn step<T>(
         &mut self,
+        depth: usize,
         mut step: impl for<'b> FnMut(&mut Builder<'b>, &mut SliceLexer<'b>) -> Result<T, Unread>,
     ) -> Result<T, Unread> {
         loop {
             let body = &self.buf[self.pos..];
             let mut builder = Builder {
                 body,
+                depth,
                 caches: std::mem::take(&mut self.caches),
             };
             let mut lexer = SliceLexer::new(body);
@@ -728,7 +763,7 @@ impl<'n, R: std::io::Read> ReadElements<'n, R> {
                     self.pos += used;
                     return Ok(t);
                 }
-                Err(Unread) if self.eof => return Err(Unread),
+                Err(Unread) if self.eof || self.caches.skipper.too_deep => return Err(Unread),
                 _ => self.fill()?,
             }
         }
@@ -737,10 +772,10 @@ impl<'n, R: std::io::Read> ReadElements<'n, R> {
     /// Read the start of the file: refuse what the ordinary reader must
     /// report (binary, UTF-16), pass over a byte order mark.
     fn start(&mut self) -> Result<(), Unread> {
-        while self.buf.len() < fs_mcp_text::SNIFF_BYTES && !self.eof {
+        while self.buf.len() - self.pos < fs_mcp_text::SNIFF_BYTES && !self.eof {
             self.fill()?;
         }
-        let head = &self.buf[..];
+        let head = &self.buf[self.pos..];
         if head.starts_with(b"\xFF\xFE") || head.starts_with(b"\xFE\xFF") {
             return Err(Unread);
         }
@@ -748,7 +783,7 @@ impl<'n, R: std::io::Read> ReadElements<'n, R> {
             return Err(Unread);
         }
         if head.starts_with(b"\xEF\xBB\xBF") {
-            self.pos = 3;
+            self.pos += 3;
         }
         Ok(())
     }
@@ -756,8 +791,13 @@ impl<'n, R: std::io::Read> ReadElements<'n, R> {
     /// Walk from the root to the opening `[` of the array.
     fn descend(&mut self) -> Result<(), Unread> {
         self.start()?;
-        for key in self.path {
-            self.step(|_, lexer| {
+        if self.path.len() >= MAX_JSON_DEPTH {
+            return Err(Unread);
+        }
+        for (level, key) in self.path.iter().enumerate() {
+            // the members of this object are `inside` deep
+            let inside = level + 1;
+            self.step(level, |_, lexer| {
                 if ws(lexer) != Some(b'{') {
                     return Err(Unread);
                 }
@@ -766,7 +806,7 @@ impl<'n, R: std::io::Read> ReadElements<'n, R> {
             })?;
             let mut first = true;
             loop {
-                let found = self.step(|builder, lexer| {
+                let found = self.step(inside, |builder, lexer| {
                     let mut next = ws(lexer).ok_or(Unread)?;
                     if !first {
                         if next != b',' {
@@ -783,13 +823,13 @@ impl<'n, R: std::io::Read> ReadElements<'n, R> {
                 if found {
                     break;
                 }
-                self.step(|builder, lexer| {
+                self.step(inside, |builder, lexer| {
                     ws(lexer).ok_or(Unread)?;
                     builder.skip(lexer)
                 })?;
             }
         }
-        self.step(|_, lexer| {
+        self.step(self.path.len(), |_, lexer| {
             if ws(lexer) != Some(b'[') {
                 return Err(Unread);
             }
@@ -808,7 +848,7 @@ impl<'n, R: std::io::Read> ReadElements<'n, R> {
         }
         let (element, after_first) = (self.element, self.state == State::Next);
 
-        let next = self.step(|builder, lexer| {
+        let next = self.step(self.path.len() + 1, |builder, lexer| {
             let mut next = ws(lexer).ok_or(Unread)?;
             if next == b']' {
                 lexer.take_next();
@@ -870,7 +910,7 @@ impl<'n, R: std::io::Read> ReadElements<'n, R> {
         }
         while self.state != State::Done {
             let after_first = self.state == State::Next;
-            let end = self.step(|builder, lexer| {
+            let end = self.step(self.path.len() + 1, |builder, lexer| {
                 let mut next = ws(lexer).ok_or(Unread)?;
                 if next == b']' {
                     lexer.take_next();
@@ -888,25 +928,27 @@ impl<'n, R: std::io::Read> ReadElements<'n, R> {
             })?;
             self.state = if end { State::Done } else { State::Next };
         }
-        for key in self.path.iter().rev() {
+        for (level, key) in self.path.iter().enumerate().rev() {
             loop {
-                let closed = self.step(|builder, lexer| match ws(lexer).ok_or(Unread)? {
-                    b'}' => {
-                        lexer.take_next();
-                        Ok(true)
-                    }
-                    b',' => {
-                        lexer.take_next();
-                        let next = ws(lexer).ok_or(Unread)?;
-                        if *builder.key(next, lexer)? == **key {
-                            // a later duplicate key wins in jq
-                            return Err(Unread);
+                let closed = self.step(level + 1, |builder, lexer| {
+                    match ws(lexer).ok_or(Unread)? {
+                        b'}' => {
+                            lexer.take_next();
+                            Ok(true)
                         }
-                        lexer.expect(ws, b':').ok_or(Unread)?;
-                        ws(lexer).ok_or(Unread)?;
-                        builder.skip(lexer).map(|()| false)
+                        b',' => {
+                            lexer.take_next();
+                            let next = ws(lexer).ok_or(Unread)?;
+                            if *builder.key(next, lexer)? == **key {
+                                // a later duplicate key wins in jq
+                                return Err(Unread);
+                            }
+                            lexer.expect(ws, b':').ok_or(Unread)?;
+                            ws(lexer).ok_or(Unread)?;
+                            builder.skip(lexer).map(|()| false)
+                        }
+                        _ => Err(Unread),
                     }
-                    _ => Err(Unread),
                 })?;
                 if closed {
                     break;
@@ -1123,18 +1165,79 @@ mod tests {
                 it.finish().map(|()| got)
             };
             for window in 1..24 {
-                let mut it = ReadElements::new(&body[..], &path, element, window);
-                let mut got = Vec::new();
-                while let Ok(Some(v)) = it.next_judged(None) {
-                    got.push(json(&v));
+                let read = |windows: Windows<'_>| {
+                    let mut it = ReadElements::new(windows, &path, element);
+                    let mut got = Vec::new();
+                    while let Ok(Some(v)) = it.next_judged(None) {
+                        got.push(json(&v));
+                    }
+                    it.finish().map(|()| got)
+                };
+                // read ahead on a thread, and on this one
+                let ahead = crate::ahead::read_ahead(&mut &body[..], window, read);
+                let here = read(Windows::here(&mut &body[..], window));
+                for windowed in [ahead, here] {
+                    assert_eq!(
+                        format!("{windowed:?}"),
+                        format!("{whole:?}"),
+                        "window {window}: {}",
+                        String::from_utf8_lossy(body)
+                    );
                 }
-                let windowed = it.finish().map(|()| got);
+            }
+        }
+    }
+
+    /// The window reader refuses a file that nests deeper than jq reads
+    /// anywhere (in a skipped value, a built one, or before the array), as
+    /// the ordinary reader does, and only such a file.
+    #[test]
+    fn windows_refuse_what_nests_too_deep() {
+        // jaq's reader recurses (the worker evaluates on a big stack too)
+        std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(refuse_what_nests_too_deep)
+            .expect("a thread")
+            .join()
+            .expect("no failure");
+    }
+
+    fn refuse_what_nests_too_deep() {
+        let path = vec![b"items".to_vec()];
+        let id = need(&[(&["[]", "id"], Level::Full)], false);
+        let full = need(&[(&["[]"], Level::Full)], false);
+        let nest = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        // the array is 2 deep: an element may nest MAX - 2 more
+        for (n, refused) in [(MAX_JSON_DEPTH - 2, false), (MAX_JSON_DEPTH - 1, true)] {
+            for body in [
+                format!(r#"{{"items": [{{"id": 1, "x": {}}}, 2]}}"#, nest(n - 1)),
+                format!(r#"{{"items": [{}, {{"id": 2}}]}}"#, nest(n)),
+                format!(r#"{{"skip": [{}], "items": [{{"id": 3}}]}}"#, nest(n)),
+                format!(r#"{{"items": [{{"id": 4}}], "after": [{}]}}"#, nest(n)),
+            ] {
                 assert_eq!(
-                    format!("{windowed:?}"),
-                    format!("{whole:?}"),
-                    "window {window}: {}",
-                    String::from_utf8_lossy(body)
+                    crate::skip::DepthScan::default()
+                        .feed(body.as_bytes())
+                        .is_some(),
+                    refused
                 );
+                for element in [id.each.as_deref(), full.each.as_deref(), None] {
+                    for window in [5, 4096] {
+                        let read =
+                            crate::ahead::read_ahead(&mut body.as_bytes(), window, |windows| {
+                                let mut it = ReadElements::new(windows, &path, element);
+                                loop {
+                                    match it.next_judged(None) {
+                                        Ok(Some(_)) => {}
+                                        Ok(None) => break,
+                                        Err(Unread) => return false,
+                                    }
+                                }
+                                it.finish().is_ok()
+                            });
+                        assert_eq!(read, !refused, "window {window}, {n}: {}", &body[..40]);
+                    }
+                }
             }
         }
     }

@@ -31,11 +31,39 @@ thread_local! {
     /// Object keys kept so far: every item of a big array has the same few
     /// keys, so they are shared instead of allocated again.
     static KEYS: RefCell<HashMap<Vec<u8>, Val>> = RefCell::new(HashMap::new());
+    /// Short string values kept so far (a group, a status, a region): the
+    /// same few recur in every item, so they are built once and shared too.
+    static STRINGS: RefCell<HashMap<Box<[u8]>, Val>> = RefCell::new(HashMap::new());
 }
 
 /// The shared copy of a kept object key.
 fn intern(text: Vec<u8>, key: Val) -> Val {
     KEYS.with(|k| k.borrow_mut().entry(text).or_insert(key).clone())
+}
+
+/// Only string values this short are shared ...
+const MAX_SHARED_STRING_BYTES: usize = 32;
+/// ... and only this many distinct ones (a file of unique names must not
+/// grow the table without bound).
+const MAX_SHARED_STRINGS: usize = 1 << 16;
+
+/// A string value, shared with its earlier copies when it is short (jq
+/// values have no identity, so one copy can stand for all).
+fn string(text: &[u8]) -> Val {
+    if text.len() > MAX_SHARED_STRING_BYTES {
+        return Val::utf8_str(text.to_vec());
+    }
+    STRINGS.with(|table| {
+        let mut table = table.borrow_mut();
+        if let Some(v) = table.get(text) {
+            return v.clone();
+        }
+        let v = Val::utf8_str(text.to_vec());
+        if table.len() < MAX_SHARED_STRINGS {
+            table.insert(text.into(), v.clone());
+        }
+        v
+    })
 }
 
 /// One YAML document, read as the mode set by [`with_need`] or
@@ -73,6 +101,7 @@ impl Drop for Reset {
     fn drop(&mut self) {
         MODE.with(|m| m.borrow_mut().take());
         KEYS.with(|k| k.borrow_mut().clear());
+        STRINGS.with(|k| k.borrow_mut().clear());
     }
 }
 
@@ -259,10 +288,13 @@ impl<'de> Visitor<'de> for Seed<'_> {
         Ok(Val::Num(Num::Float(v)))
     }
     fn visit_str<E>(self, v: &str) -> Result<Val, E> {
-        Ok(Val::utf8_str(v.as_bytes().to_vec()))
+        Ok(string(v.as_bytes()))
     }
     fn visit_string<E>(self, v: String) -> Result<Val, E> {
-        Ok(Val::utf8_str(v.into_bytes()))
+        Ok(match v.len() > MAX_SHARED_STRING_BYTES {
+            true => Val::utf8_str(v.into_bytes()),
+            false => string(v.as_bytes()),
+        })
     }
     fn visit_none<E>(self) -> Result<Val, E> {
         Ok(Val::Null)
@@ -296,7 +328,11 @@ impl<'de> Visitor<'de> for Seed<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Val, A::Error> {
         let need = self.0;
-        let mut obj = Map::default();
+        // sized for the keys kept (see the JSON reader)
+        let mut obj = match need.keeps_all_keys() {
+            true => Map::default(),
+            false => Map::with_capacity_and_hasher(need.keys.len(), Default::default()),
+        };
         while let Some(k) = map.next_key::<Val>()? {
             let (text, key) = key_text(k);
             match need.key(&text) {

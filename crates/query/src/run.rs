@@ -67,7 +67,7 @@ pub(crate) fn run(
 /// not promise the exact answer: read the file whole and [`run`] it then.
 pub(crate) fn run_streamed(
     query: &Query,
-    file: &mut dyn std::io::Read,
+    file: &mut (dyn std::io::Read + Send),
     format: InputFormat,
     limits: &Limits,
 ) -> Option<Result<Answer, QueryError>> {
@@ -141,6 +141,10 @@ mod tests {
         ".items | to_entries | map(.key)",
         ".items | to_entries | map(select(.value.score > 5) | .value.id)",
         ".items | sort_by(.score) | map(.id)",
+        ".items | sort_by(.score) | .[-1] | {id, score}",
+        ".items | sort_by(.owner.region) | .[0] | .id",
+        ".items | sort_by(.tags) | .[-1]",
+        ".empty | sort_by(.id) | .[0]",
         ".items | unique_by(.group) | length",
         ".items | min_by(.score) | .id",
         ".items | max_by(.score).name",

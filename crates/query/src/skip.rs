@@ -16,6 +16,9 @@ pub(crate) struct Invalid;
 pub(crate) struct Skipper {
     /// Whether each open container is an object (else an array).
     open: Vec<bool>,
+    /// Whether the last refusal was for nesting deeper than [`MAX_JSON_DEPTH`]: that is
+    /// final, whatever follows (reading more cannot make the value acceptable).
+    pub(crate) too_deep: bool,
 }
 
 /// Bytes that end the plain run of a string: `"`, `\` and control characters.
@@ -196,14 +199,27 @@ fn number_end(bytes: &[u8], i: usize) -> Result<usize, Invalid> {
 
 impl Skipper {
     /// The end of the value that starts at `start` (its first byte, not
-    /// whitespace).
-    pub(crate) fn value(&mut self, bytes: &[u8], start: usize) -> Result<usize, Invalid> {
+    /// whitespace), inside `depth` open arrays and objects: a value that
+    /// nests them deeper than [`MAX_JSON_DEPTH`] in all is refused (and
+    /// [`Skipper::too_deep`] set), so that a reader that skips or checks
+    /// every value with this needs no separate depth scan.
+    pub(crate) fn value(
+        &mut self,
+        bytes: &[u8],
+        start: usize,
+        depth: usize,
+    ) -> Result<usize, Invalid> {
         self.open.clear();
+        self.too_deep = false;
         let mut i = start;
         loop {
             // a value starts at `i`
             match bytes.get(i).copied().ok_or(Invalid)? {
                 b'"' => i = string_end(bytes, i + 1)?,
+                b'[' | b'{' if depth + self.open.len() >= MAX_JSON_DEPTH => {
+                    self.too_deep = true;
+                    return Err(Invalid);
+                }
                 b'[' => {
                     i = ws(bytes, i + 1);
                     if bytes.get(i) == Some(&b']') {
@@ -292,7 +308,36 @@ mod tests {
     }
 
     fn ours(text: &[u8]) -> Option<usize> {
-        Skipper::default().value(text, 0).ok()
+        Skipper::default().value(text, 0, 0).ok()
+    }
+
+    /// The depth the skipper refuses is the depth scan's, counting the
+    /// containers the value starts in.
+    #[test]
+    fn refuses_what_the_depth_scan_refuses() {
+        for (outer, inner) in [
+            (0, MAX_JSON_DEPTH),
+            (0, MAX_JSON_DEPTH + 1),
+            (7, MAX_JSON_DEPTH - 7),
+            (7, MAX_JSON_DEPTH - 6),
+        ] {
+            for body in [
+                format!("{}{}", "[".repeat(inner), "]".repeat(inner)),
+                format!("{}{{}}{}", "[".repeat(inner - 1), "]".repeat(inner - 1)),
+                format!(
+                    "{}1{}",
+                    "[{\"k\": ".repeat(inner / 2),
+                    "}]".repeat(inner / 2)
+                ),
+            ] {
+                let whole = format!("{}{body}{}", "[".repeat(outer), "]".repeat(outer));
+                let scan = DepthScan::default().feed(whole.as_bytes());
+                let mut skipper = Skipper::default();
+                let skipped = skipper.value(body.as_bytes(), 0, outer);
+                assert_eq!(skipped.is_err(), scan.is_some(), "{outer} + {inner}");
+                assert_eq!(skipper.too_deep, scan.is_some(), "{outer} + {inner}");
+            }
+        }
     }
 
     #[test]

@@ -326,7 +326,11 @@ fn filter() -> impl Strategy<Value = String> {
             // the splits that stream an array
             2 => (path(), f.clone()).prop_map(|(p, a)| format!("{p}[] | {a}")),
             1 => (path(), f.clone(), f.clone()).prop_map(|(p, a, b)| format!("[{p}[] | {a}] | {b}")),
-            1 => (path(), f.clone(), f).prop_map(|(p, a, b)| format!("{p} | map({a}) | {b}")),
+            1 => (path(), f.clone(), f.clone()).prop_map(|(p, a, b)| format!("{p} | map({a}) | {b}")),
+            // one end of a sort (the stream keeps one element)
+            1 => (path(), path(), prop::bool::ANY, f).prop_map(|(p, k, last, a)| {
+                format!("{p} | sort_by({k}) | .[{}] | {a}", if last { "-1" } else { "0" })
+            }),
         ]
     })
 }
