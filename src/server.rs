@@ -409,37 +409,19 @@ pub fn check_tool_names(names: &[String]) -> Result<(), String> {
 /// Builds the router of a server once and transforms every schema in it. This is the only place a
 /// router is built for serving, so no code path can list an untransformed schema.
 fn prepared_router(options: &ServerOptions) -> (ToolRouter<FsServer>, Vec<ToolSchemaReport>) {
-    let mut router = FsServer::full_router();
+    let served = |spec: &crate::tools::spec::ToolSpec| {
+        spec.listed_in(options.tier)
+            && !options.disabled_tools.iter().any(|name| name == spec.name)
+            && (!options.read_only || spec.effect == crate::tools::spec::Effect::ReadOnly)
+    };
+    let mut router = ToolRouter::new();
+    for route in crate::tools::routes_where(served) {
+        router.add_route(route);
+    }
     let specs: HashMap<&str, crate::tools::spec::ToolSpec> = crate::tools::specs()
         .into_iter()
         .map(|spec| (spec.name, spec))
         .collect();
-    let mut removed: Vec<String> = options.disabled_tools.clone();
-    removed.extend(
-        specs
-            .values()
-            .filter(|spec| !spec.listed_in(options.tier))
-            .map(|spec| spec.name.to_string()),
-    );
-    if options.read_only {
-        removed.extend(
-            router
-                .map
-                .values()
-                .filter(|route| {
-                    route
-                        .attr
-                        .annotations
-                        .as_ref()
-                        .and_then(|a| a.read_only_hint)
-                        != Some(true)
-                })
-                .map(|route| route.attr.name.to_string()),
-        );
-    }
-    for name in &removed {
-        router.remove_route(name);
-    }
     let mut reports = Vec::with_capacity(router.map.len());
     for route in router.map.values_mut() {
         route.attr.meta = specs

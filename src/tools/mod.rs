@@ -32,7 +32,17 @@ macro_rules! tools {
 
         /// Every tool's route, whatever the tier.
         pub(crate) fn routes() -> Vec<ToolRoute<FsServer>> {
-            vec![$($tool::route()),*]
+            routes_where(|_| true)
+        }
+
+        /// The routes of the tools whose spec `keep` accepts. Only these build their schemas,
+        /// the most of what building the tools costs (the first `tools/list` waits for it).
+        pub(crate) fn routes_where(keep: impl Fn(&ToolSpec) -> bool) -> Vec<ToolRoute<FsServer>> {
+            let mut routes = Vec::new();
+            $(if keep(&$tool::spec()) {
+                routes.push($tool::route());
+            })*
+            routes
         }
     };
 }
