@@ -253,6 +253,31 @@ fn query_hints_name_only_listed_tools() {
     }
 }
 
+/// A query that must load a file larger than half the memory limit is refused before it reads
+/// a byte, saying which queries read any size (a sparse file: nothing is written to disk).
+#[test]
+fn a_file_too_large_to_load_names_the_streaming_way() {
+    let ws = workspace();
+    let big = ws.write("big.json", "");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(big)
+        .and_then(|f| f.set_len(200 << 20))
+        .unwrap();
+    let mut c = ws.start(&["--query-memory-mb", "256"]);
+    let refused = c.call(
+        "query_json",
+        json!({"file_path": "big.json", "jq_expression": "keys"}),
+    );
+    assert_eq!(refused["isError"], true);
+    assert_eq!(
+        text_of(&refused),
+        "Error: The file is 200 MB, too large to query whole within the memory limit of 256 MB. \
+         Only queries that stream an array, such as `.items[] | …`, read a file of any size; \
+         write the query that way, or narrow it to such a stream."
+    );
+}
+
 /// Unbounded recursion, an endless loop and unbounded allocation each fail only their own call.
 #[test]
 fn runaway_queries_cost_only_their_own_call() {

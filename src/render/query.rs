@@ -231,6 +231,11 @@ pub fn next_step(error: &QueryError, listed: &ListedTools) -> Option<String> {
         QueryError::MemoryLimit(_) => {
             Some("Narrow the query to part of the file, e.g. `keys` or `.items[0:5]`".into())
         }
+        QueryError::ExpressionTooLong { .. } => Some("Shorten it".into()),
+        QueryError::FileTooLargeToLoad { .. } => Some(
+            "Only queries that stream an array, such as `.items[] | …`, read a file of any size; write the query that way, or narrow it to such a stream"
+                .into(),
+        ),
         QueryError::Cancelled => None,
         _ => None,
     }

@@ -235,6 +235,20 @@ pub enum QueryError {
     Input(String),
     /// The file is not valid JSON but looks like YAML (the message is the JSON parse error).
     InputLooksLikeYaml(String),
+    /// The expression (with the request around it) is longer than a worker takes.
+    ExpressionTooLong {
+        /// The request's size.
+        bytes: usize,
+        /// The most a worker takes.
+        max_bytes: usize,
+    },
+    /// The query reads the whole file, and the file is larger than half the memory limit.
+    FileTooLargeToLoad {
+        /// The file's size.
+        file_bytes: u64,
+        /// The worker's memory limit.
+        memory_limit_bytes: u64,
+    },
     /// The file could not be read.
     Io(String),
     /// The query ran longer than the timeout; the evaluator was killed.
@@ -258,6 +272,8 @@ impl QueryError {
             Self::Runtime(_) => "runtime",
             Self::Input(_) => "input",
             Self::InputLooksLikeYaml(_) => "input_yaml",
+            Self::ExpressionTooLong { .. } => "too_long",
+            Self::FileTooLargeToLoad { .. } => "too_large",
             Self::Io(_) => "io",
             Self::Timeout(_) => "timeout",
             Self::MemoryLimit(_) => "memory",
@@ -277,6 +293,11 @@ impl QueryError {
             Self::Input(m) | Self::InputLooksLikeYaml(m) | Self::Io(m) | Self::Worker(m) => {
                 m.clone()
             }
+            Self::ExpressionTooLong { bytes, max_bytes } => format!("{bytes} {max_bytes}"),
+            Self::FileTooLargeToLoad {
+                file_bytes,
+                memory_limit_bytes,
+            } => format!("{file_bytes} {memory_limit_bytes}"),
             _ => String::new(),
         }
     }
@@ -297,6 +318,20 @@ impl QueryError {
                 serde_json::from_str(&message).map_or_else(|e| structured(kind, e), Self::Runtime)
             }
             "input" => Self::Input(message),
+            "too_long" | "too_large" => {
+                let numbers: Vec<u64> = message.split(' ').filter_map(|n| n.parse().ok()).collect();
+                match (kind, numbers.as_slice()) {
+                    ("too_long", &[bytes, max_bytes]) => Self::ExpressionTooLong {
+                        bytes: usize::try_from(bytes).unwrap_or(usize::MAX),
+                        max_bytes: usize::try_from(max_bytes).unwrap_or(usize::MAX),
+                    },
+                    ("too_large", &[file_bytes, memory_limit_bytes]) => Self::FileTooLargeToLoad {
+                        file_bytes,
+                        memory_limit_bytes,
+                    },
+                    _ => Self::Worker(format!("unreadable {kind} error: {message}")),
+                }
+            }
             "input_yaml" => Self::InputLooksLikeYaml(message),
             "io" => Self::Io(message),
             "crashed" => Self::Crashed,
@@ -314,6 +349,20 @@ impl fmt::Display for QueryError {
             Self::Runtime(e) => e.fmt(f),
             Self::Input(m) | Self::Io(m) => f.write_str(m),
             Self::InputLooksLikeYaml(m) => write!(f, "{m} It looks like YAML."),
+            Self::ExpressionTooLong { bytes, max_bytes } => write!(
+                f,
+                "The expression is too long ({bytes} bytes); at most {} KiB can be run.",
+                max_bytes / 1024
+            ),
+            Self::FileTooLargeToLoad {
+                file_bytes,
+                memory_limit_bytes,
+            } => write!(
+                f,
+                "The file is {} MB, too large to query whole within the memory limit of {} MB.",
+                file_bytes / (1024 * 1024),
+                memory_limit_bytes / (1024 * 1024)
+            ),
             Self::Timeout(d) => write!(f, "Query timed out after {} seconds.", seconds(*d)),
             Self::MemoryLimit(bytes) => write!(
                 f,
@@ -463,6 +512,27 @@ pub(crate) fn line_col(text: &[u8], offset: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn size_errors_cross_the_worker_protocol_as_data() {
+        for error in [
+            QueryError::ExpressionTooLong {
+                bytes: 70_000,
+                max_bytes: 64 * 1024,
+            },
+            QueryError::FileTooLargeToLoad {
+                file_bytes: 3 << 30,
+                memory_limit_bytes: 4 << 30,
+            },
+        ] {
+            assert_eq!(QueryError::from_kind(error.kind(), error.message()), error);
+            assert!(!error.to_string().contains("query_"), "{error}");
+        }
+        assert!(matches!(
+            QueryError::from_kind("too_large", "garbage".into()),
+            QueryError::Worker(_)
+        ));
+    }
 
     #[test]
     fn texts() {

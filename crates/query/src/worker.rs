@@ -175,13 +175,10 @@ fn run_request(req: &QueryRequest, memory_limit: u64) -> Result<Answer, QueryErr
     }
     // anything else reads the whole file (again, if the stream gave up)
     if memory_limit > 0 && meta.len() > memory_limit / 2 {
-        return Err(QueryError::Input(format!(
-            "The file is {} MB, too large to query within the memory limit of {} MB \
-             (only queries that stream an array, such as `.items[] | …`, read a file \
-             of any size).",
-            meta.len() / (1024 * 1024),
-            memory_limit / (1024 * 1024)
-        )));
+        return Err(QueryError::FileTooLargeToLoad {
+            file_bytes: meta.len(),
+            memory_limit_bytes: memory_limit,
+        });
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.seek(SeekFrom::Start(0))
@@ -225,11 +222,10 @@ pub async fn run_isolated(
     })
     .map_err(|e| QueryError::Worker(format!("cannot encode the request: {e}")))?;
     if payload.len() > MAX_REQUEST_BYTES {
-        return Err(QueryError::Input(format!(
-            "The expression is too long ({} bytes); at most {} KiB can be run. Shorten it.",
-            payload.len(),
-            MAX_REQUEST_BYTES / 1024
-        )));
+        return Err(QueryError::ExpressionTooLong {
+            bytes: payload.len(),
+            max_bytes: MAX_REQUEST_BYTES,
+        });
     }
 
     let mut child = tokio::process::Command::new(worker)
