@@ -417,7 +417,9 @@ fn streamed_queries_read_files_bigger_than_the_memory_limit(ctx: &Ctx) {
         Ok("12000".into())
     );
     match run(".meta.n, (.items | length)") {
-        Err(QueryError::Input(msg)) => assert!(msg.contains("too large"), "{msg}"),
+        Err(QueryError::FileTooLargeToLoad {
+            memory_limit_bytes, ..
+        }) => assert_eq!(memory_limit_bytes, LIMIT),
         other => panic!("a whole-document query under the limit: {other:?}"),
     }
     std::fs::remove_file(&path).expect("remove");
