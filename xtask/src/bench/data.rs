@@ -435,7 +435,7 @@ fn write_yaml(out: &mut impl Write, target_bytes: u64) -> anyhow::Result<u64> {
     Ok(items)
 }
 
-/// The three jq expressions of the query workload over the JSON file: (label, expression).
+/// The jq expressions of the query workload over the JSON file: (label, expression).
 pub fn queries() -> Vec<(&'static str, &'static str)> {
     vec![
         ("count: .items | length", ".items | length"),
@@ -459,6 +459,12 @@ pub fn queries() -> Vec<(&'static str, &'static str)> {
         (
             "sort: sort_by(.score)",
             ".items | sort_by(.score) | .[-1] | {id, score}",
+        ),
+        // the planner answers the one above by keeping only the greatest element; this one needs
+        // the whole sorted array (a page of it)
+        (
+            "sort, whole: sort_by(.score) | .[1000:1003]",
+            ".items | sort_by(.score) | .[1000:1003] | map(.id)",
         ),
         (
             "unique: [.owner.name] | unique",
