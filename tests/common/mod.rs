@@ -581,7 +581,9 @@ pub fn untag(reply: &str) -> String {
 }
 
 /// Swaps `a` and `b` with `renameat2(RENAME_EXCHANGE)` until told to stop (at most `max` times,
-/// and at most two minutes): the race the confinement tests run a tool against.
+/// and at most two minutes): the race the confinement tests run a tool against. The swaps are
+/// always an even number, so `a` and `b` end as they began and checks after the race see the
+/// tree the test built (an odd count left `a` the symlink to outside now and then).
 pub fn swapper(
     a: std::path::PathBuf,
     b: std::path::PathBuf,
@@ -589,12 +591,7 @@ pub fn swapper(
     max: usize,
 ) -> std::thread::JoinHandle<usize> {
     std::thread::spawn(move || {
-        let deadline = Instant::now() + Duration::from_secs(120);
-        let mut swaps = 0;
-        while !stop.load(std::sync::atomic::Ordering::Relaxed)
-            && swaps < max
-            && Instant::now() < deadline
-        {
+        let exchange = || {
             rustix::fs::renameat_with(
                 rustix::fs::CWD,
                 &a,
@@ -603,11 +600,23 @@ pub fn swapper(
                 rustix::fs::RenameFlags::EXCHANGE,
             )
             .expect("renameat2(RENAME_EXCHANGE)");
+        };
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let mut swaps = 0;
+        while !stop.load(std::sync::atomic::Ordering::Relaxed)
+            && swaps < max
+            && Instant::now() < deadline
+        {
+            exchange();
             swaps += 1;
             // Let the server's walk run between swaps now and then.
             if swaps % 64 == 0 {
                 std::thread::yield_now();
             }
+        }
+        if swaps % 2 == 1 {
+            exchange();
+            swaps += 1;
         }
         swaps
     })
