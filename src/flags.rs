@@ -100,11 +100,31 @@ pub fn schema_profile_parser() -> impl clap::builder::TypedValueParser<Value = S
 /// Help text of `--schema-profile` (the values are listed by `--help` from the registry).
 pub const SCHEMA_PROFILE_HELP: &str = "Tool schemas served to clients";
 
+/// Serving streamable HTTP instead of stdio: the flags the server and the proxy share.
+#[derive(Debug, Clone, Args)]
+pub struct HttpListen {
+    /// Serve streamable HTTP at http://ADDR/mcp instead of stdio (default address 127.0.0.1:8124;
+    /// ADDR is IP:PORT or a port).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_HTTP_ADDR,
+          value_parser = parse_http_addr)]
+    pub http: Option<SocketAddr>,
+
+    /// Require `Authorization: Bearer TOKEN` on every HTTP request (with --http).
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "FS_MCP_HTTP_TOKEN",
+        hide_env_values = true
+    )]
+    pub http_token: Option<String>,
+}
+
 /// Serving options (the default command).
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Directories the tools may access (default: the current directory, replaced by the client's
     /// MCP roots if it has them). Relative paths given to tools resolve against the first one.
+    /// They may follow --http: `--http ~/project`.
     #[arg(value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
 
@@ -121,20 +141,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "TOOLS", value_delimiter = ',')]
     pub disable_tools: Vec<String>,
 
-    /// Serve streamable HTTP at http://ADDR/mcp instead of stdio (default address 127.0.0.1:8124;
-    /// ADDR is IP:PORT or a port). A directory may follow: `--http ~/project`.
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_HTTP_ADDR,
-          value_parser = parse_http_addr)]
-    pub http: Option<SocketAddr>,
-
-    /// Require `Authorization: Bearer TOKEN` on every HTTP request.
-    #[arg(
-        long,
-        value_name = "TOKEN",
-        env = "FS_MCP_HTTP_TOKEN",
-        hide_env_values = true
-    )]
-    pub http_token: Option<String>,
+    /// Where to serve HTTP, if not stdio.
+    #[command(flatten)]
+    pub listen: HttpListen,
 
     /// Command that shows a proposed edit to the human, without a shell; {current} and {future}
     /// are replaced by the two files. Use "none" to launch nothing.

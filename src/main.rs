@@ -29,17 +29,17 @@ fn main() -> ExitCode {
                 fs_mcp_rs::ui::run(ui)
             }
             Command::Proxy(proxy) => {
-                init_logging(proxy.log_level.as_deref(), proxy.http.is_some());
+                init_logging(proxy.log_level.as_deref(), proxy.listen.http.is_some());
                 fs_mcp_rs::proxy::main(proxy)
             }
         };
     }
     let cli = cli.serve;
-    init_logging(cli.log_level.as_deref(), cli.http.is_some());
+    init_logging(cli.log_level.as_deref(), cli.listen.http.is_some());
     // One stdio client is served well by one thread: tools run on the blocking pool either way,
     // and worker threads started before the first reply only delayed it (thread starts and
     // hand-offs on a busy machine). Over HTTP, many clients: a worker per core.
-    let runtime = match cli.http {
+    let runtime = match cli.listen.http {
         Some(_) => tokio::runtime::Builder::new_multi_thread(),
         None => tokio::runtime::Builder::new_current_thread(),
     };
@@ -74,7 +74,7 @@ fn init_logging(level: Option<&str>, http: bool) {
 async fn run(cli: ServeArgs) -> anyhow::Result<()> {
     // Over stdio the reader and writer threads start first: they are up, and the client's first
     // line read, by the time the server is built.
-    let stdio = cli.http.is_none().then(fs_mcp_rs::stdio::transport);
+    let stdio = cli.listen.http.is_none().then(fs_mcp_rs::stdio::transport);
     // Watch for SIGTERM/SIGINT before anything else, so a signal always means a clean shutdown.
     let stop = CancellationToken::new();
     let signalled = stop.clone();
@@ -88,12 +88,12 @@ async fn run(cli: ServeArgs) -> anyhow::Result<()> {
         fs_mcp_rs::setup::prepare(&cli, "fs-mcp-rs /path/to/project", CancellationToken::new())?;
     let server = FsServer::new(sandbox, options)
         .map_err(|e| anyhow::anyhow!("cannot create the review session directory: {e}"))?;
-    match cli.http {
+    match cli.listen.http {
         Some(addr) => {
             // Many sessions will list the tools: built before the first is accepted.
             server.prepare_tools();
             let limits = cli.http_limits();
-            fs_mcp_rs::http::serve(server, addr, cli.http_token.clone(), limits, stop).await
+            fs_mcp_rs::http::serve(server, addr, cli.listen.http_token.clone(), limits, stop).await
         }
         None => {
             let stdio = stdio.unwrap_or_else(fs_mcp_rs::stdio::transport);

@@ -33,19 +33,9 @@ When the client leaves (end of input, HTTP session end) or on SIGTERM/SIGINT, th
 if it has not exited 2 s later it gets SIGTERM, and 2 s after that SIGKILL (its whole process group)."
 )]
 pub struct ProxyArgs {
-    /// Serve streamable HTTP at http://ADDR/mcp instead of stdio (default address 127.0.0.1:8124).
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = crate::flags::DEFAULT_HTTP_ADDR,
-          value_parser = crate::flags::parse_http_addr)]
-    pub http: Option<SocketAddr>,
-
-    /// Require `Authorization: Bearer TOKEN` on every HTTP request (with --http).
-    #[arg(
-        long,
-        value_name = "TOKEN",
-        env = "FS_MCP_HTTP_TOKEN",
-        hide_env_values = true
-    )]
-    pub http_token: Option<String>,
+    /// Where to serve HTTP, if not stdio.
+    #[command(flatten)]
+    pub listen: crate::flags::HttpListen,
 
     /// The upstream is a streamable-HTTP MCP server at this URL (http:// only) instead of a command.
     #[arg(long, value_name = "URL", conflicts_with = "command")]
@@ -170,7 +160,12 @@ pub fn main(args: ProxyArgs) -> ExitCode {
     };
     // `run` shuts the upstream down itself; do not wait for stragglers.
     crate::setup::run_to_exit(
-        run(spec, args.schema_profile, args.http, args.http_token),
+        run(
+            spec,
+            args.schema_profile,
+            args.listen.http,
+            args.listen.http_token,
+        ),
         Duration::from_millis(500),
     )
 }

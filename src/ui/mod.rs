@@ -46,7 +46,7 @@ pub fn run(args: UiArgs) -> std::process::ExitCode {
 
 async fn serve(args: UiArgs) -> anyhow::Result<()> {
     let cli = &args.serve;
-    if cli.http.is_some() || cli.http_token.is_some() {
+    if cli.listen.http.is_some() || cli.listen.http_token.is_some() {
         anyhow::bail!(
             "--http and --http-token do not apply to `fs-mcp-rs ui`; use --port (the page prints its own token)"
         );
