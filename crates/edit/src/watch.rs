@@ -193,15 +193,12 @@ impl SaveWatcher {
             if Some(stamp) == known_stamp && bytes == known_bytes {
                 return Ok(None);
             }
-            // Still being written? Then the next look reads the finished file.
+            // Taken only if no writer changed it during the read or the settle interval after;
+            // otherwise the next look reads the finished file.
             let read_whole = self.stamp_now().await? == Some(stamp);
-            if read_whole {
-                tokio::time::sleep(self.settle).await;
-                if self.stamp_now().await? == Some(stamp) {
-                    return Ok(Some((bytes, stamp)));
-                }
-            } else {
-                tokio::time::sleep(self.settle).await;
+            tokio::time::sleep(self.settle).await;
+            if read_whole && self.stamp_now().await? == Some(stamp) {
+                return Ok(Some((bytes, stamp)));
             }
         }
     }
