@@ -250,6 +250,75 @@ proptest! {
     }
 }
 
+/// A sort of the streamed array, then a bounded index or slice of it (the
+/// shapes that keep only a window of the sort), or one that is not bounded.
+fn sorted_window() -> impl Strategy<Value = String> {
+    let bound = prop::option::of(-9i64..9);
+    let take = prop_oneof![
+        (-9i64..9).prop_map(|i| format!(".[{i}]")),
+        (bound.clone(), bound).prop_map(|(a, b)| {
+            let show = |x: Option<i64>| x.map(|x| x.to_string()).unwrap_or_default();
+            // `.[:]` is not jq
+            format!(".[{}:{}]", show(a.or(b.is_none().then_some(0))), show(b))
+        }),
+        Just("first".to_string()),
+        Just("last".to_string()),
+    ];
+    let sort = prop_oneof![
+        path().prop_map(|p| format!(".items | sort_by({p})")),
+        path().prop_map(|p| format!("[.items[] | {p}] | sort")),
+    ];
+    (sort, any::<bool>(), take, any::<bool>()).prop_map(|(sort, reverse, take, json)| {
+        let reverse = if reverse { " | reverse" } else { "" };
+        let json = if json { " | tojson" } else { "" };
+        format!("{sort}{reverse} | {take}{json}")
+    })
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The window kept of a sort answers as the whole sort does, on JSON and
+    /// YAML, read whole or a few bytes at a time.
+    #[test]
+    fn sorted_window_answers_as_the_whole_sort(code in sorted_window(), docs in file()) {
+        let planned = compile(&code, Planner::On).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let whole = compile(&code, Planner::Off).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let text = docs.join("\n");
+        for format in [InputFormat::Json, InputFormat::Yaml] {
+            let text = match format {
+                InputFormat::Json => text.clone(),
+                InputFormat::Yaml => docs.iter().map(|d| format!("---\n{d}\n")).collect(),
+            };
+            let windowed = answer(&planned, &text, format);
+            prop_assert_eq!(&windowed, &answer(&whole, &text, format), "{} on {:?}\n{}", code, format, text);
+            if format == InputFormat::Json && let Some(plan) = planned.plan.as_ref() {
+                let mut reader = text.as_bytes();
+                if let Some(read) = crate::plan::run_json_reader(plan, &mut reader, &Limits::default(), 16) {
+                    prop_assert_eq!(&windowed, &read, "{} read 16 bytes at a time\n{}", code, text);
+                }
+            }
+        }
+    }
+}
+
+/// The sorted-window fuzz reaches the window (a generated shape that never
+/// planned one would compare the whole sort with itself).
+#[test]
+fn sorted_windows_are_planned() {
+    for code in [
+        ".items | sort_by(.score) | .[3]",
+        ".items | sort_by(.owner.region) | reverse | .[-2:4] | tojson",
+        "[.items[] | .id] | sort | last",
+    ] {
+        let planned = compile(code, Planner::On).expect("compiles");
+        assert!(
+            planned.plan.as_ref().is_some_and(ReadPlan::keeps_a_window),
+            "{code} keeps a window"
+        );
+    }
+}
+
 /// The fuzz really compares with jq where jq is installed (CI has it).
 #[test]
 fn jq_is_there_to_compare_with() {
