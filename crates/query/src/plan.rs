@@ -42,6 +42,8 @@ struct Stream {
     /// `then` when it only looks at a few elements at one end of a sort of
     /// the array.
     window: Option<Rc<Window>>,
+    /// `then` when it only observes a sort of the array through a `map`.
+    sort_map: Option<Rc<SortMap>>,
 }
 
 /// `sort_by(K)` (or `sort`) at the start of the program run on the streamed
@@ -123,18 +125,7 @@ impl Window {
         use jaq_core::path::Part;
         let term = ast::parse(then)?;
         let chain = ast::pipe_chain(&term);
-        let (key, chain) = match chain.split_first()? {
-            (Term::Call("sort_by", args), rest) => match &args[..] {
-                [key] => (ast::print(key, ast::Mode::PLAIN)?, rest),
-                _ => return None,
-            },
-            (Term::Call("sort", args), rest) if args.is_empty() => (".".to_string(), rest),
-            _ => return None,
-        };
-        let (reversed, chain) = match chain.split_first()? {
-            (Term::Call("reverse", args), rest) if args.is_empty() => (true, rest),
-            _ => (false, chain),
-        };
+        let (key, reversed, chain) = sort_head(&chain)?;
         let literal = |t: &Term<&str>| -> Option<i64> {
             match t {
                 Term::Num(n) if n.bytes().all(|b| b.is_ascii_digit()) => n.parse().ok(),
@@ -168,21 +159,147 @@ impl Window {
             last: k.last != reversed,
             ..k
         })?;
-        let rest = match rest {
-            [] => ".".to_string(),
-            parts => parts
-                .iter()
-                .map(|t| ast::print(t, ast::Mode::PLAIN).map(|p| format!("({p})")))
-                .collect::<Option<Vec<_>>>()?
-                .join(" | "),
-        };
         Some(Window {
             key: Each::new(&key)?,
             reversed,
             take,
             keep,
-            rest: program::compile_part(&rest, code)?,
+            rest: program::compile_part(&print_chain(rest)?, code)?,
         })
+    }
+}
+
+/// The key of a `sort_by(K)` (`.` for `sort`) at the start of `chain`,
+/// whether a `reverse` follows it, and the rest of the chain.
+fn sort_head<'t, 's>(
+    chain: &'t [&'t jaq_core::load::parse::Term<&'s str>],
+) -> Option<(String, bool, &'t [&'t jaq_core::load::parse::Term<&'s str>])> {
+    use jaq_core::load::parse::Term;
+    let (key, chain) = match chain.split_first()? {
+        (Term::Call("sort_by", args), rest) => match &args[..] {
+            [key] => (ast::print(key, ast::Mode::PLAIN)?, rest),
+            _ => return None,
+        },
+        (Term::Call("sort", args), rest) if args.is_empty() => (".".to_string(), rest),
+        _ => return None,
+    };
+    match chain.split_first() {
+        Some((Term::Call("reverse", args), rest)) if args.is_empty() => Some((key, true, rest)),
+        _ => Some((key, false, chain)),
+    }
+}
+
+/// The terms of a pipe chain as one program (`.` for none).
+fn print_chain(chain: &[&jaq_core::load::parse::Term<&str>]) -> Option<String> {
+    if chain.is_empty() {
+        return Some(".".to_string());
+    }
+    Some(
+        chain
+            .iter()
+            .map(|t| ast::print(t, ast::Mode::PLAIN).map(|p| format!("({p})")))
+            .collect::<Option<Vec<_>>>()?
+            .join(" | "),
+    )
+}
+
+/// `sort_by(K) | map(F)` (or `sort`, with an optional `reverse` between)
+/// at the start of the program run on the streamed array, with `K` and `F`
+/// that run natively: the sorted array is only observed through `F`, so the
+/// stream keeps each element's key and `F`'s result (`.id` of an item, not
+/// the item), and sorts those.
+struct SortMap {
+    key: Each,
+    reversed: bool,
+    map: Each,
+    /// The rest of the program, run on the array of `F`'s results.
+    rest: Program,
+}
+
+impl SortMap {
+    fn new(then: &str, code: &str) -> Option<SortMap> {
+        use jaq_core::load::parse::Term;
+        let term = ast::parse(then)?;
+        let chain = ast::pipe_chain(&term);
+        let (key, reversed, chain) = sort_head(&chain)?;
+        let (Term::Call("map", args), rest) = chain.split_first()? else {
+            return None;
+        };
+        let [map] = &args[..] else { return None };
+        Some(SortMap {
+            key: Each::new(&key)?,
+            reversed,
+            map: Each::new(&ast::print(map, ast::Mode::PLAIN)?)?,
+            rest: program::compile_part(&print_chain(rest)?, code)?,
+        })
+    }
+}
+
+/// What a [`SortMap`] keeps, fed the elements of the array in order: each
+/// element's key and what `F` gave for it.
+struct SortMapped {
+    sort: Rc<SortMap>,
+    kept: Vec<(Option<Val>, Option<Val>)>,
+    failed: bool,
+}
+
+impl SortMapped {
+    fn new(sort: Rc<SortMap>) -> Self {
+        SortMapped {
+            sort,
+            kept: Vec::new(),
+            failed: false,
+        }
+    }
+
+    /// The array `sort_by(K) | map(F)` gives, unless a key or `F` could
+    /// not be computed natively for every element or `each` failed.
+    fn into_value(self) -> Option<Val> {
+        if self.failed {
+            return None;
+        }
+        let mut kept = self.kept;
+        // stable: equal keys keep the array's order
+        kept.sort_by(|a, b| a.0.cmp(&b.0));
+        let mapped = |(_, f): (Option<Val>, Option<Val>)| f;
+        let values: Vec<Val> = match self.sort.reversed {
+            false => kept.into_iter().filter_map(mapped).collect(),
+            true => kept.into_iter().rev().filter_map(mapped).collect(),
+        };
+        Some(Val::Arr(Rc::new(values)))
+    }
+}
+
+impl Sink for SortMapped {
+    fn value(&mut self, v: Val) -> bool {
+        let key = match self.sort.key.run(v.clone()) {
+            fast::Outcome::One(k) => Some(k),
+            fast::Outcome::Nothing => None,
+            fast::Outcome::Unsure => {
+                self.failed = true;
+                return false;
+            }
+        };
+        let mapped = match self.sort.map.run(v) {
+            fast::Outcome::One(x) => Some(x),
+            // `map(F)` leaves out an element `F` gives nothing for
+            fast::Outcome::Nothing => None,
+            fast::Outcome::Unsure => {
+                self.failed = true;
+                return false;
+            }
+        };
+        self.kept.push((key, mapped));
+        true
+    }
+    fn error(&mut self, _: String) {
+        self.failed = true;
+    }
+    fn halt(&mut self) {
+        self.failed = true;
+    }
+    fn done(&self) -> bool {
+        self.failed
     }
 }
 
@@ -346,6 +463,11 @@ impl ReadPlan {
                         .as_deref()
                         .and_then(|g| Window::new(g, code))
                         .map(Rc::new),
+                    sort_map: s
+                        .then
+                        .as_deref()
+                        .and_then(|g| SortMap::new(g, code))
+                        .map(Rc::new),
                     path: s.path,
                     element,
                 })
@@ -367,6 +489,13 @@ impl ReadPlan {
         self.stream.as_ref().is_some_and(|s| s.window.is_some())
     }
 
+    /// Whether the program sorts only what a `map` gives of the elements of
+    /// the streamed array.
+    #[cfg(test)]
+    pub(crate) fn sorts_mapped(&self) -> bool {
+        self.stream.as_ref().is_some_and(|s| s.sort_map.is_some())
+    }
+
     /// Whether the streamed per-element filter runs natively.
     #[cfg(test)]
     pub(crate) fn runs_natively(&self) -> bool {
@@ -380,6 +509,7 @@ impl ReadPlan {
         if let Some(s) = &mut self.stream {
             s.fast = None;
             s.window = None;
+            s.sort_map = None;
         }
         self
     }
@@ -485,6 +615,10 @@ fn run_yaml_parse(
         let taken = feed_yaml(s, parse, Windowed::new(window.clone()))?.into_value()?;
         return engine::run_clean(&window.rest, Box::new(std::iter::once(Ok(taken))), limits);
     }
+    if let Some(sort) = &s.sort_map {
+        let sorted = feed_yaml(s, parse, SortMapped::new(sort.clone()))?.into_value()?;
+        return engine::run_clean(&sort.rest, Box::new(std::iter::once(Ok(sorted))), limits);
+    }
     match &s.then {
         None => {
             let out = feed_yaml(s, parse, Output::new(limits))?;
@@ -529,6 +663,10 @@ fn run_elements<E: ElementSource>(
     if let Some(window) = &s.window {
         let taken = feed_json(s, elements, Windowed::new(window.clone()))?.into_value()?;
         return engine::run_clean(&window.rest, Box::new(std::iter::once(Ok(taken))), limits);
+    }
+    if let Some(sort) = &s.sort_map {
+        let sorted = feed_json(s, elements, SortMapped::new(sort.clone()))?.into_value()?;
+        return engine::run_clean(&sort.rest, Box::new(std::iter::once(Ok(sorted))), limits);
     }
     match &s.then {
         None => {
@@ -701,6 +839,63 @@ mod tests {
         let code = ".items | sort_by(.s) | .[-1]";
         let program = program::compile(code).expect("compiles");
         assert!(run_json(&plan(code), &program, odd.as_bytes(), &Limits::default()).is_none());
+    }
+
+    /// A sort observed only through a `map` keeps each element's key and
+    /// mapped value, and answers as the whole sort does.
+    #[test]
+    fn sorts_only_what_a_map_keeps() {
+        let doc = r#"{"items": [{"id": 1, "s": 2}, {"id": 2, "s": 9}, {"id": 3, "s": 2},
+            {"id": 4, "s": 9}, {"id": 5}, {"id": 6, "s": null}, {"id": 7}], "empty": []}"#;
+        for (code, mapped) in [
+            (".items | sort_by(.s) | map(.id)", true),
+            (".items | sort_by(.s) | reverse | map(.id)", true),
+            (".items | sort_by(.s) | map(select(.id > 2) | {id, s})", true),
+            (".items | sort_by(.s) | map(.id) | .[2:4]", true),
+            (".items | sort_by(.s) | map(.id) | tojson | length", true),
+            ("[.items[] | .id] | sort | reverse | map(.)", true),
+            ("[.items[] | .s] | sort | map(. == null)", false),
+            (".empty | sort_by(.s) | map(.id)", true),
+            (".items | sort_by(.s) | map(.id, .s)", false),
+            (".items | sort_by(.s) | map(tostring)", false),
+        ] {
+            let plan = plan(code);
+            let stream = plan.stream.as_ref().expect("streams");
+            assert_eq!(stream.sort_map.is_some(), mapped, "{code}");
+            let program = program::compile(code).expect("compiles");
+            let sorted = run_json(&plan, &program, doc.as_bytes(), &Limits::default());
+            let whole = run_json(
+                &plan.without_native(),
+                &program,
+                doc.as_bytes(),
+                &Limits::default(),
+            );
+            assert!(sorted.is_some() || !mapped, "{code}");
+            assert_eq!(sorted, whole, "{code}");
+        }
+        // many equal keys, past what a sort does by insertion: still stable
+        let items: Vec<String> = (0..300)
+            .map(|i| format!(r#"{{"id": {i}, "s": {}}}"#, (i * 7) % 3))
+            .collect();
+        let doc = format!(r#"{{"items": [{}]}}"#, items.join(", "));
+        for code in [
+            ".items | sort_by(.s) | map(.id)",
+            ".items | sort_by(.s) | reverse | map(.id)",
+            ".items | sort_by(.s) | .[95:105] | map(.id)",
+            ".items | sort_by(.s) | reverse | .[:10] | map(.id)",
+        ] {
+            let plan = plan(code);
+            let program = program::compile(code).expect("compiles");
+            let sorted = run_json(&plan, &program, doc.as_bytes(), &Limits::default());
+            let whole = run_json(
+                &plan.without_native(),
+                &program,
+                doc.as_bytes(),
+                &Limits::default(),
+            );
+            assert!(sorted.is_some(), "{code}");
+            assert_eq!(sorted, whole, "{code}");
+        }
     }
 
     /// The streamed shapes really stream a YAML file, not just plan to.

@@ -251,7 +251,8 @@ proptest! {
 }
 
 /// A sort of the streamed array, then a bounded index or slice of it (the
-/// shapes that keep only a window of the sort), or one that is not bounded.
+/// shapes that keep only a window of the sort), one that is not bounded, or
+/// a `map` (which keeps only what the map gives of each element).
 fn sorted_window() -> impl Strategy<Value = String> {
     let bound = prop::option::of(-9i64..9);
     let take = prop_oneof![
@@ -263,6 +264,11 @@ fn sorted_window() -> impl Strategy<Value = String> {
         }),
         Just("first".to_string()),
         Just("last".to_string()),
+        // observes the whole sort, through a per-element filter
+        (prop::option::of(condition()), projection()).prop_map(|(c, p)| match c {
+            Some(c) => format!("map(select({c}) | {p})"),
+            None => format!("map({p})"),
+        }),
     ];
     let sort = prop_oneof![
         path().prop_map(|p| format!(".items | sort_by({p})")),
@@ -278,8 +284,8 @@ fn sorted_window() -> impl Strategy<Value = String> {
 proptest! {
     #![proptest_config(config())]
 
-    /// The window kept of a sort answers as the whole sort does, on JSON and
-    /// YAML, read whole or a few bytes at a time.
+    /// The window kept of a sort, or the mapped values sorted, answer as the
+    /// whole sort does, on JSON and YAML, read whole or a few bytes at a time.
     #[test]
     fn sorted_window_answers_as_the_whole_sort(code in sorted_window(), docs in file()) {
         let planned = compile(&code, Planner::On).map_err(|e| TestCaseError::fail(e.to_string()))?;
@@ -302,8 +308,9 @@ proptest! {
     }
 }
 
-/// The sorted-window fuzz reaches the window (a generated shape that never
-/// planned one would compare the whole sort with itself).
+/// The sorted-window fuzz reaches the window and the mapped sort (a
+/// generated shape that never planned one would compare the whole sort with
+/// itself).
 #[test]
 fn sorted_windows_are_planned() {
     for code in [
@@ -315,6 +322,16 @@ fn sorted_windows_are_planned() {
         assert!(
             planned.plan.as_ref().is_some_and(ReadPlan::keeps_a_window),
             "{code} keeps a window"
+        );
+    }
+    for code in [
+        ".items | sort_by(.score) | map(.id)",
+        ".items | sort_by(.owner.region) | reverse | map(select(.active) | {id, name}) | tojson",
+    ] {
+        let planned = compile(code, Planner::On).expect("compiles");
+        assert!(
+            planned.plan.as_ref().is_some_and(ReadPlan::sorts_mapped),
+            "{code} sorts mapped values"
         );
     }
 }
