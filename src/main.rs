@@ -21,20 +21,34 @@ fn main() -> ExitCode {
         return ExitCode::from(u8::try_from(fs_mcp_query::worker_main()).unwrap_or(1));
     }
     let cli = Cli::parse_args();
-    if let Some(command) = cli.command {
-        return match command {
-            Command::Schema(schema) => fs_mcp_rs::schema_cli::run(schema),
-            Command::Ui(ui) => {
-                init_logging(ui.serve.log_level.as_deref(), false);
-                fs_mcp_rs::ui::run(ui)
-            }
-            Command::Proxy(proxy) => {
-                init_logging(proxy.log_level.as_deref(), proxy.listen.http.is_some());
-                fs_mcp_rs::proxy::main(proxy)
-            }
-        };
+    match cli.command {
+        Some(command) => subcommand(command),
+        None => serve(cli.serve),
     }
-    let cli = cli.serve;
+}
+
+// Each command runs in a frame of its own (`inline(never)`): inlined into `main`, their futures
+// made one 88 KB frame whose every page was touched (stack probes) at each start, a fault each.
+
+/// A subcommand: `schema`, `ui` or `proxy`.
+#[inline(never)]
+fn subcommand(command: Command) -> ExitCode {
+    match command {
+        Command::Schema(schema) => fs_mcp_rs::schema_cli::run(schema),
+        Command::Ui(ui) => {
+            init_logging(ui.serve.log_level.as_deref(), false);
+            fs_mcp_rs::ui::run(ui)
+        }
+        Command::Proxy(proxy) => {
+            init_logging(proxy.log_level.as_deref(), proxy.listen.http.is_some());
+            fs_mcp_rs::proxy::main(proxy)
+        }
+    }
+}
+
+/// Serving over stdio (the start every client makes) or HTTP.
+#[inline(never)]
+fn serve(cli: ServeArgs) -> ExitCode {
     init_logging(cli.log_level.as_deref(), cli.listen.http.is_some());
     // One stdio client is served well by one thread: tools run on the blocking pool either way,
     // and worker threads started before the first reply only delayed it (thread starts and
@@ -44,7 +58,8 @@ fn main() -> ExitCode {
         None => tokio::runtime::Builder::new_current_thread(),
     };
     // Work still running (a file read on a blocking thread) must not hold the exit back.
-    fs_mcp_rs::setup::run_to_exit_on(runtime, run(cli), SHUTDOWN_LEFTOVERS)
+    // Boxed: the future is large, and moved by value it is copied into each frame on the way.
+    fs_mcp_rs::setup::run_to_exit_on(runtime, Box::pin(run(cli)), SHUTDOWN_LEFTOVERS)
 }
 
 /// How long the runtime waits for leftover blocking work at exit.
@@ -93,11 +108,12 @@ async fn run(cli: ServeArgs) -> anyhow::Result<()> {
             // Many sessions will list the tools: built before the first is accepted.
             server.prepare_tools();
             let limits = cli.http_limits();
-            fs_mcp_rs::http::serve(server, addr, cli.listen.http_token.clone(), limits, stop).await
+            let token = cli.listen.http_token.clone();
+            Box::pin(fs_mcp_rs::http::serve(server, addr, token, limits, stop)).await
         }
         None => {
             let stdio = stdio.unwrap_or_else(fs_mcp_rs::stdio::transport);
-            serve_stdio(server, stdio, stop).await
+            Box::pin(serve_stdio(server, stdio, stop)).await
         }
     }
 }
