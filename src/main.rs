@@ -10,10 +10,11 @@ use fs_mcp_rs::flags::ServeArgs;
 use fs_mcp_rs::stdio::PendingReplies;
 use rmcp::ServiceExt;
 use tokio_util::sync::CancellationToken;
-use tracing_subscriber::EnvFilter;
-use tracing_subscriber::Layer;
+use tracing_subscriber::filter::LevelFilter;
+use tracing_subscriber::layer::Filter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{EnvFilter, Layer, Registry};
 
 fn main() -> ExitCode {
     // A query worker evaluates one jq query and exits: before the CLI, the runtime or any output.
@@ -73,9 +74,18 @@ fn init_logging(level: Option<&str>, http: bool) {
     // Clients that start a stdio server (Claude Code) show every stderr line as an error: a
     // normal start prints nothing. Over HTTP a person started the server and wants its URL.
     let default = if http { "warn,fs_mcp_rs=info" } else { "warn" };
-    let filter = EnvFilter::try_from_default_env()
-        .or_else(|_| EnvFilter::try_new(level.unwrap_or(default)))
-        .unwrap_or_else(|_| EnvFilter::new(default));
+    // The usual start (stdio, no RUST_LOG, no --log-level) is warnings only: a level filter does
+    // that without EnvFilter's directive parsing and per-callsite matching.
+    let filter: Box<dyn Filter<Registry> + Send + Sync> =
+        if !http && level.is_none() && std::env::var_os(EnvFilter::DEFAULT_ENV).is_none() {
+            Box::new(LevelFilter::WARN)
+        } else {
+            Box::new(
+                EnvFilter::try_from_default_env()
+                    .or_else(|_| EnvFilter::try_new(level.unwrap_or(default)))
+                    .unwrap_or_else(|_| EnvFilter::new(default)),
+            )
+        };
     let stderr = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(false)
