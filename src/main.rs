@@ -10,10 +10,11 @@ use fs_mcp_rs::flags::ServeArgs;
 use fs_mcp_rs::stdio::PendingReplies;
 use rmcp::ServiceExt;
 use tokio_util::sync::CancellationToken;
-use tracing_subscriber::EnvFilter;
-use tracing_subscriber::Layer;
+use tracing_subscriber::filter::LevelFilter;
+use tracing_subscriber::layer::Filter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{EnvFilter, Layer, Registry};
 
 fn main() -> ExitCode {
     // A query worker evaluates one jq query and exits: before the CLI, the runtime or any output.
@@ -21,20 +22,34 @@ fn main() -> ExitCode {
         return ExitCode::from(u8::try_from(fs_mcp_query::worker_main()).unwrap_or(1));
     }
     let cli = Cli::parse_args();
-    if let Some(command) = cli.command {
-        return match command {
-            Command::Schema(schema) => fs_mcp_rs::schema_cli::run(schema),
-            Command::Ui(ui) => {
-                init_logging(ui.serve.log_level.as_deref(), false);
-                fs_mcp_rs::ui::run(ui)
-            }
-            Command::Proxy(proxy) => {
-                init_logging(proxy.log_level.as_deref(), proxy.listen.http.is_some());
-                fs_mcp_rs::proxy::main(proxy)
-            }
-        };
+    match cli.command {
+        Some(command) => subcommand(command),
+        None => serve(cli.serve),
     }
-    let cli = cli.serve;
+}
+
+// Each command runs in a frame of its own (`inline(never)`): inlined into `main`, their futures
+// made one 88 KB frame whose every page was touched (stack probes) at each start, a fault each.
+
+/// A subcommand: `schema`, `ui` or `proxy`.
+#[inline(never)]
+fn subcommand(command: Command) -> ExitCode {
+    match command {
+        Command::Schema(schema) => fs_mcp_rs::schema_cli::run(schema),
+        Command::Ui(ui) => {
+            init_logging(ui.serve.log_level.as_deref(), false);
+            fs_mcp_rs::ui::run(ui)
+        }
+        Command::Proxy(proxy) => {
+            init_logging(proxy.log_level.as_deref(), proxy.listen.http.is_some());
+            fs_mcp_rs::proxy::main(proxy)
+        }
+    }
+}
+
+/// Serving over stdio (the start every client makes) or HTTP.
+#[inline(never)]
+fn serve(cli: ServeArgs) -> ExitCode {
     init_logging(cli.log_level.as_deref(), cli.listen.http.is_some());
     // One stdio client is served well by one thread: tools run on the blocking pool either way,
     // and worker threads started before the first reply only delayed it (thread starts and
@@ -44,7 +59,8 @@ fn main() -> ExitCode {
         None => tokio::runtime::Builder::new_current_thread(),
     };
     // Work still running (a file read on a blocking thread) must not hold the exit back.
-    fs_mcp_rs::setup::run_to_exit_on(runtime, run(cli), SHUTDOWN_LEFTOVERS)
+    // Boxed: the future is large, and moved by value it is copied into each frame on the way.
+    fs_mcp_rs::setup::run_to_exit_on(runtime, Box::pin(run(cli)), SHUTDOWN_LEFTOVERS)
 }
 
 /// How long the runtime waits for leftover blocking work at exit.
@@ -58,9 +74,18 @@ fn init_logging(level: Option<&str>, http: bool) {
     // Clients that start a stdio server (Claude Code) show every stderr line as an error: a
     // normal start prints nothing. Over HTTP a person started the server and wants its URL.
     let default = if http { "warn,fs_mcp_rs=info" } else { "warn" };
-    let filter = EnvFilter::try_from_default_env()
-        .or_else(|_| EnvFilter::try_new(level.unwrap_or(default)))
-        .unwrap_or_else(|_| EnvFilter::new(default));
+    // The usual start (stdio, no RUST_LOG, no --log-level) is warnings only: a level filter does
+    // that without EnvFilter's directive parsing and per-callsite matching.
+    let filter: Box<dyn Filter<Registry> + Send + Sync> =
+        if !http && level.is_none() && std::env::var_os(EnvFilter::DEFAULT_ENV).is_none() {
+            Box::new(LevelFilter::WARN)
+        } else {
+            Box::new(
+                EnvFilter::try_from_default_env()
+                    .or_else(|_| EnvFilter::try_new(level.unwrap_or(default)))
+                    .unwrap_or_else(|_| EnvFilter::new(default)),
+            )
+        };
     let stderr = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(false)
@@ -93,11 +118,12 @@ async fn run(cli: ServeArgs) -> anyhow::Result<()> {
             // Many sessions will list the tools: built before the first is accepted.
             server.prepare_tools();
             let limits = cli.http_limits();
-            fs_mcp_rs::http::serve(server, addr, cli.listen.http_token.clone(), limits, stop).await
+            let token = cli.listen.http_token.clone();
+            Box::pin(fs_mcp_rs::http::serve(server, addr, token, limits, stop)).await
         }
         None => {
             let stdio = stdio.unwrap_or_else(fs_mcp_rs::stdio::transport);
-            serve_stdio(server, stdio, stop).await
+            Box::pin(serve_stdio(server, stdio, stop)).await
         }
     }
 }

@@ -416,7 +416,10 @@ fn prepared_router(options: &ServerOptions) -> (ToolRouter<FsServer>, Vec<ToolSc
     };
     let mut router = ToolRouter::new();
     for route in crate::tools::routes_where(served) {
-        router.add_route(route);
+        // Not `add_route`: it checks the name against rmcp's naming rules by building a set of
+        // the allowed characters for each tool, a tenth of the first `tools/list`. Our names are
+        // constants, checked by a test (tools::tests).
+        router.map.insert(route.attr.name.clone(), route);
     }
     let specs: HashMap<&str, crate::tools::spec::ToolSpec> = crate::tools::specs()
         .into_iter()

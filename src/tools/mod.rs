@@ -142,4 +142,18 @@ mod tests {
             "two tools share a name: {specs:?}"
         );
     }
+
+    /// The server adds its routes without rmcp's `add_route` (see `server::prepared_router`),
+    /// so the names get rmcp's check here instead.
+    #[test]
+    fn each_tool_name_follows_the_mcp_naming_rules() {
+        use rmcp::handler::server::tool_name_validation::validate_and_warn_tool_name;
+        for spec in specs() {
+            assert!(
+                validate_and_warn_tool_name(spec.name),
+                "{} breaks the MCP tool naming rules",
+                spec.name
+            );
+        }
+    }
 }

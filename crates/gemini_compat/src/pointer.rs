@@ -2,9 +2,16 @@
 
 use serde_json::Value;
 
-/// Escape one reference token (`~` → `~0`, `/` → `~1`).
-pub(crate) fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
+/// Appends one reference token to `out`, escaped (`~` → `~0`, `/` → `~1`). In place: most
+/// tokens need no escape, and paths are built for every schema node of every tool at startup.
+fn push_escaped(out: &mut String, token: &str) {
+    for c in token.chars() {
+        match c {
+            '~' => out.push_str("~0"),
+            '/' => out.push_str("~1"),
+            c => out.push(c),
+        }
+    }
 }
 
 /// Unescape one reference token (`~1` → `/`, then `~0` → `~`).
@@ -17,7 +24,7 @@ pub(crate) fn child(base: &str, token: &str) -> String {
     let mut s = String::with_capacity(base.len() + token.len() + 1);
     s.push_str(base);
     s.push('/');
-    s.push_str(&escape(token));
+    push_escaped(&mut s, token);
     s
 }
 
