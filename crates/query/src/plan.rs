@@ -367,7 +367,14 @@ impl Windowed {
         } = self;
         // the kept run of the sorted array, and where it starts in it
         let (kept, offset): (Vec<Val>, usize) = match window.keep.last {
-            false => (first.into_sorted_vec().into_iter().map(|k| k.value).collect(), 0),
+            false => (
+                first
+                    .into_sorted_vec()
+                    .into_iter()
+                    .map(|k| k.value)
+                    .collect(),
+                0,
+            ),
             true => {
                 let mut run: Vec<Kept> = last.into_iter().map(|r| r.0).collect();
                 run.sort();
@@ -850,7 +857,10 @@ mod tests {
         for (code, mapped) in [
             (".items | sort_by(.s) | map(.id)", true),
             (".items | sort_by(.s) | reverse | map(.id)", true),
-            (".items | sort_by(.s) | map(select(.id > 2) | {id, s})", true),
+            (
+                ".items | sort_by(.s) | map(select(.id > 2) | {id, s})",
+                true,
+            ),
             (".items | sort_by(.s) | map(.id) | .[2:4]", true),
             (".items | sort_by(.s) | map(.id) | tojson | length", true),
             ("[.items[] | .id] | sort | reverse | map(.)", true),
