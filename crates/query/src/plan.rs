@@ -272,22 +272,13 @@ impl SortMapped {
 
 impl Sink for SortMapped {
     fn value(&mut self, v: Val) -> bool {
-        let key = match self.sort.key.run(v.clone()) {
-            fast::Outcome::One(k) => Some(k),
-            fast::Outcome::Nothing => None,
-            fast::Outcome::Unsure => {
-                self.failed = true;
-                return false;
-            }
-        };
-        let mapped = match self.sort.map.run(v) {
-            fast::Outcome::One(x) => Some(x),
-            // `map(F)` leaves out an element `F` gives nothing for
-            fast::Outcome::Nothing => None,
-            fast::Outcome::Unsure => {
-                self.failed = true;
-                return false;
-            }
+        // `map(F)` leaves out an element `F` gives nothing for (`None`)
+        let (Some(key), Some(mapped)) = (
+            run_native(&self.sort.key, v.clone()),
+            run_native(&self.sort.map, v),
+        ) else {
+            self.failed = true;
+            return false;
         };
         self.kept.push((key, mapped));
         true
@@ -407,13 +398,9 @@ impl Windowed {
 
 impl Sink for Windowed {
     fn value(&mut self, v: Val) -> bool {
-        let key = match self.window.key.run(v.clone()) {
-            fast::Outcome::One(k) => Some(k),
-            fast::Outcome::Nothing => None,
-            fast::Outcome::Unsure => {
-                self.failed = true;
-                return false;
-            }
+        let Some(key) = run_native(&self.window.key, v.clone()) else {
+            self.failed = true;
+            return false;
         };
         let kept = Kept {
             key,
@@ -444,6 +431,17 @@ impl Sink for Windowed {
     }
     fn done(&self) -> bool {
         self.failed
+    }
+}
+
+/// What a native filter gives for one element: its one result, or `None`
+/// when it gives nothing (a sort key of no outputs, a `select` that drops);
+/// `None` when only jaq can tell.
+fn run_native(each: &Each, v: Val) -> Option<Option<Val>> {
+    match each.run(v) {
+        fast::Outcome::One(x) => Some(Some(x)),
+        fast::Outcome::Nothing => Some(None),
+        fast::Outcome::Unsure => None,
     }
 }
 
@@ -784,6 +782,27 @@ mod tests {
         }
     }
 
+    /// `code`'s answer on `doc` along `plan`, and along the plan that builds
+    /// every element and runs the rest with jaq (the whole sort).
+    fn planned_and_whole(
+        plan: ReadPlan,
+        code: &str,
+        doc: &str,
+    ) -> (
+        Option<Result<Answer, QueryError>>,
+        Option<Result<Answer, QueryError>>,
+    ) {
+        let program = program::compile(code).expect("compiles");
+        let planned = run_json(&plan, &program, doc.as_bytes(), &Limits::default());
+        let whole = run_json(
+            &plan.without_native(),
+            &program,
+            doc.as_bytes(),
+            &Limits::default(),
+        );
+        (planned, whole)
+    }
+
     /// A sort of which a bounded run at one end is taken keeps that run, not
     /// the array, and answers as the whole sort does (the first of equal
     /// least keys first; `null` or `[]` past the end).
@@ -830,14 +849,7 @@ mod tests {
             let plan = plan(code);
             let stream = plan.stream.as_ref().expect("streams");
             assert_eq!(stream.window.is_some(), window, "{code}");
-            let program = program::compile(code).expect("compiles");
-            let taken = run_json(&plan, &program, doc.as_bytes(), &Limits::default());
-            let sorted = run_json(
-                &plan.without_native(),
-                &program,
-                doc.as_bytes(),
-                &Limits::default(),
-            );
+            let (taken, sorted) = planned_and_whole(plan, code, doc);
             assert!(taken.is_some() || !window, "{code}");
             assert_eq!(taken, sorted, "{code}");
         }
@@ -872,14 +884,7 @@ mod tests {
             let plan = plan(code);
             let stream = plan.stream.as_ref().expect("streams");
             assert_eq!(stream.sort_map.is_some(), mapped, "{code}");
-            let program = program::compile(code).expect("compiles");
-            let sorted = run_json(&plan, &program, doc.as_bytes(), &Limits::default());
-            let whole = run_json(
-                &plan.without_native(),
-                &program,
-                doc.as_bytes(),
-                &Limits::default(),
-            );
+            let (sorted, whole) = planned_and_whole(plan, code, doc);
             assert!(sorted.is_some() || !mapped, "{code}");
             assert_eq!(sorted, whole, "{code}");
         }
@@ -894,15 +899,7 @@ mod tests {
             ".items | sort_by(.s) | .[95:105] | map(.id)",
             ".items | sort_by(.s) | reverse | .[:10] | map(.id)",
         ] {
-            let plan = plan(code);
-            let program = program::compile(code).expect("compiles");
-            let sorted = run_json(&plan, &program, doc.as_bytes(), &Limits::default());
-            let whole = run_json(
-                &plan.without_native(),
-                &program,
-                doc.as_bytes(),
-                &Limits::default(),
-            );
+            let (sorted, whole) = planned_and_whole(plan(code), code, &doc);
             assert!(sorted.is_some(), "{code}");
             assert_eq!(sorted, whole, "{code}");
         }
