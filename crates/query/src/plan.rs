@@ -782,16 +782,12 @@ mod tests {
         }
     }
 
+    /// What [`run_json`] gives.
+    type Planned = Option<Result<Answer, QueryError>>;
+
     /// `code`'s answer on `doc` along `plan`, and along the plan that builds
     /// every element and runs the rest with jaq (the whole sort).
-    fn planned_and_whole(
-        plan: ReadPlan,
-        code: &str,
-        doc: &str,
-    ) -> (
-        Option<Result<Answer, QueryError>>,
-        Option<Result<Answer, QueryError>>,
-    ) {
+    fn planned_and_whole(plan: ReadPlan, code: &str, doc: &str) -> (Planned, Planned) {
         let program = program::compile(code).expect("compiles");
         let planned = run_json(&plan, &program, doc.as_bytes(), &Limits::default());
         let whole = run_json(
