@@ -71,6 +71,14 @@ enum Take {
     Slice(Option<i64>, Option<i64>),
 }
 
+/// What a [`Take`] observes of an array of a given length.
+enum Observed {
+    /// One position (`None`: out of range, which gives `null`).
+    Index(Option<usize>),
+    /// A run of positions (an empty one gives `[]`).
+    Slice(std::ops::Range<usize>),
+}
+
 /// The elements of the sort kept: the `count` first or the `count` last.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Keep {
@@ -100,20 +108,18 @@ impl Take {
     }
 
     /// The positions observed in an array of `len` elements, as jq resolves
-    /// them: an index (`None` when it is out of range), or the range of a
-    /// slice.
-    fn positions(self, len: usize) -> Result<Option<usize>, std::ops::Range<usize>> {
-        let end = len;
-        let len = i64::try_from(len).unwrap_or(i64::MAX);
-        let at = |i: i64| if i < 0 { i.saturating_add(len) } else { i };
+    /// them.
+    fn positions(self, len: usize) -> Observed {
+        let count = i64::try_from(len).unwrap_or(i64::MAX);
+        let at = |i: i64| if i < 0 { i.saturating_add(count) } else { i };
         // jq clamps slice bounds into the array
-        let clamp = |i: i64| usize::try_from(at(i).clamp(0, len)).unwrap_or(0);
+        let clamp = |i: i64| usize::try_from(at(i).clamp(0, count)).unwrap_or(0);
         match self {
-            Take::Index(i) => Ok(usize::try_from(at(i)).ok().filter(|&p| p < end)),
+            Take::Index(i) => Observed::Index(usize::try_from(at(i)).ok().filter(|&p| p < len)),
             Take::Slice(a, b) => {
                 let start = a.map_or(0, clamp);
-                let end = b.map_or(clamp(len), clamp).max(start);
-                Err(start..end)
+                let end = b.map_or(len, clamp).max(start);
+                Observed::Slice(start..end)
             }
         }
     }
@@ -386,9 +392,9 @@ impl Windowed {
             kept.cloned()
         };
         match window.take.positions(len) {
-            Ok(None) => Some(Val::Null),
-            Ok(Some(p)) => at(p),
-            Err(range) => {
+            Observed::Index(None) => Some(Val::Null),
+            Observed::Index(Some(p)) => at(p),
+            Observed::Slice(range) => {
                 let values = range.map(at).collect::<Option<Vec<Val>>>()?;
                 Some(Val::Arr(Rc::new(values)))
             }
