@@ -5,23 +5,10 @@
 // does not reach helpers outside #[test] functions.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use fs_mcp_query::{Answer, InputFormat, Limits, evaluate};
+use fs_mcp_query::{InputFormat, Limits, evaluate};
 
-/// The answer as one text: the results as the server shows them, then each note (data: the
-/// server words them) in its `Debug` form.
-fn text(answer: &Answer) -> String {
-    let results = if answer.is_empty() {
-        "No results found."
-    } else {
-        &answer.results
-    };
-    let notes: String = answer
-        .notes
-        .iter()
-        .map(|note| format!("\n\n{note:?}"))
-        .collect();
-    format!("{results}{notes}")
-}
+mod common;
+use common::text;
 
 const DOC_JSON: &str = r#"{"a":{"b":2,"c":[1,2,3]},"items":[{"name":"apple","price":1.5,"tags":["fruit","red"],"qty":3},{"name":"Banana","price":0.25,"tags":["fruit"],"qty":12},{"name":"carrot","price":0.8,"tags":["vegetable"],"qty":0}],"s":"a,b, c","n":"42","msg":"Hello"}"#;
 

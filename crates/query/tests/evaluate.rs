@@ -22,21 +22,8 @@ fn evaluate(
     fs_mcp_query::evaluate(input, format, expression, limits).map(|answer| text(&answer))
 }
 
-/// The answer as one text: the results as the server shows them, then each note (data: the
-/// server words them) in its `Debug` form.
-fn text(answer: &Answer) -> String {
-    let results = if answer.is_empty() {
-        "No results found."
-    } else {
-        &answer.results
-    };
-    let notes: String = answer
-        .notes
-        .iter()
-        .map(|note| format!("\n\n{note:?}"))
-        .collect();
-    format!("{results}{notes}")
-}
+mod common;
+use common::text;
 
 /// The answer of `expr` on the JSON `input`, as data.
 fn json_answer(input: &str, expr: &str) -> Result<Answer, QueryError> {

@@ -8,25 +8,10 @@
 // does not reach helpers outside #[test] functions.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use fs_mcp_query::{
-    Answer, InputFormat, Limits, QueryError, QueryRequest, run_isolated, worker_main,
-};
+use fs_mcp_query::{InputFormat, Limits, QueryError, QueryRequest, run_isolated, worker_main};
 
-/// The answer as one text: the results as the server shows them, then each note (data: the
-/// server words them) in its `Debug` form.
-fn text(answer: &Answer) -> String {
-    let results = if answer.is_empty() {
-        "No results found."
-    } else {
-        &answer.results
-    };
-    let notes: String = answer
-        .notes
-        .iter()
-        .map(|note| format!("\n\n{note:?}"))
-        .collect();
-    format!("{results}{notes}")
-}
+mod common;
+use common::text;
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
