@@ -80,33 +80,55 @@ pub(crate) trait Sink {
     fn done(&self) -> bool;
 }
 
+/// What a collecting sink keeps of each result, for an answer that any
+/// error or halt spoils (the query then runs on the whole documents).
+pub(crate) trait Keeper {
+    /// Keep one result; `false` when it cannot be kept exactly.
+    fn keep(&mut self, v: Val) -> bool;
+}
+
 /// Every result, for a program whose results feed another one.
-#[derive(Default)]
-pub(crate) struct Collected {
-    values: Vec<Val>,
-    failed: bool,
-}
-
-impl Collected {
-    /// The results, or `None` if an error or halt occurred.
-    pub(crate) fn into_values(self) -> Option<Vec<Val>> {
-        (!self.failed).then_some(self.values)
-    }
-}
-
-impl Sink for Collected {
-    fn value(&mut self, v: Val) -> bool {
-        self.values.push(v);
+impl Keeper for Vec<Val> {
+    fn keep(&mut self, v: Val) -> bool {
+        self.push(v);
         true
     }
+}
+
+/// A [`Sink`] into a [`Keeper`], spoiled by an error, a halt or a result
+/// it cannot keep.
+pub(crate) struct Exact<K> {
+    keeper: K,
+    spoiled: bool,
+}
+
+impl<K> Exact<K> {
+    pub(crate) fn new(keeper: K) -> Self {
+        Exact {
+            keeper,
+            spoiled: false,
+        }
+    }
+
+    /// What was kept, or `None` if the answer is spoiled.
+    pub(crate) fn into_kept(self) -> Option<K> {
+        (!self.spoiled).then_some(self.keeper)
+    }
+}
+
+impl<K: Keeper> Sink for Exact<K> {
+    fn value(&mut self, v: Val) -> bool {
+        self.spoiled = !self.keeper.keep(v);
+        !self.spoiled
+    }
     fn error(&mut self, _: String) {
-        self.failed = true;
+        self.spoiled = true;
     }
     fn halt(&mut self) {
-        self.failed = true;
+        self.spoiled = true;
     }
     fn done(&self) -> bool {
-        self.failed
+        self.spoiled
     }
 }
 

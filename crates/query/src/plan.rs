@@ -10,7 +10,7 @@
 //! does not accept), the query runs again on the whole document.
 
 use crate::answer::Answer;
-use crate::engine::{self, Collected, Output, Sink};
+use crate::engine::{self, Exact, Keeper, Output, Sink};
 use crate::errors::QueryError;
 use crate::fast::{self, Each};
 use crate::need::Need;
@@ -246,7 +246,6 @@ impl SortMap {
 struct SortMapped {
     sort: Rc<SortMap>,
     kept: Vec<(Option<Val>, Option<Val>)>,
-    failed: bool,
 }
 
 impl SortMapped {
@@ -254,16 +253,11 @@ impl SortMapped {
         SortMapped {
             sort,
             kept: Vec::new(),
-            failed: false,
         }
     }
 
-    /// The array `sort_by(K) | map(F)` gives, unless a key or `F` could
-    /// not be computed natively for every element or `each` failed.
-    fn into_value(self) -> Option<Val> {
-        if self.failed {
-            return None;
-        }
+    /// The array `sort_by(K) | map(F)` gives.
+    fn into_value(self) -> Val {
         let mut kept = self.kept;
         // stable: equal keys keep the array's order
         kept.sort_by(|a, b| a.0.cmp(&b.0));
@@ -272,31 +266,22 @@ impl SortMapped {
             false => kept.into_iter().filter_map(mapped).collect(),
             true => kept.into_iter().rev().filter_map(mapped).collect(),
         };
-        Some(Val::Arr(Rc::new(values)))
+        Val::Arr(Rc::new(values))
     }
 }
 
-impl Sink for SortMapped {
-    fn value(&mut self, v: Val) -> bool {
+/// Not kept when a key or `F` cannot be computed natively.
+impl Keeper for SortMapped {
+    fn keep(&mut self, v: Val) -> bool {
         // `map(F)` leaves out an element `F` gives nothing for (`None`)
         let (Some(key), Some(mapped)) = (
             run_native(&self.sort.key, v.clone()),
             run_native(&self.sort.map, v),
         ) else {
-            self.failed = true;
             return false;
         };
         self.kept.push((key, mapped));
         true
-    }
-    fn error(&mut self, _: String) {
-        self.failed = true;
-    }
-    fn halt(&mut self) {
-        self.failed = true;
-    }
-    fn done(&self) -> bool {
-        self.failed
     }
 }
 
@@ -335,7 +320,6 @@ struct Windowed {
     first: std::collections::BinaryHeap<Kept>,
     last: std::collections::BinaryHeap<std::cmp::Reverse<Kept>>,
     seen: usize,
-    failed: bool,
 }
 
 impl Windowed {
@@ -345,16 +329,12 @@ impl Windowed {
             first: Default::default(),
             last: Default::default(),
             seen: 0,
-            failed: false,
         }
     }
 
-    /// What the index or slice gives, unless the key could not be computed
-    /// natively for every element or `each` failed.
+    /// What the index or slice gives (`None`: a position it observes was
+    /// not kept, which `Take::keep` rules out).
     fn into_value(self) -> Option<Val> {
-        if self.failed {
-            return None;
-        }
         let Windowed {
             window,
             first,
@@ -402,10 +382,10 @@ impl Windowed {
     }
 }
 
-impl Sink for Windowed {
-    fn value(&mut self, v: Val) -> bool {
+/// Not kept when the key cannot be computed natively.
+impl Keeper for Windowed {
+    fn keep(&mut self, v: Val) -> bool {
         let Some(key) = run_native(&self.window.key, v.clone()) else {
-            self.failed = true;
             return false;
         };
         let kept = Kept {
@@ -428,15 +408,6 @@ impl Sink for Windowed {
             }
         }
         true
-    }
-    fn error(&mut self, _: String) {
-        self.failed = true;
-    }
-    fn halt(&mut self) {
-        self.failed = true;
-    }
-    fn done(&self) -> bool {
-        self.failed
     }
 }
 
@@ -623,11 +594,15 @@ fn run_yaml_parse(
     limits: &Limits,
 ) -> Option<Result<Answer, QueryError>> {
     if let Some(window) = &s.window {
-        let taken = feed_yaml(s, parse, Windowed::new(window.clone()))?.into_value()?;
+        let taken = feed_yaml(s, parse, Exact::new(Windowed::new(window.clone())))?
+            .into_kept()?
+            .into_value()?;
         return engine::run_clean(&window.rest, Box::new(std::iter::once(Ok(taken))), limits);
     }
     if let Some(sort) = &s.sort_map {
-        let sorted = feed_yaml(s, parse, SortMapped::new(sort.clone()))?.into_value()?;
+        let sorted = feed_yaml(s, parse, Exact::new(SortMapped::new(sort.clone())))?
+            .into_kept()?
+            .into_value();
         return engine::run_clean(&sort.rest, Box::new(std::iter::once(Ok(sorted))), limits);
     }
     match &s.then {
@@ -636,7 +611,7 @@ fn run_yaml_parse(
             engine::finish_clean(out, &s.each.expression)
         }
         Some(then) => {
-            let results = feed_yaml(s, parse, Collected::default())?.into_values()?;
+            let results = feed_yaml(s, parse, Exact::new(Vec::new()))?.into_kept()?;
             let array = Val::Arr(Rc::new(results));
             engine::run_clean(then, Box::new(std::iter::once(Ok(array))), limits)
         }
@@ -672,11 +647,15 @@ fn run_elements<E: ElementSource>(
     limits: &Limits,
 ) -> Option<Result<Answer, QueryError>> {
     if let Some(window) = &s.window {
-        let taken = feed_json(s, elements, Windowed::new(window.clone()))?.into_value()?;
+        let taken = feed_json(s, elements, Exact::new(Windowed::new(window.clone())))?
+            .into_kept()?
+            .into_value()?;
         return engine::run_clean(&window.rest, Box::new(std::iter::once(Ok(taken))), limits);
     }
     if let Some(sort) = &s.sort_map {
-        let sorted = feed_json(s, elements, SortMapped::new(sort.clone()))?.into_value()?;
+        let sorted = feed_json(s, elements, Exact::new(SortMapped::new(sort.clone())))?
+            .into_kept()?
+            .into_value();
         return engine::run_clean(&sort.rest, Box::new(std::iter::once(Ok(sorted))), limits);
     }
     match &s.then {
@@ -685,7 +664,7 @@ fn run_elements<E: ElementSource>(
             engine::finish_clean(out, &s.each.expression)
         }
         Some(then) => {
-            let results = feed_json(s, elements, Collected::default())?.into_values()?;
+            let results = feed_json(s, elements, Exact::new(Vec::new()))?.into_kept()?;
             let array = Val::Arr(Rc::new(results));
             engine::run_clean(then, Box::new(std::iter::once(Ok(array))), limits)
         }
@@ -788,6 +767,11 @@ mod tests {
         }
     }
 
+    /// Items with equal keys, missing keys and `null` keys, and an empty
+    /// array, for the sort shortcuts.
+    const SORTABLE: &str = r#"{"items": [{"id": 1, "s": 2}, {"id": 2, "s": 9}, {"id": 3, "s": 2},
+            {"id": 4, "s": 9}, {"id": 5}, {"id": 6, "s": null}, {"id": 7}], "empty": []}"#;
+
     /// What [`run_json`] gives.
     type Planned = Option<Result<Answer, QueryError>>;
 
@@ -810,8 +794,6 @@ mod tests {
     /// least keys first; `null` or `[]` past the end).
     #[test]
     fn keeps_a_window_of_a_sort() {
-        let doc = r#"{"items": [{"id": 1, "s": 2}, {"id": 2, "s": 9}, {"id": 3, "s": 2},
-            {"id": 4, "s": 9}, {"id": 5}, {"id": 6, "s": null}, {"id": 7}], "empty": []}"#;
         for (code, window) in [
             (".items | sort_by(.s) | .[-1] | {id, s}", true),
             (".items | sort_by(.s) | .[0] | .id", true),
@@ -851,7 +833,7 @@ mod tests {
             let plan = plan(code);
             let stream = plan.stream.as_ref().expect("streams");
             assert_eq!(stream.window.is_some(), window, "{code}");
-            let (taken, sorted) = planned_and_whole(plan, code, doc);
+            let (taken, sorted) = planned_and_whole(plan, code, SORTABLE);
             assert!(taken.is_some() || !window, "{code}");
             assert_eq!(taken, sorted, "{code}");
         }
@@ -866,8 +848,6 @@ mod tests {
     /// mapped value, and answers as the whole sort does.
     #[test]
     fn sorts_only_what_a_map_keeps() {
-        let doc = r#"{"items": [{"id": 1, "s": 2}, {"id": 2, "s": 9}, {"id": 3, "s": 2},
-            {"id": 4, "s": 9}, {"id": 5}, {"id": 6, "s": null}, {"id": 7}], "empty": []}"#;
         for (code, mapped) in [
             (".items | sort_by(.s) | map(.id)", true),
             (".items | sort_by(.s) | reverse | map(.id)", true),
@@ -886,7 +866,7 @@ mod tests {
             let plan = plan(code);
             let stream = plan.stream.as_ref().expect("streams");
             assert_eq!(stream.sort_map.is_some(), mapped, "{code}");
-            let (sorted, whole) = planned_and_whole(plan, code, doc);
+            let (sorted, whole) = planned_and_whole(plan, code, SORTABLE);
             assert!(sorted.is_some() || !mapped, "{code}");
             assert_eq!(sorted, whole, "{code}");
         }

@@ -144,6 +144,17 @@ fn query() -> impl Strategy<Value = String> {
     })
 }
 
+/// A generated file as JSON Lines and as YAML (one document per line).
+fn as_json_and_yaml(docs: &[String]) -> [(InputFormat, String); 2] {
+    [
+        (InputFormat::Json, docs.join("\n")),
+        (
+            InputFormat::Yaml,
+            docs.iter().map(|d| format!("---\n{d}\n")).collect(),
+        ),
+    ]
+}
+
 fn answer(query: &Query, text: &str, format: InputFormat) -> Result<Answer, QueryError> {
     run(query, text.as_bytes(), format, &Limits::default(), false)
 }
@@ -197,13 +208,7 @@ proptest! {
         let mut by_jaq = compile(&code, Planner::On).map_err(|e| TestCaseError::fail(e.to_string()))?;
         by_jaq.plan = by_jaq.plan.map(ReadPlan::without_native);
         let whole = compile(&code, Planner::Off).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        let text = docs.join("\n");
-        for format in [InputFormat::Json, InputFormat::Yaml] {
-            let text = match format {
-                InputFormat::Json => text.clone(),
-                // one YAML document per JSON line
-                InputFormat::Yaml => docs.iter().map(|d| format!("---\n{d}\n")).collect(),
-            };
+        for (format, text) in as_json_and_yaml(&docs) {
             let native = answer(&planned, &text, format);
             prop_assert_eq!(&native, &answer(&by_jaq, &text, format), "{} on {:?}\n{}", code, format, text);
             if format == InputFormat::Json {
@@ -290,12 +295,7 @@ proptest! {
     fn sorted_window_answers_as_the_whole_sort(code in sorted_window(), docs in file()) {
         let planned = compile(&code, Planner::On).map_err(|e| TestCaseError::fail(e.to_string()))?;
         let whole = compile(&code, Planner::Off).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        let text = docs.join("\n");
-        for format in [InputFormat::Json, InputFormat::Yaml] {
-            let text = match format {
-                InputFormat::Json => text.clone(),
-                InputFormat::Yaml => docs.iter().map(|d| format!("---\n{d}\n")).collect(),
-            };
+        for (format, text) in as_json_and_yaml(&docs) {
             let windowed = answer(&planned, &text, format);
             prop_assert_eq!(&windowed, &answer(&whole, &text, format), "{} on {:?}\n{}", code, format, text);
             if format == InputFormat::Json && let Some(plan) = planned.plan.as_ref() {
