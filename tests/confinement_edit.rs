@@ -293,7 +293,7 @@ fn write_tools_never_reach_outside_while_a_directory_is_swapped_for_a_symlink() 
         }
     }
     stop.store(true, Ordering::Relaxed);
-    let swaps = racer.join().unwrap();
+    let swaps = racer.finish();
     // Put the directory back where it was, to look at it.
     if fs::symlink_metadata(ws.root.join("race"))
         .unwrap()

@@ -10,7 +10,7 @@ use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileExt, symlink};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use common::{StdioClient, Workspace, text_of, untag};
 use serde_json::{Value, json};
@@ -448,19 +448,6 @@ fn names_are_escaped_and_the_escaped_name_reads_the_same_file() {
     );
 }
 
-/// Swaps `ws/race` (a directory) with `ws/swap` (a symlink to outside) until stopped.
-fn swapper(
-    ws: &Workspace,
-    stop: Arc<AtomicBool>,
-    swaps: Arc<AtomicU64>,
-) -> std::thread::JoinHandle<()> {
-    let racer = common::swapper(ws.root.join("race"), ws.root.join("swap"), stop, 50_000_000);
-    std::thread::spawn(move || {
-        let n = racer.join().unwrap_or(0);
-        swaps.store(n as u64, Ordering::Relaxed);
-    })
-}
-
 #[test]
 fn a_directory_swapped_for_an_outside_symlink_never_leaks() {
     let ws = Workspace::new();
@@ -474,8 +461,12 @@ fn a_directory_swapped_for_an_outside_symlink_never_leaks() {
     let mut c = ws.start(&[]);
 
     let stop = Arc::new(AtomicBool::new(false));
-    let swaps = Arc::new(AtomicU64::new(0));
-    let thread = swapper(&ws, Arc::clone(&stop), Arc::clone(&swaps));
+    let racer = common::swapper(
+        ws.root.join("race"),
+        ws.root.join("swap"),
+        Arc::clone(&stop),
+        50_000_000,
+    );
     let (mut read_inside, mut query_inside) = (0, 0);
     let mut leaks = Vec::new();
     for _ in 0..150 {
@@ -497,13 +488,9 @@ fn a_directory_swapped_for_an_outside_symlink_never_leaks() {
         }
         query_inside += usize::from(text.contains("INSIDE"));
     }
-    stop.store(true, Ordering::Relaxed);
-    thread.join().expect("swapper");
+    let swaps = racer.finish();
     assert!(leaks.is_empty(), "outside content leaked: {leaks:?}");
-    assert!(
-        swaps.load(Ordering::Relaxed) > 150,
-        "the swap ran throughout"
-    );
+    assert!(swaps > 150, "the swap ran throughout");
     // The race was live: some calls still read the real file.
     assert!(
         read_inside > 0 && query_inside > 0,

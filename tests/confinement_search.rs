@@ -128,7 +128,7 @@ fn walkers_and_readers_never_leave_while_a_directory_is_swapped_for_a_symlink() 
         }
     }
     stop.store(true, Ordering::Relaxed);
-    let swaps = racer.join().unwrap();
+    let swaps = racer.finish();
     assert!(swaps > 0, "the swapper ran");
     assert!(answered >= calls.len(), "the tools answered");
     // Whichever way the last swap left them, nothing was created outside.

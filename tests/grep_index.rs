@@ -479,7 +479,7 @@ fn a_directory_swapped_for_a_symlink_never_leaks_outside_content() {
         );
     }
     stop.store(true, Ordering::Relaxed);
-    let swapped = swaps.join().unwrap();
+    let swapped = swaps.finish();
     assert!(swapped > 0);
     for arguments in [
         json!({"pattern": "inside|NEEDLE"}),

@@ -134,7 +134,7 @@ fn left_out_directories_swapped_for_a_symlink_leak_no_names_and_no_counts() {
         }
     }
     stop.store(true, Ordering::Relaxed);
-    let swaps: usize = racers.into_iter().map(|r| r.join().unwrap()).sum();
+    let swaps: usize = racers.into_iter().map(|r| r.finish()).sum();
     c.finish();
     assert!(swaps > 0 && counted_inside > 0, "the race ran");
     assert!(

@@ -429,6 +429,57 @@ pub fn wait_child(child: &mut Child, limit: Duration) -> Option<std::process::Ex
     }
 }
 
+/// A mark a test puts in the environment of every process it starts (the variable
+/// `FS_MCP_TEST_MARK`), which each process they start inherits: after the test, the processes
+/// still carrying it are the ones it left behind, whatever session or group they moved to.
+pub struct ProcessMark(String);
+
+impl ProcessMark {
+    /// A mark no other test or run uses.
+    pub fn new(test: &str) -> ProcessMark {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default();
+        ProcessMark(format!("{test}-{}-{nanos}", std::process::id()))
+    }
+
+    /// Marks a command (and so everything it starts).
+    pub fn apply<'c>(&self, command: &'c mut Command) -> &'c mut Command {
+        command.env("FS_MCP_TEST_MARK", &self.0)
+    }
+
+    /// The processes still running with this mark, each as `pid: command line`; each is sent
+    /// SIGKILL, so a failing test leaves nothing behind either.
+    pub fn end_survivors(&self) -> Vec<String> {
+        let wanted = format!("FS_MCP_TEST_MARK={}", self.0);
+        let mut survivors = Vec::new();
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+                continue;
+            };
+            if !environ.split(|&b| b == 0).any(|v| v == wanted.as_bytes()) {
+                continue;
+            }
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .stderr(Stdio::null())
+                .status();
+            survivors.push(format!("{pid}: {}", cmdline.trim_end()));
+        }
+        survivors
+    }
+}
+
 /// Sends a signal (`TERM`, `INT`) to a process.
 pub fn send_signal(pid: u32, signal: &str) {
     let status = Command::new("kill")
@@ -584,13 +635,18 @@ pub fn untag(reply: &str) -> String {
 /// and at most two minutes): the race the confinement tests run a tool against. The swaps are
 /// always an even number, so `a` and `b` end as they began and checks after the race see the
 /// tree the test built (an odd count left `a` the symlink to outside now and then).
+///
+/// The thread never outlives the test that started it: dropping the [`Swapper`] (as a panicking
+/// test does while it unwinds, before its fixture goes) stops and joins it, and a swap that fails
+/// ends the loop instead of panicking on a fixture being removed.
 pub fn swapper(
     a: std::path::PathBuf,
     b: std::path::PathBuf,
     stop: Arc<std::sync::atomic::AtomicBool>,
     max: usize,
-) -> std::thread::JoinHandle<usize> {
-    std::thread::spawn(move || {
+) -> Swapper {
+    let flag = Arc::clone(&stop);
+    let thread = std::thread::spawn(move || {
         let exchange = || {
             rustix::fs::renameat_with(
                 rustix::fs::CWD,
@@ -599,15 +655,15 @@ pub fn swapper(
                 &b,
                 rustix::fs::RenameFlags::EXCHANGE,
             )
-            .expect("renameat2(RENAME_EXCHANGE)");
+            .map_err(|e| format!("renameat2(RENAME_EXCHANGE) of {a:?} and {b:?}: {e}"))
         };
         let deadline = Instant::now() + Duration::from_secs(120);
         let mut swaps = 0;
-        while !stop.load(std::sync::atomic::Ordering::Relaxed)
+        while !flag.load(std::sync::atomic::Ordering::Relaxed)
             && swaps < max
             && Instant::now() < deadline
         {
-            exchange();
+            exchange()?;
             swaps += 1;
             // Let the server's walk run between swaps now and then.
             if swaps % 64 == 0 {
@@ -615,11 +671,42 @@ pub fn swapper(
             }
         }
         if swaps % 2 == 1 {
-            exchange();
+            exchange()?;
             swaps += 1;
         }
-        swaps
-    })
+        Ok(swaps)
+    });
+    Swapper {
+        stop,
+        thread: Some(thread),
+    }
+}
+
+/// The running swap loop of [`swapper`].
+pub struct Swapper {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<Result<usize, String>>>,
+}
+
+impl Swapper {
+    /// Stops the loop (if the test has not yet) and says how many swaps were made.
+    pub fn finish(mut self) -> usize {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let thread = self.thread.take().expect("joined once");
+        thread
+            .join()
+            .expect("the swap thread does not panic")
+            .unwrap_or_else(|e| panic!("the swap loop failed: {e}"))
+    }
+}
+
+impl Drop for Swapper {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// Compares `actual` with the golden file tests/golden/`relative`, or rewrites it when

@@ -38,13 +38,27 @@ enum Attempt {
 impl Attempt {
     /// The outcome of an I/O error from opening what was just located.
     fn after(requested: &str, error: io::Error) -> Attempt {
-        if locate::retriable(&error) {
+        if locate::changed_under_us(&error) {
             Attempt::Again
         } else {
             Attempt::Fail(AccessError::Io {
                 requested: requested.to_string(),
                 error,
             })
+        }
+    }
+}
+
+impl AccessError {
+    /// An error from one of the sandbox's handle operations on what it had just located: one a
+    /// rename or swap causes is [`AccessError::Changed`] (the model should try again), any other
+    /// is [`AccessError::Io`].
+    fn from_handle_op(requested: impl Into<String>, error: io::Error) -> AccessError {
+        let requested = requested.into();
+        if locate::changed_under_us(&error) {
+            AccessError::Changed { requested }
+        } else {
+            AccessError::Io { requested, error }
         }
     }
 }
@@ -408,7 +422,11 @@ impl Sandbox {
         open: impl Fn(&Located, EntryMeta) -> Result<T, Attempt>,
     ) -> Result<T, AccessError> {
         for _ in 0..MAX_OPEN_RETRIES {
-            let located = self.locate(requested, FinalLink::Follow)?;
+            let located = match self.locate(requested, FinalLink::Follow) {
+                Ok(located) => located,
+                Err(AccessError::Changed { .. }) => continue,
+                Err(e) => return Err(e),
+            };
             let Some(meta) = located.meta else {
                 return Err(AccessError::NotFound {
                     requested: requested.to_string(),
@@ -436,10 +454,7 @@ impl Sandbox {
     ) -> Result<WriteTarget, AccessError> {
         self.refuse_if_read_only(requested)?;
         let located = self.locate(requested, FinalLink::Follow)?;
-        let io = |error: io::Error| AccessError::Io {
-            requested: requested.to_string(),
-            error,
-        };
+        let io = |error: io::Error| AccessError::from_handle_op(requested, error);
         if located.rest.is_empty() {
             return Err(AccessError::NotRegular {
                 requested: requested.to_string(),
@@ -476,10 +491,8 @@ impl Sandbox {
         }
         let mut dir = located.dir;
         for component in &located.rest {
-            dir = make_subdir(&dir, component).map_err(|error| AccessError::Io {
-                requested: requested.to_string(),
-                error,
-            })?;
+            dir = make_subdir(&dir, component)
+                .map_err(|error| AccessError::from_handle_op(requested, error))?;
         }
         Ok((dir, true))
     }
@@ -512,10 +525,7 @@ impl Sandbox {
                 walked::open_file(&self.roots[root], rest.make_contiguous())
             }
         };
-        let opened = opened.map_err(|error| AccessError::Io {
-            requested: requested(),
-            error,
-        })?;
+        let opened = opened.map_err(|error| walked_error(path, error))?;
         let (file, meta) = opened;
         if meta.kind != EntryKind::File {
             return Err(AccessError::NotRegular {
@@ -559,10 +569,7 @@ impl Sandbox {
             });
         };
         let rest: Vec<OsString> = rest.into_iter().collect();
-        walked::open_dir(&self.roots[root], &rest).map_err(|error| AccessError::Io {
-            requested: requested(),
-            error,
-        })
+        walked::open_dir(&self.roots[root], &rest).map_err(|error| walked_error(path, error))
     }
 
     /// True when an already canonical path lies inside (or is) an allowed directory.
@@ -615,6 +622,20 @@ fn plain_relative<'p>(path: &'p Path, root: &Path) -> Option<&'p [u8]> {
             .split(|&b| b == b'/')
             .all(|name| !name.is_empty() && name != b"." && name != b"..");
     plain.then_some(relative)
+}
+
+/// Why a path a walk found could not be opened: gone since the walk ([`AccessError::NotFound`]),
+/// a component renamed or swapped for a symlink since ([`AccessError::Changed`]: it is never
+/// followed), or another I/O error.
+fn walked_error(path: &Path, error: io::Error) -> AccessError {
+    let requested = escape_path(path).into_owned();
+    if error.kind() == io::ErrorKind::NotFound {
+        return AccessError::NotFound {
+            requested,
+            path: path.to_path_buf(),
+        };
+    }
+    AccessError::from_handle_op(requested, error)
 }
 
 /// Opens `name` in `dir` as a directory, creating it first if missing.

@@ -156,6 +156,18 @@ impl Walk<'_> {
         }
     }
 
+    /// Counts one more look at a component that changed between `stat` and use; past the bound
+    /// the walk gives up with [`AccessError::Changed`] (the caller may try the whole path again).
+    fn again(&self, retries: &mut usize) -> Result<(), AccessError> {
+        *retries += 1;
+        if *retries > MAX_RETRIES {
+            return Err(AccessError::Changed {
+                requested: self.requested.to_string(),
+            });
+        }
+        Ok(())
+    }
+
     fn io(&self, e: io::Error) -> AccessError {
         AccessError::Io {
             requested: self.requested.to_string(),
@@ -234,11 +246,8 @@ impl Walk<'_> {
                     let target = match here.read_link(&part) {
                         Ok(target) => target,
                         // No longer a symlink (EINVAL) or gone: look at it again.
-                        Err(e)
-                            if (retriable(&e) || e.kind() == io::ErrorKind::InvalidInput)
-                                && retries < MAX_RETRIES =>
-                        {
-                            retries += 1;
+                        Err(e) if changed_under_us(&e) => {
+                            self.again(&mut retries)?;
                             self.hops -= 1;
                             pending.push_front(part);
                             continue;
@@ -261,8 +270,8 @@ impl Walk<'_> {
                 EntryKind::Dir if !last => match here.open_subdir(&part) {
                     Ok(dir) => stack.push(dir),
                     // Swapped for something else since the stat: look at it again.
-                    Err(e) if retriable(&e) && retries < MAX_RETRIES => {
-                        retries += 1;
+                    Err(e) if changed_under_us(&e) => {
+                        self.again(&mut retries)?;
                         pending.push_front(part);
                     }
                     Err(e) => return Err(self.io(e)),
@@ -310,12 +319,22 @@ impl Walk<'_> {
     }
 }
 
-/// Errors that mean "this name is no longer what the stat saw".
-pub(crate) fn retriable(e: &io::Error) -> bool {
+/// Errors that mean "this name is no longer what was looked at a moment ago": a directory
+/// swapped for a symlink (`ELOOP` under `O_NOFOLLOW`, `ENOTDIR` under `O_DIRECTORY`), a symlink
+/// swapped for something else (`EINVAL` from `readlinkat`), an entry renamed away (`ENOENT`),
+/// and from `openat2`'s confinement a path that now leaves its directory (`EXDEV`) or a rename
+/// anywhere during the lookup (`EAGAIN`). Only the sandbox's own handle operations, where these
+/// cannot mean anything else, read them this way.
+pub(crate) fn changed_under_us(e: &io::Error) -> bool {
     matches!(
         rustix::io::Errno::from_io_error(e),
-        Some(rustix::io::Errno::LOOP)
-            | Some(rustix::io::Errno::NOTDIR)
-            | Some(rustix::io::Errno::NOENT)
+        Some(
+            rustix::io::Errno::LOOP
+                | rustix::io::Errno::NOTDIR
+                | rustix::io::Errno::NOENT
+                | rustix::io::Errno::INVAL
+                | rustix::io::Errno::XDEV
+                | rustix::io::Errno::AGAIN
+        )
     )
 }

@@ -41,35 +41,72 @@ fn fixture() -> Fixture {
     }
 }
 
-/// Swaps `a` and `b` atomically, over and over, until told to stop (bounded by `max` swaps).
-fn swapper(a: PathBuf, b: PathBuf, stop: Arc<AtomicBool>, max: usize) -> thread::JoinHandle<usize> {
-    thread::spawn(move || {
-        let mut swaps = 0;
-        while !stop.load(Ordering::Relaxed) && swaps < max {
-            rustix::fs::renameat_with(
-                rustix::fs::CWD,
-                &a,
-                rustix::fs::CWD,
-                &b,
-                rustix::fs::RenameFlags::EXCHANGE,
-            )
-            .unwrap();
-            swaps += 1;
+/// Swaps `a` and `b` atomically, over and over, on a thread of its own until stopped (at most
+/// `max` swaps). Dropping it stops and joins the thread, so the thread never outlives the fixture
+/// (it is declared after the fixture, and so dropped first), even when the test panics; a swap
+/// that fails ends the loop instead of panicking on a fixture being removed.
+struct Swapper {
+    stop: Arc<AtomicBool>,
+    thread: Option<thread::JoinHandle<Result<usize, String>>>,
+}
+
+impl Swapper {
+    fn start(a: PathBuf, b: PathBuf, max: usize) -> Swapper {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let thread = thread::spawn(move || {
+            let mut swaps = 0;
+            while !flag.load(Ordering::Relaxed) && swaps < max {
+                rustix::fs::renameat_with(
+                    rustix::fs::CWD,
+                    &a,
+                    rustix::fs::CWD,
+                    &b,
+                    rustix::fs::RenameFlags::EXCHANGE,
+                )
+                .map_err(|e| format!("swap {swaps} failed: {e}"))?;
+                swaps += 1;
+            }
+            Ok(swaps)
+        });
+        Swapper {
+            stop,
+            thread: Some(thread),
         }
-        swaps
-    })
+    }
+
+    /// Stops the swapping and says how many swaps were made.
+    fn finish(mut self) -> usize {
+        self.stop.store(true, Ordering::Relaxed);
+        let thread = self.thread.take().unwrap();
+        thread.join().unwrap().unwrap()
+    }
+}
+
+impl Drop for Swapper {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// An error a swap caused must be a refusal or "changed, try again"; never a raw OS error.
+fn expect_race_refusal(error: AccessError) {
+    assert!(
+        matches!(
+            error,
+            AccessError::Outside { .. } | AccessError::Changed { .. }
+        ),
+        "unexpected error: {error} ({error:?})"
+    );
 }
 
 #[test]
 fn reads_never_leave_while_a_directory_is_swapped_for_a_symlink() {
     let fx = fixture();
-    let stop = Arc::new(AtomicBool::new(false));
-    let racer = swapper(
-        fx.ws.join("race"),
-        fx.ws.join("swap"),
-        Arc::clone(&stop),
-        200_000,
-    );
+    let racer = Swapper::start(fx.ws.join("race"), fx.ws.join("swap"), 200_000);
     let (mut inside, mut refused) = (0, 0);
     for _ in 0..3000 {
         match fx.sandbox.open_file("race/secret.txt") {
@@ -84,12 +121,16 @@ fn reads_never_leave_while_a_directory_is_swapped_for_a_symlink() {
                 assert!(opened.path.starts_with(&fx.ws));
                 inside += 1;
             }
-            Err(AccessError::Outside { .. } | AccessError::Changed { .. }) => refused += 1,
-            Err(e) => panic!("unexpected error: {e}"),
+            Err(e) => {
+                expect_race_refusal(e);
+                refused += 1;
+            }
+        }
+        if let Err(e) = fx.sandbox.open_dir("race") {
+            expect_race_refusal(e);
         }
     }
-    stop.store(true, Ordering::Relaxed);
-    let swaps = racer.join().unwrap();
+    let swaps = racer.finish();
     assert!(
         swaps > 0 && inside > 0 && refused > 0,
         "swaps {swaps} inside {inside} refused {refused}"
@@ -99,27 +140,24 @@ fn reads_never_leave_while_a_directory_is_swapped_for_a_symlink() {
 #[test]
 fn writes_never_land_outside_while_a_directory_is_swapped() {
     let fx = fixture();
-    let stop = Arc::new(AtomicBool::new(false));
-    let racer = swapper(
-        fx.ws.join("race"),
-        fx.ws.join("swap"),
-        Arc::clone(&stop),
-        200_000,
-    );
+    let racer = Swapper::start(fx.ws.join("race"), fx.ws.join("swap"), 200_000);
     for i in 0..1500 {
         let name = format!("race/new{i}.txt");
-        if let Ok(target) = fx.sandbox.write_target(&name, false) {
-            assert!(target.path.starts_with(&fx.ws));
-            if let Ok(mut file) = target.dir.create_new(&target.name, 0o644) {
-                file.write_all(b"x").unwrap();
+        match fx.sandbox.write_target(&name, false) {
+            Ok(target) => {
+                assert!(target.path.starts_with(&fx.ws));
+                if let Ok(mut file) = target.dir.create_new(&target.name, 0o644) {
+                    file.write_all(b"x").unwrap();
+                }
             }
+            Err(e) => expect_race_refusal(e),
         }
-        if let Ok((dir, _)) = fx.sandbox.create_dir_all(&format!("race/d{i}/e")) {
-            assert!(dir.path().starts_with(&fx.ws));
+        match fx.sandbox.create_dir_all(&format!("race/d{i}/e")) {
+            Ok((dir, _)) => assert!(dir.path().starts_with(&fx.ws)),
+            Err(e) => expect_race_refusal(e),
         }
     }
-    stop.store(true, Ordering::Relaxed);
-    racer.join().unwrap();
+    racer.finish();
     let leaked: Vec<_> = fs::read_dir(&fx.outside)
         .unwrap()
         .map(|e| e.unwrap().file_name())
@@ -131,31 +169,30 @@ fn writes_never_land_outside_while_a_directory_is_swapped() {
 #[test]
 fn walked_paths_never_follow_a_swapped_component() {
     let fx = fixture();
-    let stop = Arc::new(AtomicBool::new(false));
-    let racer = swapper(
-        fx.ws.join("race"),
-        fx.ws.join("swap"),
-        Arc::clone(&stop),
-        200_000,
-    );
+    let racer = Swapper::start(fx.ws.join("race"), fx.ws.join("swap"), 200_000);
     let walked = fx.ws.join("race/secret.txt");
     for _ in 0..3000 {
-        if let Ok(mut opened) = fx.sandbox.open_walked(&walked) {
-            let mut text = String::new();
-            opened.file.read_to_string(&mut text).unwrap();
-            assert_eq!(text, "INSIDE");
+        match fx.sandbox.open_walked(&walked) {
+            Ok(mut opened) => {
+                let mut text = String::new();
+                opened.file.read_to_string(&mut text).unwrap();
+                assert_eq!(text, "INSIDE");
+            }
+            Err(e) => expect_race_refusal(e),
         }
-        if let Ok(dir) = fx.sandbox.open_walked_dir(&fx.ws.join("race")) {
-            let names: Vec<_> = dir.entries().unwrap().into_iter().map(|e| e.name).collect();
-            assert!(
-                names
-                    .iter()
-                    .all(|n| !n.to_string_lossy().starts_with("outside-only"))
-            );
+        match fx.sandbox.open_walked_dir(&fx.ws.join("race")) {
+            Ok(dir) => {
+                let names: Vec<_> = dir.entries().unwrap().into_iter().map(|e| e.name).collect();
+                assert!(
+                    names
+                        .iter()
+                        .all(|n| !n.to_string_lossy().starts_with("outside-only"))
+                );
+            }
+            Err(e) => expect_race_refusal(e),
         }
     }
-    stop.store(true, Ordering::Relaxed);
-    racer.join().unwrap();
+    racer.finish();
 }
 
 #[test]
