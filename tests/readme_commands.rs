@@ -151,6 +151,7 @@ fn every_fs_mcp_rs_command_in_the_readme_runs_as_written() {
     );
     let harness = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/readme_command.py");
     let private = private_network();
+    let mark = common::ProcessMark::new("readme-commands");
     let mut failures = Vec::new();
     for command in readme_commands(&readme) {
         let exported: Vec<(String, String)> = command
@@ -169,7 +170,8 @@ fn every_fs_mcp_rs_command_in_the_readme_runs_as_written() {
         } else {
             Command::new("python3")
         };
-        let mut child = run
+        let mut child = mark
+            .apply(&mut run)
             .arg(&harness)
             .arg(mode)
             .arg(&script)
@@ -198,9 +200,13 @@ fn every_fs_mcp_rs_command_in_the_readme_runs_as_written() {
             failures.push(format!("`{}` ({mode}):\n{report}", command.line));
         }
     }
+    // Every process a command started has ended (a compound line's server is the shell's
+    // child: ending only the shell left it running, and holding the README's port).
+    let survivors = mark.end_survivors();
     assert!(
-        failures.is_empty(),
-        "README commands that do not work as written (private network: {private}):\n{}",
+        failures.is_empty() && survivors.is_empty(),
+        "README commands that do not work as written (private network: {private}):\n{}\n\
+         processes the commands started that were still running after the check: {survivors:?}",
         failures.join("\n")
     );
 }

@@ -18,6 +18,7 @@ mod bench;
 mod clients;
 mod docs;
 mod e2e;
+mod leftovers;
 mod schemas;
 mod test;
 mod util;

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
-use crate::{bench, clients, e2e, util};
+use crate::{bench, clients, e2e, leftovers, util};
 
 /// What passed and failed so far.
 #[derive(Default)]
@@ -29,9 +29,21 @@ impl Verdict {
 }
 
 pub fn main(args: &[String]) -> ExitCode {
+    let mark = leftovers::mark_run();
     let started = Instant::now();
     let mut verdict = Verdict::default();
     run(args, &mut verdict, started);
+    if leftovers::interrupted() {
+        verdict.error("interrupted".into());
+    }
+    let survivors = leftovers::end_marked(&mark);
+    if !survivors.is_empty() {
+        verdict.error(format!(
+            "{} processes the tests started were still running after them (now killed): {}",
+            survivors.len(),
+            survivors.join("; ")
+        ));
+    }
     for error in &verdict.errors {
         eprintln!("xtask: {error}");
     }
@@ -82,6 +94,9 @@ fn run(args: &[String], verdict: &mut Verdict, started: Instant) {
             return;
         }
     }
+    if leftovers::interrupted() {
+        return;
+    }
     let server = target_dir().join("debug/fs-mcp-rs");
     step(
         started,
@@ -96,6 +111,9 @@ fn run(args: &[String], verdict: &mut Verdict, started: Instant) {
             }
         }
         Err(e) => verdict.error(format!("cargo xtask e2e: {e:#}")),
+    }
+    if leftovers::interrupted() {
+        return;
     }
     let smoke: Vec<String> = ["--quick", "--no-install", "--server-bin"]
         .into_iter()
