@@ -1,4 +1,4 @@
-//! SIGTERM, SIGINT and the end of stdin stop the server promptly, also with a client connected
+//! SIGTERM, SIGINT, SIGHUP, SIGQUIT and the end of stdin stop the server promptly, also with a client connected
 //! and a review waiting: the review is answered CANCELLED and its files are removed.
 
 use crate::common;
@@ -153,6 +153,56 @@ fn sigterm_answers_a_waiting_review_and_removes_its_files() {
 #[test]
 fn sigint_answers_a_waiting_review_and_removes_its_files() {
     stdio_signal_cancels_a_waiting_review("INT");
+}
+
+#[test]
+fn sighup_answers_a_waiting_review_and_removes_its_files() {
+    stdio_signal_cancels_a_waiting_review("HUP");
+}
+
+#[test]
+fn sigquit_answers_a_waiting_review_and_removes_its_files() {
+    stdio_signal_cancels_a_waiting_review("QUIT");
+}
+
+/// Claude Code starts each stdio server in the terminal's foreground process group: when Claude
+/// Code is killed or its terminal closes, the whole group gets SIGHUP. The server, a group of its
+/// own here (`setsid`, which execs it in place), is hung up as a group.
+#[test]
+fn a_hangup_of_the_clients_process_group_cleans_up_like_sigterm() {
+    let ws = Workspace::new();
+    ws.write("notes.txt", "old text\n");
+    let tmp = server_tmp(&ws);
+    let root = ws.root.to_str().unwrap().to_string();
+    let mut args: Vec<&str> = REVIEW_ARGS.to_vec();
+    args.push(&root);
+    let mut client = StdioClient::handshake(StdioClient::spawn_full(
+        &ws.base,
+        &["setsid"],
+        &args,
+        &[("TMPDIR", &tmp)],
+    ));
+    let review = start_review(&mut client, &tmp);
+    let group = format!("-{}", client.pid());
+    let status = std::process::Command::new("kill")
+        .args(["-HUP", "--", &group])
+        .status()
+        .unwrap();
+    assert!(status.success(), "kill -HUP -- {group}");
+    let reply = client.try_wait_for(review, EXIT_WITHIN);
+    let status = client.wait_exit(EXIT_WITHIN);
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "{status:?}; stderr:\n{}",
+        client.stderr.lock().unwrap()
+    );
+    let reply = reply.expect("the waiting review was answered before the exit");
+    assert!(reply.to_string().contains("CANCELLED"), "{reply}");
+    assert_eq!(
+        leftovers(&tmp),
+        Vec::<PathBuf>::new(),
+        "review files left behind"
+    );
 }
 
 #[test]

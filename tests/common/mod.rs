@@ -85,7 +85,7 @@ impl StdioClient {
         Self::spawn_full(cwd, &[], args, env)
     }
 
-    fn handshake(mut client: StdioClient) -> StdioClient {
+    pub fn handshake(mut client: StdioClient) -> StdioClient {
         let init = client.request(
             "initialize",
             json!({
