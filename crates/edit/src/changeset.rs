@@ -18,7 +18,7 @@ use std::io::{self, Write};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
-use fs_mcp_sandbox::{DirHandle, FinalLink, Sandbox};
+use fs_mcp_sandbox::{DirHandle, EntryKind, FinalLink, Sandbox};
 use serde::{Deserialize, Serialize};
 
 use crate::approval::{CommitInfo, model_of};
@@ -339,14 +339,11 @@ pub(crate) fn recover(sandbox: &Sandbox, own_root: &Path) -> Vec<String> {
             .file_name()
             .to_str()
             .is_some_and(|n| n.starts_with("fs-mcp-rs-reviews-"));
-        if !named_ours || dir == own_root || !private_to(&dir, uid) {
+        if !named_ours || dir == own_root {
             continue;
         }
         let journal_path = dir.join(JOURNAL);
-        if !private_to(&journal_path, uid) {
-            continue;
-        }
-        let Ok(bytes) = read_journal(&journal_path) else {
+        let Some(bytes) = read_journal(&dir, uid) else {
             continue;
         };
         let Ok(journal) = serde_json::from_slice::<Journal>(&bytes) else {
@@ -370,25 +367,25 @@ pub(crate) fn recover(sandbox: &Sandbox, own_root: &Path) -> Vec<String> {
     notes
 }
 
-/// Whether `path` (not followed if a link) belongs to `uid` and is shaped as this server makes
-/// it: a directory nobody else may enter (mode 0700), or a regular file (inside such a one).
-fn private_to(path: &Path, uid: u32) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    let Ok(meta) = fs::symlink_metadata(path) else {
-        return false;
-    };
-    let shape = (meta.is_dir() && meta.mode() & 0o077 == 0) || meta.is_file();
-    meta.uid() == uid && shape
-}
-
-/// Reads a journal, at most 1 MiB (it names a handful of files).
-fn read_journal(path: &Path) -> io::Result<Vec<u8>> {
+/// The journal in `dir`, when `dir` is shaped as this server makes it (a directory of `uid`
+/// nobody else may enter, not a link) and the journal is a regular file of `uid`. Both are opened
+/// by handle and checked on the handle, the journal without blocking: whatever is swapped in
+/// between a check and the open (a FIFO, a link) is what gets checked, and cannot hang recovery.
+/// At most 1 MiB is read (a journal names a handful of files).
+fn read_journal(dir: &Path, uid: u32) -> Option<Vec<u8>> {
     use std::io::Read;
+    let handle = DirHandle::open_root(dir).ok()?;
+    let here = handle.meta().ok()?;
+    if here.uid != uid || here.mode & 0o077 != 0 {
+        return None;
+    }
+    let (file, meta) = handle.open_read(std::ffi::OsStr::new(JOURNAL)).ok()?;
+    if meta.kind != EntryKind::File || meta.uid != uid {
+        return None;
+    }
     let mut bytes = Vec::new();
-    fs::File::open(path)?
-        .take(1 << 20)
-        .read_to_end(&mut bytes)?;
-    Ok(bytes)
+    file.take(1 << 20).read_to_end(&mut bytes).ok()?;
+    Some(bytes)
 }
 
 /// Whether `temp` is a temp file name this server makes for `name` (`.NAME.HEX.fsmcp-tmp`).
@@ -499,4 +496,96 @@ pub(crate) fn commit_group(
         cleanup_error,
         session_path: leader.display().to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    use super::*;
+
+    /// A journal of a dead process swapped, in a `RENAME_EXCHANGE` loop, with a FIFO of the same
+    /// user: recovery never opens the FIFO in a way that blocks (it used to check the path, then
+    /// open it by path, blocking).
+    #[test]
+    fn a_fifo_swapped_for_a_journal_never_hangs_recovery() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(tmp.path()).unwrap();
+        let ws = base.join("ws");
+        fs::create_dir(&ws).unwrap();
+        let (sandbox, _) = Sandbox::new([&ws]).unwrap();
+        let own = base.join("fs-mcp-rs-reviews-own");
+        let dead = base.join("fs-mcp-rs-reviews-dead");
+        for dir in [&own, &dead] {
+            fs::DirBuilder::new().mode(0o700).create(dir).unwrap();
+        }
+        // For other allowed directories: read and judged, then left alone, so the race stays.
+        let journal = Journal {
+            pid: u32::MAX,
+            roots: vec![base.join("another-workspace")],
+            entries: Vec::new(),
+        };
+        let journal_path = dead.join(JOURNAL);
+        let fifo = dead.join("fifo");
+        write_journal(&journal_path, &journal).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let swapper = {
+            let (a, b, stop) = (journal_path.clone(), fifo.clone(), Arc::clone(&stop));
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    let exchanged = rustix::fs::renameat_with(
+                        rustix::fs::CWD,
+                        &a,
+                        rustix::fs::CWD,
+                        &b,
+                        rustix::fs::RenameFlags::EXCHANGE,
+                    );
+                    if exchanged.is_err() {
+                        break;
+                    }
+                }
+            })
+        };
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        let recovering = {
+            let (sandbox, own, stop) = (sandbox.clone(), own.clone(), Arc::clone(&stop));
+            std::thread::spawn(move || {
+                // The window between a check and an open is a few microseconds: many passes.
+                let until = std::time::Instant::now() + Duration::from_secs(5);
+                while std::time::Instant::now() < until && !stop.load(Ordering::Relaxed) {
+                    assert!(recover(&sandbox, &own).is_empty());
+                }
+                let _ = done_tx.send(());
+            })
+        };
+        let finished = done_rx.recv_timeout(Duration::from_secs(60)).is_ok();
+        stop.store(true, Ordering::Relaxed);
+        if !finished {
+            // Open the FIFO for writing once, so a recovery stuck opening it returns and the
+            // test can end (and report) instead of hanging.
+            for path in [&journal_path, &fifo] {
+                let _ = fs::OpenOptions::new()
+                    .write(true)
+                    .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+                    .open(path);
+            }
+        }
+        let _ = swapper.join();
+        let _ = recovering.join();
+        assert!(
+            finished,
+            "recovery blocked on a FIFO swapped in for the journal"
+        );
+    }
 }
