@@ -426,3 +426,61 @@ fn planted_journals_rename_nothing() {
         );
     }
 }
+
+/// Two new files in one new directory (and one deeper), in one change: every file is judged
+/// against the tree the proposal saw, so the directory the first file makes does not turn the
+/// second into a conflict ("now leads to" itself).
+#[test]
+fn new_files_in_new_directories_are_written_together() {
+    let ws = Workspace::new();
+    ws.write("a.txt", "alpha\n");
+    let mut c = start(&ws, &["--auto-approve"], &[]);
+    let v = response(&c.call(
+        "propose_and_review",
+        json!({"path": "fresh/x.txt", "edits": [
+            {"match_text": "", "new_string": "x\n"},
+            {"path": "fresh/y.txt", "match_text": "", "new_string": "y\n"},
+            {"path": "fresh/deeper/z.txt", "match_text": "", "new_string": "z\n"},
+            {"path": "a.txt", "match_text": "alpha", "new_string": "ALPHA"}
+        ]}),
+    ));
+    assert_eq!(v["user_action"], "COMMITTED", "{v}");
+    assert_eq!(
+        (
+            read(&ws, "fresh/x.txt"),
+            read(&ws, "fresh/y.txt"),
+            read(&ws, "fresh/deeper/z.txt"),
+            read(&ws, "a.txt")
+        ),
+        ("x\n".into(), "y\n".into(), "z\n".into(), "ALPHA\n".into())
+    );
+}
+
+/// A change that is not written leaves no directory it would have made.
+#[tokio::test]
+async fn a_change_not_written_leaves_no_new_directory_behind() {
+    let ws = Workspace::new();
+    three_files(&ws);
+    let mut c = start(&ws, &[], &[]);
+    let r = response(&c.call(
+        "propose_and_review",
+        json!({"path": "fresh/deeper/x.txt", "edits": [
+            {"match_text": "", "new_string": "x\n"},
+            {"path": "fresh/y.txt", "match_text": "", "new_string": "y\n"},
+            {"path": "b.txt", "match_text": "beta", "new_string": "BETA"}
+        ]}),
+    ));
+    let session = r["session_path"].as_str().unwrap().to_string();
+    ws.write("b.txt", "beta\nsomeone else's line\n");
+    approve_in_page(r["message"].as_str().unwrap(), &session).await;
+    let v = c.call(
+        "propose_and_review",
+        json!({"path": "fresh/deeper/x.txt", "session_path": session}),
+    );
+    assert_eq!(v["isError"], true, "{v}");
+    assert!(text_of(&v).contains("Conflict: 'b.txt'"), "{v}");
+    assert!(
+        !ws.root.join("fresh").exists(),
+        "a created directory stayed"
+    );
+}

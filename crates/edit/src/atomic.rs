@@ -148,13 +148,68 @@ pub fn replace_in(dir: &DirHandle, name: &OsStr, bytes: &[u8], mode: Replace) ->
 
 /// Opens `name` in `dir` as a directory, creating it first if missing; reports whether it was
 /// created.
-pub fn make_subdir(dir: &DirHandle, name: &OsStr) -> io::Result<(DirHandle, bool)> {
+fn make_subdir(dir: &DirHandle, name: &OsStr) -> io::Result<(DirHandle, bool)> {
     let created = match dir.mkdir(name, 0o777) {
         Ok(()) => true,
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => false,
         Err(e) => return Err(e),
     };
     Ok((dir.open_subdir(name)?, created))
+}
+
+/// The directories a write created on the way to a new file. Unless the write keeps them
+/// ([`NewDirs::keep`]), dropping this removes them again, deepest first and each only while it
+/// is empty: a write that did not happen (a conflict, an error, an attempt repeated after a race)
+/// leaves no trace, and its next attempt finds the tree the proposal saw.
+#[derive(Debug, Default)]
+pub(crate) struct NewDirs {
+    /// Each created directory as its parent's handle and its name, outermost first.
+    made: Vec<(DirHandle, OsString)>,
+    /// The same directories' canonical paths, for the report.
+    paths: Vec<PathBuf>,
+}
+
+impl NewDirs {
+    /// Opens (creating where missing) each of `components` in turn below `dir`; returns the
+    /// last directory.
+    pub fn create(dir: DirHandle, components: &[OsString]) -> io::Result<(DirHandle, NewDirs)> {
+        let mut new = NewDirs::default();
+        let last = new.create_below(dir, components)?;
+        Ok((last, new))
+    }
+
+    /// As [`NewDirs::create`], adding what it creates to these (several files of one change:
+    /// undone together, in the reverse order of their making, so nested ones go first).
+    pub fn create_below(
+        &mut self,
+        dir: DirHandle,
+        components: &[OsString],
+    ) -> io::Result<DirHandle> {
+        let mut dir = dir;
+        for component in components {
+            let (sub, created) = make_subdir(&dir, component)?;
+            if created {
+                self.paths.push(sub.path().to_path_buf());
+                self.made.push((dir, component.clone()));
+            }
+            dir = sub;
+        }
+        Ok(dir)
+    }
+
+    /// The write happened: the directories stay; their paths, outermost first.
+    pub fn keep(mut self) -> Vec<PathBuf> {
+        self.made.clear();
+        std::mem::take(&mut self.paths)
+    }
+}
+
+impl Drop for NewDirs {
+    fn drop(&mut self) {
+        for (parent, name) in self.made.iter().rev() {
+            let _ = parent.remove_empty_dir(name);
+        }
+    }
 }
 
 fn truncate_name(name: &[u8], max_bytes: usize) -> &[u8] {

@@ -22,7 +22,7 @@ use fs_mcp_sandbox::{DirHandle, EntryKind, FinalLink, Sandbox};
 use serde::{Deserialize, Serialize};
 
 use crate::approval::{CommitInfo, model_of};
-use crate::atomic::{Replace, WriteReport, make_subdir, write_temp};
+use crate::atomic::{NewDirs, Replace, WriteReport, write_temp};
 use crate::commit::{self, CommitFail, Current, ReadMode, identity, read_current};
 use crate::diff::unified_diff;
 use crate::error::{EditError, ErrorKind, NextStep};
@@ -69,13 +69,16 @@ struct Journal {
     entries: Vec<JournalEntry>,
 }
 
+/// Where an item's file is: its directory and its name.
 struct Located {
     dir: DirHandle,
     name: OsString,
-    created_dirs: Vec<PathBuf>,
 }
 
-fn locate(sandbox: &Sandbox, item: &Item) -> Result<Located, EditError> {
+/// Where an item's path leads now, checked against where it led when the change was proposed;
+/// nothing is created yet, so every item is judged against the tree the proposal saw (two new
+/// files in one new directory: the second is not judged after the first made the directory).
+fn find(sandbox: &Sandbox, item: &Item) -> Result<fs_mcp_sandbox::Located, EditError> {
     let fail = |fail: CommitFail<EditError>| {
         crate::approval::commit_failure(fail, sandbox, &item.shown, &item.target, "", None)
     };
@@ -89,24 +92,37 @@ fn locate(sandbox: &Sandbox, item: &Item) -> Result<Located, EditError> {
     if !item.identity.is(identity(&dir_meta), &located.rest) {
         return Err(fail(CommitFail::Moved { now: located.path }));
     }
-    let mut rest = located.rest;
-    let Some(name) = rest.pop() else {
+    if located.rest.is_empty() {
         return Err(fail(CommitFail::NotRegular(fs_mcp_sandbox::EntryKind::Dir)));
-    };
-    let mut dir = located.dir;
-    let mut created_dirs = Vec::new();
-    for component in &rest {
-        let (sub, created) = make_subdir(&dir, component).map_err(|e| fail(CommitFail::Io(e)))?;
-        if created {
-            created_dirs.push(sub.path().to_path_buf());
-        }
-        dir = sub;
     }
-    Ok(Located {
-        dir,
-        name,
-        created_dirs,
-    })
+    Ok(located)
+}
+
+/// Every item found first, then the missing directories made (removed again when the change is
+/// not written).
+fn locate_all(sandbox: &Sandbox, items: &[Item]) -> Result<(Vec<Located>, NewDirs), EditError> {
+    let found: Vec<fs_mcp_sandbox::Located> = items
+        .iter()
+        .map(|item| find(sandbox, item))
+        .collect::<Result<_, _>>()?;
+    let mut new_dirs = NewDirs::default();
+    let mut located = Vec::with_capacity(items.len());
+    for (item, found) in items.iter().zip(found) {
+        let mut rest = found.rest;
+        let name = rest.pop().unwrap_or_default();
+        let dir = new_dirs.create_below(found.dir, &rest).map_err(|e| {
+            crate::approval::commit_failure(
+                CommitFail::Io(e),
+                sandbox,
+                &item.shown,
+                &item.target,
+                "",
+                None,
+            )
+        })?;
+        located.push(Located { dir, name });
+    }
+    Ok((located, new_dirs))
 }
 
 fn conflict(item: &Item, now: &Current, leader: &Path) -> EditError {
@@ -134,7 +150,7 @@ pub(crate) fn commit_all(
     items: &[Item],
     journal_dir: &Path,
     leader: &Path,
-) -> Result<Vec<WriteReport>, EditError> {
+) -> Result<WriteReport, EditError> {
     for _ in 0..commit::MAX_ATTEMPTS {
         if let Some(done) = attempt(sandbox, items, journal_dir, leader)? {
             return Ok(done);
@@ -152,11 +168,8 @@ fn attempt(
     items: &[Item],
     journal_dir: &Path,
     leader: &Path,
-) -> Result<Option<Vec<WriteReport>>, EditError> {
-    let located: Vec<Located> = items
-        .iter()
-        .map(|item| locate(sandbox, item))
-        .collect::<Result<_, _>>()?;
+) -> Result<Option<WriteReport>, EditError> {
+    let (located, new_dirs) = locate_all(sandbox, items)?;
     let io_error = |e: io::Error| {
         EditError::new(
             ErrorKind::Io,
@@ -285,17 +298,10 @@ fn attempt(
         let _ = l.dir.sync();
     }
     let _ = fs::remove_file(&journal_path);
-    Ok(Some(
-        items
-            .iter()
-            .zip(&located)
-            .zip(&currents)
-            .map(|((_, l), c)| WriteReport {
-                created: c.meta.is_none(),
-                created_dirs: l.created_dirs.clone(),
-            })
-            .collect(),
-    ))
+    Ok(Some(WriteReport {
+        created: currents.iter().any(|c| c.meta.is_none()),
+        created_dirs: new_dirs.keep(),
+    }))
 }
 
 fn write_journal(path: &Path, journal: &Journal) -> io::Result<()> {
@@ -484,13 +490,8 @@ pub(crate) fn commit_group(
             })
             .collect::<Result<_, EditError>>()?
     };
-    let reports = commit_all(sandbox, &items, registry.root(), leader)?;
+    let report = commit_all(sandbox, &items, registry.root(), leader)?;
     let cleanup_error = registry.remove_group(leader);
-    let mut report = WriteReport::default();
-    for r in reports {
-        report.created |= r.created;
-        report.created_dirs.extend(r.created_dirs);
-    }
     Ok(CommitInfo {
         report,
         cleanup_error,

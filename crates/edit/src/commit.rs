@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use fs_mcp_sandbox::{AccessError, DirHandle, EntryKind, EntryMeta, FinalLink, Sandbox};
 
-use crate::atomic::{Replace, WriteReport, make_subdir, replace_in};
+use crate::atomic::{NewDirs, Replace, WriteReport, replace_in};
 use crate::session::FileIdentity;
 
 /// How often the whole sequence is tried again when the target changed under it (renamed,
@@ -179,15 +179,7 @@ fn attempt<E>(
             path: located.dir.path().join(&rest[0]),
         }));
     }
-    let mut dir = located.dir;
-    let mut created_dirs = Vec::new();
-    for component in &rest {
-        let (sub, created) = make_subdir(&dir, component)?;
-        if created {
-            created_dirs.push(sub.path().to_path_buf());
-        }
-        dir = sub;
-    }
+    let (dir, new_dirs) = NewDirs::create(located.dir, &rest)?;
 
     let _lock = dir.lock()?;
     // Under the lock, the path must still lead to this directory and name: a rename or a
@@ -230,7 +222,7 @@ fn attempt<E>(
     Ok(Attempt::Done(Committed {
         report: WriteReport {
             created: current.meta.is_none(),
-            created_dirs,
+            created_dirs: new_dirs.keep(),
         },
     }))
 }

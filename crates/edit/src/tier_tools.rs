@@ -17,11 +17,10 @@
 //!   directory itself.
 
 use std::io;
-use std::path::PathBuf;
 
-use fs_mcp_sandbox::{DirHandle, EntryKind, FinalLink, Sandbox};
+use fs_mcp_sandbox::{EntryKind, FinalLink, Sandbox};
 
-use crate::atomic::{WriteReport, make_subdir};
+use crate::atomic::{NewDirs, WriteReport};
 use crate::commit::{self, Change, CommitFail, Current, Options, ReadMode};
 use crate::error::{EditError, ErrorKind, NextStep};
 use crate::outcome::{Written, created_dirs};
@@ -186,19 +185,12 @@ pub fn move_file(sandbox: &Sandbox, source: &str, destination: &str) -> Result<W
             "Destination {destination} already exists"
         )));
     };
-    let mut dir: DirHandle = dst.dir;
-    let mut created_dirs: Vec<PathBuf> = Vec::new();
-    for component in &rest {
-        let (sub, created) = make_subdir(&dir, component)
-            .map_err(|e| EditError::io(format!("Cannot create the destination directory: {e}")))?;
-        if created {
-            created_dirs.push(sub.path().to_path_buf());
-        }
-        dir = sub;
-    }
+    let (dir, new_dirs) = NewDirs::create(dst.dir, &rest)
+        .map_err(|e| EditError::io(format!("Cannot create the destination directory: {e}")))?;
     src.dir
         .rename(src_name, &dir, &dst_name, true)
         .map_err(|e| move_error(e, source, destination))?;
+    let created_dirs = new_dirs.keep();
     // Best effort, as for writes: the rename is done; this makes it survive a crash.
     let _ = dir.sync();
     let _ = src.dir.sync();

@@ -256,6 +256,13 @@ impl DirHandle {
         Ok(())
     }
 
+    /// Removes an empty directory from this directory (a non-empty one is an error, and stays).
+    pub fn remove_empty_dir(&self, name: &OsStr) -> io::Result<()> {
+        single_component(name)?;
+        rustix::fs::unlinkat(self.fd(), name, AtFlags::REMOVEDIR)?;
+        Ok(())
+    }
+
     /// Removes a file (not a directory) from this directory.
     pub fn unlink(&self, name: &OsStr) -> io::Result<()> {
         single_component(name)?;
