@@ -227,6 +227,7 @@ fn move_error(e: io::Error, source: &str, destination: &str) -> EditError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
     use std::fs;
     use std::os::unix::fs::{PermissionsExt, symlink};
 
