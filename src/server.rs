@@ -130,6 +130,17 @@ pub struct FsServer {
     session: Arc<SessionSandbox>,
     /// The client's `logging/setLevel` subscription.
     log: Arc<SessionLog>,
+    /// This client session, among every session of the process: its reviews are its own.
+    client: u64,
+    /// Made for an HTTP client: on 2026-07-28 each request gets a server of its own (no
+    /// session), so its reviews are reached by their handle instead of by this session.
+    over_http: bool,
+}
+
+/// The next client session's number (see [`FsServer::review_owner`]).
+fn next_client() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// State shared by every session of the process.
@@ -218,6 +229,8 @@ impl FsServer {
                 search_index: options.index.then(Arc::default),
             }),
             log: SessionLog::register(),
+            client: next_client(),
+            over_http: false,
         })
     }
 
@@ -230,6 +243,24 @@ impl FsServer {
                 self.inner.dirs_from_cli,
             )),
             log: SessionLog::register(),
+            client: next_client(),
+            over_http: true,
+        }
+    }
+
+    /// Who this call's reviews belong to: this client session on its allowed directories, or,
+    /// for a stateless client (2026-07-28 over HTTP, a server per request), whoever holds the
+    /// review's handle on the same allowed directories.
+    pub fn review_owner(&self, context: &RequestContext<RoleServer>) -> fs_mcp_edit::ReviewOwner {
+        let stateless = self.over_http
+            && context
+                .protocol_version()
+                .is_some_and(|v| v >= rmcp::model::ProtocolVersion::V_2026_07_28);
+        let sandbox = self.sandbox();
+        if stateless {
+            fs_mcp_edit::ReviewOwner::stateless(&sandbox)
+        } else {
+            fs_mcp_edit::ReviewOwner::client(self.client, &sandbox)
         }
     }
 
@@ -270,15 +301,19 @@ impl FsServer {
         (self.inner.review_via, self.inner.review_page_is_client)
     }
 
-    /// The review page's link, starting the page on 127.0.0.1 on first use.
-    pub async fn review_page_url(&self) -> std::io::Result<String> {
+    /// The review page's link for the reviews of `scope` (the link's token shows and decides
+    /// those alone), starting the page on 127.0.0.1 on first use.
+    pub async fn review_page_url(
+        &self,
+        scope: &fs_mcp_edit::ReviewScope,
+    ) -> std::io::Result<String> {
         let reviews = self.reviews();
         let page = self
             .inner
             .review_page
             .get_or_try_init(|| crate::ui::ReviewPage::start(reviews))
             .await?;
-        Ok(page.url().to_string())
+        page.url_for(scope)
     }
 
     /// Cancelled when the process shuts down.

@@ -850,3 +850,141 @@ async fn a_session_with_a_request_running_is_never_closed_to_make_room() {
     );
     waiting.abort();
 }
+
+/// The JSON answer of a `propose_and_review` call.
+fn review_answer(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+/// The review page link in a PENDING answer: (base URL, token).
+fn page_link(answer: &Value) -> (String, String) {
+    let message = answer["message"].as_str().expect("message");
+    let start = message.find("http://127.0.0.1:").expect("a link");
+    let url: String = message[start..]
+        .chars()
+        .take_while(|c| !c.is_whitespace())
+        .collect();
+    let (base, token) = url.split_once("/?token=").expect("a token");
+    (base.to_string(), token.to_string())
+}
+
+/// Two clients of one HTTP server, each with a review waiting in the page: each one's link lists
+/// and decides only its own review, and neither can collect, continue or commit the other's.
+#[tokio::test]
+async fn one_client_never_sees_or_decides_another_clients_review() {
+    let ws = Workspace::new();
+    ws.write("a.txt", "alpha\n");
+    ws.write("b.txt", "beta\n");
+    let server = HttpServer::start(&ws, &["--review-via", "page"]);
+    let mut a = Session::open(&server.url, None).await.expect("open A");
+    let mut b = Session::open(&server.url, None).await.expect("open B");
+    let proposed_a = review_answer(
+        &a.call_text(
+            "propose_and_review",
+            json!({"path": "a.txt", "match_text": "alpha", "new_string": "ALPHA"}),
+        )
+        .await,
+    );
+    let proposed_b = review_answer(
+        &b.call_text(
+            "propose_and_review",
+            json!({"path": "b.txt", "match_text": "beta", "new_string": "BETA"}),
+        )
+        .await,
+    );
+    assert_eq!(proposed_a["user_action"], "PENDING", "{proposed_a}");
+    let session_a = proposed_a["session_path"].as_str().unwrap().to_string();
+    let session_b = proposed_b["session_path"].as_str().unwrap().to_string();
+    let (base, token_a) = page_link(&proposed_a);
+    let (_, token_b) = page_link(&proposed_b);
+    assert_ne!(token_a, token_b, "one token for two clients");
+
+    let http = reqwest::Client::new();
+    let listed = |token: String| {
+        let http = http.clone();
+        let base = base.clone();
+        async move {
+            let listed: Value = http
+                .get(format!("{base}/api/reviews"))
+                .header("x-fs-mcp-token", token)
+                .send()
+                .await
+                .expect("list")
+                .json()
+                .await
+                .expect("JSON");
+            listed["reviews"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["session_path"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(listed(token_b.clone()).await, vec![session_b.clone()]);
+    assert_eq!(listed(token_a.clone()).await, vec![session_a.clone()]);
+    let decide = |token: String, session: String| {
+        let http = http.clone();
+        let base = base.clone();
+        async move {
+            http.post(format!("{base}/api/reviews/decide"))
+                .header("x-fs-mcp-token", token)
+                .json(&json!({"session_path": session}))
+                .send()
+                .await
+                .expect("decide")
+                .status()
+        }
+    };
+    assert_eq!(
+        decide(token_b.clone(), session_a.clone()).await,
+        reqwest::StatusCode::NOT_FOUND,
+        "B's link decided A's review"
+    );
+    // B naming A's session: refused, and A's review stays open and undecided.
+    for arguments in [
+        json!({"path": "a.txt", "session_path": session_a}),
+        json!({"path": "a.txt", "session_path": session_a, "match_text": "alpha", "new_string": "B WAS HERE"}),
+    ] {
+        let reply = b
+            .request(
+                "tools/call",
+                json!({"name": "propose_and_review", "arguments": arguments}),
+            )
+            .await;
+        assert_eq!(reply["result"]["isError"], true, "{reply}");
+    }
+    let reply = b
+        .request(
+            "tools/call",
+            json!({"name": "commit_review", "arguments": {"session_path": session_a, "original_path": "a.txt"}}),
+        )
+        .await;
+    assert_eq!(reply["result"]["isError"], true, "{reply}");
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("a.txt")).unwrap(),
+        "alpha\n"
+    );
+
+    // A decides through its own link and collects its own verdict.
+    assert_eq!(
+        decide(token_a, session_a.clone()).await,
+        reqwest::StatusCode::OK
+    );
+    let collected = review_answer(
+        &a.call_text(
+            "propose_and_review",
+            json!({"path": "a.txt", "session_path": session_a}),
+        )
+        .await,
+    );
+    assert_eq!(collected["user_action"], "COMMITTED", "{collected}");
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("a.txt")).unwrap(),
+        "ALPHA\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("b.txt")).unwrap(),
+        "beta\n"
+    );
+}

@@ -3,7 +3,8 @@
 use rmcp::handler::server::router::tool::ToolRoute;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
-use rmcp::{ErrorData, tool};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -41,11 +42,13 @@ impl FsServer {
     async fn commit_review(
         &self,
         Parameters(p): Parameters<CommitReviewParams>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let sandbox = self.sandbox();
+        let owner = self.review_owner(&context);
         let result = self
             .reviews()
-            .commit_review(&sandbox, &p.session_path, &p.original_path)
+            .commit_review(&sandbox, &p.session_path, &p.original_path, &owner)
             .await;
         Ok(match result {
             Ok(committed) => render::edit::review_committed(&committed),

@@ -128,19 +128,28 @@ impl FsServer {
         };
         let sandbox = self.sandbox();
         let mut request: ProposeRequest = p.into();
+        let owner = self.review_owner(&context);
+        let listed = self.listed_tools();
         let retry = context.extensions.get::<InputRetry>().cloned();
         if let Some(retry) = &retry {
-            // The client answers our form (2026-07-28): the proposal is the session's as it
-            // was shown, whatever the retried arguments say.
+            // The client answers our form (2026-07-28): the state names the session it was
+            // sent for (a random token bound to it, this client's alone), and the proposal is
+            // the session's as it was shown, whatever the retried arguments say.
+            let session_path = match self
+                .reviews()
+                .session_of_input_state(&retry.request_state, &owner)
+            {
+                Ok(session_path) => session_path,
+                Err(e) => return Ok(render::edit::failure(&e, listed).into()),
+            };
             request = ProposeRequest {
                 path: request.path,
-                session_path: Some(retry.request_state.clone()),
+                session_path: Some(session_path),
                 ..ProposeRequest::default()
             };
         }
         let collect = request.is_collect();
-        let listed = self.listed_tools();
-        let staged = match self.reviews().stage(&sandbox, request).await {
+        let staged = match self.reviews().stage(&sandbox, request, &owner).await {
             Ok(staged) => staged,
             Err(e) => return Ok(render::edit::failure(&e, listed).into()),
         };
@@ -174,7 +183,13 @@ impl FsServer {
                     }
                     None => {
                         let layout = review::DiffLayout::for_client(&context);
-                        return Ok(review::input_required(&open, link.as_deref(), layout).into());
+                        let state = match self.reviews().input_state(&open) {
+                            Ok(state) => state,
+                            Err(e) => return Ok(render::edit::failure(&e, listed).into()),
+                        };
+                        return Ok(
+                            review::input_required(&open, link.as_deref(), layout, state).into()
+                        );
                     }
                 }
             }

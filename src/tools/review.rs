@@ -262,12 +262,13 @@ pub fn answer_of(responses: &InputResponses, url_mode: bool) -> Option<Answer> {
 }
 
 /// The `input_required` result asking the client to show the form, or to open `link` (URL
-/// mode), on 2026-07-28. The state is the session_path: a handle the server checks against its
-/// live sessions on the retry.
+/// mode), on 2026-07-28. The `state` is a random token bound to the session and its client
+/// ([`fs_mcp_edit::ReviewManager::input_state`]): forged or another client's, it names nothing.
 pub fn input_required(
     open: &OpenReview,
     link: Option<&str>,
     layout: DiffLayout,
+    state: String,
 ) -> InputRequiredResult {
     let params = match link {
         Some(link) => url_request(open, link),
@@ -278,7 +279,7 @@ pub fn input_required(
         REVIEW_INPUT.to_string(),
         InputRequest::Elicitation(ElicitRequest::new(params)),
     );
-    InputRequiredResult::new(Some(requests), Some(open.session_path.clone()))
+    InputRequiredResult::new(Some(requests), Some(state))
 }
 
 /// The page link when the diff is too long for the form and the client takes URL mode (`None`
@@ -287,7 +288,7 @@ pub async fn url_mode_link(server: &FsServer, open: &OpenReview, url: bool) -> O
     if !url || !too_long_for_form(open) {
         return None;
     }
-    match server.review_page_url().await {
+    match server.review_page_url(&open.scope).await {
         Ok(link) => Some(link),
         Err(e) => {
             tracing::warn!("cannot start the review page ({e}); the form shows a cut diff");
@@ -378,7 +379,7 @@ pub async fn in_page(
 }
 
 async fn page_link(server: &FsServer, open: OpenReview) -> Result<ReviewOutcome, EditError> {
-    let url = server.review_page_url().await.map_err(|e| {
+    let url = server.review_page_url(&open.scope).await.map_err(|e| {
         EditError::new(
             fs_mcp_edit::ErrorKind::Io,
             format!(

@@ -18,8 +18,9 @@ use serde_json::{Value, json};
 
 use super::reviews::{DecideBody, Pending};
 use crate::http::host::{HostRule, Refused};
-use crate::http::same_secret;
+pub(super) use crate::http::same_secret;
 use crate::server::{FsServer, Tier};
+use fs_mcp_edit::ReviewScope;
 use fs_mcp_sandbox::{DirHandle, EntryKind, Sandbox, escape_os};
 
 /// The header the page sends its token in (a query `token=` works too, for the page itself).
@@ -64,15 +65,30 @@ pub fn router(state: Shared) -> Router {
 /// Refuses other sites and other hosts (403), then requests without the token (401).
 async fn guard(AxumState(state): AxumState<Shared>, request: Request, next: Next) -> Response {
     let hint = "missing or wrong token: open the URL `fs-mcp-rs ui` printed (it ends in ?token=…)";
-    guard_page(state.port, &state.token, hint, request, next).await
+    let accepted =
+        given_token(&request).is_some_and(|t| same_secret(t.as_bytes(), state.token.as_bytes()));
+    guard_page(state.port, accepted, hint, request, next).await
+}
+
+/// The token a request carries (header or `?token=`).
+pub(super) fn given_token(request: &Request) -> Option<String> {
+    let query_token = request.uri().query().and_then(|q| {
+        q.split('&')
+            .find_map(|pair| pair.strip_prefix("token="))
+            .map(str::to_string)
+    });
+    header_str(request.headers(), TOKEN_HEADER)
+        .map(str::to_string)
+        .or(query_token)
 }
 
 /// The guard of every page this binary serves on 127.0.0.1 (the playground, the review page):
-/// its own Host and Origin only, then the token (header or `?token=`); `wrong_token` says where
-/// the link with the token came from. A request that passes marks its connection authenticated.
+/// its own Host and Origin only, then the token (`accepted`: the request's token is one the
+/// page gave); `wrong_token` says where the link with the token came from. A request that
+/// passes marks its connection authenticated.
 pub(super) async fn guard_page(
     port: u16,
-    token: &str,
+    accepted: bool,
     wrong_token: &'static str,
     request: Request,
     next: Next,
@@ -87,17 +103,7 @@ pub(super) async fn guard_page(
         };
         return refuse(StatusCode::FORBIDDEN, message);
     }
-    let headers = request.headers();
-    let query_token = request.uri().query().and_then(|q| {
-        q.split('&')
-            .find_map(|pair| pair.strip_prefix("token="))
-            .map(str::to_string)
-    });
-    let given = header_str(headers, TOKEN_HEADER)
-        .map(str::to_string)
-        .or(query_token)
-        .unwrap_or_default();
-    if !same_secret(given.as_bytes(), token.as_bytes()) {
+    if !accepted {
         return refuse(StatusCode::UNAUTHORIZED, wrong_token);
     }
     // Its connection no longer counts among the unauthenticated ones (see crate::http).
@@ -356,11 +362,11 @@ fn walk(
 }
 
 async fn reviews(AxumState(state): AxumState<Shared>) -> Response {
-    Json(state.pending.list()).into_response()
+    Json(state.pending.list(&ReviewScope::All)).into_response()
 }
 
 async fn decide(AxumState(state): AxumState<Shared>, Json(body): Json<DecideBody>) -> Response {
-    match state.pending.decide(&body) {
+    match state.pending.decide(&body, &ReviewScope::All) {
         Ok(()) => Json(json!({ "ok": true })).into_response(),
         Err(message) => refuse(StatusCode::NOT_FOUND, &message),
     }

@@ -4,16 +4,17 @@
 //! verdict to it, the same verdicts as every other channel: approve, reject (with a comment),
 //! or an edited version sent back as feedback.
 
+use std::collections::HashMap;
 use std::net::Ipv4Addr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use axum::extract::{Request, State as AxumState};
 use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
-use fs_mcp_edit::{ReviewManager, Verdict};
+use axum::{Extension, Json, Router};
+use fs_mcp_edit::{ReviewManager, ReviewScope, Verdict};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -68,11 +69,11 @@ impl Pending {
         Pending { manager }
     }
 
-    /// Open proposals with their diff.
-    pub fn list(&self) -> Value {
+    /// Open proposals of `scope` with their diff.
+    pub fn list(&self, scope: &ReviewScope) -> Value {
         let items: Vec<Value> = self
             .manager
-            .open_reviews()
+            .open_reviews(scope)
             .into_iter()
             .map(|r| {
                 json!({
@@ -89,23 +90,41 @@ impl Pending {
 
     /// Posts the human's verdict; the waiting `propose_and_review` call (or the agent's next
     /// call with the session_path) acts on it.
-    pub fn decide(&self, body: &DecideBody) -> Result<(), String> {
+    pub fn decide(&self, body: &DecideBody, scope: &ReviewScope) -> Result<(), String> {
         self.manager
-            .submit_verdict(&body.session_path, body.verdict())
+            .submit_verdict(&body.session_path, body.verdict(), scope)
             .map_err(|e| format!("{e} Reload the list of reviews."))
     }
 }
 
-/// The review page of a stdio or HTTP server: 127.0.0.1, a free port, a random token.
+/// The review page of a stdio or HTTP server: 127.0.0.1, a free port, and a random token for
+/// each client session (each stateless review): a link shows and decides only the reviews of
+/// the session it was given to, so clients sharing one server never see each other's.
 pub struct ReviewPage {
-    url: String,
+    state: Arc<PageState>,
 }
 
 struct PageState {
     pending: Pending,
-    token: String,
+    /// Each link's token and the reviews it reaches.
+    scopes: Mutex<HashMap<String, ReviewScope>>,
     port: u16,
 }
+
+impl PageState {
+    /// The reviews `token` reaches, if it is one of the links' tokens.
+    fn scope_of(&self, token: &str) -> Option<ReviewScope> {
+        let scopes = self.scopes.lock().unwrap_or_else(|e| e.into_inner());
+        scopes
+            .iter()
+            .find(|(known, _)| super::api::same_secret(known.as_bytes(), token.as_bytes()))
+            .map(|(_, scope)| scope.clone())
+    }
+}
+
+/// How many link tokens the page keeps: one a client session that asked for a review (or one a
+/// stateless review); the oldest goes first past this.
+const MAX_LINKS: usize = 1024;
 
 impl ReviewPage {
     /// Binds 127.0.0.1 on a free port and serves the page in the background for as long as the
@@ -113,10 +132,9 @@ impl ReviewPage {
     pub async fn start(manager: Arc<ReviewManager>) -> std::io::Result<ReviewPage> {
         let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
         let port = listener.local_addr()?.port();
-        let token = super::random_token()?;
         let state = Arc::new(PageState {
             pending: Pending::new(manager),
-            token: token.clone(),
+            scopes: Mutex::new(HashMap::new()),
             port,
         });
         let app = Router::new()
@@ -127,7 +145,7 @@ impl ReviewPage {
                 Arc::clone(&state),
                 guard,
             ))
-            .with_state(state);
+            .with_state(Arc::clone(&state));
         // The same connection handling as --http and the playground: header and idle timeouts,
         // a connection cap of which connections without the token hold at most half.
         tokio::spawn(async move {
@@ -141,26 +159,59 @@ impl ReviewPage {
             )
             .await;
         });
-        let url = format!("http://127.0.0.1:{port}/?token={token}");
         tracing::info!("review page serving at http://127.0.0.1:{port}/");
-        Ok(ReviewPage { url })
+        Ok(ReviewPage { state })
     }
 
-    /// The link for the human (it carries the token).
-    pub fn url(&self) -> &str {
-        &self.url
+    /// The link for the human to review the proposals of `scope` (it carries that scope's
+    /// token, made on first need).
+    pub fn url_for(&self, scope: &ReviewScope) -> std::io::Result<String> {
+        let mut scopes = self.state.scopes.lock().unwrap_or_else(|e| e.into_inner());
+        let known = scopes
+            .iter()
+            .find(|(_, s)| *s == scope)
+            .map(|(token, _)| token.clone());
+        let token = match known {
+            Some(token) => token,
+            None => {
+                if scopes.len() >= MAX_LINKS {
+                    // Links of reviews that ended are the ones worth dropping; without an age,
+                    // any one goes (a dropped link answers 401; the next proposal gives a new one).
+                    if let Some(old) = scopes.keys().next().cloned() {
+                        scopes.remove(&old);
+                    }
+                }
+                let token = super::random_token()?;
+                scopes.insert(token.clone(), scope.clone());
+                token
+            }
+        };
+        Ok(format!(
+            "http://127.0.0.1:{}/?token={token}",
+            self.state.port
+        ))
     }
 }
 
-/// The playground's guard, for the review page.
+/// The reviews the token of a request that passed the guard reaches.
+#[derive(Clone)]
+struct Scoped(ReviewScope);
+
+/// The playground's guard, for the review page, with a token for each link: the scope it
+/// reaches goes with the request.
 async fn guard(
     AxumState(state): AxumState<Arc<PageState>>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
     let hint =
         "missing or wrong token: open the link propose_and_review gave (it ends in ?token=…)";
-    super::api::guard_page(state.port, &state.token, hint, request, next).await
+    let scope = super::api::given_token(&request).and_then(|t| state.scope_of(&t));
+    let accepted = scope.is_some();
+    if let Some(scope) = scope {
+        request.extensions_mut().insert(Scoped(scope));
+    }
+    super::api::guard_page(state.port, accepted, hint, request, next).await
 }
 
 /// The page, its CSS and JS inline; nothing else may load or run.
@@ -175,15 +226,19 @@ async fn page() -> Response {
     response
 }
 
-async fn list(AxumState(state): AxumState<Arc<PageState>>) -> Response {
-    Json(state.pending.list()).into_response()
+async fn list(
+    AxumState(state): AxumState<Arc<PageState>>,
+    Extension(Scoped(scope)): Extension<Scoped>,
+) -> Response {
+    Json(state.pending.list(&scope)).into_response()
 }
 
 async fn decide(
     AxumState(state): AxumState<Arc<PageState>>,
+    Extension(Scoped(scope)): Extension<Scoped>,
     Json(body): Json<DecideBody>,
 ) -> Response {
-    match state.pending.decide(&body) {
+    match state.pending.decide(&body, &scope) {
         Ok(()) => Json(json!({ "ok": true })).into_response(),
         Err(message) => refuse(StatusCode::NOT_FOUND, &message),
     }

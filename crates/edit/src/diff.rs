@@ -133,11 +133,16 @@ mod tests {
     fn a_long_line_is_cut_and_says_how_much() {
         let long = "x".repeat(MAX_DIFF_LINE_CHARS + 500);
         let d = unified_diff(&format!("{long}\n"), "y\n", "a/f", "b/f");
-        let line = d.lines().find(|l| l.starts_with('-') && !l.starts_with("---"));
+        let line = d
+            .lines()
+            .find(|l| l.starts_with('-') && !l.starts_with("---"));
         let line = line.unwrap();
         assert_eq!(
             line,
-            format!("-{}… [501 more characters]", "x".repeat(MAX_DIFF_LINE_CHARS - 1))
+            format!(
+                "-{}… [501 more characters]",
+                "x".repeat(MAX_DIFF_LINE_CHARS - 1)
+            )
         );
         assert!(d.ends_with("+y\n"), "{d}");
     }

@@ -61,7 +61,9 @@
 //! ```no_run
 //! use std::sync::Arc;
 //! use std::time::Duration;
-//! use fs_mcp_edit::{ProposeRequest, ReviewConfig, ReviewManager, parse_command_template};
+//! use fs_mcp_edit::{
+//!     ProposeRequest, ReviewConfig, ReviewManager, ReviewOwner, parse_command_template,
+//! };
 //!
 //! # async fn demo(sandbox: fs_mcp_sandbox::Sandbox) -> Result<(), Box<dyn std::error::Error>> {
 //! let manager = Arc::new(ReviewManager::new(ReviewConfig {
@@ -72,11 +74,15 @@
 //! // `cancel` completes when the client cancels the request, e.g. `token.cancelled()` of a
 //! // `tokio_util::sync::CancellationToken`; `std::future::pending()` never cancels.
 //! let request = ProposeRequest::single("src/main.rs", "fn old()", "fn new()");
-//! match manager.propose_and_review(&sandbox, request, std::future::pending()).await {
+//! // The calling client: only it can continue or collect the review it starts.
+//! let owner = ReviewOwner::client(1, &sandbox);
+//! match manager.propose_and_review(&sandbox, request, &owner, std::future::pending()).await {
 //!     Ok(outcome) => println!("{:?}", outcome.user_action()), // a normal tool result
 //!     Err(error) => eprintln!("{error}"),                     // an error tool result (isError)
 //! }
-//! let text = manager.commit_review(&sandbox, "/tmp/fs-mcp-rs-reviews-…/s-…", "src/main.rs").await;
+//! let text = manager
+//!     .commit_review(&sandbox, "/tmp/fs-mcp-rs-reviews-…/s-…", "src/main.rs", &owner)
+//!     .await;
 //! # let _ = text;
 //! # Ok(())
 //! # }
@@ -122,5 +128,7 @@ pub use outcome::{
 pub use request::{
     APPEND_TO_FILE, EditSpec, MATCH_TEXT_MAX_LENGTH, OVERWRITE_FILE, ProposeRequest,
 };
-pub use session::{MAX_FILE_BYTES, Verdict};
+pub use session::{
+    MAX_FILE_BYTES, MAX_OPEN_REVIEW_BYTES, MAX_OPEN_REVIEWS, ReviewOwner, ReviewScope, Verdict,
+};
 pub use tier_tools::{append_text, move_file, write_file};

@@ -20,7 +20,7 @@ use crate::outcome::{
 };
 use crate::prepare::{Prepared, prepare};
 use crate::request::ProposeRequest;
-use crate::session::{BusyGuard, FileIdentity, Registry, Verdict};
+use crate::session::{BusyGuard, FileIdentity, Registry, ReviewOwner, ReviewScope, Verdict};
 use crate::text_style::{decode_text, to_model};
 use crate::watch::{FileStamp, SaveWatcher, read_with_stamp};
 
@@ -139,6 +139,8 @@ pub struct OpenReview {
     pub current: PathBuf,
     /// The proposal file.
     pub future: PathBuf,
+    /// What a review page link for this proposal shows: its client's reviews.
+    pub scope: ReviewScope,
 }
 
 impl fmt::Debug for OpenReview {
@@ -305,7 +307,10 @@ where
 impl ReviewManager {
     /// Creates the manager and its private sessions directory.
     pub fn new(config: ReviewConfig) -> io::Result<ReviewManager> {
-        let registry = Arc::new(Registry::new(config.sessions_parent.as_deref())?);
+        let registry = Arc::new(Registry::new(
+            config.sessions_parent.as_deref(),
+            crate::session::max_idle(config.review_timeout),
+        )?);
         Ok(ReviewManager {
             inner: Arc::new(Inner {
                 config,
@@ -344,12 +349,13 @@ impl ReviewManager {
         &self,
         sandbox: &Sandbox,
         request: ProposeRequest,
+        owner: &ReviewOwner,
         cancel: C,
     ) -> Result<ReviewOutcome, EditError>
     where
         C: Future<Output = ()> + Send,
     {
-        match self.stage(sandbox, request).await? {
+        match self.stage(sandbox, request, owner).await? {
             Staged::Done(outcome) => Ok(outcome),
             Staged::Open(open) => self.await_editor(sandbox, open, true, cancel).await,
         }
@@ -361,13 +367,17 @@ impl ReviewManager {
     /// decision the agent has not heard of (a save of the proposal file, a verdict from the
     /// review page). A request with `session_path` and no edit at all (no `match_text`,
     /// `new_string` or `edits`) collects the verdict on the open proposal as it is.
+    ///
+    /// `owner` is the calling client: only its own sessions can be continued or collected, and a
+    /// new one is made its own.
     pub async fn stage(
         &self,
         sandbox: &Sandbox,
         request: ProposeRequest,
+        owner: &ReviewOwner,
     ) -> Result<Staged, EditError> {
         let recovered = self.recover(sandbox).await;
-        let staged = self.stage_now(sandbox, request).await;
+        let staged = self.stage_now(sandbox, request, owner).await;
         if recovered.is_empty() {
             return staged;
         }
@@ -404,11 +414,12 @@ impl ReviewManager {
         &self,
         sandbox: &Sandbox,
         request: ProposeRequest,
+        owner: &ReviewOwner,
     ) -> Result<Staged, EditError> {
         let inner = Arc::clone(&self.inner);
         let mut guard = match request.session() {
             Some(sp) => {
-                let key = inner.registry.key_for(sp)?;
+                let key = inner.registry.key_for(sp, owner)?;
                 Some(BusyGuard::acquire(&inner.registry, key)?)
             }
             None => None,
@@ -485,6 +496,21 @@ impl ReviewManager {
             Prepared::Done(outcome) => return Ok(Staged::Done(outcome)),
             Prepared::Wait { key, notes } => (key, notes),
         };
+        // A new proposal (and each file of a multi-file one) becomes the caller's.
+        {
+            let mut sessions = inner.registry.lock();
+            let members = sessions
+                .get(&key)
+                .map(|s| s.members.clone())
+                .unwrap_or_default();
+            for k in std::iter::once(&key).chain(&members) {
+                if let Some(s) = sessions.get_mut(k)
+                    && s.owner.is_none()
+                {
+                    s.owner = Some(owner.clone());
+                }
+            }
+        }
         let guard = match guard {
             Some(g) => g,
             None => BusyGuard::acquire(&inner.registry, key.clone())?,
@@ -507,16 +533,21 @@ impl ReviewManager {
         notes: Vec<Note>,
         guard: BusyGuard,
     ) -> Result<OpenReview, EditError> {
-        let (shown, current, future, files) = {
+        let (shown, current, future, files, scope) = {
             let sessions = self.inner.registry.lock();
             let s = sessions
                 .get(&key)
                 .ok_or_else(|| EditError::session("The review session ended unexpectedly."))?;
+            let scope = s
+                .owner
+                .as_ref()
+                .map_or_else(|| ReviewScope::Review(key.clone()), |o| o.scope_for(&key));
             (
                 s.shown.clone(),
                 s.current.clone(),
                 s.future.clone(),
                 group_files(&sessions, s),
+                scope,
             )
         };
         let (files, diff) = group_diff(&files);
@@ -530,7 +561,33 @@ impl ReviewManager {
             diff,
             current,
             future,
+            scope,
         })
+    }
+
+    /// The state to send with the client's form for `open` (2026-07-28 `requestState`): a
+    /// random token bound to this session, which only its client's answer may carry back
+    /// ([`ReviewManager::session_of_input_state`]).
+    pub fn input_state(&self, open: &OpenReview) -> Result<String, EditError> {
+        let token = crate::session::random_hex(16)
+            .map_err(|e| EditError::io(format!("Cannot draw a random state for the form: {e}")))?;
+        match self.inner.registry.lock().get_mut(&open.key) {
+            Some(s) => s.input_state = Some(token.clone()),
+            None => return Err(EditError::session("The review session has ended.")),
+        }
+        Ok(token)
+    }
+
+    /// The `session_path` a form's answer (its `requestState`) continues, for `owner`.
+    pub fn session_of_input_state(
+        &self,
+        state: &str,
+        owner: &ReviewOwner,
+    ) -> Result<String, EditError> {
+        self.inner
+            .registry
+            .key_of_input_state(state, owner)
+            .map(|key| key.display().to_string())
     }
 
     /// Acts on the human's decision on an open proposal (from the client's form): approve
@@ -585,9 +642,15 @@ impl ReviewManager {
     }
 
     /// Posts a verdict for an open session (the review page): the call waiting on it, or the
-    /// agent's next call with its `session_path`, acts on it.
-    pub fn submit_verdict(&self, session_path: &str, verdict: Verdict) -> Result<(), EditError> {
-        let key = self.inner.registry.key_for(session_path)?;
+    /// agent's next call with its `session_path`, acts on it. Only a proposal's own session in
+    /// `scope` (the page link's) is decided, and only as a whole.
+    pub fn submit_verdict(
+        &self,
+        session_path: &str,
+        verdict: Verdict,
+        scope: &ReviewScope,
+    ) -> Result<(), EditError> {
+        let key = self.inner.registry.key_in_scope(session_path, scope)?;
         match self.inner.registry.lock().get_mut(&key) {
             Some(s) => s.verdict = Some(verdict),
             None => return Err(EditError::session("The review session has ended.")),
@@ -596,14 +659,14 @@ impl ReviewManager {
         Ok(())
     }
 
-    /// Every open proposal with its diff (what the review page lists). A proposal the human
-    /// already decided on (verdict not yet collected) is left out.
-    pub fn open_reviews(&self) -> Vec<ReviewListing> {
+    /// Every open proposal in `scope` with its diff (what a review page link lists). A proposal
+    /// the human already decided on (verdict not yet collected) is left out.
+    pub fn open_reviews(&self, scope: &ReviewScope) -> Vec<ReviewListing> {
         let open: Vec<(String, Vec<GroupFile>)> = {
             let sessions = self.inner.registry.lock();
             sessions
                 .values()
-                .filter(|s| s.verdict.is_none() && s.member_of.is_none())
+                .filter(|s| s.verdict.is_none() && s.member_of.is_none() && scope.covers(s))
                 .map(|s| (s.dir.display().to_string(), group_files(&sessions, s)))
                 .collect()
         };
@@ -849,9 +912,10 @@ impl ReviewManager {
         sandbox: &Sandbox,
         session_path: &str,
         original_path: &str,
+        owner: &ReviewOwner,
     ) -> Result<ReviewCommitted, EditError> {
         let inner = Arc::clone(&self.inner);
-        let key = inner.registry.key_for(session_path)?;
+        let key = inner.registry.key_for(session_path, owner)?;
         let guard = BusyGuard::acquire(&inner.registry, key.clone())?;
         let sandbox = sandbox.clone();
         let session_path = session_path.to_string();

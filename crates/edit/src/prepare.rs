@@ -197,6 +197,7 @@ fn new_proposal(
         );
     }
 
+    registry.admit(base_model.len() + proposal_text.len() + native.len())?;
     let (dir, current, future) = registry
         .new_session_dir(target.path)
         .map_err(|e| EditError::io(format!("Cannot create a review session: {e}")))?;
@@ -235,6 +236,9 @@ fn new_proposal(
             busy: false,
             members: Vec::new(),
             member_of: None,
+            owner: None,
+            last_used: std::time::Instant::now(),
+            input_state: None,
         },
     );
     Ok(Prepared::Wait { key: dir, notes })

@@ -11,9 +11,10 @@ use std::collections::HashMap;
 use std::fs;
 use std::hash::{DefaultHasher, Hasher};
 use std::io;
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use std::ffi::OsString;
 
@@ -28,6 +29,87 @@ pub const MAX_FILE_BYTES: u64 = 50 * 1024 * 1024;
 
 /// Longest file-name part kept in `current_<name>` / `future_<name>`, in bytes.
 const MAX_NAME_BYTES: usize = 200;
+
+/// Review sessions open at once, every client together (a multi-file proposal has one a file).
+pub const MAX_OPEN_REVIEWS: usize = 64;
+/// Bytes the open review sessions hold in memory at most, every client together (each keeps the
+/// file as proposed against, the proposal, and the proposal file's bytes; the disk holds two
+/// copies more).
+pub const MAX_OPEN_REVIEW_BYTES: usize = 384 * 1024 * 1024;
+/// A session no call has used for this long is closed (nothing written; its files removed),
+/// however long the review timeout: twice the review timeout, and at least an hour.
+pub fn max_idle(review_timeout: Duration) -> Duration {
+    (review_timeout * 2).max(Duration::from_secs(3600))
+}
+
+/// Who may use a review session: the client session that proposed it, on the allowed
+/// directories that session had. Every use of a `session_path` (a continued or collected
+/// proposal, an answer to the client's form) is checked against it, so one client never reaches
+/// another's review.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewOwner {
+    /// The client session; `None` for a stateless client (2026-07-28 over HTTP), which has no
+    /// session across calls: then the unguessable session handle and the same allowed
+    /// directories are what admit it.
+    client: Option<u64>,
+    roots: Vec<PathBuf>,
+}
+
+impl ReviewOwner {
+    /// The client session `client` (unique in this process), with the sandbox it has.
+    pub fn client(client: u64, sandbox: &Sandbox) -> ReviewOwner {
+        ReviewOwner {
+            client: Some(client),
+            roots: sandbox.root_paths().to_vec(),
+        }
+    }
+
+    /// A client without a session (each call on its own), with the sandbox it has.
+    pub fn stateless(sandbox: &Sandbox) -> ReviewOwner {
+        ReviewOwner {
+            client: None,
+            roots: sandbox.root_paths().to_vec(),
+        }
+    }
+
+    /// Whether `caller` may use a session this owner made.
+    pub(crate) fn admits(&self, caller: &ReviewOwner) -> bool {
+        self.roots == caller.roots && (self.client.is_none() || self.client == caller.client)
+    }
+
+    /// What a review page link of this owner's shows: its client session's reviews, or (a
+    /// stateless client) the one review `key`.
+    pub(crate) fn scope_for(&self, key: &Path) -> ReviewScope {
+        match self.client {
+            Some(client) => ReviewScope::Client(client),
+            None => ReviewScope::Review(key.to_path_buf()),
+        }
+    }
+}
+
+/// Which open reviews a review page link shows and may decide.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ReviewScope {
+    /// Every review (the playground, whose page is the one client).
+    All,
+    /// The reviews of one client session.
+    Client(u64),
+    /// One review (of a stateless client), by its session key.
+    Review(PathBuf),
+}
+
+impl ReviewScope {
+    pub(crate) fn covers(&self, session: &Session) -> bool {
+        let Some(owner) = &session.owner else {
+            return false;
+        };
+        match self {
+            ReviewScope::All => true,
+            ReviewScope::Client(client) => owner.client == Some(*client),
+            ReviewScope::Review(key) => *key == session.dir,
+        }
+    }
+}
 
 /// Content identity of the target file, to notice changes made behind the session's back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,12 +216,28 @@ pub(crate) struct Session {
     pub members: Vec<PathBuf>,
     /// The session leading the multi-file proposal this file belongs to (hidden from clients).
     pub member_of: Option<PathBuf>,
+    /// Who may use it; `None` while it is being made (then nobody may).
+    pub owner: Option<ReviewOwner>,
+    /// When a call last used it (it expires after [`max_idle`] unused).
+    pub last_used: Instant,
+    /// The state handed to the client with its form (2026-07-28 `requestState`): a random
+    /// token for this session, which the client's answer must carry back.
+    pub input_state: Option<String>,
+}
+
+impl Session {
+    /// Bytes this session holds in memory.
+    fn bytes(&self) -> usize {
+        self.base_model.len() + self.proposal.len() + self.known_future.len()
+    }
 }
 
 /// The live sessions and their directory.
 #[derive(Debug)]
 pub(crate) struct Registry {
     root: PathBuf,
+    /// How long a session may stay unused before it is closed.
+    max_idle: Duration,
     sessions: Mutex<HashMap<PathBuf, Session>>,
     /// Woken whenever a verdict is posted, so a waiting call looks at its session's mailbox.
     pub decided: tokio::sync::Notify,
@@ -158,11 +256,12 @@ fn private_dir(builder_prefix: &str, parent: &Path) -> io::Result<PathBuf> {
 
 impl Registry {
     /// Creates the sessions directory under `parent` (default: the system temp dir).
-    pub fn new(parent: Option<&Path>) -> io::Result<Registry> {
+    pub fn new(parent: Option<&Path>, max_idle: Duration) -> io::Result<Registry> {
         let parent = parent.map_or_else(std::env::temp_dir, Path::to_path_buf);
         let root = private_dir("fs-mcp-rs-reviews-", &parent)?;
         Ok(Registry {
             root,
+            max_idle,
             sessions: Mutex::new(HashMap::new()),
             decided: tokio::sync::Notify::new(),
         })
@@ -176,9 +275,63 @@ impl Registry {
         self.sessions.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A new, empty session directory and the paths of its two files.
+    /// Makes room for a new session holding `bytes` in memory: closes the sessions unused for
+    /// longer than the idle limit, then refuses when the open sessions are at their count or
+    /// byte bound.
+    pub fn admit(&self, bytes: usize) -> Result<(), EditError> {
+        let expired: Vec<PathBuf> = self
+            .lock()
+            .values()
+            .filter(|s| !s.busy && s.last_used.elapsed() > self.max_idle)
+            .map(|s| s.dir.clone())
+            .collect();
+        for key in expired {
+            self.remove(&key);
+        }
+        let (count, held) = {
+            let sessions = self.lock();
+            (
+                sessions.len(),
+                sessions.values().map(Session::bytes).sum::<usize>(),
+            )
+        };
+        let idle = format!(
+            "finish the open ones (collect each verdict: propose_and_review with its path and session_path), or wait until they close after {} minutes unused",
+            self.max_idle.as_secs() / 60
+        );
+        if count >= MAX_OPEN_REVIEWS {
+            return Err(EditError::new(
+                crate::error::ErrorKind::Io,
+                format!(
+                    "Too many open reviews: this server holds at most {MAX_OPEN_REVIEWS} review sessions at once, of all its clients. Nothing was proposed; {idle}."
+                ),
+            ));
+        }
+        if held.saturating_add(bytes) > MAX_OPEN_REVIEW_BYTES {
+            return Err(EditError::new(
+                crate::error::ErrorKind::Io,
+                format!(
+                    "The open reviews would hold more than {} MiB: this proposal needs {} MiB and {} MiB are held. Nothing was proposed; {idle}, or propose a smaller change.",
+                    MAX_OPEN_REVIEW_BYTES >> 20,
+                    bytes.div_ceil(1 << 20),
+                    held.div_ceil(1 << 20)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A new, empty session directory and the paths of its two files. Its name carries 128
+    /// random bits from the system: a session path is a handle no other client can guess.
     pub fn new_session_dir(&self, target: &Path) -> io::Result<(PathBuf, PathBuf, PathBuf)> {
-        let dir = private_dir("s-", &self.root)?;
+        let dir = loop {
+            let dir = self.root.join(format!("s-{}", random_hex(16)?));
+            match fs::DirBuilder::new().mode(0o700).create(&dir) {
+                Ok(()) => break dir,
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        };
         let name = target
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -189,8 +342,68 @@ impl Registry {
         Ok((dir, current, future))
     }
 
-    /// The registry key of a client-supplied `session_path`, or why it is refused.
-    pub fn key_for(&self, session_path: &str) -> Result<PathBuf, EditError> {
+    /// The registry key of a client-supplied `session_path` that `caller` may use (a proposal's
+    /// own session, made by the caller's client on the same allowed directories), or why it is
+    /// refused. Another client's session, or one file of a multi-file proposal, is refused as a
+    /// session that is not open: a refusal tells nothing of what other clients have.
+    pub fn key_for(&self, session_path: &str, caller: &ReviewOwner) -> Result<PathBuf, EditError> {
+        let key = self.key_of(session_path)?;
+        let usable = self.lock().get(&key).is_some_and(|s| {
+            s.member_of.is_none() && s.owner.as_ref().is_some_and(|o| o.admits(caller))
+        });
+        if usable {
+            Ok(key)
+        } else {
+            Err(not_open(session_path))
+        }
+    }
+
+    /// The registry key of a `session_path` a review page link of `scope` may decide: only a
+    /// proposal's own session (never one file of a multi-file proposal), of that scope.
+    pub fn key_in_scope(
+        &self,
+        session_path: &str,
+        scope: &ReviewScope,
+    ) -> Result<PathBuf, EditError> {
+        let key = self.key_of(session_path)?;
+        let usable = self
+            .lock()
+            .get(&key)
+            .is_some_and(|s| s.member_of.is_none() && scope.covers(s));
+        if usable {
+            Ok(key)
+        } else {
+            Err(not_open(session_path))
+        }
+    }
+
+    /// The session a form's `requestState` names, for `caller`.
+    pub fn key_of_input_state(
+        &self,
+        state: &str,
+        caller: &ReviewOwner,
+    ) -> Result<PathBuf, EditError> {
+        let sessions = self.lock();
+        let found = sessions.values().find(|s| {
+            s.input_state
+                .as_deref()
+                .is_some_and(|mine| same_secret(mine.as_bytes(), state.as_bytes()))
+        });
+        match found {
+            Some(s)
+                if s.member_of.is_none() && s.owner.as_ref().is_some_and(|o| o.admits(caller)) =>
+            {
+                Ok(s.dir.clone())
+            }
+            _ => Err(EditError::session(
+                "The answer to the review form names no open review of this client (it ended, or the state was not the one this server sent). Nothing was written.",
+            )
+            .with_next(NextStep::ProposeWithoutSession)),
+        }
+    }
+
+    /// The key `session_path` names, whoever owns it (for the checks above).
+    fn key_of(&self, session_path: &str) -> Result<PathBuf, EditError> {
         let refuse = |why: &str| {
             EditError::session(format!(
                 "Invalid session path: {session_path}. {why} A session ends when its changes are committed or rejected."
@@ -210,7 +423,7 @@ impl Registry {
         }
         match fs::canonicalize(p) {
             Ok(c) if sessions.contains_key(&c) => Ok(c),
-            _ => Err(refuse("It is not an open review session of this server.")),
+            _ => Err(not_open(session_path)),
         }
     }
 
@@ -282,6 +495,7 @@ impl BusyGuard {
             .with_next(NextStep::WaitForOtherCall));
         }
         session.busy = true;
+        session.last_used = Instant::now();
         drop(sessions);
         Ok(BusyGuard {
             registry: Arc::clone(registry),
@@ -298,8 +512,30 @@ impl Drop for BusyGuard {
     fn drop(&mut self) {
         if let Some(s) = self.registry.lock().get_mut(&self.key) {
             s.busy = false;
+            s.last_used = Instant::now();
         }
     }
+}
+
+/// The refusal of a `session_path` that names no open session this caller may use.
+fn not_open(session_path: &str) -> EditError {
+    EditError::session(format!(
+        "Invalid session path: {session_path}. It is not an open review session of this client. A session ends when its changes are committed or rejected."
+    ))
+    .with_next(NextStep::UseReturnedSessionPath)
+}
+
+/// `bytes` random bytes from the system, as hex.
+pub(crate) fn random_hex(bytes: usize) -> io::Result<String> {
+    use std::io::Read;
+    let mut raw = vec![0u8; bytes];
+    fs::File::open("/dev/urandom")?.read_exact(&mut raw)?;
+    Ok(raw.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Compares two secrets in time independent of where they differ.
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// Shortens a file name to `max` bytes, keeping a short extension (for syntax highlighting).

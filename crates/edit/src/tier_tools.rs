@@ -227,9 +227,9 @@ fn move_error(e: io::Error, source: &str, destination: &str) -> EditError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
     use std::fs;
     use std::os::unix::fs::{PermissionsExt, symlink};
+    use std::path::PathBuf;
 
     fn setup() -> (tempfile::TempDir, PathBuf, Sandbox) {
         let tmp = tempfile::tempdir().unwrap();

@@ -14,7 +14,7 @@ use std::time::Duration;
 use fs_mcp_edit::{
     Approval, Committed, Decision, EditError, EditSpec, ErrorKind, LaunchOutcome, NextStep, Note,
     ProposeRequest, RecoveryStep, ReviewCommitted, ReviewConfig, ReviewManager, ReviewOutcome,
-    Undecided, UserAction, WaitingInfo,
+    ReviewOwner, ReviewScope, Undecided, UserAction, WaitingInfo,
 };
 use fs_mcp_sandbox::Sandbox;
 use serde_json::Value;
@@ -68,15 +68,21 @@ impl Env {
         let mgr = Arc::clone(&self.mgr);
         let sb = self.sandbox.clone();
         tokio::spawn(async move {
-            mgr.propose_and_review(&sb, req, std::future::pending())
+            let owner = ReviewOwner::client(1, &sb);
+            mgr.propose_and_review(&sb, req, &owner, std::future::pending())
                 .await
         })
     }
 
     async fn propose_now(&self, req: ProposeRequest) -> Result<ReviewOutcome, EditError> {
         self.mgr
-            .propose_and_review(&self.sandbox, req, std::future::pending())
+            .propose_and_review(&self.sandbox, req, &self.owner(), std::future::pending())
             .await
+    }
+
+    /// The one client of these tests.
+    fn owner(&self) -> ReviewOwner {
+        ReviewOwner::client(1, &self.sandbox)
     }
 
     async fn next_waiting(&mut self) -> WaitingInfo {
@@ -92,7 +98,7 @@ impl Env {
         original: &str,
     ) -> Result<ReviewCommitted, EditError> {
         self.mgr
-            .commit_review(&self.sandbox, session, original)
+            .commit_review(&self.sandbox, session, original, &self.owner())
             .await
     }
 
@@ -836,9 +842,15 @@ async fn cancellation_and_dropped_calls() {
     let mgr = Arc::clone(&e.mgr);
     let sb = e.sandbox.clone();
     let task = tokio::spawn(async move {
-        mgr.propose_and_review(&sb, ProposeRequest::single("t.py", "b", "B"), async {
-            let _ = rx.await;
-        })
+        let owner = ReviewOwner::client(1, &sb);
+        mgr.propose_and_review(
+            &sb,
+            ProposeRequest::single("t.py", "b", "B"),
+            &owner,
+            async {
+                let _ = rx.await;
+            },
+        )
         .await
     });
     let info = e.next_waiting().await;
@@ -1009,7 +1021,8 @@ async fn editor_is_started_without_a_shell() {
     let mgr = Arc::clone(&e2.mgr);
     let sb = e2.sandbox.clone();
     let task = tokio::spawn(async move {
-        mgr.propose_and_review(&sb, ProposeRequest::single(evil, "x", "y"), async {
+        let owner = ReviewOwner::client(1, &sb);
+        mgr.propose_and_review(&sb, ProposeRequest::single(evil, "x", "y"), &owner, async {
             let _ = rx.await;
         })
         .await
@@ -1073,13 +1086,15 @@ fn futures_are_send() {
         ..ReviewConfig::default()
     })
     .unwrap();
+    let owner = ReviewOwner::client(1, &sb);
     let f = mgr.propose_and_review(
         &sb,
         ProposeRequest::single("a", "", "b"),
+        &owner,
         std::future::pending(),
     );
     assert_send(&f);
-    let g = mgr.commit_review(&sb, "/x", "a");
+    let g = mgr.commit_review(&sb, "/x", "a", &owner);
     assert_send(&g);
     fn assert_sync<T: Send + Sync>() {}
     assert_sync::<ReviewManager>();
@@ -1387,4 +1402,253 @@ fn a_read_only_sandbox_refuses_every_edit_tool() {
     }
     assert_eq!(std::fs::read_to_string(root.join("a.txt")).unwrap(), "a\n");
     assert!(!root.join("b.txt").exists() && !root.join("c.txt").exists());
+}
+
+/// The session path of an open proposal staged by `owner` (nothing shown to anyone).
+async fn stage_open(e: &Env, req: ProposeRequest, owner: &ReviewOwner) -> String {
+    match e.mgr.stage(&e.sandbox, req, owner).await.unwrap() {
+        fs_mcp_edit::Staged::Open(open) => open.session_path.clone(),
+        fs_mcp_edit::Staged::Done(outcome) => panic!("answered at once: {outcome:?}"),
+    }
+}
+
+fn collect(path: &str, session_path: &str) -> ProposeRequest {
+    ProposeRequest {
+        path: path.to_string(),
+        session_path: Some(session_path.to_string()),
+        ..ProposeRequest::default()
+    }
+}
+
+/// One client never reaches another's review: not to collect or continue it, not to commit it,
+/// not in a review page link of its own, not through a form answer's state.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_client_never_reaches_another_clients_review() {
+    let e = env(|_| {});
+    fs::write(e.ws.join("t.py"), "a\nb\n").unwrap();
+    let a = ReviewOwner::client(1, &e.sandbox);
+    let b = ReviewOwner::client(2, &e.sandbox);
+    let sp = stage_open(&e, ProposeRequest::single("t.py", "b", "B"), &a).await;
+
+    let err = e.mgr.stage(&e.sandbox, collect("t.py", &sp), &b).await;
+    assert!(err.is_err(), "B collected A's review");
+    let err = e.mgr.stage(
+        &e.sandbox,
+        ProposeRequest {
+            session_path: Some(sp.clone()),
+            ..ProposeRequest::single("t.py", "a", "A")
+        },
+        &b,
+    );
+    assert!(err.await.is_err(), "B continued A's review");
+    let err = e.mgr.commit_review(&e.sandbox, &sp, "t.py", &b).await;
+    assert!(err.is_err(), "B committed A's review");
+
+    assert!(e.mgr.open_reviews(&ReviewScope::Client(2)).is_empty());
+    assert_eq!(e.mgr.open_reviews(&ReviewScope::Client(1)).len(), 1);
+    assert!(
+        e.mgr
+            .submit_verdict(
+                &sp,
+                fs_mcp_edit::Verdict::Approve { comment: None },
+                &ReviewScope::Client(2)
+            )
+            .is_err()
+    );
+    assert_eq!(e.read("t.py"), "a\nb\n");
+
+    // A's form state is A's alone, and a forged one names nothing.
+    let open = match e
+        .mgr
+        .stage(&e.sandbox, collect("t.py", &sp), &a)
+        .await
+        .unwrap()
+    {
+        fs_mcp_edit::Staged::Open(open) => open,
+        fs_mcp_edit::Staged::Done(outcome) => panic!("{outcome:?}"),
+    };
+    let state = e.mgr.input_state(&open).unwrap();
+    drop(open);
+    assert_eq!(e.mgr.session_of_input_state(&state, &a).unwrap(), sp);
+    assert!(e.mgr.session_of_input_state(&state, &b).is_err());
+    assert!(
+        e.mgr.session_of_input_state(&sp, &a).is_err(),
+        "a path is not a state"
+    );
+    assert!(e.mgr.session_of_input_state("00", &a).is_err());
+
+    // A decides in its own page link; the commit is A's.
+    e.mgr
+        .submit_verdict(
+            &sp,
+            fs_mcp_edit::Verdict::Approve { comment: None },
+            &ReviewScope::Client(1),
+        )
+        .unwrap();
+    let done = e
+        .mgr
+        .stage(&e.sandbox, collect("t.py", &sp), &a)
+        .await
+        .unwrap();
+    assert!(matches!(done, fs_mcp_edit::Staged::Done(_)));
+    assert_eq!(e.read("t.py"), "a\nB\n");
+}
+
+/// A client without sessions (2026-07-28 over HTTP) continues by the handle alone, but only on
+/// the allowed directories the review was made on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stateless_review_is_reached_by_its_handle_on_the_same_directories_only() {
+    let e = env(|_| {});
+    fs::write(e.ws.join("t.py"), "a\nb\n").unwrap();
+    let sp = stage_open(
+        &e,
+        ProposeRequest::single("t.py", "b", "B"),
+        &ReviewOwner::stateless(&e.sandbox),
+    )
+    .await;
+    let (elsewhere, _) = Sandbox::new([&e.base.join("outside")]).unwrap();
+    let err = e
+        .mgr
+        .stage(
+            &elsewhere,
+            collect("t.py", &sp),
+            &ReviewOwner::stateless(&elsewhere),
+        )
+        .await;
+    assert!(err.is_err(), "other allowed directories reached the review");
+    let again = e
+        .mgr
+        .stage(
+            &e.sandbox,
+            collect("t.py", &sp),
+            &ReviewOwner::stateless(&e.sandbox),
+        )
+        .await;
+    assert!(matches!(again, Ok(fs_mcp_edit::Staged::Open(_))));
+    // Its page link shows that review alone.
+    let key = std::path::PathBuf::from(&sp);
+    assert_eq!(e.mgr.open_reviews(&ReviewScope::Review(key)).len(), 1);
+    assert!(e.mgr.open_reviews(&ReviewScope::Client(1)).is_empty());
+}
+
+/// A multi-file proposal is one unit: a verdict or a collect naming one of its other files'
+/// sessions (never shown, but on disk) is refused, and nothing is written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hidden_file_of_a_multi_file_proposal_cannot_be_decided_alone() {
+    let e = env(|_| {});
+    fs::write(e.ws.join("a.txt"), "alpha\n").unwrap();
+    fs::write(e.ws.join("b.txt"), "beta\n").unwrap();
+    let a = e.owner();
+    let req = ProposeRequest {
+        edits: Some(vec![
+            EditSpec::new("alpha", "ALPHA"),
+            EditSpec::new("beta", "BETA").in_file("b.txt"),
+        ]),
+        ..ProposeRequest::single("a.txt", "", "")
+    };
+    let leader = stage_open(&e, req, &a).await;
+    let member = fs::read_dir(e.mgr.sessions_dir())
+        .unwrap()
+        .map(|d| d.unwrap().path().display().to_string())
+        .find(|p| *p != leader)
+        .expect("the other file's session");
+    let approve = fs_mcp_edit::Verdict::Approve { comment: None };
+    assert!(
+        e.mgr
+            .submit_verdict(&member, approve.clone(), &ReviewScope::All)
+            .is_err()
+    );
+    assert!(
+        e.mgr
+            .stage(&e.sandbox, collect("b.txt", &member), &a)
+            .await
+            .is_err()
+    );
+    assert!(
+        e.mgr
+            .commit_review(&e.sandbox, &member, "b.txt", &a)
+            .await
+            .is_err()
+    );
+    assert_eq!(
+        (e.read("a.txt"), e.read("b.txt")),
+        ("alpha\n".into(), "beta\n".into())
+    );
+    // The whole proposal, decided through its own session, is written whole.
+    e.mgr
+        .submit_verdict(&leader, approve, &ReviewScope::All)
+        .unwrap();
+    e.mgr
+        .stage(&e.sandbox, collect("a.txt", &leader), &a)
+        .await
+        .unwrap();
+    assert_eq!(
+        (e.read("a.txt"), e.read("b.txt")),
+        ("ALPHA\n".into(), "BETA\n".into())
+    );
+}
+
+/// Open reviews are bounded in number and in bytes, for all clients together; a refusal makes
+/// nothing, and says how to go on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_reviews_are_bounded_in_count_and_bytes() {
+    let e = env(|_| {});
+    let a = e.owner();
+    for i in 0..fs_mcp_edit::MAX_OPEN_REVIEWS {
+        fs::write(e.ws.join(format!("f{i}.txt")), "x\n").unwrap();
+        stage_open(
+            &e,
+            ProposeRequest::single(format!("f{i}.txt"), "x", "y"),
+            &a,
+        )
+        .await;
+    }
+    fs::write(e.ws.join("one-more.txt"), "x\n").unwrap();
+    let err = e
+        .mgr
+        .stage(
+            &e.sandbox,
+            ProposeRequest::single("one-more.txt", "x", "y"),
+            &a,
+        )
+        .await
+        .err()
+        .expect("refused");
+    assert!(err.to_string().contains("Too many open reviews"), "{err}");
+    assert_eq!(e.mgr.open_sessions(), fs_mcp_edit::MAX_OPEN_REVIEWS);
+
+    // Bytes: a few large files fill the byte bound long before the count.
+    let e = env(|_| {});
+    let line = "y".repeat(10 << 20);
+    let large = format!("head\n{line}\n{line}\n{line}\n");
+    let mut refused = None;
+    for i in 0..20 {
+        fs::write(e.ws.join(format!("big{i}.txt")), &large).unwrap();
+        match e
+            .mgr
+            .stage(
+                &e.sandbox,
+                ProposeRequest::single(format!("big{i}.txt"), "head", "HEAD"),
+                &a,
+            )
+            .await
+        {
+            Ok(_) => {}
+            Err(err) => {
+                refused = Some((i, err.to_string()));
+                break;
+            }
+        }
+    }
+    let (at, message) = refused.expect("the byte bound was never reached");
+    assert!(at > 0 && message.contains("MiB"), "{at}: {message}");
+    let held: u64 = fs::read_dir(e.mgr.sessions_dir())
+        .unwrap()
+        .flat_map(|d| fs::read_dir(d.unwrap().path()).unwrap())
+        .map(|f| f.unwrap().metadata().unwrap().len())
+        .sum();
+    assert!(
+        held as usize <= 2 * fs_mcp_edit::MAX_OPEN_REVIEW_BYTES,
+        "{held}"
+    );
 }
