@@ -19,13 +19,14 @@ mod clients;
 mod docs;
 mod e2e;
 mod leftovers;
+mod races;
 mod schemas;
 mod test;
 mod util;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <test [CARGO TEST ARGS] | bench [all|startup|read|grep|query|tree|proxy]... [--quick] | e2e [--cli NAME] [--transport stdio|http|proxy] [--scenario standard|review] | clients install|verify | schemas [--tool NAME] | docs>
+const USAGE: &str = "usage: cargo xtask <test [CARGO TEST ARGS] | bench [all|startup|read|grep|query|tree|proxy]... [--quick] | e2e [--cli NAME] [--transport stdio|http|proxy] [--scenario standard|review] | races [--runs N] [--load N] [--filter WORD] | clients install|verify | schemas [--tool NAME] | docs>
   `cargo xtask bench --help` lists the benchmark options.";
 
 fn main() -> ExitCode {
@@ -38,6 +39,7 @@ fn main() -> ExitCode {
         Some("e2e") => e2e::run(rest),
         Some("schemas") => schemas::run(rest),
         Some("docs") => docs::run(rest),
+        Some("races") => races::run(rest),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);
