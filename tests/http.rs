@@ -856,18 +856,6 @@ fn review_answer(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
 }
 
-/// The review page link in a PENDING answer: (base URL, token).
-fn page_link(answer: &Value) -> (String, String) {
-    let message = answer["message"].as_str().expect("message");
-    let start = message.find("http://127.0.0.1:").expect("a link");
-    let url: String = message[start..]
-        .chars()
-        .take_while(|c| !c.is_whitespace())
-        .collect();
-    let (base, token) = url.split_once("/?token=").expect("a token");
-    (base.to_string(), token.to_string())
-}
-
 /// Two clients of one HTTP server, each with a review waiting in the page: each one's link lists
 /// and decides only its own review, and neither can collect, continue or commit the other's.
 #[tokio::test]
@@ -895,8 +883,8 @@ async fn one_client_never_sees_or_decides_another_clients_review() {
     assert_eq!(proposed_a["user_action"], "PENDING", "{proposed_a}");
     let session_a = proposed_a["session_path"].as_str().unwrap().to_string();
     let session_b = proposed_b["session_path"].as_str().unwrap().to_string();
-    let (base, token_a) = page_link(&proposed_a);
-    let (_, token_b) = page_link(&proposed_b);
+    let (base, token_a) = common::review_link(proposed_a["message"].as_str().unwrap());
+    let (_, token_b) = common::review_link(proposed_b["message"].as_str().unwrap());
     assert_ne!(token_a, token_b, "one token for two clients");
 
     let http = reqwest::Client::new();

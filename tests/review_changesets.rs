@@ -67,18 +67,8 @@ fn crash_after_one_rename(ws: &Workspace, tmp: &Path) {
     );
 }
 
-fn link_of(message: &str) -> (String, String) {
-    let start = message.find("http://127.0.0.1:").expect("a link");
-    let url: String = message[start..]
-        .chars()
-        .take_while(|c| !c.is_whitespace())
-        .collect();
-    let (base, token) = url.split_once("/?token=").expect("a token");
-    (base.to_string(), token.to_string())
-}
-
 async fn approve_in_page(message: &str, session: &str) {
-    let (base, token) = link_of(message);
+    let (base, token) = common::review_link(message);
     let status = reqwest::Client::new()
         .post(format!("{base}/api/reviews/decide"))
         .header("x-fs-mcp-token", token)

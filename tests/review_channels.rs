@@ -22,21 +22,6 @@ fn empty_path(ws: &Workspace) -> PathBuf {
     dir
 }
 
-/// The page link in a PENDING answer: (base URL, token).
-fn link_of(message: &str) -> (String, String) {
-    let start = message
-        .find("http://127.0.0.1:")
-        .unwrap_or_else(|| panic!("no link in {message}"));
-    let url: String = message[start..]
-        .chars()
-        .take_while(|c| !c.is_whitespace())
-        .collect();
-    let (base, token) = url
-        .split_once("/?token=")
-        .unwrap_or_else(|| panic!("no token in {url}"));
-    (base.to_string(), token.to_string())
-}
-
 fn start_without_editor(ws: &Workspace, extra: &[&str]) -> StdioClient {
     let root = ws.root.to_str().unwrap().to_string();
     let mut args: Vec<&str> = extra.to_vec();
@@ -94,7 +79,7 @@ async fn without_editor_or_form_the_call_answers_at_once_with_a_link_and_the_pag
     assert_eq!(first["user_action"], "PENDING", "{first}");
     assert!(first["diff"].as_str().unwrap().contains("+TWO"), "{first}");
     let session = first["session_path"].as_str().unwrap().to_string();
-    let (base, token) = link_of(first["message"].as_str().unwrap());
+    let (base, token) = common::review_link(first["message"].as_str().unwrap());
     assert_eq!(
         std::fs::read_to_string(ws.root.join("a.txt")).unwrap(),
         "one\ntwo\n"
@@ -124,7 +109,7 @@ async fn the_collecting_call_waits_and_a_rejection_in_the_page_writes_nothing() 
     ));
     assert_eq!(first["user_action"], "PENDING", "{first}");
     let session = first["session_path"].as_str().unwrap().to_string();
-    let (base, token) = link_of(first["message"].as_str().unwrap());
+    let (base, token) = common::review_link(first["message"].as_str().unwrap());
     // The collecting call is in flight (waiting) when the human decides.
     let id = c.send_request(
         "tools/call",
@@ -482,7 +467,7 @@ fn approving_in_chromium_through_the_link_commits() {
     assert_eq!(first["user_action"], "PENDING", "{first}");
     let session = first["session_path"].as_str().unwrap().to_string();
     let message = first["message"].as_str().unwrap();
-    let (base, token) = link_of(message);
+    let (base, token) = common::review_link(message);
     let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/ui-screenshots");
     std::fs::create_dir_all(&shots).unwrap();
     let output = std::process::Command::new(&python)

@@ -480,6 +480,21 @@ impl ProcessMark {
     }
 }
 
+/// The review page link in a PENDING answer's message: (base URL, token).
+pub fn review_link(message: &str) -> (String, String) {
+    let start = message
+        .find("http://127.0.0.1:")
+        .unwrap_or_else(|| panic!("no link in {message}"));
+    let url: String = message[start..]
+        .chars()
+        .take_while(|c| !c.is_whitespace())
+        .collect();
+    let (base, token) = url
+        .split_once("/?token=")
+        .unwrap_or_else(|| panic!("no token in {url}"));
+    (base.to_string(), token.to_string())
+}
+
 /// Sends a signal (`TERM`, `INT`) to a process.
 pub fn send_signal(pid: u32, signal: &str) {
     let status = Command::new("kill")

@@ -347,15 +347,9 @@ impl Registry {
     /// refused. Another client's session, or one file of a multi-file proposal, is refused as a
     /// session that is not open: a refusal tells nothing of what other clients have.
     pub fn key_for(&self, session_path: &str, caller: &ReviewOwner) -> Result<PathBuf, EditError> {
-        let key = self.key_of(session_path)?;
-        let usable = self.lock().get(&key).is_some_and(|s| {
-            s.member_of.is_none() && s.owner.as_ref().is_some_and(|o| o.admits(caller))
-        });
-        if usable {
-            Ok(key)
-        } else {
-            Err(not_open(session_path))
-        }
+        self.key_where(session_path, |s| {
+            s.owner.as_ref().is_some_and(|o| o.admits(caller))
+        })
     }
 
     /// The registry key of a `session_path` a review page link of `scope` may decide: only a
@@ -365,11 +359,20 @@ impl Registry {
         session_path: &str,
         scope: &ReviewScope,
     ) -> Result<PathBuf, EditError> {
+        self.key_where(session_path, |s| scope.covers(s))
+    }
+
+    /// The key of `session_path` when it names a proposal's own session that is `usable`.
+    fn key_where(
+        &self,
+        session_path: &str,
+        usable: impl Fn(&Session) -> bool,
+    ) -> Result<PathBuf, EditError> {
         let key = self.key_of(session_path)?;
         let usable = self
             .lock()
             .get(&key)
-            .is_some_and(|s| s.member_of.is_none() && scope.covers(s));
+            .is_some_and(|s| s.member_of.is_none() && usable(s));
         if usable {
             Ok(key)
         } else {
