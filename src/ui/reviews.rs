@@ -175,9 +175,13 @@ impl ReviewPage {
             Some(token) => token,
             None => {
                 if scopes.len() >= MAX_LINKS {
-                    // Links of reviews that ended are the ones worth dropping; without an age,
-                    // any one goes (a dropped link answers 401; the next proposal gives a new one).
-                    if let Some(old) = scopes.keys().next().cloned() {
+                    // Links whose reviews all ended go first; then any one (a dropped link
+                    // answers 401, and the next proposal of its client gives a new one).
+                    let manager = &self.state.pending.manager;
+                    scopes.retain(|_, s| manager.has_open_reviews(s));
+                    if scopes.len() >= MAX_LINKS
+                        && let Some(old) = scopes.keys().next().cloned()
+                    {
                         scopes.remove(&old);
                     }
                 }

@@ -659,6 +659,15 @@ impl ReviewManager {
         Ok(())
     }
 
+    /// Whether any proposal of `scope` is open (without reading its files).
+    pub fn has_open_reviews(&self, scope: &ReviewScope) -> bool {
+        self.inner
+            .registry
+            .lock()
+            .values()
+            .any(|s| s.member_of.is_none() && scope.covers(s))
+    }
+
     /// Every open proposal in `scope` with its diff (what a review page link lists). A proposal
     /// the human already decided on (verdict not yet collected) is left out.
     pub fn open_reviews(&self, scope: &ReviewScope) -> Vec<ReviewListing> {
