@@ -307,3 +307,127 @@ async fn a_client_asking_for_2025_03_26_gets_2024_11_05_over_http() {
     let refused: Value = response.json().await.expect("a JSON-RPC error");
     assert_eq!(refused["error"]["code"], -32600, "{refused}");
 }
+
+// B16. SSE streams open with a priming event (an id, a retry hint, empty data) for clients on
+// 2025-11-25 or later, and only for them (Gemini CLI on 2025-06-18 drops the connection on it).
+
+/// The first event of an SSE text, asserted to be a priming event.
+fn assert_primes(what: &str, sse: &str) {
+    let first = sse.split("\n\n").next().unwrap_or_default();
+    let field = |name: &str| {
+        first
+            .lines()
+            .find_map(|l| l.strip_prefix(name).map(|v| v.trim().to_string()))
+    };
+    assert!(
+        field("id:").is_some_and(|id| !id.is_empty()),
+        "{what}: the first event has no id: {sse:?}"
+    );
+    assert!(
+        field("retry:").is_some_and(|ms| ms.parse::<u64>().is_ok()),
+        "{what}: the first event has no retry hint: {sse:?}"
+    );
+    assert_eq!(
+        field("data:").as_deref(),
+        Some(""),
+        "{what}: the first event carries data: {sse:?}"
+    );
+}
+
+/// No event without JSON-RPC data (no priming event).
+fn assert_no_priming(what: &str, sse: &str) {
+    for line in sse.lines() {
+        if let Some(data) = line.strip_prefix("data:") {
+            assert!(
+                !data.trim().is_empty(),
+                "{what}: a priming event in {sse:?}"
+            );
+        }
+    }
+}
+
+/// What a GET stream of the session sends within a second.
+async fn get_stream_start(url: &str, session: &str, version: &str) -> String {
+    let mut get = reqwest::Client::new()
+        .get(url)
+        .header("Accept", "text/event-stream")
+        .header("MCP-Protocol-Version", version)
+        .header("mcp-session-id", session)
+        .send()
+        .await
+        .expect("GET the stream");
+    assert!(get.status().is_success(), "{}", get.status());
+    let mut seen = String::new();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(1);
+    while let Ok(Ok(Some(chunk))) = tokio::time::timeout_at(deadline, get.chunk()).await {
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    seen
+}
+
+#[tokio::test]
+async fn sse_streams_open_with_a_priming_event_for_2025_11_25_clients_only() {
+    let ws = Workspace::new();
+    let server = HttpServer::start(&ws, &[]);
+    for version in ["2025-11-25", "2025-06-18"] {
+        let primes = version == "2025-11-25";
+        let check = |what: &str, sse: &str| {
+            if primes {
+                assert_primes(&format!("{version} {what}"), sse);
+            } else {
+                assert_no_priming(&format!("{version} {what}"), sse);
+            }
+            // The answer itself still arrives.
+        };
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": initialize_params(version)});
+        let response = post(&server.url, None, None, &init.to_string())
+            .send()
+            .await
+            .expect("send initialize");
+        let session = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .expect("a session id")
+            .to_string();
+        let sse = response.text().await.expect("body");
+        check("initialize", &sse);
+        assert_eq!(
+            common::parse_body(&sse)["result"]["protocolVersion"],
+            version
+        );
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        post(
+            &server.url,
+            Some(&session),
+            Some(version),
+            &note.to_string(),
+        )
+        .send()
+        .await
+        .expect("send initialized");
+        let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+        let sse = post(
+            &server.url,
+            Some(&session),
+            Some(version),
+            &list.to_string(),
+        )
+        .send()
+        .await
+        .expect("send tools/list")
+        .text()
+        .await
+        .expect("body");
+        check("tools/list", &sse);
+        assert!(
+            common::parse_body(&sse)["result"]["tools"].is_array(),
+            "{sse}"
+        );
+        check(
+            "GET stream",
+            &get_stream_start(&server.url, &session, version).await,
+        );
+    }
+}
