@@ -205,7 +205,8 @@ fn stdio_command(ws: &Workspace, extra: &[&str]) -> Vec<String> {
 
 /// Each way of answering the client's form, through the official Python SDK over stdio: the
 /// file is written only on approval; reject, decline and cancel are a rejection (a comment only
-/// when the human wrote one); a form never answered times out with nothing written.
+/// when the human wrote one), unless they come faster than a person can react (PENDING); a form
+/// never answered times out with nothing written.
 #[test]
 fn python_sdk_form_verdicts_over_stdio() {
     let Some(python) = common::sdk_python() else {
@@ -216,6 +217,8 @@ fn python_sdk_form_verdicts_over_stdio() {
         ("reject", "REJECTED", "one\ntwo\n", Some("too risky")),
         ("decline", "REJECTED", "one\ntwo\n", None),
         ("cancel", "REJECTED", "one\ntwo\n", None),
+        // Cancelled at once, as `claude -p` does: no one saw it, so no rejection (#32).
+        ("headless-cancel", "PENDING", "one\ntwo\n", None),
         ("never", "TIMEOUT", "one\ntwo\n", None),
     ];
     for (mode, action, content, comment) in cases {
@@ -264,6 +267,7 @@ fn python_sdk_form_verdicts_over_http() {
     for (mode, action, content) in [
         ("accept", "COMMITTED", "x = 2\n"),
         ("decline", "REJECTED", "x = 1\n"),
+        ("headless-cancel", "PENDING", "x = 1\n"),
     ] {
         let ws = Workspace::new();
         ws.write("m.py", "x = 1\n");

@@ -39,6 +39,7 @@ mod readme_commands;
 mod real_clients;
 mod review_changesets;
 mod review_channels;
+mod review_replies;
 mod roots;
 mod sandbox;
 mod schema_cli;

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use fs_mcp_edit::{EditError, OpenReview, ReviewOutcome, Verdict};
 use fs_mcp_sandbox::Sandbox;
@@ -18,6 +19,7 @@ use rmcp::service::RequestContext;
 use serde_json::{Value, json};
 
 use crate::flags::ReviewVia;
+use crate::render::edit::FormFailure;
 use crate::server::FsServer;
 
 /// The key of our one input request in an MRTR round.
@@ -26,6 +28,11 @@ const REVIEW_INPUT: &str = "review";
 const FORM_DIFF_LINES: usize = 60;
 /// Characters of diff shown in the client's form.
 const FORM_DIFF_CHARS: usize = 6000;
+/// A form closed without approval sooner than this after it was sent was closed by the client,
+/// not by a person: seeing a form appear and pressing a key takes a person at least about
+/// 200 ms (simple visual reaction time), before reading a word of it. Claude Code in headless
+/// mode (`claude -p`) cancels every form about 15 ms after it is sent.
+pub const FASTEST_HUMAN_ANSWER: Duration = Duration::from_millis(200);
 
 /// Where a proposal is reviewed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -296,9 +303,9 @@ pub async fn url_mode_link(server: &FsServer, open: &OpenReview, url: bool) -> O
     }
 }
 
-/// How a review channel ended: the outcome, and the error of the client's form when it failed
-/// and the page was offered instead.
-pub type ChannelEnd = Result<(ReviewOutcome, Option<String>), EditError>;
+/// How a review channel ended: the outcome, and why the client's form did not serve when the
+/// page was offered instead.
+pub type ChannelEnd = Result<(ReviewOutcome, Option<FormFailure>), EditError>;
 
 /// Asks with `elicitation/create` (before 2026-07-28) and acts on the answer. The file is only
 /// written on approval; a timeout or a cancelled call leaves the session open; a client that
@@ -316,6 +323,7 @@ pub async fn ask_in_form(
         Some(link) => url_request(&open, link),
         None => form(&open, DiffLayout::for_client(context)),
     };
+    let sent = Instant::now();
     let asked = context.peer.create_elicitation(params);
     let cancelled = context.ct.clone();
     let shutdown = server.shutdown_token().clone();
@@ -327,6 +335,18 @@ pub async fn ask_in_form(
     };
     match outcome {
         Some(Ok(result)) => match answer_to(&result, link.is_some()) {
+            // Closed before anyone could have read it (a headless client): not a rejection.
+            Answer::Verdict(Verdict::Reject { comment: None })
+                if sent.elapsed() < FASTEST_HUMAN_ANSWER =>
+            {
+                let after = sent.elapsed();
+                tracing::info!(
+                    "the client closed the review form {} ms after it was sent, before anyone could read it; offering the review page",
+                    after.as_millis()
+                );
+                let outcome = page_link(server, open).await?;
+                Ok((outcome, Some(FormFailure::ClosedUnseen(after))))
+            }
             Answer::Verdict(verdict) => server
                 .reviews()
                 .decide(sandbox, open, verdict)
@@ -337,7 +357,7 @@ pub async fn ask_in_form(
         Some(Err(e)) => {
             tracing::warn!("the client's review form failed ({e}); offering the review page");
             let outcome = page_link(server, open).await?;
-            Ok((outcome, Some(e.to_string())))
+            Ok((outcome, Some(FormFailure::Error(e.to_string()))))
         }
         // Not answered in time, or the call was cancelled: nothing written, the session
         // stays open.
