@@ -425,6 +425,18 @@ async fn sse_streams_open_with_a_priming_event_for_2025_11_25_clients_only() {
             common::parse_body(&sse)["result"]["tools"].is_array(),
             "{sse}"
         );
+        // The session decides, not a request's header (the conformance suite sends 2025-03-26
+        // in a session it opened on 2025-11-25).
+        let other = if primes { "2025-03-26" } else { "2025-11-25" };
+        let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+        let sse = post(&server.url, Some(&session), Some(other), &ping.to_string())
+            .send()
+            .await
+            .expect("send ping")
+            .text()
+            .await
+            .expect("body");
+        check(&format!("ping with the header {other}"), &sse);
         check(
             "GET stream",
             &get_stream_start(&server.url, &session, version).await,

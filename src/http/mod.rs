@@ -232,15 +232,34 @@ pub async fn serve<S: HttpSessions>(
             .map(|t| Arc::from(format!("Bearer {t}"))),
         body_timeout: limits.body_timeout,
     });
+    // Bounded at twice the session cap: entries of closed sessions give way to new ones.
+    let priming = Arc::new(priming::PrimingSessions::new(
+        limits.max_sessions.saturating_mul(2),
+    ));
     let app = server
         .wrap_mcp(axum::Router::new().nest_service("/mcp", service))
         .layer(axum::middleware::from_fn(
             move |request: axum::extract::Request, next: axum::middleware::Next| {
                 let guard = Arc::clone(&guard);
+                let priming = Arc::clone(&priming);
                 async move {
                     match guard.check(request).await {
-                        Ok(request) if priming::takes_priming(&request) => next.run(request).await,
-                        Ok(request) => priming::without_priming(next.run(request).await),
+                        Ok(request) => {
+                            let primes = priming.takes_priming(&request);
+                            let initialize = request
+                                .extensions()
+                                .get::<priming::InitializeVersion>()
+                                .is_some();
+                            let response = next.run(request).await;
+                            if initialize {
+                                priming.record(primes, &response);
+                            }
+                            if primes {
+                                response
+                            } else {
+                                priming::without_priming(response)
+                            }
+                        }
                         Err(response) => response,
                     }
                 }

@@ -2,11 +2,14 @@
 //! open each SSE stream with an event carrying an id, a `retry:` hint and empty data, so a client
 //! whose connection drops knows where and when to resume; rmcp sends one on every stream. Clients
 //! on older revisions may take every event for a JSON-RPC message: Gemini CLI (2025-06-18) drops
-//! the connection on the empty one. So a response to a client on an older revision has its
-//! priming events taken out.
+//! the connection on the empty one. So a response to a client that asked for an older revision in
+//! its `initialize` has its priming events taken out. The session remembers what its client asked
+//! for: a request's `MCP-Protocol-Version` header decides only for a session it does not know
+//! (the MCP conformance suite sends `2025-03-26` in sessions it opened on 2025-11-25).
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
+use std::sync::Mutex;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -27,21 +30,63 @@ pub const RETRY: Duration = Duration::from_secs(3);
 #[derive(Debug, Clone)]
 pub(super) struct InitializeVersion(pub String);
 
-/// The request comes from a client on 2025-11-25 or later: its `MCP-Protocol-Version` header
-/// says so, or, for `initialize`, the version it asks for.
-pub(super) fn takes_priming(request: &Request) -> bool {
-    let version = request
-        .extensions()
-        .get::<InitializeVersion>()
-        .map(|v| v.0.as_str())
-        .or_else(|| {
-            request
-                .headers()
-                .get("mcp-protocol-version")
-                .and_then(|v| v.to_str().ok())
+/// ISO dates compare as strings in time order.
+fn primes(version: &str) -> bool {
+    version >= FIRST_WITH_PRIMING
+}
+
+/// Whether each session's client takes priming events (it asked for 2025-11-25 or later in its
+/// `initialize`), by session id; the oldest are forgotten beyond `cap` (closed sessions are
+/// not reported here).
+pub(super) struct PrimingSessions {
+    known: Mutex<(HashMap<String, bool>, VecDeque<String>)>,
+    cap: usize,
+}
+
+impl PrimingSessions {
+    pub(super) fn new(cap: usize) -> PrimingSessions {
+        PrimingSessions {
+            known: Mutex::new(Default::default()),
+            cap: cap.max(1),
+        }
+    }
+
+    /// Whether the response to `request` keeps its priming events: for `initialize`, by the
+    /// version asked for; then by what its session's client asked for; for a session not known
+    /// (or none), by its `MCP-Protocol-Version` header.
+    pub(super) fn takes_priming(&self, request: &Request) -> bool {
+        if let Some(InitializeVersion(version)) = request.extensions().get() {
+            return primes(version);
+        }
+        let header = |name: &str| request.headers().get(name).and_then(|v| v.to_str().ok());
+        let known = header("mcp-session-id").and_then(|id| {
+            let known = self.known.lock().unwrap_or_else(|e| e.into_inner());
+            known.0.get(id).copied()
         });
-    // ISO dates compare as strings in time order.
-    version.is_some_and(|v| v >= FIRST_WITH_PRIMING)
+        known.unwrap_or_else(|| header("mcp-protocol-version").is_some_and(primes))
+    }
+
+    /// Remembers the choice made for an `initialize` request, under the session id its
+    /// response gives.
+    pub(super) fn record(&self, request_primes: bool, response: &Response) {
+        let Some(id) = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+        else {
+            return;
+        };
+        let mut known = self.known.lock().unwrap_or_else(|e| e.into_inner());
+        let (choices, order) = &mut *known;
+        if choices.insert(id.to_string(), request_primes).is_none() {
+            order.push_back(id.to_string());
+        }
+        while order.len() > self.cap {
+            if let Some(oldest) = order.pop_front() {
+                choices.remove(&oldest);
+            }
+        }
+    }
 }
 
 /// `response`, with the priming events of an SSE body left out.
