@@ -155,3 +155,51 @@ fn a_conflict_says_one_next_step_and_offers_no_session_to_reuse() {
         );
     }
 }
+
+/// After a form closed unseen, the collecting call waits for the verdict given in the page (the
+/// link the reply gave), instead of asking the form again (which the same client closes again).
+#[tokio::test]
+async fn after_an_unseen_form_the_collecting_call_takes_the_verdict_from_the_page() {
+    let ws = Workspace::new();
+    ws.write("a.txt", "one\ntwo\n");
+    let mut client = form_client(&ws);
+    let pending = propose_and_answer(&mut client, "cancel", Duration::ZERO);
+    assert_eq!(pending["user_action"], "PENDING", "{pending:#}");
+    let session = pending["session_path"].as_str().unwrap().to_string();
+    let message = pending["message"].as_str().unwrap();
+    let link: String = message[message.find("http://127.0.0.1:").expect("a link")..]
+        .chars()
+        .take_while(|c| !c.is_whitespace())
+        .collect();
+    let (base, token) = link.split_once("/?token=").expect("a token");
+    // The collecting call is in flight when the human approves in the page.
+    let id = client.send_request(
+        "tools/call",
+        json!({"name": "propose_and_review", "arguments": {"path": "a.txt", "session_path": session}}),
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let status = reqwest::Client::new()
+        .post(format!("{base}/api/reviews/decide"))
+        .header("x-fs-mcp-token", token)
+        .json(&json!({"session_path": session}))
+        .send()
+        .await
+        .expect("decide")
+        .status();
+    assert_eq!(status, reqwest::StatusCode::OK);
+    let answer = client
+        .try_wait_for_any(Duration::from_secs(30))
+        .expect("an answer");
+    assert_eq!(
+        answer["id"],
+        json!(id),
+        "the form was asked again: {answer}"
+    );
+    let text = common::text_of(&answer["result"]);
+    let verdict: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(verdict["user_action"], "COMMITTED", "{verdict:#}");
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("a.txt")).unwrap(),
+        "one\nTWO\n"
+    );
+}
