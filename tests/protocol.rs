@@ -132,6 +132,45 @@ async fn the_proxy_answers_initialize_with_the_version_its_upstream_agreed_to_ov
     }
 }
 
+/// The official Python SDK as the client: the version its session reports, then its tool count.
+const SDK_INITIALIZE: &str = r#"
+import asyncio, sys
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+async def main():
+    params = StdioServerParameters(command=sys.argv[1], args=sys.argv[2:])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            print(init.model_dump(by_alias=True)["protocolVersion"])
+            print(len((await session.list_tools()).tools))
+
+asyncio.run(main())
+"#;
+
+#[test]
+fn the_python_sdk_learns_the_upstreams_version_through_the_proxy() {
+    let Some(python) = common::sdk_python() else {
+        return;
+    };
+    for upstream in HANDSHAKE_REVISIONS {
+        let output = std::process::Command::new(&python)
+            .args(["-c", SDK_INITIALIZE, common::BIN, "proxy", "--", "python3"])
+            .args([PINNED_UPSTREAM, "--protocol", upstream])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run the Python SDK");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(
+            stdout.lines().collect::<Vec<_>>(),
+            [*upstream, "3"],
+            "upstream on {upstream}: {stdout}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
+
 // B13. A method that exists, called with params that do not fit it: -32602, not -32601.
 
 /// Requests whose params do not parse, for methods every server here serves.
