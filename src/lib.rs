@@ -15,6 +15,7 @@ pub mod index;
 pub mod lenient;
 pub mod memory;
 pub mod params;
+pub mod protocol;
 pub mod proxy;
 pub mod render;
 pub mod roots;

@@ -1,6 +1,7 @@
 //! The MCP server: the tool router built once, every schema made Gemini-safe before any client
 //! can list it, and argument coercion back from the transformed schema on every call.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
@@ -8,8 +9,12 @@ use fs_mcp_sandbox::Sandbox;
 use gemini_compat::SchemaProfile;
 use rmcp::handler::server::tool::{ToolCallContext, ToolRouter};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestMethod,
+    CompleteRequestParams, CompleteResult, ContentBlock, CustomRequest, CustomResult, ErrorCode,
+    Implementation, InitializeRequestParams, InitializeResult, ListPromptsRequestMethod,
+    ListPromptsResult, ListResourceTemplatesRequestMethod, ListResourceTemplatesResult,
+    ListResourcesRequestMethod, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, tool_handler};
@@ -19,6 +24,7 @@ use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
 use crate::client_log::{SESSION_SPAN, SessionLog};
+use crate::protocol::Capability;
 use crate::roots::SessionSandbox;
 use crate::schemas::{self, ToolSchemaReport};
 
@@ -397,6 +403,15 @@ impl FsServer {
         .1
     }
 
+    /// -32601 for method `M` unless `get_info` declares `capability`: declaring a capability
+    /// there is what makes its methods answer.
+    fn require_declared<M: rmcp::model::ConstString>(
+        &self,
+        capability: Capability,
+    ) -> Result<(), ErrorData> {
+        crate::protocol::require_declared::<M>(&self.get_info().capabilities, capability)
+    }
+
     /// All tools, one route per tool file (`crate::tools::routes`).
     fn full_router() -> ToolRouter<FsServer> {
         let mut router = ToolRouter::new();
@@ -489,6 +504,74 @@ impl ServerHandler for FsServer {
         )
         .with_server_info(Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION")))
         .with_instructions(INSTRUCTIONS)
+    }
+
+    /// The version answered is the client's if this server agrees to it, otherwise the one
+    /// [`crate::protocol::answer_version`] picks (rmcp would fall back to its newest).
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        let mut info = self.get_info();
+        info.protocol_version = crate::protocol::answer_version(
+            &request.protocol_version,
+            &self.supported_protocol_versions(),
+        );
+        Ok(info)
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        crate::protocol::supported_versions()
+    }
+
+    /// A method MCP defines whose params did not parse arrives here: -32602, not -32601.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(crate::protocol::invalid_params(&request)
+            .unwrap_or_else(|| ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method, None)))
+    }
+
+    // Resources, prompts and completions: served only when `get_info` declares them.
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.require_declared::<ListResourcesRequestMethod>(Capability::Resources)?;
+        Ok(ListResourcesResult::default())
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.require_declared::<ListResourceTemplatesRequestMethod>(Capability::Resources)?;
+        Ok(ListResourceTemplatesResult::default())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        self.require_declared::<ListPromptsRequestMethod>(Capability::Prompts)?;
+        Ok(ListPromptsResult::default())
+    }
+
+    async fn complete(
+        &self,
+        _request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.require_declared::<CompleteRequestMethod>(Capability::Completions)?;
+        Ok(CompleteResult::default())
     }
 
     /// Maps arguments written for the transformed schema back to what the typed parameters

@@ -190,7 +190,8 @@ fn stdio_command(ws: &Workspace, extra: &[&str]) -> Vec<String> {
 
 /// Each way of answering the client's form, through the official Python SDK over stdio: the
 /// file is written only on approval; reject, decline and cancel are a rejection (a comment only
-/// when the human wrote one); a form never answered times out with nothing written.
+/// when the human wrote one), unless they come faster than a person can react (PENDING); a form
+/// never answered times out with nothing written.
 #[test]
 fn python_sdk_form_verdicts_over_stdio() {
     let Some(python) = common::sdk_python() else {
@@ -201,6 +202,8 @@ fn python_sdk_form_verdicts_over_stdio() {
         ("reject", "REJECTED", "one\ntwo\n", Some("too risky")),
         ("decline", "REJECTED", "one\ntwo\n", None),
         ("cancel", "REJECTED", "one\ntwo\n", None),
+        // Cancelled at once, as `claude -p` does: no one saw it, so no rejection (#32).
+        ("headless-cancel", "PENDING", "one\ntwo\n", None),
         ("never", "TIMEOUT", "one\ntwo\n", None),
     ];
     for (mode, action, content, comment) in cases {
@@ -249,6 +252,7 @@ fn python_sdk_form_verdicts_over_http() {
     for (mode, action, content) in [
         ("accept", "COMMITTED", "x = 2\n"),
         ("decline", "REJECTED", "x = 1\n"),
+        ("headless-cancel", "PENDING", "x = 1\n"),
     ] {
         let ws = Workspace::new();
         ws.write("m.py", "x = 1\n");
@@ -276,6 +280,8 @@ struct FormClient {
     asked: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
     /// Declares URL mode too, and approves in the page a URL-mode request sends it to.
     url_mode: bool,
+    /// How long the human takes to answer the form (zero: a headless client closing it at once).
+    delay: Duration,
 }
 
 impl rmcp::ClientHandler for FormClient {
@@ -327,6 +333,7 @@ impl rmcp::ClientHandler for FormClient {
             assert_eq!(status, reqwest::StatusCode::OK);
             return Ok(ElicitResult::new(ElicitationAction::Accept));
         }
+        tokio::time::sleep(self.delay).await;
         Ok(match &self.answer {
             Some(content) => {
                 ElicitResult::new(ElicitationAction::Accept).with_content(content.clone())
@@ -336,10 +343,14 @@ impl rmcp::ClientHandler for FormClient {
     }
 }
 
+/// A person answers a form after reading it; faster is a headless client (see `py_elicit.py`).
+const HUMAN_DELAY: Duration = Duration::from_millis(500);
+
 async fn mrtr_propose(ws: &Workspace, answer: Option<Value>) -> (Value, Vec<String>, String) {
     mrtr_propose_with(
         ws,
         answer,
+        HUMAN_DELAY,
         false,
         json!({"path": "a.txt", "match_text": "two", "new_string": "TWO"}),
     )
@@ -349,6 +360,7 @@ async fn mrtr_propose(ws: &Workspace, answer: Option<Value>) -> (Value, Vec<Stri
 async fn mrtr_propose_with(
     ws: &Workspace,
     answer: Option<Value>,
+    delay: Duration,
     url_mode: bool,
     arguments: Value,
 ) -> (Value, Vec<String>, String) {
@@ -358,6 +370,7 @@ async fn mrtr_propose_with(
         answer,
         asked: std::sync::Arc::clone(&asked),
         url_mode,
+        delay,
     };
     let mut command = tokio::process::Command::new(common::BIN);
     command
@@ -393,6 +406,35 @@ async fn mrtr_propose_with(
     let _ = running.cancel().await;
     let asked = asked.lock().unwrap().clone();
     (serde_json::from_str(&text).expect("JSON"), asked, version)
+}
+
+/// On 2026-07-28 too, a form declined faster than a person can react (a headless client) is no
+/// rejection: PENDING with the review page's link, nothing written.
+#[tokio::test]
+async fn an_mrtr_form_declined_at_once_is_no_rejection() {
+    let ws = Workspace::new();
+    ws.write("a.txt", "one\ntwo\n");
+    let (r, asked, _) = mrtr_propose_with(
+        &ws,
+        None,
+        Duration::ZERO,
+        false,
+        json!({"path": "a.txt", "match_text": "two", "new_string": "TWO"}),
+    )
+    .await;
+    assert_eq!(r["user_action"], "PENDING", "{r}");
+    let message = r["message"].as_str().unwrap();
+    assert!(
+        message.contains("no one has seen this proposal"),
+        "{message}"
+    );
+    assert!(message.contains("--auto-approve"), "{message}");
+    link_of(message);
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("a.txt")).unwrap(),
+        "one\ntwo\n"
+    );
 }
 
 /// On 2026-07-28 the form travels as an `input_required` result and the client's retry carries
@@ -553,6 +595,7 @@ async fn a_diff_too_long_for_the_form_is_reviewed_through_url_mode() {
     let (r, asked, _) = mrtr_propose_with(
         &ws,
         None,
+        HUMAN_DELAY,
         true,
         json!({"path": "a.txt", "match_text": "OVERWRITE_FILE", "new_string": new}),
     )
@@ -606,6 +649,7 @@ async fn the_form_holds_a_bounded_diff_and_says_what_was_cut() {
     let (r, asked, _) = mrtr_propose_with(
         &ws,
         Some(json!({"approve": true})),
+        HUMAN_DELAY,
         false,
         json!({"path": "a.txt", "match_text": "OVERWRITE_FILE", "new_string": new}),
     )

@@ -43,7 +43,7 @@ pub(super) async fn check_body(
     request: Request,
     body_timeout: Duration,
 ) -> Result<Request, Response> {
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let read =
         tokio::time::timeout(body_timeout, Limited::new(body, MAX_BODY_BYTES).collect()).await;
     let bytes: Bytes = match read {
@@ -99,6 +99,16 @@ pub(super) async fn check_body(
         Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
         _ => Value::Null,
     };
+    if value.get("method").and_then(Value::as_str) == Some("initialize")
+        && let Some(version) = value
+            .get("params")
+            .and_then(|p| p.get("protocolVersion"))
+            .and_then(Value::as_str)
+    {
+        parts
+            .extensions
+            .insert(super::priming::InitializeVersion(version.to_string()));
+    }
     // At the session cap a new session closes the longest-idle one (`CappedSessions`).
     serde_json::from_value::<ClientJsonRpcMessage>(value).map_err(|e| {
         jsonrpc_error(

@@ -16,12 +16,13 @@
 //!
 //! Modules by concern: [`host`] (Host/Origin, shared with the ui), `auth` (the token), `body`
 //! (the POST body), [`connections`] (accounting and the accept loop, shared with the ui),
-//! `sessions` (the session cap).
+//! `sessions` (the session cap), `priming` (SSE priming events, for the clients that expect them).
 
 mod auth;
 mod body;
 pub mod connections;
 pub(crate) mod host;
+mod priming;
 mod sessions;
 
 use std::net::SocketAddr;
@@ -117,9 +118,8 @@ pub fn http_config(addr: SocketAddr, shutdown: CancellationToken) -> StreamableH
     }
     let config = StreamableHttpServerConfig::default()
         .with_cancellation_token(shutdown)
-        // No SSE "priming" events: their empty `data:` is not JSON, and clients on protocol
-        // 2025-06-18 (Gemini CLI) parse every event as a JSON-RPC message and drop the connection.
-        .with_sse_retry(None)
+        // SSE priming events (2025-11-25), left out again for older clients (`priming`).
+        .with_sse_retry(Some(priming::RETRY))
         .with_allowed_origins(origins)
         .enforce_origin_validation();
     if addr.ip().is_unspecified() {
@@ -232,14 +232,34 @@ pub async fn serve<S: HttpSessions>(
             .map(|t| Arc::from(format!("Bearer {t}"))),
         body_timeout: limits.body_timeout,
     });
+    // Bounded at twice the session cap: entries of closed sessions give way to new ones.
+    let priming = Arc::new(priming::PrimingSessions::new(
+        limits.max_sessions.saturating_mul(2),
+    ));
     let app = server
         .wrap_mcp(axum::Router::new().nest_service("/mcp", service))
         .layer(axum::middleware::from_fn(
             move |request: axum::extract::Request, next: axum::middleware::Next| {
                 let guard = Arc::clone(&guard);
+                let priming = Arc::clone(&priming);
                 async move {
                     match guard.check(request).await {
-                        Ok(request) => next.run(request).await,
+                        Ok(request) => {
+                            let primes = priming.takes_priming(&request);
+                            let initialize = request
+                                .extensions()
+                                .get::<priming::InitializeVersion>()
+                                .is_some();
+                            let response = next.run(request).await;
+                            if initialize {
+                                priming.record(primes, &response);
+                            }
+                            if primes {
+                                response
+                            } else {
+                                priming::without_priming(response)
+                            }
+                        }
                         Err(response) => response,
                     }
                 }

@@ -106,8 +106,9 @@ impl CappedSessions {
         let mut inner = LocalSessionManager::default();
         let mut config = SessionConfig::default();
         config.keep_alive = Some(idle);
-        // See `http_config`: no empty priming events on any stream.
-        config.sse_retry = None;
+        // Each request's stream opens with a priming event (2025-11-25), left out again for
+        // older clients (`priming`).
+        config.sse_retry = Some(super::priming::RETRY);
         inner.session_config = config;
         CappedSessions {
             inner,

@@ -12,9 +12,9 @@ use rmcp::model::{
     CompleteRequestParams, CompleteResult, ContentBlock, CustomNotification, CustomRequest,
     CustomResult, GetPromptRequestParams, GetPromptResponse, InitializeRequestParams,
     InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ReadResourceRequestParams,
-    ReadResourceResponse, Request, RequestId, RequestOptionalParam, ServerCapabilities,
-    ServerConfig, ServerResult, SetLevelRequestParams, SubscribeRequestParams,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, Request, RequestId, RequestOptionalParam,
+    ServerCapabilities, ServerConfig, ServerResult, SetLevelRequestParams, SubscribeRequestParams,
     UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, PeerRequestOptions, RequestContext};
@@ -41,6 +41,9 @@ struct SessionState {
     upstream: tokio::sync::OnceCell<Upstream>,
     /// The upstream's `initialize` answer as served (for `get_info`).
     info: OnceLock<ServerConfig>,
+    /// The protocol version the upstream agreed to in this session's `initialize`: the only one
+    /// the proxy may agree to with its client ([`ServerHandler::supported_protocol_versions`]).
+    agreed_version: OnceLock<ProtocolVersion>,
     /// The schema profile for this client (`auto` resolved by its name).
     profile: OnceLock<SchemaProfile>,
     /// The listing each `tools/list` request is answered with, from `list_tools` to
@@ -286,6 +289,12 @@ fn upstream_client_config(from_client: Option<InitializeRequestParams>) -> Clien
         Some(mut params) => {
             params.capabilities.extensions = None;
             params.meta = None;
+            // Never 2025-03-26 (batches, which the proxy's transports refuse): the version the
+            // proxy would agree to itself, which the client also speaks.
+            params.protocol_version = crate::protocol::answer_version(
+                &params.protocol_version,
+                &crate::protocol::supported_versions(),
+            );
             params
         }
         None => ClientConfig::new(
@@ -332,7 +341,28 @@ impl ServerHandler for ProxySession {
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
         self.upstream(Some(&request), &context).await?;
+        // The client speaks with the upstream: it must learn the upstream's version, not its own
+        // echoed back (rmcp echoes any requested version found in the supported list).
+        if let Some(version) = self
+            .state
+            .info
+            .get()
+            .map(|info| info.protocol_version.clone())
+            .filter(ProtocolVersion::has_initialize)
+        {
+            let _ = self.state.agreed_version.set(version);
+        }
         self.negotiate_initialize(&request)
+    }
+
+    /// Once the upstream agreed to a version in this session's handshake, that version alone:
+    /// rmcp answers `initialize` with the client's version whenever it is in this list, both in
+    /// [`ServerHandler::negotiate_initialize`] and again in its service loop.
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+        match self.state.agreed_version.get() {
+            Some(version) => std::borrow::Cow::Owned(vec![version.clone()]),
+            None => crate::protocol::supported_versions(),
+        }
     }
 
     async fn list_tools(
@@ -554,6 +584,10 @@ impl ServerHandler for ProxySession {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
+        // A method MCP defines whose params did not parse: -32602 here, as fs-mcp-rs answers.
+        if let Some(error) = crate::protocol::invalid_params(&request) {
+            return Err(error);
+        }
         let result = self
             .pass(ClientRequest::CustomRequest(request), context)
             .await?;

@@ -41,8 +41,18 @@ struct VerdictReply<'a> {
 pub struct ReplyContext {
     /// The server is shutting down (a cancelled review's files go with the process).
     pub shutting_down: bool,
-    /// The client's review form failed with this error (the page was offered instead).
-    pub form_failed: Option<String>,
+    /// Why the client's review form did not serve (the page was offered instead).
+    pub form_failed: Option<FormFailure>,
+}
+
+/// Why the client's review form did not serve, so the review page was offered instead.
+#[derive(Debug, Clone)]
+pub enum FormFailure {
+    /// The client failed the request, with this error.
+    Error(String),
+    /// The client closed the form without approval this soon after it was sent: too soon for
+    /// anyone to have read it (a headless client), so no one rejected anything.
+    ClosedUnseen(Duration),
 }
 
 /// `propose_and_review`'s answer: the verdict as the JSON object its description documents
@@ -84,7 +94,6 @@ fn verdict<'a>(
     context: &ReplyContext,
 ) -> VerdictReply<'a> {
     let propose = propose(listed);
-    let commit = listed.has("commit_review");
     let mut reply = VerdictReply {
         session_path: outcome.session_path(),
         user_action: outcome.user_action().as_str(),
@@ -117,21 +126,23 @@ fn verdict<'a>(
         }
         Decision::Rejected { files, comment } => {
             reply.user_comment = comment.as_deref();
-            let why = if comment.is_some() {
-                " user_comment says why."
+            let next = if comment.is_some() {
+                format!(
+                    "user_comment says why: {propose} again without session_path, with an edit revised accordingly."
+                )
             } else {
-                ""
+                "Ask the user what they want instead before proposing again.".to_string()
             };
             format!(
-                "The user rejected the proposal: {} not changed and the review session ended.{why} Propose a revised edit (without session_path) or ask the user what they want.",
+                "The user rejected the proposal: {} not changed and the review session ended. {next}",
                 quoted(files)
             )
         }
         Decision::Feedback {
             session_path,
-            path,
             diff,
             before_this_call,
+            ..
         } => {
             reply.user_feedback_diff = Some(diff);
             let lead = if *before_this_call {
@@ -139,15 +150,8 @@ fn verdict<'a>(
             } else {
                 "User provided feedback. A diff is included. Propose a new edit against the updated content."
             };
-            let accept = if commit {
-                format!(
-                    "; to accept the user's version as it is, call commit_review(session_path='{session_path}', original_path='{path}')"
-                )
-            } else {
-                String::new()
-            };
             format!(
-                "{lead} To continue, {propose} with session_path='{session_path}' and a match_text taken from the user's version{accept}."
+                "{lead} To continue, {propose} with session_path='{session_path}' and a match_text taken from the user's version."
             )
         }
         Decision::Pending {
@@ -157,14 +161,19 @@ fn verdict<'a>(
             link,
         } => {
             reply.diff = Some(diff);
-            let failed = context
-                .form_failed
-                .as_ref()
-                .map(|e| format!("The client could not show its review form ({e}). "))
-                .unwrap_or_default();
-            format!(
-                "{failed}Not written yet: the user reviews it in the browser. Give them this link: {link} . Then {propose}(path='{path}', session_path='{session_path}') with no edit to collect the verdict (it waits for it)."
-            )
+            let collect = format!(
+                "Give the user this link to review it in the browser: {link} . Then {propose}(path='{path}', session_path='{session_path}') with no edit to collect the verdict (it waits for it)."
+            );
+            match &context.form_failed {
+                Some(FormFailure::ClosedUnseen(after)) => format!(
+                    "Not written, and not rejected either: the client closed the review form {} after the server sent it, too fast for anyone to have read it, so no one has seen this proposal (headless clients such as `claude -p` do this). {collect} If no one is there to review (an unattended run), tell the user that such runs need the server started with --auto-approve.",
+                    humanize(*after)
+                ),
+                Some(FormFailure::Error(e)) => format!(
+                    "The client could not show its review form ({e}). Not written yet. {collect}"
+                ),
+                None => format!("Not written yet. {collect}"),
+            }
         }
         Decision::Undecided {
             path,
@@ -198,21 +207,12 @@ fn verdict<'a>(
                     "{lead} '{path}' was not changed. {} with session_path='{session_path}' and no edit to wait for the verdict.",
                     capitalized(propose.to_string())
                 ),
-                (_, Some(file)) => {
-                    let or_commit = if commit {
-                        format!(
-                            ", or commit_review(session_path='{session_path}', original_path='{path}') once the user has saved"
-                        )
-                    } else {
-                        String::new()
-                    };
-                    format!(
-                        "{lead} '{path}' was not changed. The review session stays open: the user can still review the diff and save {} (unchanged to approve, edited to give feedback). To continue, {propose} with session_path='{session_path}' and no edit to wait for the verdict again (or with a new edit){or_commit}. To start over, {propose} without session_path.",
-                        file.display()
-                    )
-                }
+                (_, Some(file)) => format!(
+                    "{lead} '{path}' was not changed. The review session stays open: the user can still review the diff and save {} (unchanged to approve, edited to give feedback). To continue, {propose} with session_path='{session_path}' and no edit to wait for the verdict again.",
+                    file.display()
+                ),
                 (_, None) => format!(
-                    "{lead} '{path}' was not changed. The review session stays open: {propose} with session_path='{session_path}' and no edit to ask for the verdict again, or with a new edit; to start over, call it without session_path."
+                    "{lead} '{path}' was not changed. The review session stays open: to continue, {propose} with session_path='{session_path}' and no edit to ask for the verdict again."
                 ),
             }
         }
@@ -321,7 +321,10 @@ pub fn error_text(error: &EditError, listed: &ListedTools) -> String {
         .and_then(|access| super::sandbox::next_step(access, listed))
         .or_else(|| error.next().and_then(|n| next_step(n, listed)));
     let mut text = super::error_text(what, next.as_deref());
-    if let Some(session_path) = error.session_path() {
+    // A session to start over from is not offered: its path would read as the one to pass.
+    if let Some(session_path) = error.session_path()
+        && !error.next().is_some_and(starts_over)
+    {
         let _ = write!(text, "\nsession_path: {session_path}");
     }
     if let Some(hints) = error.hints() {
@@ -357,7 +360,19 @@ fn propose(listed: &ListedTools) -> &'static str {
     }
 }
 
-/// The next step in words, naming only listed tools (`None`: nothing a listed tool can do).
+/// The step is a new proposal without session_path (the session is not to be continued).
+fn starts_over(next: &NextStep) -> bool {
+    matches!(
+        next,
+        NextStep::ReadAndProposeAgain { .. }
+            | NextStep::ReadAndProposeAgainOrMerge { .. }
+            | NextStep::ProposeWithoutSession
+            | NextStep::SameFileOrNewSession { .. }
+    )
+}
+
+/// The next step in words, one step, naming only listed tools (`None`: nothing a listed tool
+/// can do).
 pub fn next_step(next: &NextStep, listed: &ListedTools) -> Option<String> {
     let propose = propose(listed);
     let commit = listed.has("commit_review");
@@ -367,7 +382,7 @@ pub fn next_step(next: &NextStep, listed: &ListedTools) -> Option<String> {
             format!("Re-read {what} and {propose} again without session_path")
         }
         NextStep::ReadAndProposeAgainOrMerge { path } => format!(
-            "To continue, re-read '{path}' and {propose} again without session_path; or ask the user to merge the reviewed version by hand"
+            "Re-read '{path}' and {propose} again without session_path (the reviewed version stays in the file named above, for the user to compare)"
         ),
         NextStep::TryAgain => "Try again".to_string(),
         NextStep::NextProposalCompletes => {
@@ -377,7 +392,7 @@ pub fn next_step(next: &NextStep, listed: &ListedTools) -> Option<String> {
         NextStep::WriteWholeFile if listed.has("propose_and_review") => "To change only this name, replace its whole content with propose_and_review and match_text='OVERWRITE_FILE' (the name is replaced atomically, leaving the other names as they were)".to_string(),
         NextStep::WriteWholeFile => return None,
         NextStep::CommitAfterSave { session_path, path } if commit => format!(
-            "After the user has saved the file, call commit_review(session_path='{session_path}', original_path='{path}'), or {propose} with session_path='{session_path}' and no edit to wait for the verdict"
+            "After the user has saved the file, call commit_review(session_path='{session_path}', original_path='{path}')"
         ),
         NextStep::CommitAfterSave { session_path, .. } => format!(
             "After the user has saved the file, {propose} with session_path='{session_path}' and no edit to get the verdict"
@@ -385,9 +400,7 @@ pub fn next_step(next: &NextStep, listed: &ListedTools) -> Option<String> {
         NextStep::CollectVerdict { session_path, path } => format!(
             "To get the verdict, {propose}(path='{path}', session_path='{session_path}') with no edit"
         ),
-        NextStep::AwaitReview { session_path } if commit => format!(
-            "Ask the user to review the diff and save that file (unchanged to approve), then call commit_review again; or {propose} with session_path='{session_path}' and no edit to wait for the review"
-        ),
+        NextStep::AwaitReview { .. } if commit => "Ask the user to review the diff and save that file (unchanged to approve), then call commit_review again".to_string(),
         NextStep::AwaitReview { session_path } => format!(
             "{propose} with session_path='{session_path}' and no edit to wait for the review"
         ),
@@ -395,12 +408,10 @@ pub fn next_step(next: &NextStep, listed: &ListedTools) -> Option<String> {
             "To accept the user's version as it is, call commit_review(session_path='{session_path}', original_path='{path}')"
         ),
         NextStep::AcceptUserVersion { .. } => return None,
-        NextStep::ProposeWithoutSession => format!(
-            "{propose} without session_path (or with session_path and no edit to get the verdict on the open proposal)"
-        ),
-        NextStep::SameFileOrNewSession { path } => format!(
-            "Pass the session's own path, or {propose} without session_path to start a review of '{path}'"
-        ),
+        NextStep::ProposeWithoutSession => format!("{propose} without session_path"),
+        NextStep::SameFileOrNewSession { path } => {
+            format!("To edit '{path}', {propose} without session_path")
+        }
         NextStep::UseReturnedSessionPath => {
             "Use the session_path of the latest review reply".to_string()
         }
@@ -606,10 +617,9 @@ mod tests {
         assert_eq!(v["user_action"], "TIMEOUT");
         let message = v["message"].as_str().unwrap();
         assert!(message.starts_with("No review decision within 200 ms. 't.py' was not changed."));
-        assert!(message.contains("commit_review(session_path='/s', original_path='t.py')"));
-        // Without commit_review listed, the step is not offered.
-        let v = reply(&timeout, &listed(&["propose_and_review"]));
-        assert!(!v["message"].as_str().unwrap().contains("commit_review"));
+        assert!(message.ends_with(
+            "To continue, call propose_and_review with session_path='/s' and no edit to wait for the verdict again."
+        ));
 
         let feedback = ReviewOutcome::new(
             Decision::Feedback {
@@ -651,6 +661,107 @@ mod tests {
         let v = parsed(&verdict_reply(&cancelled, &listed(&[]), &context));
         assert_eq!(keys(&v), ["user_action", "message"]);
         assert_eq!(v["user_action"], "CANCELLED");
+    }
+
+    /// The words that join a second next step to the first.
+    const ALTERNATIVES: &[&str] = &["; or ", ", or call", " or call ", "To start over", "; to "];
+
+    fn says_one_step(text: &str) {
+        for alternative in ALTERNATIVES {
+            assert!(!text.contains(alternative), "two next steps in: {text}");
+        }
+    }
+
+    #[test]
+    fn every_next_step_is_one_step() {
+        let session = || "/s".to_string();
+        let steps = [
+            NextStep::ReadAndProposeAgain { path: None },
+            NextStep::ReadAndProposeAgainOrMerge {
+                path: "t.py".into(),
+            },
+            NextStep::TryAgain,
+            NextStep::NextProposalCompletes,
+            NextStep::WriteWholeFile,
+            NextStep::CommitAfterSave {
+                session_path: session(),
+                path: "t.py".into(),
+            },
+            NextStep::CollectVerdict {
+                session_path: session(),
+                path: "t.py".into(),
+            },
+            NextStep::AwaitReview {
+                session_path: session(),
+            },
+            NextStep::AcceptUserVersion {
+                session_path: session(),
+                path: "t.py".into(),
+            },
+            NextStep::ProposeWithoutSession,
+            NextStep::SameFileOrNewSession {
+                path: "t.py".into(),
+            },
+            NextStep::UseReturnedSessionPath,
+            NextStep::ReadBeforeReplacing,
+            NextStep::ShortenMatchText,
+            NextStep::SaveAsUtf8,
+            NextStep::WaitForOtherCall,
+            NextStep::ConfigureReview,
+        ];
+        for tools in [
+            listed(&[
+                "propose_and_review",
+                "commit_review",
+                "read_files",
+                "write_file",
+            ]),
+            listed(&["propose_and_review"]),
+        ] {
+            for step in &steps {
+                if let Some(words) = next_step(step, &tools) {
+                    says_one_step(&words);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_verdict_says_one_next_step() {
+        let tools = listed(&["propose_and_review", "commit_review"]);
+        let undecided = |why, editor_file: Option<&str>| Decision::Undecided {
+            session_path: "/s".into(),
+            path: "t.py".into(),
+            why,
+            editor_file: editor_file.map(Into::into),
+        };
+        let decisions = [
+            Decision::Rejected {
+                files: vec!["t.py".into()],
+                comment: None,
+            },
+            Decision::Rejected {
+                files: vec!["t.py".into()],
+                comment: Some("no".into()),
+            },
+            Decision::Feedback {
+                session_path: "/s".into(),
+                path: "t.py".into(),
+                diff: "-a\n+b\n".into(),
+                before_this_call: false,
+            },
+            undecided(
+                Undecided::TimedOut(Duration::from_secs(1)),
+                Some("/s/future_t.py"),
+            ),
+            undecided(Undecided::TimedOut(Duration::from_secs(1)), None),
+            undecided(Undecided::Cancelled, Some("/s/future_t.py")),
+            undecided(Undecided::Untouched, Some("/s/future_t.py")),
+        ];
+        for decision in decisions {
+            let v = reply(&ReviewOutcome::new(decision, Vec::new()), &tools);
+            says_one_step(v["message"].as_str().unwrap());
+        }
     }
 
     #[test]

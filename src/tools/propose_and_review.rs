@@ -161,6 +161,10 @@ impl FsServer {
             Staged::Open(open) => open,
         };
         let mut channel = review::choose(self, &context);
+        if collect && review::offered_on_page(&open.session_path) {
+            // The page's link was given (the form did not serve): the verdict comes from there.
+            channel = review::Channel::Page { wait: true };
+        }
         if open.files.len() > 1 && channel == review::Channel::Command {
             // A diff window shows one file: a multi-file change is reviewed in the page.
             channel = review::Channel::Page { wait: false };
@@ -172,11 +176,16 @@ impl FsServer {
                     .as_ref()
                     .and_then(|r| review::answer_of(&r.input_responses, link.is_some()))
                 {
-                    Some(review::Answer::Verdict(verdict)) => self
-                        .reviews()
-                        .decide(&sandbox, open, verdict)
-                        .await
-                        .map(|o| (o, None)),
+                    Some(review::Answer::Verdict(verdict)) => {
+                        match review::closed_unseen(&open, &verdict) {
+                            Some(after) => review::unseen_form(self, open, after).await,
+                            None => self
+                                .reviews()
+                                .decide(&sandbox, open, verdict)
+                                .await
+                                .map(|o| (o, None)),
+                        }
+                    }
                     // URL mode: the human opened the page; the verdict comes from there.
                     Some(review::Answer::Opened) => {
                         review::in_page(self, &sandbox, open, true, &context).await

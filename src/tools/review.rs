@@ -6,6 +6,8 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use fs_mcp_edit::{EditError, OpenReview, ReviewOutcome, Verdict};
 use fs_mcp_sandbox::Sandbox;
@@ -18,6 +20,7 @@ use rmcp::service::RequestContext;
 use serde_json::{Value, json};
 
 use crate::flags::ReviewVia;
+use crate::render::edit::FormFailure;
 use crate::server::FsServer;
 
 /// The key of our one input request in an MRTR round.
@@ -26,6 +29,48 @@ const REVIEW_INPUT: &str = "review";
 const FORM_DIFF_LINES: usize = 60;
 /// Characters of diff shown in the client's form.
 const FORM_DIFF_CHARS: usize = 6000;
+/// A form closed without approval sooner than this after it was sent was closed by the client,
+/// not by a person: seeing a form appear and pressing a key takes a person at least about
+/// 200 ms (simple visual reaction time), before reading a word of it. Claude Code in headless
+/// mode (`claude -p`) cancels every form about 15 ms after it is sent.
+pub const FASTEST_HUMAN_ANSWER: Duration = Duration::from_millis(200);
+
+/// What this process did with a session's review that a later call of it must know.
+#[derive(Debug, Clone, Copy)]
+enum Handed {
+    /// The form went out as an MRTR `input_required` result at this instant: its answer comes
+    /// in the client's retry.
+    Form(Instant),
+    /// The review page's link was given: the collecting call waits for the verdict there.
+    Page,
+}
+
+/// [`Handed`] by session_path, for the sessions of this process.
+static HANDED: Mutex<BTreeMap<String, Handed>> = Mutex::new(BTreeMap::new());
+/// Sessions remembered in [`HANDED`] at most (an ended session's entry stays until pushed out).
+const MAX_HANDED: usize = 1024;
+
+fn hand(session_path: &str, handed: Handed) {
+    let mut map = HANDED.lock().unwrap_or_else(|e| e.into_inner());
+    if map.len() >= MAX_HANDED && !map.contains_key(session_path) {
+        map.pop_first();
+    }
+    map.insert(session_path.to_string(), handed);
+}
+
+fn handed(session_path: &str) -> Option<Handed> {
+    HANDED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(session_path)
+        .copied()
+}
+
+/// The review page's link was given for this session: a call collecting its verdict waits in
+/// the page rather than asking a form that did not serve.
+pub fn offered_on_page(session_path: &str) -> bool {
+    matches!(handed(session_path), Some(Handed::Page))
+}
 
 /// Where a proposal is reviewed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -279,7 +324,30 @@ pub fn input_required(
         REVIEW_INPUT.to_string(),
         InputRequest::Elicitation(ElicitRequest::new(params)),
     );
+    hand(&open.session_path, Handed::Form(Instant::now()));
     InputRequiredResult::new(Some(requests), Some(state))
+}
+
+/// How long after its MRTR form went out the client closed it unapproved, when that was too
+/// soon for a person ([`FASTEST_HUMAN_ANSWER`]).
+pub fn closed_unseen(open: &OpenReview, verdict: &Verdict) -> Option<Duration> {
+    let Some(Handed::Form(sent)) = handed(&open.session_path) else {
+        return None;
+    };
+    let after = sent.elapsed();
+    (matches!(verdict, Verdict::Reject { comment: None }) && after < FASTEST_HUMAN_ANSWER)
+        .then_some(after)
+}
+
+/// The form was closed `after` it was sent, before anyone could read it (a headless client):
+/// no rejection, the review page's link instead.
+pub async fn unseen_form(server: &FsServer, open: OpenReview, after: Duration) -> ChannelEnd {
+    tracing::info!(
+        "the client closed the review form {} ms after it was sent, before anyone could read it; offering the review page",
+        after.as_millis()
+    );
+    let outcome = page_link(server, open).await?;
+    Ok((outcome, Some(FormFailure::ClosedUnseen(after))))
 }
 
 /// The page link when the diff is too long for the form and the client takes URL mode (`None`
@@ -297,9 +365,9 @@ pub async fn url_mode_link(server: &FsServer, open: &OpenReview, url: bool) -> O
     }
 }
 
-/// How a review channel ended: the outcome, and the error of the client's form when it failed
-/// and the page was offered instead.
-pub type ChannelEnd = Result<(ReviewOutcome, Option<String>), EditError>;
+/// How a review channel ended: the outcome, and why the client's form did not serve when the
+/// page was offered instead.
+pub type ChannelEnd = Result<(ReviewOutcome, Option<FormFailure>), EditError>;
 
 /// Asks with `elicitation/create` (before 2026-07-28) and acts on the answer. The file is only
 /// written on approval; a timeout or a cancelled call leaves the session open; a client that
@@ -317,6 +385,7 @@ pub async fn ask_in_form(
         Some(link) => url_request(&open, link),
         None => form(&open, DiffLayout::for_client(context)),
     };
+    let sent = Instant::now();
     let asked = context.peer.create_elicitation(params);
     let cancelled = context.ct.clone();
     let shutdown = server.shutdown_token().clone();
@@ -328,6 +397,12 @@ pub async fn ask_in_form(
     };
     match outcome {
         Some(Ok(result)) => match answer_to(&result, link.is_some()) {
+            // Closed before anyone could have read it (a headless client): not a rejection.
+            Answer::Verdict(Verdict::Reject { comment: None })
+                if sent.elapsed() < FASTEST_HUMAN_ANSWER =>
+            {
+                unseen_form(server, open, sent.elapsed()).await
+            }
             Answer::Verdict(verdict) => server
                 .reviews()
                 .decide(sandbox, open, verdict)
@@ -338,7 +413,7 @@ pub async fn ask_in_form(
         Some(Err(e)) => {
             tracing::warn!("the client's review form failed ({e}); offering the review page");
             let outcome = page_link(server, open).await?;
-            Ok((outcome, Some(e.to_string())))
+            Ok((outcome, Some(FormFailure::Error(e.to_string()))))
         }
         // Not answered in time, or the call was cancelled: nothing written, the session
         // stays open.
@@ -388,5 +463,6 @@ async fn page_link(server: &FsServer, open: OpenReview) -> Result<ReviewOutcome,
         )
         .with_next(fs_mcp_edit::NextStep::ConfigureReview)
     })?;
+    hand(&open.session_path, Handed::Page);
     Ok(server.reviews().pending(open, &url))
 }

@@ -4,7 +4,9 @@ the server's review form (elicitation) in a given way.
 
 usage: py_elicit.py MODE ARGUMENTS_JSON (--stdio CMD... | --http URL)
 MODE: accept (approve), reject (uncheck approve, comment "too risky"), decline, cancel, never
-(the callback never answers).
+(the callback never answers), headless-cancel (cancel at once, as `claude -p` does). The human
+modes answer after HUMAN_DELAY: the server takes a form closed faster than a person can react
+for a headless client's.
 
 Prints one JSON object: {"elicitations": [{message, schema}], "call": {is_error, text}}.
 """
@@ -16,6 +18,8 @@ from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
+HUMAN_DELAY = 0.5
+
 
 async def run_session(read, write, mode, arguments):
     seen = []
@@ -26,6 +30,10 @@ async def run_session(read, write, mode, arguments):
             "schema": params.requested_schema if isinstance(params.requested_schema, dict)
             else params.requested_schema.model_dump(by_alias=True, exclude_none=True),
         })
+        if mode == "headless-cancel":
+            return types.ElicitResult(action="cancel")
+        if mode != "never":
+            await asyncio.sleep(HUMAN_DELAY)
         if mode == "accept":
             return types.ElicitResult(action="accept", content={"approve": True})
         if mode == "reject":

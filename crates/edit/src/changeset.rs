@@ -129,7 +129,7 @@ fn conflict(item: &Item, now: &Current, leader: &Path) -> EditError {
     EditError::new(
         ErrorKind::Conflict,
         format!(
-            "Conflict: '{}' changed on disk after this multi-file proposal was made, so nothing of the change was written (no file).",
+            "Conflict: '{}' changed on disk after this multi-file proposal was made, so no file of the change was written.",
             item.shown
         ),
     )

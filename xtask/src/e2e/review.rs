@@ -172,7 +172,12 @@ fn drive_form(
             screen.keys(&["Down"])?;
             accept(screen)?;
         }
-        FormAnswer::Cancel => screen.keys(&["Escape"])?,
+        FormAnswer::Cancel => {
+            // As a person would, after reading it: the server takes a form closed within
+            // 200 ms of being sent for a headless client's, not a rejection.
+            std::thread::sleep(SETTLE);
+            screen.keys(&["Escape"])?;
+        }
         FormAnswer::RejectWithComment => {
             // Down to the comment, type it (it must show), Down to Accept.
             screen.keys(&["Down"])?;
