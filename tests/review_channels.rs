@@ -429,7 +429,7 @@ async fn an_mrtr_form_declined_at_once_is_no_rejection() {
         "{message}"
     );
     assert!(message.contains("--auto-approve"), "{message}");
-    link_of(message);
+    common::review_link(message);
     assert_eq!(asked.len(), 1, "{asked:?}");
     assert_eq!(
         std::fs::read_to_string(ws.root.join("a.txt")).unwrap(),
