@@ -4,7 +4,7 @@
 //! `files: [{"path": "a.md"}]`, stringified arrays, or integers as strings. Accepting these costs
 //! nothing and saves the model a failed call and a retry.
 
-use fs_mcp_text::{Keep, Marker, truncate};
+use fs_mcp_text::{Keep, Marker, thousands, truncate};
 use serde::Deserialize;
 use serde::de::{self, Deserializer};
 use serde_json::Value;
@@ -49,7 +49,21 @@ fn integer(value: &Value) -> Option<i64> {
 
 /// A list that a model may also send as one item, or as a JSON string holding the list.
 pub fn list_of<T: de::DeserializeOwned>(value: Value) -> Result<Vec<T>, String> {
+    list_of_at_most(value, usize::MAX)
+}
+
+/// [`list_of`] refusing, before reading any item, a list longer than `max`: a call's cost stays
+/// bounded by what it can answer, whatever the client sends.
+pub fn list_of_at_most<T: de::DeserializeOwned>(
+    value: Value,
+    max: usize,
+) -> Result<Vec<T>, String> {
     match value {
+        Value::Array(items) if items.len() > max => Err(format!(
+            "{} items, but this list takes at most {} per call; send the rest in further calls",
+            thousands(items.len() as u64),
+            thousands(max as u64)
+        )),
         Value::Array(items) => items
             .into_iter()
             .enumerate()
@@ -58,12 +72,23 @@ pub fn list_of<T: de::DeserializeOwned>(value: Value) -> Result<Vec<T>, String> 
         Value::String(text) if text.trim_start().starts_with('[') => {
             let parsed: Value = serde_json::from_str(&text)
                 .map_err(|e| format!("a string that looks like a JSON list but is not: {e}"))?;
-            list_of(parsed)
+            list_of_at_most(parsed, max)
         }
         Value::Null => Ok(Vec::new()),
         single => serde_json::from_value(single)
             .map(|item| vec![item])
             .map_err(|e| e.to_string()),
+    }
+}
+
+/// An optional list read as [`list_of_at_most`]; absent or `null` is `None`.
+pub fn opt_list_at_most<'de, D: Deserializer<'de>, T: de::DeserializeOwned>(
+    deserializer: D,
+    max: usize,
+) -> Result<Option<Vec<T>>, D::Error> {
+    match Option::<Value>::deserialize(deserializer)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => list_of_at_most(v, max).map(Some).map_err(de::Error::custom),
     }
 }
 

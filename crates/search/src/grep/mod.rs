@@ -94,6 +94,9 @@ impl GrepOptions {
     pub const DEFAULT_MAX_MATCHES: usize = 100;
     /// [`GrepOptions::timeout`] when the client gives none.
     pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+    /// Most [`GrepOptions::section_patterns`] a search takes (each is compiled and run over
+    /// every file with matches).
+    pub const MAX_SECTION_PATTERNS: usize = 20;
 
     /// Options for `pattern` in the current directory, everything else at its default.
     pub fn new(pattern: impl Into<String>) -> GrepOptions {
