@@ -251,7 +251,7 @@ fn an_oversized_list_is_refused_at_once_saying_the_cap() {
     );
     let spent = common::cpu_seconds(c.pid()) - before;
     let text = response.to_string();
-    assert!(text.contains("300,000 items"), "{text:.600}");
+    assert!(text.contains("files: 300,000 items"), "{text:.600}");
     assert!(text.contains("at most 1,000 per call"), "{text:.600}");
     // A debug build parses and checks the list in about a second; the quadratic check took
     // nearly a minute.

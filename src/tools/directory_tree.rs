@@ -51,7 +51,7 @@ pub(crate) struct DirectoryTreeParams {
 
 /// `exclude_dirs`, leniently, refused past [`TreeOptions::MAX_EXCLUDE_DIRS`] names.
 fn exclude_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
-    lenient::opt_list_at_most(d, TreeOptions::MAX_EXCLUDE_DIRS)
+    lenient::opt_list_at_most(d, TreeOptions::MAX_EXCLUDE_DIRS, "exclude_dirs")
 }
 
 impl FsServer {

@@ -144,7 +144,7 @@ impl FsServer {
 
 /// `section_patterns`, leniently, refused past [`GrepOptions::MAX_SECTION_PATTERNS`].
 fn section_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
-    lenient::opt_list_at_most(d, GrepOptions::MAX_SECTION_PATTERNS)
+    lenient::opt_list_at_most(d, GrepOptions::MAX_SECTION_PATTERNS, "section_patterns")
 }
 
 /// Turns the search's progress callbacks into MCP progress notifications when the client asked

@@ -86,7 +86,7 @@ pub(crate) struct ProposeParams {
 const MAX_EDITS: usize = 100;
 
 fn edit_list<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<EditParam>>, D::Error> {
-    lenient::opt_list_at_most(d, MAX_EDITS)
+    lenient::opt_list_at_most(d, MAX_EDITS, "edits")
 }
 
 impl From<ProposeParams> for ProposeRequest {

@@ -87,7 +87,7 @@ pub(crate) struct ReadFilesParams {
 fn file_list<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<FileReadRequest>, D::Error> {
     let value = Value::deserialize(deserializer)?;
     let items: Vec<Value> = lenient::list_of_at_most(value, fs_mcp_read::MAX_REQUESTS)
-        .map_err(de::Error::custom)?;
+        .map_err(|e| de::Error::custom(format!("files: {e}")))?;
     items
         .into_iter()
         .map(|item| match item {
