@@ -237,3 +237,28 @@ fn a_cut_line_names_grep_content_only_when_it_is_listed() {
         " [TAG] Cut: line 1 has 20,000 bytes; the first 16,384 are shown; large_file_passthrough=true lifts the 16,384-byte line limit (the 50,000-byte reply limit stays).\nnext\n"
     );
 }
+
+/// Issue #32: 300,000 entries (one small file's name repeated) cost 32 s of CPU before an answer
+/// (coercing the list checked each refused item against every earlier one). A list past the cap
+/// is refused at once, saying the cap; what the call costs stays linear in what was sent.
+#[test]
+fn an_oversized_list_is_refused_at_once_saying_the_cap() {
+    let (_ws, mut c) = setup();
+    let before = common::cpu_seconds(c.pid());
+    let response = c.request(
+        "tools/call",
+        json!({"name": "read_files", "arguments": {"files": vec!["lines.txt"; 300_000]}}),
+    );
+    let spent = common::cpu_seconds(c.pid()) - before;
+    let text = response.to_string();
+    assert!(text.contains("files: 300,000 items"), "{text:.600}");
+    assert!(text.contains("at most 1,000 per call"), "{text:.600}");
+    // A debug build parses and checks the list in about a second; the quadratic check took
+    // nearly a minute.
+    assert!(spent < 15.0, "the refusal took {spent:.1} s of CPU");
+    // The server still serves.
+    assert!(
+        c.call_text("read_files", json!({"files": ["lines.txt"]}))
+            .contains("l5")
+    );
+}

@@ -151,15 +151,24 @@ pub fn grep_note(note: &GrepNote) -> String {
             plural(*files_with_matches, "file", "files"),
             plural(*files_searched, "file", "files"),
         ),
-        GrepNote::LongLines { lines, cap } => {
+        GrepNote::LongLines {
+            lines,
+            cap,
+            by_pattern,
+        } => {
             let cap = format_size(*cap);
             let (verb, pronoun) = if *lines == 1 {
                 ("was", "its")
             } else {
                 ("were", "their")
             };
+            let why = if *by_pattern {
+                " This pattern's counted repetitions make each byte costly, so less of a line is searched than usual; a pattern with fewer repeated parts searches further."
+            } else {
+                ""
+            };
             format!(
-                "Note: {} longer than {cap} {verb} searched only in {pronoun} first {cap} (a match further into such a line is not found).",
+                "Note: {} longer than {cap} {verb} searched only in {pronoun} first {cap} (a match further into such a line is not found).{why}",
                 plural(*lines, "line", "lines"),
             )
         }
@@ -367,8 +376,17 @@ mod tests {
             grep_note(&GrepNote::LongLines {
                 lines: 1,
                 cap: 8 << 20,
+                by_pattern: false,
             }),
             "Note: 1 line longer than 8.00 MB was searched only in its first 8.00 MB (a match further into such a line is not found)."
+        );
+        assert_eq!(
+            grep_note(&GrepNote::LongLines {
+                lines: 2,
+                cap: 13_421,
+                by_pattern: true,
+            }),
+            "Note: 2 lines longer than 13.11 KB were searched only in their first 13.11 KB (a match further into such a line is not found). This pattern's counted repetitions make each byte costly, so less of a line is searched than usual; a pattern with fewer repeated parts searches further."
         );
     }
 

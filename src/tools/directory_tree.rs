@@ -42,9 +42,16 @@ pub(crate) struct DirectoryTreeParams {
     #[schemars(description = format!("Default {}.", TreeOptions::DEFAULT_MAX_DEPTH))]
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub max_depth: Option<i64>,
+    // At most `TreeOptions::MAX_EXCLUDE_DIRS` (said by the refusal: the listed text is paid on
+    // every model request, and no real call comes near it).
     /// Names not to expand (default .git, node_modules, target…; [] none).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "exclude_list")]
     pub exclude_dirs: Option<Vec<String>>,
+}
+
+/// `exclude_dirs`, leniently, refused past [`TreeOptions::MAX_EXCLUDE_DIRS`] names.
+fn exclude_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    lenient::opt_list_at_most(d, TreeOptions::MAX_EXCLUDE_DIRS, "exclude_dirs")
 }
 
 impl FsServer {

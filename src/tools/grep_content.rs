@@ -56,8 +56,10 @@ pub(crate) struct GrepContentParams {
     ))]
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub context_lines: Option<i64>,
-    /// Section-start regexes (default: built-in per language; [] none). L{m} is then the last line of the block before the next one: end_line = m reads the block.
-    #[serde(default)]
+    // At most `GrepOptions::MAX_SECTION_PATTERNS` (said by the refusal: the listed text is paid
+    // on every model request, and no real call comes near it).
+    /// Section-start regexes for the hints (default: built-in per language; [] none).
+    #[serde(default, deserialize_with = "section_list")]
     pub section_patterns: Option<Vec<String>>,
     #[schemars(description = format!(
         "Default {}, at most {MAX_MATCHES_LIMIT}.",
@@ -138,6 +140,11 @@ impl FsServer {
         }
         Ok(answer(body?, self.listed_tools()))
     }
+}
+
+/// `section_patterns`, leniently, refused past [`GrepOptions::MAX_SECTION_PATTERNS`].
+fn section_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    lenient::opt_list_at_most(d, GrepOptions::MAX_SECTION_PATTERNS, "section_patterns")
 }
 
 /// Turns the search's progress callbacks into MCP progress notifications when the client asked

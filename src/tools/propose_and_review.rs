@@ -8,8 +8,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde::de::{self, Deserializer};
-use serde_json::Value;
+use serde::de::Deserializer;
 
 use crate::lenient;
 use crate::params::lean_schema;
@@ -73,18 +72,21 @@ pub(crate) struct ProposeParams {
     /// From a REVIEW/PENDING/TIMEOUT/CANCELLED reply. Alone: wait for the verdict; with an edit: edit the human's version.
     #[serde(default)]
     pub session_path: Option<String>,
-    /// Instead of match_text/new_string, in order; all written or none.
+    #[schemars(description = format!(
+        "Instead of match_text/new_string, in order; all written or none. At most {MAX_EDITS}."
+    ))]
     #[serde(default, deserialize_with = "edit_list")]
     pub edits: Option<Vec<EditParam>>,
     #[serde(default, deserialize_with = "lenient::bool_or_default")]
     pub bypass_match_text_limit: bool,
 }
 
+/// Most edits one proposal takes: more than a human reviews in one diff, and a list past it is
+/// refused before any item is read.
+const MAX_EDITS: usize = 100;
+
 fn edit_list<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<EditParam>>, D::Error> {
-    match Option::<Value>::deserialize(d)? {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => lenient::list_of(v).map(Some).map_err(de::Error::custom),
-    }
+    lenient::opt_list_at_most(d, MAX_EDITS, "edits")
 }
 
 impl From<ProposeParams> for ProposeRequest {

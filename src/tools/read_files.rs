@@ -71,7 +71,10 @@ impl From<FileReadRequest> for fs_mcp_read::ReadRequest {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[schemars(transform = lean_schema)]
 pub(crate) struct ReadFilesParams {
-    /// E.g. [{"path": "a.md", "head": 40}].
+    #[schemars(description = format!(
+        "E.g. [{{\"path\": \"a.md\", \"head\": 40}}]. At most {}.",
+        fs_mcp_text::thousands(fs_mcp_read::MAX_REQUESTS as u64)
+    ))]
     #[serde(deserialize_with = "file_list")]
     pub files: Vec<FileReadRequest>,
     /// Read big JSON/YAML whole, long lines uncut.
@@ -83,7 +86,8 @@ pub(crate) struct ReadFilesParams {
 /// string (what Gemini sends when a converter degraded the item schema to STRING).
 fn file_list<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<FileReadRequest>, D::Error> {
     let value = Value::deserialize(deserializer)?;
-    let items: Vec<Value> = lenient::list_of(value).map_err(de::Error::custom)?;
+    let items: Vec<Value> = lenient::list_of_at_most(value, fs_mcp_read::MAX_REQUESTS)
+        .map_err(|e| de::Error::custom(format!("files: {e}")))?;
     items
         .into_iter()
         .map(|item| match item {
@@ -146,6 +150,19 @@ mod tests {
         let p: ReadFilesParams =
             serde_json::from_value(json!({"files": [], "large_file_passthrough": "true"})).unwrap();
         assert!(p.large_file_passthrough && p.files.is_empty());
+    }
+
+    #[test]
+    fn a_list_past_the_cap_is_refused_whole_saying_the_cap() {
+        let at_cap = vec![json!("a"); fs_mcp_read::MAX_REQUESTS];
+        let p: ReadFilesParams = serde_json::from_value(json!({ "files": at_cap })).unwrap();
+        assert_eq!(p.files.len(), fs_mcp_read::MAX_REQUESTS);
+        let over = vec![json!("a"); fs_mcp_read::MAX_REQUESTS + 1];
+        let e = serde_json::from_value::<ReadFilesParams>(json!({ "files": over })).unwrap_err();
+        assert!(e.to_string().contains("at most 1,000 per call"), "{e}");
+        let text = serde_json::to_string(&vec!["a"; fs_mcp_read::MAX_REQUESTS + 1]).unwrap();
+        let e = serde_json::from_value::<ReadFilesParams>(json!({ "files": text })).unwrap_err();
+        assert!(e.to_string().contains("1,001 items"), "{e}");
     }
 
     #[test]

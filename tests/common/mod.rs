@@ -355,6 +355,18 @@ impl Drop for StdioClient {
     }
 }
 
+/// CPU seconds (user and system) `pid` has used so far, from `/proc/{pid}/stat`: attack tests
+/// bound a call's work with it, never with the wall clock.
+pub fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("/proc/PID/stat");
+    // utime and stime are the 12th and 13th fields after the parenthesised command name.
+    let (_, rest) = stat.rsplit_once(')').expect("stat has a command name");
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    // Linux reports them in USER_HZ, 100 a second on every architecture it exports to.
+    ticks as f64 / 100.0
+}
+
 /// The text of a tool result's first content block.
 pub fn text_of(result: &Value) -> String {
     result["content"][0]["text"]

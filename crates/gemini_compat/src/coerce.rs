@@ -67,12 +67,8 @@ pub fn coerce_arguments(raw_schema: &Value, args: Value) -> Value {
 /// why).
 pub fn coerce_arguments_reporting(raw_schema: &Value, args: Value) -> (Value, Vec<String>) {
     let (out, refusals) = run(raw_schema, args);
-    let mut locations: Vec<String> = Vec::new();
-    for r in refusals {
-        if !locations.contains(&r.location) {
-            locations.push(r.location);
-        }
-    }
+    // `run` keeps one refusal per location already.
+    let locations = refusals.into_iter().map(|r| r.location).collect();
     (out, locations)
 }
 
@@ -100,6 +96,7 @@ fn run(raw_schema: &Value, args: Value) -> (Value, Vec<RefusedArgument>) {
         at: RefCell::new(Vec::new()),
         trying: Cell::new(0),
         refused: RefCell::new(Vec::new()),
+        refused_at: RefCell::new(HashSet::new()),
         work: Cell::new(COERCE_WORK_BUDGET),
         failed_tries: RefCell::new(HashSet::new()),
         active_tries: RefCell::new(HashSet::new()),
@@ -115,6 +112,8 @@ struct Coercer<'a> {
     /// Inside a union branch being tried: a string it leaves alone is not refused yet.
     trying: Cell<usize>,
     refused: RefCell<Vec<RefusedArgument>>,
+    /// The locations in `refused`: a list of many refused items stays linear to check.
+    refused_at: RefCell<HashSet<String>>,
     /// Work units left (see [`COERCE_WORK_BUDGET`]).
     work: Cell<usize>,
     /// (union branch, string) pairs tried without success: not tried again.
@@ -519,9 +518,10 @@ impl<'a> Coercer<'a> {
             }
             location.push_str(step);
         }
-        let mut refused = self.refused.borrow_mut();
-        if !refused.iter().any(|r| r.location == location) {
-            refused.push(RefusedArgument { location, reason });
+        if self.refused_at.borrow_mut().insert(location.clone()) {
+            self.refused
+                .borrow_mut()
+                .push(RefusedArgument { location, reason });
         }
     }
 

@@ -49,10 +49,13 @@ struct Stream {
 /// `sort_by(K)` (or `sort`) at the start of the program run on the streamed
 /// array, then an optional `reverse`, then one index or slice with integer
 /// literals (`.[0]`, `.[-1]`, `first`, `last`, `.[1000:1003]`, `.[-10:]`,
-/// `.[:5]`), with a key `K` that runs natively. The index or slice observes
-/// a bounded run of elements at one end of the stable sort, so the stream
-/// keeps at most that many elements (the least keys, the first of equal
-/// ones first; or the greatest) instead of every element of the array.
+/// `.[:5]`), possibly followed by more of a path (`.[0].id`), or
+/// `first(.[])` or `limit(N; .[])`; or `min_by(K)`/`max_by(K)` (`min`/`max`),
+/// which are the sort's first and last element. `K` must run natively. The
+/// index or slice observes a bounded run of elements at one end of the
+/// stable sort, so the stream keeps at most that many elements (the least
+/// keys, the first of equal ones first; or the greatest) instead of every
+/// element of the array.
 struct Window {
     key: Each,
     reversed: bool,
@@ -128,51 +131,124 @@ impl Take {
 impl Window {
     fn new(then: &str, code: &str) -> Option<Window> {
         use jaq_core::load::parse::Term;
-        use jaq_core::path::Part;
         let term = ast::parse(then)?;
         let chain = ast::pipe_chain(&term);
-        let (key, reversed, chain) = sort_head(&chain)?;
-        let literal = |t: &Term<&str>| -> Option<i64> {
-            match t {
-                Term::Num(n) if n.bytes().all(|b| b.is_ascii_digit()) => n.parse().ok(),
-                Term::Neg(n) => match &**n {
-                    Term::Num(n) if n.bytes().all(|b| b.is_ascii_digit()) => {
-                        n.parse::<i64>().ok()?.checked_neg()
-                    }
-                    _ => None,
-                },
-                _ => None,
-            }
-        };
-        let (take, rest) = match chain.split_first()? {
-            (Term::Call("first", args), rest) if args.is_empty() => (Take::Index(0), rest),
-            (Term::Call("last", args), rest) if args.is_empty() => (Take::Index(-1), rest),
-            (Term::Path(head, path), rest) if matches!(**head, Term::Id) => match &path.0[..] {
-                [(Part::Index(at), _)] => (Take::Index(literal(at)?), rest),
-                [(Part::Range(a, b), _)] => {
-                    let bound = |b: &Option<Term<&str>>| match b {
-                        None => Some(None),
-                        Some(t) => literal(t).map(Some),
-                    };
-                    (Take::Slice(bound(a)?, bound(b)?), rest)
-                }
+        let (key, reversed, take, lead, rest) = match chain.split_first()? {
+            // jaq's `min_by` keeps the first of equal least keys, `max_by` the last of equal
+            // greatest: the stable sort's first and last element (`null` for no element).
+            (Term::Call(name @ ("min_by" | "max_by"), args), rest) => match &args[..] {
+                [key] => (
+                    ast::print(key, ast::Mode::PLAIN)?,
+                    false,
+                    Take::Index(if *name == "min_by" { 0 } else { -1 }),
+                    None,
+                    rest,
+                ),
                 _ => return None,
             },
-            _ => return None,
+            (Term::Call(name @ ("min" | "max"), args), rest) if args.is_empty() => (
+                ".".to_string(),
+                false,
+                Take::Index(if *name == "min" { 0 } else { -1 }),
+                None,
+                rest,
+            ),
+            _ => {
+                let (key, reversed, chain) = sort_head(&chain)?;
+                let (take, lead, rest) = take_head(chain)?;
+                (key, reversed, take, lead, rest)
+            }
         };
         // a reversed array's end is the sort's start, and the other way round
         let keep = take.keep().map(|k| Keep {
             last: k.last != reversed,
             ..k
         })?;
+        let rest = match lead {
+            Some(lead) => format!("({lead}) | {}", print_chain(rest)?),
+            None => print_chain(rest)?,
+        };
         Some(Window {
             key: Each::new(&key)?,
             reversed,
             take,
             keep,
-            rest: program::compile_part(&print_chain(rest)?, code)?,
+            rest: program::compile_part(&rest, code)?,
         })
     }
+}
+
+/// The index or slice at the start of `chain` (after a sort), what of the
+/// chain's first term runs on what it takes (`.id` of `.[0].id`, `.[]` of
+/// `first(.[])`), and the rest of the chain.
+#[allow(clippy::type_complexity)]
+fn take_head<'t, 's>(
+    chain: &'t [&'t jaq_core::load::parse::Term<&'s str>],
+) -> Option<(
+    Take,
+    Option<String>,
+    &'t [&'t jaq_core::load::parse::Term<&'s str>],
+)> {
+    use jaq_core::load::parse::Term;
+    use jaq_core::path::{Part, Path};
+    let literal = |t: &Term<&str>| -> Option<i64> {
+        match t {
+            Term::Num(n) if n.bytes().all(|b| b.is_ascii_digit()) => n.parse().ok(),
+            Term::Neg(n) => match &**n {
+                Term::Num(n) if n.bytes().all(|b| b.is_ascii_digit()) => {
+                    n.parse::<i64>().ok()?.checked_neg()
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    // `.[]`, which `first(f)` and `limit(n; f)` take the first outputs of
+    let each = |t: &Term<&str>| {
+        matches!(t, Term::Path(head, path) if matches!(**head, Term::Id)
+            && matches!(&path.0[..], [(Part::Range(None, None), _)]))
+    };
+    let each_lead = Some(".[]".to_string());
+    Some(match chain.split_first()? {
+        (Term::Call("first", args), rest) if args.is_empty() => (Take::Index(0), None, rest),
+        (Term::Call("last", args), rest) if args.is_empty() => (Take::Index(-1), None, rest),
+        // the first output of `.[]`: none for no element, unlike `.[0]`
+        (Term::Call("first", args), rest) => match &args[..] {
+            [f] if each(f) => (Take::Slice(None, Some(1)), each_lead, rest),
+            _ => return None,
+        },
+        (Term::Call("limit", args), rest) => match &args[..] {
+            [n, f] if each(f) => {
+                // a negative count gives every output (the prelude's `limit`)
+                let n = literal(n).filter(|n| *n >= 0)?;
+                (Take::Slice(None, Some(n)), each_lead, rest)
+            }
+            _ => return None,
+        },
+        (Term::Path(head, path), rest) if matches!(**head, Term::Id) => {
+            let (first, more) = path.0.split_first()?;
+            let take = match first {
+                (Part::Index(at), _) => Take::Index(literal(at)?),
+                (Part::Range(a, b), _) => {
+                    let bound = |b: &Option<Term<&str>>| match b {
+                        None => Some(None),
+                        Some(t) => literal(t).map(Some),
+                    };
+                    Take::Slice(bound(a)?, bound(b)?)
+                }
+            };
+            // `.[0].id` is `.[0] | .id`
+            let lead = match more {
+                [] => None,
+                more => Some(ast::print(
+                    &Term::Path(Box::new(Term::Id), Path(more.to_vec())),
+                    ast::Mode::PLAIN,
+                )?),
+            };
+            (take, lead, rest)
+        }
+        _ => return None,
+    })
 }
 
 /// The key of a `sort_by(K)` (`.` for `sort`) at the start of `chain`,

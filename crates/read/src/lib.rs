@@ -48,6 +48,10 @@ pub const DEFAULT_MAX_REPLY_BYTES: usize = 50_000;
 pub const DEFAULT_MAX_LINE_BYTES: usize = 16 * 1024;
 /// The smallest reply cap honoured: room for a block with its notes.
 pub const MIN_REPLY_BYTES: usize = 4096;
+/// Most files one call takes: far more than one reply can show (a block takes at least its
+/// `File` frame), and the list is refused whole past it, so no call pays for a list it cannot
+/// answer.
+pub const MAX_REQUESTS: usize = 1_000;
 
 /// Room kept for the note on items not read.
 const FINAL_NOTE_ROOM: usize = 600;

@@ -161,6 +161,8 @@ fn union_matcher(
         .case_insensitive(case_insensitive)
         .multi_line(true)
         .crlf(true)
+        .size_limit(crate::grep::REGEX_SIZE_LIMIT)
+        .dfa_size_limit(crate::grep::DFA_SIZE_LIMIT)
         .build(&joined)
 }
 

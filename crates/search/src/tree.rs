@@ -58,6 +58,8 @@ impl TreeOptions {
     pub const DEFAULT_MAX_DEPTH: usize = 4;
     /// [`TreeOptions::max_entries`] when the client gives none.
     pub const DEFAULT_MAX_ENTRIES: usize = 2_000;
+    /// Most names [`TreeOptions::exclude_dirs`] takes (each entry is compared with them all).
+    pub const MAX_EXCLUDE_DIRS: usize = 100;
 }
 
 impl Default for TreeOptions {

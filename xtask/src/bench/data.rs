@@ -466,6 +466,11 @@ pub fn queries() -> Vec<(&'static str, &'static str)> {
             "sort, page: sort_by(.score) | .[1000:1003]",
             ".items | sort_by(.score) | .[1000:1003] | map(.id)",
         ),
+        // the same window, spelt with a path after the index (issue #32: it sorted everything)
+        (
+            "sort, then a path: sort_by(.score) | .[0].id",
+            ".items | sort_by(.score) | .[0].id",
+        ),
         // this one needs the whole sorted array
         (
             "sort, whole: sort_by(.score) | map(.id)",

@@ -269,6 +269,15 @@ fn sorted_window() -> impl Strategy<Value = String> {
         }),
         Just("first".to_string()),
         Just("last".to_string()),
+        // an index or slice, then more of a path
+        (-9i64..9, path()).prop_map(|(i, p)| match p.as_str() {
+            "." => format!(".[{i}][]?"),
+            p => format!(".[{i}]{p}"),
+        }),
+        (-9i64..9).prop_map(|b| format!(".[:{b}][]")),
+        (-9i64..9).prop_map(|a| format!(".[{a}:][0]")),
+        Just("first(.[])".to_string()),
+        (-2i64..5).prop_map(|n| format!("limit({n}; .[])")),
         // observes the whole sort, through a per-element filter
         (prop::option::of(condition()), projection()).prop_map(|(c, p)| match c {
             Some(c) => format!("map(select({c}) | {p})"),
@@ -279,11 +288,19 @@ fn sorted_window() -> impl Strategy<Value = String> {
         path().prop_map(|p| format!(".items | sort_by({p})")),
         path().prop_map(|p| format!("[.items[] | {p}] | sort")),
     ];
-    (sort, any::<bool>(), take, any::<bool>()).prop_map(|(sort, reverse, take, json)| {
-        let reverse = if reverse { " | reverse" } else { "" };
-        let json = if json { " | tojson" } else { "" };
-        format!("{sort}{reverse} | {take}{json}")
-    })
+    let sorted =
+        (sort, any::<bool>(), take, any::<bool>()).prop_map(|(sort, reverse, take, json)| {
+            let reverse = if reverse { " | reverse" } else { "" };
+            let json = if json { " | tojson" } else { "" };
+            format!("{sort}{reverse} | {take}{json}")
+        });
+    // the least or greatest element: the sort's first or last
+    let least = prop::sample::select(vec!["min", "max"]);
+    let extreme = prop_oneof![
+        (least.clone(), path(), path()).prop_map(|(m, k, p)| format!(".items | {m}_by({k}) | {p}")),
+        (path(), least).prop_map(|(p, m)| format!("[.items[] | {p}] | {m}")),
+    ];
+    prop_oneof![3 => sorted, 1 => extreme]
 }
 
 proptest! {
@@ -317,6 +334,14 @@ fn sorted_windows_are_planned() {
         ".items | sort_by(.score) | .[3]",
         ".items | sort_by(.owner.region) | reverse | .[-2:4] | tojson",
         "[.items[] | .id] | sort | last",
+        ".items | sort_by(.score) | .[0].id",
+        ".items | sort_by(.score) | reverse | .[-1].owner.region",
+        ".items | sort_by(.score) | .[:3][] | .id",
+        ".items | sort_by(.score) | first(.[]) | .id",
+        ".items | sort_by(.score) | limit(2; .[]) | .id",
+        ".items | min_by(.score) | .id",
+        ".items | max_by(.owner.region) | .name",
+        "[.items[] | .score] | max",
     ] {
         let planned = compile(code, Planner::On).expect("compiles");
         assert!(

@@ -327,10 +327,19 @@ fn filter() -> impl Strategy<Value = String> {
             2 => (path(), f.clone()).prop_map(|(p, a)| format!("{p}[] | {a}")),
             1 => (path(), f.clone(), f.clone()).prop_map(|(p, a, b)| format!("[{p}[] | {a}] | {b}")),
             1 => (path(), f.clone(), f.clone()).prop_map(|(p, a, b)| format!("{p} | map({a}) | {b}")),
-            // one end of a sort (the stream keeps one element)
-            1 => (path(), path(), prop::bool::ANY, f).prop_map(|(p, k, last, a)| {
+            // one end of a sort (the stream keeps one element), in its other spellings too:
+            // an index then more of a path, `first(.[])`, `limit(n; .[])`, `min_by`/`max_by`
+            1 => (path(), path(), prop::bool::ANY, f.clone()).prop_map(|(p, k, last, a)| {
                 format!("{p} | sort_by({k}) | .[{}] | {a}", if last { "-1" } else { "0" })
             }),
+            1 => (path(), path(), path(), prop::bool::ANY, f.clone()).prop_map(|(p, k, q, last, a)| {
+                let q = if q == "." { "" } else { q.as_str() };
+                format!("{p} | sort_by({k}) | .[{}]{q} | {a}", if last { "-1" } else { "0" })
+            }),
+            1 => (path(), path(), prop::sample::select(vec!["first(.[])", "limit(2; .[])"]), f.clone())
+                .prop_map(|(p, k, t, a)| format!("{p} | sort_by({k}) | {t} | {a}")),
+            1 => (path(), prop::sample::select(vec!["min_by", "max_by"]), path(), f)
+                .prop_map(|(p, m, k, a)| format!("{p} | {m}({k}) | {a}")),
         ]
     })
 }

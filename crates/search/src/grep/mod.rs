@@ -94,6 +94,9 @@ impl GrepOptions {
     pub const DEFAULT_MAX_MATCHES: usize = 100;
     /// [`GrepOptions::timeout`] when the client gives none.
     pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+    /// Most [`GrepOptions::section_patterns`] a search takes (each is compiled and run over
+    /// every file with matches).
+    pub const MAX_SECTION_PATTERNS: usize = 20;
 
     /// Options for `pattern` in the current directory, everything else at its default.
     pub fn new(pattern: impl Into<String>) -> GrepOptions {
@@ -192,8 +195,11 @@ pub struct GrepOutcome {
     pub binary_files: u64,
     /// Files that could not be read.
     pub unreadable_files: u64,
-    /// Lines longer than [`MAX_SEARCHED_LINE_BYTES`], searched only up to that length.
+    /// Lines longer than [`GrepOutcome::searched_line_bytes`], searched only up to that length.
     pub long_lines: u64,
+    /// How much of one line this search looked at: [`MAX_SEARCHED_LINE_BYTES`], less for a
+    /// pattern whose worst case costs more per byte (see [`searched_line_bytes`]).
+    pub searched_line_bytes: u64,
     pub stopped: Option<StopReason>,
     pub elapsed: Duration,
     /// What the walk skipped (hidden entries, ignore rules) that an option brings back.
@@ -245,6 +251,17 @@ pub fn search(
         Some(p) if !p.is_empty() => Some(hints::custom_profile(p, options.case_insensitive)?),
         _ => None,
     };
+    let section_weight = match &options.section_patterns {
+        Some(patterns) => patterns
+            .iter()
+            .map(|p| pattern_weight(p, options.case_insensitive))
+            .max()
+            .unwrap_or(0),
+        None => 0,
+    };
+    let line_cap = searched_line_bytes(
+        pattern_weight(&options.pattern, options.case_insensitive).max(section_weight),
+    );
     let hint_mode = match (&options.section_patterns, &custom) {
         (_, Some(profile)) => HintMode::Custom(profile),
         (Some(_), None) => HintMode::Off,
@@ -297,6 +314,7 @@ pub fn search(
         cap: options.max_matches as u64,
         count_limit: count_limit(options.max_matches),
         context: options.context_lines as u64,
+        line_cap,
         deadline,
         started,
         cancel: control.cancel,
@@ -351,6 +369,7 @@ pub fn search(
         binary_files: shared.binary_files.load(Ordering::Relaxed),
         unreadable_files: shared.unreadable.load(Ordering::Relaxed),
         long_lines: shared.long_lines.load(Ordering::Relaxed),
+        searched_line_bytes: line_cap,
         stopped,
         elapsed: started.elapsed(),
         skipped: skip_stats.skips(walk_options),
@@ -384,11 +403,73 @@ fn search_planned(shared: &Shared<'_>, plan: &CandidatePlan, threads: usize) {
 /// timeout is checked between reads even inside one huge line.
 pub const MAX_SEARCHED_LINE_BYTES: u64 = 8 << 20;
 
+/// Work one regex search over a stretch of text may do, in pattern positions × bytes: about a
+/// second in the worst case on a 2025 laptop core (the engine's fallback, a PikeVM, steps every
+/// live position on every byte: `(?:a|b|c|d){5000}x` over 13 KB of `a`s took 0.47 s). The
+/// deadline is checked between such searches, never inside one, so this bounds how long a search
+/// can overrun it; patterns of up to 16 positions still search 8 MiB of a line.
+const SEARCH_WORK_PER_CALL: u64 = 1 << 27;
+
+/// The shortest stretch of a line searched, whatever the pattern.
+const MIN_SEARCHED_LINE_BYTES: u64 = 256;
+
+/// How many bytes of one line a search with a pattern of `weight` (see [`pattern_weight`])
+/// looks at, and hands the regex engine in one read: every search call then covers at most
+/// about twice that (a read and the unfinished line before it), so its worst case stays within
+/// [`SEARCH_WORK_PER_CALL`]. Simple patterns keep [`MAX_SEARCHED_LINE_BYTES`].
+pub fn searched_line_bytes(weight: u64) -> u64 {
+    (SEARCH_WORK_PER_CALL / weight.max(1)).clamp(MIN_SEARCHED_LINE_BYTES, MAX_SEARCHED_LINE_BYTES)
+}
+
+/// An upper bound on the positions of `pattern` a regex engine may track at once while it
+/// steps over one byte: its literal bytes and classes, with every counted repetition spelt
+/// out (`a{1000}` is 1,000). A class that may match several-byte UTF-8 characters counts 4 (a
+/// character in progress at each of its bytes). An unparsable pattern weighs the most (it is
+/// refused when compiled anyway).
+pub fn pattern_weight(pattern: &str, case_insensitive: bool) -> u64 {
+    use regex_syntax::hir::{Class, Hir, HirKind};
+    fn weight(hir: &Hir, depth: u32) -> u64 {
+        if depth > 1_000 {
+            return u64::MAX;
+        }
+        match hir.kind() {
+            HirKind::Empty | HirKind::Look(_) => 0,
+            HirKind::Literal(literal) => literal.0.len() as u64,
+            HirKind::Class(Class::Bytes(_)) => 1,
+            HirKind::Class(Class::Unicode(class)) => {
+                if class.maximum_len().is_some_and(|len| len <= 1) {
+                    1
+                } else {
+                    4
+                }
+            }
+            HirKind::Repetition(rep) => {
+                let copies = u64::from(rep.max.unwrap_or(rep.min).max(rep.min).max(1));
+                weight(&rep.sub, depth + 1).saturating_mul(copies)
+            }
+            HirKind::Capture(capture) => weight(&capture.sub, depth + 1),
+            HirKind::Concat(parts) | HirKind::Alternation(parts) => {
+                parts.iter().fold(0u64, |sum, part| {
+                    sum.saturating_add(weight(part, depth + 1))
+                })
+            }
+        }
+    }
+    regex_syntax::ParserBuilder::new()
+        .case_insensitive(case_insensitive)
+        .multi_line(true)
+        .crlf(true)
+        .utf8(false)
+        .build()
+        .parse(pattern)
+        .map_or(u64::MAX, |hir| weight(&hir, 0))
+}
+
 /// Compiled regex size limit (the `regex` crate's default; grep-regex's own is 100 MiB): a
 /// pattern such as `a{1000}{1000}` is refused up front instead of costing a gigabyte.
-const REGEX_SIZE_LIMIT: usize = 10 << 20;
+pub(crate) const REGEX_SIZE_LIMIT: usize = 10 << 20;
 /// Lazy DFA cache per search thread (grep-regex's default is 1,000 MiB).
-const DFA_SIZE_LIMIT: usize = 16 << 20;
+pub(crate) const DFA_SIZE_LIMIT: usize = 16 << 20;
 
 fn build_matcher(pattern: &str, case_insensitive: bool) -> Result<RegexMatcher, SearchError> {
     RegexMatcherBuilder::new()
@@ -433,6 +514,9 @@ struct Shared<'a> {
     cap: u64,
     count_limit: u64,
     context: u64,
+    /// Bytes of one line searched, and most bytes handed on by one read
+    /// ([`searched_line_bytes`]).
+    line_cap: u64,
     deadline: Option<Instant>,
     started: Instant,
     cancel: Option<&'a AtomicBool>,
@@ -616,8 +700,9 @@ impl<'a> Shared<'a> {
 }
 
 /// Reads a file for the searcher: fails as soon as the search must stop, and passes on at most
-/// [`MAX_SEARCHED_LINE_BYTES`] of any one line (the rest of the line is read and dropped, its
-/// line terminator kept, so line numbers stay right).
+/// the search's line cap ([`searched_line_bytes`]) of any one line (the rest of the line is read
+/// and dropped, its line terminator kept, so line numbers stay right) and of the file per read,
+/// so that no one regex search between two deadline checks covers more than about twice that.
 struct StopReader<'f, 'a> {
     file: &'f std::fs::File,
     shared: &'f Shared<'a>,
@@ -649,7 +734,7 @@ impl StopReader<'_, '_> {
                 continue;
             }
             let line_end = newline.unwrap_or(n);
-            let room = (MAX_SEARCHED_LINE_BYTES - self.line_bytes) as usize;
+            let room = (self.shared.line_cap - self.line_bytes) as usize;
             if line_end - read <= room {
                 let end = newline.map_or(n, |at| at + 1);
                 buf.copy_within(read..end, written);
@@ -678,18 +763,20 @@ impl std::io::Read for StopReader<'_, '_> {
             if self.shared.should_abort() {
                 return Err(std::io::Error::other("search stopped"));
             }
-            let n = self.file.read(buf)?;
+            let cap = self.shared.line_cap;
+            let wanted = buf.len().min(usize::try_from(cap).unwrap_or(usize::MAX));
+            let n = self.file.read(&mut buf[..wanted])?;
             if n == 0 {
                 return Ok(0);
             }
             // Common case: every line (part) in the chunk fits, checked with two memchr calls.
-            if !self.skipping && n as u64 <= MAX_SEARCHED_LINE_BYTES {
+            if !self.skipping {
                 match memchr::memchr(b'\n', &buf[..n]) {
-                    None if self.line_bytes + n as u64 <= MAX_SEARCHED_LINE_BYTES => {
+                    None if self.line_bytes + n as u64 <= cap => {
                         self.line_bytes += n as u64;
                         return Ok(n);
                     }
-                    Some(first) if self.line_bytes + first as u64 <= MAX_SEARCHED_LINE_BYTES => {
+                    Some(first) if self.line_bytes + first as u64 <= cap => {
                         let last = memchr::memrchr(b'\n', &buf[..n]).unwrap_or(first);
                         self.line_bytes = (n - last - 1) as u64;
                         return Ok(n);

@@ -181,6 +181,9 @@ pub enum GrepNote {
         lines: u64,
         /// The cap, in bytes.
         cap: u64,
+        /// The cap is below the usual one because of what the pattern costs per byte (long
+        /// counted repetitions): a simpler pattern searches further.
+        by_pattern: bool,
     },
     /// Files or directories that could not be read (in an answer with matches).
     Unreadable {
@@ -233,7 +236,8 @@ fn stopped(o: &GrepOutcome) -> Option<Stopped> {
 fn long_lines(o: &GrepOutcome) -> GrepNote {
     GrepNote::LongLines {
         lines: o.long_lines,
-        cap: super::MAX_SEARCHED_LINE_BYTES,
+        cap: o.searched_line_bytes,
+        by_pattern: o.searched_line_bytes < super::MAX_SEARCHED_LINE_BYTES,
     }
 }
 

@@ -479,7 +479,7 @@ fn over_long_lines_are_searched_up_to_the_cap_and_line_numbers_stay_right() {
     );
     let out = outcome.render(&Data);
     assert!(
-        out.contains("LongLines { lines: 1, cap: 8388608 }"),
+        out.contains("LongLines { lines: 1, cap: 8388608, by_pattern: false }"),
         "{}",
         &out[out.len().saturating_sub(300)..]
     );
@@ -503,6 +503,7 @@ fn the_line_cap_holds_across_reads_of_any_size() {
         cap: 1,
         count_limit: 1,
         context: 0,
+        line_cap: MAX_SEARCHED_LINE_BYTES,
         deadline: None,
         started: Instant::now(),
         cancel: None,
@@ -531,6 +532,7 @@ fn the_line_cap_holds_across_reads_of_any_size() {
             if n == 0 {
                 break;
             }
+            assert!(n <= cap, "a read handed on {n} bytes, over the cap {cap}");
             out.extend_from_slice(&buf[..n]);
         }
         assert_eq!(out.len(), cap + "\nnext\n".len(), "chunk {chunk}");
@@ -561,4 +563,86 @@ fn oversized_regexes_are_refused_with_a_hint() {
         "{err:?}"
     );
     assert!(err.to_string().contains("is too large"), "{err}");
+}
+
+#[test]
+fn a_pattern_weighs_its_positions_with_counted_repetitions_spelt_out() {
+    assert_eq!(pattern_weight("needle", false), 6);
+    assert_eq!(pattern_weight("(?i)needle", false), 6);
+    assert_eq!(pattern_weight("foo|bar", false), 6);
+    assert_eq!(pattern_weight("(?:a|b|c|d){50000}", false), 50_000);
+    assert_eq!(pattern_weight("[a-z]{2,5}", false), 5);
+    // Characters of several bytes may be in progress at each of a class's bytes.
+    assert_eq!(pattern_weight(r"\w+Error", false), 4 + 5);
+    assert_eq!(pattern_weight(".{1000}", false), 4_000);
+    assert_eq!(pattern_weight("(", false), u64::MAX);
+}
+
+#[test]
+fn the_searched_stretch_bounds_the_work_of_one_regex_search() {
+    // Patterns a person types keep the usual cap; every other one searches less of a line, so
+    // that one regex search between two deadline checks stays within the work budget.
+    for pattern in [
+        "needle",
+        r"fn\s+\w+",
+        r"[A-Z][a-z]+Exception",
+        "(?i)todo|fixme",
+    ] {
+        assert_eq!(
+            searched_line_bytes(pattern_weight(pattern, false)),
+            MAX_SEARCHED_LINE_BYTES,
+            "{pattern}"
+        );
+    }
+    for pattern in [
+        "(?:a|b|c|d){50000}",
+        r"\w{150}",
+        ".{1000}",
+        "(?:ab|cd){2000}x",
+        "(",
+    ] {
+        let weight = pattern_weight(pattern, false);
+        let line = searched_line_bytes(weight);
+        assert!(line < MAX_SEARCHED_LINE_BYTES, "{pattern}");
+        assert!(
+            line == MIN_SEARCHED_LINE_BYTES || line.saturating_mul(weight) <= SEARCH_WORK_PER_CALL,
+            "{pattern}: {line} bytes of weight {weight}"
+        );
+    }
+}
+
+/// Issue #32: a 50 MB one-line file and `(?:a|b|c|d){50000}` with `timeout: 3` answered after
+/// 25 s of CPU: the deadline was checked between reads, and one regex search covered a whole
+/// (8 MiB) line, whatever the pattern cost per byte. Now the search answers, with the timeout
+/// or the cut line noted, after at most one bounded regex search past the deadline. (Before the
+/// fix this search of one 4 MiB line took hours: the watchdog fails it.)
+#[test]
+fn a_costly_pattern_over_one_huge_line_answers_with_what_was_cut() {
+    let fx = Fixture::new();
+    let mut line = vec![b'a'; 4 << 20];
+    line.push(b'\n');
+    fx.write("bundle.min.js", &line);
+    let mut options = opts("(?:a|b|c|d){50000}x");
+    options.timeout = Duration::from_secs(1);
+    options.threads = 1;
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let sandbox = fx.sandbox.clone();
+    std::thread::spawn(move || {
+        let _ = sender.send(search(&sandbox, &options, &GrepControl::default()));
+    });
+    let outcome = receiver
+        .recv_timeout(Duration::from_secs(120))
+        .expect("the search did not answer within 120 s")
+        .unwrap();
+    assert_eq!(outcome.total_matches, 0);
+    assert!(
+        outcome.stopped == Some(StopReason::Timeout) || outcome.long_lines == 1,
+        "{outcome:?}"
+    );
+    assert!(outcome.searched_line_bytes < 64 * 1024, "{outcome:?}");
+    let text = outcome.render(&Data);
+    assert!(
+        text.contains("Timeout") || text.contains("by_pattern: true"),
+        "{text}"
+    );
 }
