@@ -225,15 +225,18 @@ fn huge_lines_batches_and_sparse_files_stay_bounded_under_a_memory_ceiling() {
         "stops at the matching line"
     );
 
-    // 10,000 copies of a 250 KB file: one reply of at most the cap, the rest named.
-    let batch: Vec<Value> = (0..10_000).map(|_| json!("m.txt")).collect();
+    // As many copies of a 250 KB file as a call takes: one reply of at most the cap, the rest
+    // named.
+    let batch: Vec<Value> = (0..fs_mcp_read::MAX_REQUESTS)
+        .map(|_| json!("m.txt"))
+        .collect();
     let out = read(&mut c, Value::Array(batch));
     assert!(out.len() <= cap, "{} bytes", out.len());
     let sections = parse(&out);
     let last = sections.last().expect("sections");
     assert_eq!(last.kind, "Note");
     assert!(
-        last.text.starts_with("Reply limit (50,000 bytes) reached: items 2–10,000 of 10,000 were not read (m.txt, m.txt, m.txt, …)."),
+        last.text.starts_with("Reply limit (50,000 bytes) reached: items 2–1,000 of 1,000 were not read (m.txt, m.txt, m.txt, …)."),
         "{}",
         last.text
     );

@@ -58,7 +58,7 @@ pub(crate) struct GrepContentParams {
     pub context_lines: Option<i64>,
     // At most `GrepOptions::MAX_SECTION_PATTERNS` (said by the refusal: the listed text is paid
     // on every model request, and no real call comes near it).
-    /// Section-start regexes for the hints (default: built-in per language; [] none).
+    /// Section-start regexes (default per language; [] none): L{m} is the last line of the block, for end_line.
     #[serde(default, deserialize_with = "section_list")]
     pub section_patterns: Option<Vec<String>>,
     #[schemars(description = format!(

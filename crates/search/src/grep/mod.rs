@@ -287,8 +287,13 @@ pub fn search(
     // The timeout bounds a walk that a swapped directory sends outside; every file is opened
     // by handle below, so nothing outside is read.
     let deadline = started.checked_add(options.timeout);
+    // An index leaves out files that cannot match, trusting that none holds a line the search
+    // would cut and note; that holds for the usual line cap only, so a costly pattern scans.
     let plan = control.candidates.filter(|plan| {
-        plan.root == root && meta.kind == EntryKind::Dir && walk_options == WalkOptions::default()
+        plan.root == root
+            && meta.kind == EntryKind::Dir
+            && walk_options == WalkOptions::default()
+            && line_cap == MAX_SEARCHED_LINE_BYTES
     });
     let walk = match plan {
         Some(plan) => {

@@ -646,3 +646,36 @@ fn a_costly_pattern_over_one_huge_line_answers_with_what_was_cut() {
         "{text}"
     );
 }
+
+#[test]
+fn a_costly_pattern_scans_instead_of_trusting_an_index_plan() {
+    // The plan leaves out a.txt (it cannot match) but a.txt holds a line longer than this
+    // pattern's line cap: the scan notes it, so the planned answer must too.
+    let fx = Fixture::new();
+    let mut long = vec![b'y'; 20_000];
+    long.push(b'\n');
+    fx.write("a.txt", &long);
+    let b = fx.write("b.txt", "needle\n");
+    let options = opts("(?:needle){3000}|needle");
+    assert!(searched_line_bytes(pattern_weight(&options.pattern, false)) < 20_000);
+    let plan = CandidatePlan {
+        root: fx.root.clone(),
+        candidates: vec![b],
+        excluded: 1,
+        hidden: 0,
+        ignore_rules: false,
+    };
+    let planned = search(
+        &fx.sandbox,
+        &options,
+        &GrepControl {
+            candidates: Some(&plan),
+            ..GrepControl::default()
+        },
+    )
+    .unwrap();
+    let scanned = search(&fx.sandbox, &options, &GrepControl::default()).unwrap();
+    assert_eq!(scanned.long_lines, 1);
+    assert_eq!(planned.long_lines, scanned.long_lines);
+    assert_eq!(planned.render(&Data), scanned.render(&Data));
+}
