@@ -44,6 +44,23 @@ pub(crate) fn append(text: &str, addition: &str) -> String {
     out
 }
 
+/// The size of `len` bytes of text once `count` copies of `removed` bytes are replaced with
+/// `added` bytes: a proposal past the review limit is refused before it is built (a short
+/// `match_text` found thousands of times with a long `new_string` asked for gigabytes).
+fn grown(len: usize, count: usize, removed: usize, added: usize) -> Option<usize> {
+    let size = len
+        .checked_sub(count.checked_mul(removed)?)?
+        .checked_add(count.checked_mul(added)?)?;
+    (size as u64 <= crate::session::MAX_FILE_BYTES).then_some(size)
+}
+
+fn too_large(path: &str) -> EditError {
+    EditError::invalid(format!(
+        "The proposed content for '{path}' would be larger than the {} MiB a review takes; nothing was proposed. Propose a smaller change.",
+        crate::session::MAX_FILE_BYTES >> 20
+    ))
+}
+
 fn replace_span(text: &str, span: std::ops::Range<usize>, with: &str) -> String {
     let mut out = String::with_capacity(text.len() + with.len());
     out.push_str(&text[..span.start]);
@@ -79,6 +96,7 @@ fn build_single(
 ) -> Result<Built, EditError> {
     let mt = match &edit.target {
         Target::Append => {
+            grown(base.len() + 1, 1, 0, edit.new_string.len()).ok_or_else(|| too_large(path))?;
             return Ok(Built {
                 text: append(base, &edit.new_string),
                 notes: Vec::new(),
@@ -123,6 +141,7 @@ fn build_single(
         };
         return Err(EditError::new(ErrorKind::Validation, message).with_hints(Some(hints)));
     }
+    grown(base.len(), n, mt.len(), edit.new_string.len()).ok_or_else(|| too_large(path))?;
     Ok(Built {
         text: base.replace(mt.as_str(), &edit.new_string),
         notes: Vec::new(),
@@ -133,6 +152,8 @@ fn build_batch(edits: &[Edit], base: &str, origin: Base, path: &str) -> Result<B
     let mut content = base.to_string();
     let mut notes = Vec::new();
     for (i, edit) in edits.iter().enumerate() {
+        // Each step grows the text by at most its new_string (one replacement, or an append).
+        grown(content.len() + 1, 1, 0, edit.new_string.len()).ok_or_else(|| too_large(path))?;
         match &edit.target {
             Target::Append => content = append(&content, &edit.new_string),
             Target::Overwrite => {
@@ -199,13 +220,17 @@ pub(crate) fn reapply(plan: &Plan, base: &str, expected: u32) -> Option<String> 
     let mut content = base.to_string();
     for edit in &plan.edits {
         match &edit.target {
-            Target::Append => content = append(&content, &edit.new_string),
+            Target::Append => {
+                grown(content.len() + 1, 1, 0, edit.new_string.len())?;
+                content = append(&content, &edit.new_string);
+            }
             Target::Overwrite => return None,
             Target::Text(mt) => {
                 let want = if plan.batch { 1 } else { expected as usize };
                 if mt.is_empty() || want == 0 || content.matches(mt.as_str()).count() != want {
                     return None;
                 }
+                grown(content.len(), want, mt.len(), edit.new_string.len())?;
                 content = if plan.batch {
                     content.replacen(mt.as_str(), &edit.new_string, 1)
                 } else {
@@ -220,6 +245,19 @@ pub(crate) fn reapply(plan: &Plan, base: &str, expected: u32) -> Option<String> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 2,000 copies of "x" each replaced by 3.5 MiB asked for a 7 GiB string (and the process
+    /// died): refused before anything is built, and so is a re-application.
+    #[test]
+    fn a_proposal_past_the_review_limit_is_refused_before_it_is_built() {
+        let base = "x\n".repeat(2000);
+        let plan = single(Target::Text("x".into()), &"y".repeat(7 << 19));
+        let err = build(&plan, &base, Base::File, 2000, "f.txt").err().unwrap();
+        assert!(err.to_string().contains("larger than the 50 MiB"), "{err}");
+        assert!(reapply(&plan, &base, 2000).is_none());
+        let fits = single(Target::Text("x".into()), "yy");
+        assert_eq!(build(&fits, &base, Base::File, 2000, "f.txt").unwrap().text.len(), 6000);
+    }
 
     fn single(target: Target, new: &str) -> Plan {
         Plan {
