@@ -129,6 +129,7 @@ pub use request::{
     APPEND_TO_FILE, EditSpec, MATCH_TEXT_MAX_LENGTH, OVERWRITE_FILE, ProposeRequest,
 };
 pub use session::{
-    MAX_FILE_BYTES, MAX_OPEN_REVIEW_BYTES, MAX_OPEN_REVIEWS, ReviewOwner, ReviewScope, Verdict,
+    MAX_FILE_BYTES, MAX_OPEN_REVIEW_BYTES, MAX_OPEN_REVIEWS, MAX_REVIEW_BYTES_PER_CLIENT,
+    MAX_REVIEWS_PER_CLIENT, ReviewOwner, ReviewScope, Verdict,
 };
 pub use tier_tools::{append_text, move_file, write_file};

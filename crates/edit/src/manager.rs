@@ -482,6 +482,7 @@ impl ReviewManager {
         let continued = guard.as_ref().map(|g| g.key().to_path_buf());
         let prep_sandbox = sandbox.clone();
         let prep_inner = Arc::clone(&inner);
+        let prep_owner = owner.clone();
         let prepared = blocking(move || {
             prepare(
                 &prep_inner.registry,
@@ -489,6 +490,7 @@ impl ReviewManager {
                 &prep_sandbox,
                 &request,
                 continued.as_deref(),
+                &prep_owner,
             )
         })
         .await?;
@@ -496,21 +498,6 @@ impl ReviewManager {
             Prepared::Done(outcome) => return Ok(Staged::Done(outcome)),
             Prepared::Wait { key, notes } => (key, notes),
         };
-        // A new proposal (and each file of a multi-file one) becomes the caller's.
-        {
-            let mut sessions = inner.registry.lock();
-            let members = sessions
-                .get(&key)
-                .map(|s| s.members.clone())
-                .unwrap_or_default();
-            for k in std::iter::once(&key).chain(&members) {
-                if let Some(s) = sessions.get_mut(k)
-                    && s.owner.is_none()
-                {
-                    s.owner = Some(owner.clone());
-                }
-            }
-        }
         let guard = match guard {
             Some(g) => g,
             None => BusyGuard::acquire(&inner.registry, key.clone())?,

@@ -17,7 +17,7 @@ use crate::outcome::{
 };
 use crate::proposal::{self, Base};
 use crate::request::ProposeRequest;
-use crate::session::{FileIdentity, Fingerprint, MAX_FILE_BYTES, Registry, Session};
+use crate::session::{FileIdentity, Fingerprint, MAX_FILE_BYTES, Registry, ReviewOwner, Session};
 use crate::text_style::{LineEnding, TextStyle, decode_text, to_model};
 use crate::validate::{self, Plan};
 use crate::watch::{FileStamp, read_with_stamp};
@@ -94,6 +94,7 @@ pub(crate) fn prepare(
     sandbox: &Sandbox,
     req: &ProposeRequest,
     continued: Option<&Path>,
+    owner: &ReviewOwner,
 ) -> Result<Prepared, EditError> {
     if req.files().is_some() {
         if continued.is_some() {
@@ -102,7 +103,7 @@ pub(crate) fn prepare(
             )
             .with_next(NextStep::ProposeWithoutSession));
         }
-        return prepare_many(registry, auto_approve, sandbox, req);
+        return prepare_many(registry, auto_approve, sandbox, req, owner);
     }
     // The file by handle, to recognise it later; its canonical path names it in messages only.
     let (identity, target) = FileIdentity::of(sandbox, &req.path)?;
@@ -114,8 +115,17 @@ pub(crate) fn prepare(
     let disk_model = disk.as_ref().map(|(_, text)| to_model(text));
     let plan = validate::validate(req, disk_model.as_deref())?;
     match continued {
-        Some(key) => continue_session(registry, sandbox, key, &target, req, &plan),
-        None => new_proposal(registry, auto_approve, sandbox, &target, req, &plan, disk),
+        Some(key) => continue_session(registry, sandbox, key, &target, req, &plan, owner),
+        None => new_proposal(
+            registry,
+            auto_approve,
+            sandbox,
+            &target,
+            req,
+            &plan,
+            disk,
+            owner,
+        ),
     }
 }
 
@@ -137,6 +147,7 @@ fn new_proposal(
     req: &ProposeRequest,
     plan: &Plan,
     disk: Option<(Fingerprint, String)>,
+    owner: &ReviewOwner,
 ) -> Result<Prepared, EditError> {
     let shown = req.path.as_str();
     let (base_model, style, base_fp) = match &disk {
@@ -197,7 +208,13 @@ fn new_proposal(
         );
     }
 
-    registry.admit(base_model.len() + proposal_text.len() + native.len())?;
+    // Held until the session is in the registry, so proposals made at the same time are all
+    // counted against the bounds.
+    let _reserved = registry.admit(
+        owner,
+        base_model.len() + proposal_text.len() + native.len(),
+        true,
+    )?;
     let (dir, current, future) = registry
         .new_session_dir(target.path)
         .map_err(|e| EditError::io(format!("Cannot create a review session: {e}")))?;
@@ -236,7 +253,7 @@ fn new_proposal(
             busy: false,
             members: Vec::new(),
             member_of: None,
-            owner: None,
+            owner: Some(owner.clone()),
             last_used: std::time::Instant::now(),
             input_state: None,
         },
@@ -370,6 +387,7 @@ fn continue_session(
     target: &Target<'_>,
     req: &ProposeRequest,
     plan: &Plan,
+    owner: &ReviewOwner,
 ) -> Result<Prepared, EditError> {
     let shown = req.path.as_str();
     let (current, future, known_stamp, known_future, style, session_shown) = {
@@ -475,6 +493,14 @@ fn continue_session(
     if let Some(e) = too_large(shown, native.len()) {
         return Err(e);
     }
+    // What the session holds grows by this much (a continued proposal is bounded like a new one).
+    let growth = (proposal_text.len() + native.len()).saturating_sub(
+        registry
+            .lock()
+            .get(key)
+            .map_or(0, |s| s.proposal.len() + s.known_future.len()),
+    );
+    let _reserved = registry.admit(owner, growth, false)?;
     let on_disk = fs::read(&future).ok();
     if on_disk.as_deref() != Some(native.as_bytes()) {
         fs::write(&future, native.as_bytes())
@@ -503,6 +529,7 @@ fn prepare_many(
     auto_approve: bool,
     sandbox: &Sandbox,
     req: &ProposeRequest,
+    owner: &ReviewOwner,
 ) -> Result<Prepared, EditError> {
     let files = req.files().unwrap_or_default();
     let mut keys: Vec<PathBuf> = Vec::new();
@@ -524,7 +551,7 @@ fn prepare_many(
             bypass_match_text_limit: req.bypass_match_text_limit,
             ..one
         };
-        match prepare(registry, false, sandbox, &one, None) {
+        match prepare(registry, false, sandbox, &one, None, owner) {
             Ok(Prepared::Wait { key, notes: more }) => {
                 let duplicate = {
                     let sessions = registry.lock();

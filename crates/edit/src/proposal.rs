@@ -252,11 +252,19 @@ mod tests {
     fn a_proposal_past_the_review_limit_is_refused_before_it_is_built() {
         let base = "x\n".repeat(2000);
         let plan = single(Target::Text("x".into()), &"y".repeat(7 << 19));
-        let err = build(&plan, &base, Base::File, 2000, "f.txt").err().unwrap();
+        let err = build(&plan, &base, Base::File, 2000, "f.txt")
+            .err()
+            .unwrap();
         assert!(err.to_string().contains("larger than the 50 MiB"), "{err}");
         assert!(reapply(&plan, &base, 2000).is_none());
         let fits = single(Target::Text("x".into()), "yy");
-        assert_eq!(build(&fits, &base, Base::File, 2000, "f.txt").unwrap().text.len(), 6000);
+        assert_eq!(
+            build(&fits, &base, Base::File, 2000, "f.txt")
+                .unwrap()
+                .text
+                .len(),
+            6000
+        );
     }
 
     fn single(target: Target, new: &str) -> Plan {

@@ -36,6 +36,12 @@ pub const MAX_OPEN_REVIEWS: usize = 64;
 /// file as proposed against, the proposal, and the proposal file's bytes; the disk holds two
 /// copies more).
 pub const MAX_OPEN_REVIEW_BYTES: usize = 384 * 1024 * 1024;
+/// Review sessions one client session holds at most (stateless clients share one such share):
+/// no client can take every review of a server shared by several.
+pub const MAX_REVIEWS_PER_CLIENT: usize = 16;
+/// Bytes one client session's reviews hold in memory at most (stateless clients: together).
+pub const MAX_REVIEW_BYTES_PER_CLIENT: usize = 128 * 1024 * 1024;
+
 /// A session no call has used for this long is closed (nothing written; its files removed),
 /// however long the review timeout: twice the review timeout, and at least an hour.
 pub fn max_idle(review_timeout: Duration) -> Duration {
@@ -238,6 +244,10 @@ pub(crate) struct Registry {
     root: PathBuf,
     /// How long a session may stay unused before it is closed.
     max_idle: Duration,
+    /// Room admitted for sessions being made (or grown) and not yet in `sessions`; always
+    /// locked after `sessions`.
+    reservations: Mutex<Vec<Reserved>>,
+    next_reservation: std::sync::atomic::AtomicU64,
     sessions: Mutex<HashMap<PathBuf, Session>>,
     /// Woken whenever a verdict is posted, so a waiting call looks at its session's mailbox.
     pub decided: tokio::sync::Notify,
@@ -262,6 +272,8 @@ impl Registry {
         Ok(Registry {
             root,
             max_idle,
+            reservations: Mutex::new(Vec::new()),
+            next_reservation: std::sync::atomic::AtomicU64::new(0),
             sessions: Mutex::new(HashMap::new()),
             decided: tokio::sync::Notify::new(),
         })
@@ -275,10 +287,17 @@ impl Registry {
         self.sessions.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Makes room for a new session holding `bytes` in memory: closes the sessions unused for
-    /// longer than the idle limit, then refuses when the open sessions are at their count or
-    /// byte bound.
-    pub fn admit(&self, bytes: usize) -> Result<(), EditError> {
+    /// Makes room for `bytes` more in memory for `owner` (with `new_session`, for one more
+    /// session): closes the sessions unused for longer than the idle limit, then refuses when the
+    /// open sessions, all together or this client's, are at their count or byte bound. The room
+    /// stays reserved until the returned guard drops (after the session is in the registry), so
+    /// proposals made at the same time are all counted.
+    pub fn admit(
+        &self,
+        owner: &ReviewOwner,
+        bytes: usize,
+        new_session: bool,
+    ) -> Result<Reservation<'_>, EditError> {
         let expired: Vec<PathBuf> = self
             .lock()
             .values()
@@ -288,37 +307,77 @@ impl Registry {
         for key in expired {
             self.remove(&key);
         }
-        let (count, held) = {
-            let sessions = self.lock();
-            (
-                sessions.len(),
-                sessions.values().map(Session::bytes).sum::<usize>(),
-            )
-        };
+        let sessions = self.lock();
+        let mut reservations = self.reservations.lock().unwrap_or_else(|e| e.into_inner());
+        let mine = |client: Option<u64>| client == owner.client;
+        let count = sessions.len() + reservations.iter().filter(|r| r.session).count();
+        let held = sessions.values().map(Session::bytes).sum::<usize>()
+            + reservations.iter().map(|r| r.bytes).sum::<usize>();
+        let my_count = sessions
+            .values()
+            .filter(|s| s.owner.as_ref().is_some_and(|o| mine(o.client)))
+            .count()
+            + reservations
+                .iter()
+                .filter(|r| r.session && mine(r.client))
+                .count();
+        let my_held = sessions
+            .values()
+            .filter(|s| s.owner.as_ref().is_some_and(|o| mine(o.client)))
+            .map(Session::bytes)
+            .sum::<usize>()
+            + reservations
+                .iter()
+                .filter(|r| mine(r.client))
+                .map(|r| r.bytes)
+                .sum::<usize>();
         let idle = format!(
             "finish the open ones (collect each verdict: propose_and_review with its path and session_path), or wait until they close after {} minutes unused",
             self.max_idle.as_secs() / 60
         );
-        if count >= MAX_OPEN_REVIEWS {
-            return Err(EditError::new(
+        let refuse = |what: String| {
+            Err(EditError::new(
                 crate::error::ErrorKind::Io,
-                format!(
-                    "Too many open reviews: this server holds at most {MAX_OPEN_REVIEWS} review sessions at once, of all its clients. Nothing was proposed; {idle}."
-                ),
+                format!("{what} Nothing was proposed; {idle}."),
+            ))
+        };
+        if new_session && my_count >= MAX_REVIEWS_PER_CLIENT {
+            return refuse(format!(
+                "Too many open reviews of this client: at most {MAX_REVIEWS_PER_CLIENT} review sessions a client (one a file) are open at once."
+            ));
+        }
+        if new_session && count >= MAX_OPEN_REVIEWS {
+            return refuse(format!(
+                "Too many open reviews: this server holds at most {MAX_OPEN_REVIEWS} review sessions at once, of all its clients."
+            ));
+        }
+        let mib = |b: usize| b.div_ceil(1 << 20);
+        if my_held.saturating_add(bytes) > MAX_REVIEW_BYTES_PER_CLIENT {
+            return refuse(format!(
+                "This client's open reviews would hold more than {} MiB: this proposal needs {} MiB and {} MiB are held.",
+                MAX_REVIEW_BYTES_PER_CLIENT >> 20,
+                mib(bytes),
+                mib(my_held)
             ));
         }
         if held.saturating_add(bytes) > MAX_OPEN_REVIEW_BYTES {
-            return Err(EditError::new(
-                crate::error::ErrorKind::Io,
-                format!(
-                    "The open reviews would hold more than {} MiB: this proposal needs {} MiB and {} MiB are held. Nothing was proposed; {idle}, or propose a smaller change.",
-                    MAX_OPEN_REVIEW_BYTES >> 20,
-                    bytes.div_ceil(1 << 20),
-                    held.div_ceil(1 << 20)
-                ),
+            return refuse(format!(
+                "The open reviews would hold more than {} MiB: this proposal needs {} MiB and {} MiB are held.",
+                MAX_OPEN_REVIEW_BYTES >> 20,
+                mib(bytes),
+                mib(held)
             ));
         }
-        Ok(())
+        let id = self
+            .next_reservation
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        reservations.push(Reserved {
+            id,
+            client: owner.client,
+            bytes,
+            session: new_session,
+        });
+        Ok(Reservation { registry: self, id })
     }
 
     /// A new, empty session directory and the paths of its two files. Its name carries 128
@@ -471,6 +530,31 @@ impl Drop for Registry {
                 self.root.display()
             );
         }
+    }
+}
+
+/// Room [`Registry::admit`] gave and nobody has taken yet.
+#[derive(Debug)]
+struct Reserved {
+    id: u64,
+    client: Option<u64>,
+    bytes: usize,
+    session: bool,
+}
+
+/// Admitted room, held until dropped.
+pub(crate) struct Reservation<'r> {
+    registry: &'r Registry,
+    id: u64,
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        self.registry
+            .reservations
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|r| r.id != self.id);
     }
 }
 

@@ -1588,37 +1588,50 @@ async fn a_hidden_file_of_a_multi_file_proposal_cannot_be_decided_alone() {
     );
 }
 
-/// Open reviews are bounded in number and in bytes, for all clients together; a refusal makes
-/// nothing, and says how to go on.
+/// Open reviews are bounded in number and in bytes, for each client and for all clients
+/// together; a refusal makes nothing, and says how to go on.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn open_reviews_are_bounded_in_count_and_bytes() {
     let e = env(|_| {});
-    let a = e.owner();
+    let per_client = fs_mcp_edit::MAX_REVIEWS_PER_CLIENT;
     for i in 0..fs_mcp_edit::MAX_OPEN_REVIEWS {
         fs::write(e.ws.join(format!("f{i}.txt")), "x\n").unwrap();
+        let owner = ReviewOwner::client((i / per_client) as u64 + 1, &e.sandbox);
         stage_open(
             &e,
             ProposeRequest::single(format!("f{i}.txt"), "x", "y"),
-            &a,
+            &owner,
         )
         .await;
     }
     fs::write(e.ws.join("one-more.txt"), "x\n").unwrap();
-    let err = e
-        .mgr
-        .stage(
-            &e.sandbox,
-            ProposeRequest::single("one-more.txt", "x", "y"),
-            &a,
-        )
-        .await
-        .err()
-        .expect("refused");
-    assert!(err.to_string().contains("Too many open reviews"), "{err}");
+    let refused = |owner: ReviewOwner| {
+        let mgr = Arc::clone(&e.mgr);
+        let sandbox = e.sandbox.clone();
+        async move {
+            mgr.stage(
+                &sandbox,
+                ProposeRequest::single("one-more.txt", "x", "y"),
+                &owner,
+            )
+            .await
+            .err()
+            .expect("refused")
+            .to_string()
+        }
+    };
+    let mine = refused(ReviewOwner::client(1, &e.sandbox)).await;
+    assert!(
+        mine.contains("Too many open reviews of this client"),
+        "{mine}"
+    );
+    let all = refused(ReviewOwner::client(99, &e.sandbox)).await;
+    assert!(all.contains("Too many open reviews: this server"), "{all}");
     assert_eq!(e.mgr.open_sessions(), fs_mcp_edit::MAX_OPEN_REVIEWS);
 
-    // Bytes: a few large files fill the byte bound long before the count.
+    // Bytes: a few large files fill a client's byte share long before the count.
     let e = env(|_| {});
+    let a = e.owner();
     let line = "y".repeat(10 << 20);
     let large = format!("head\n{line}\n{line}\n{line}\n");
     let mut refused = None;
@@ -1648,7 +1661,38 @@ async fn open_reviews_are_bounded_in_count_and_bytes() {
         .map(|f| f.unwrap().metadata().unwrap().len())
         .sum();
     assert!(
-        held as usize <= 2 * fs_mcp_edit::MAX_OPEN_REVIEW_BYTES,
+        held as usize <= fs_mcp_edit::MAX_REVIEW_BYTES_PER_CLIENT,
         "{held}"
     );
+}
+
+/// Proposals made at the same time are all counted: the bytes admitted are reserved until the
+/// session exists, so parallel proposals cannot pass a bound together.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parallel_proposals_cannot_pass_the_byte_bound_together() {
+    let e = env(|_| {});
+    let line = "z".repeat(4 << 20);
+    let large = format!("head\n{line}\n{line}\n");
+    let per_session = 3 * large.len();
+    let fits = fs_mcp_edit::MAX_REVIEW_BYTES_PER_CLIENT / per_session;
+    let mut calls = Vec::new();
+    for i in 0..fits + 6 {
+        fs::write(e.ws.join(format!("p{i}.txt")), &large).unwrap();
+        let (mgr, sandbox, owner) = (Arc::clone(&e.mgr), e.sandbox.clone(), e.owner());
+        calls.push(tokio::spawn(async move {
+            mgr.stage(
+                &sandbox,
+                ProposeRequest::single(format!("p{i}.txt"), "head", "HEAD"),
+                &owner,
+            )
+            .await
+            .is_ok()
+        }));
+    }
+    let mut admitted = 0;
+    for call in calls {
+        admitted += usize::from(call.await.unwrap());
+    }
+    assert!(admitted <= fits, "{admitted} admitted, {fits} fit");
+    assert!(admitted > 0);
 }
