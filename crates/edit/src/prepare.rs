@@ -139,6 +139,8 @@ fn too_large(shown: &str, len: usize) -> Option<EditError> {
     })
 }
 
+// The proposal's inputs as `prepare` has them; grouping them would only rename them.
+#[allow(clippy::too_many_arguments)]
 fn new_proposal(
     registry: &Registry,
     auto_approve: bool,
