@@ -211,6 +211,9 @@ impl FsServer {
     pub fn new(sandbox: Sandbox, options: ServerOptions) -> std::io::Result<FsServer> {
         let tool_options = options.clone();
         let reviews = Arc::new(fs_mcp_edit::ReviewManager::new(options.review)?);
+        // The review files are the server's own, even when the temp dir is inside an allowed
+        // directory (or a client's root): no tool reads, lists or writes them.
+        fs_mcp_sandbox::never_serve(reviews.sessions_dir());
         let base_sandbox = Arc::new(sandbox.with_read_only(options.read_only));
         Ok(FsServer {
             session: Arc::new(SessionSandbox::new(

@@ -664,3 +664,70 @@ async fn the_form_holds_a_bounded_diff_and_says_what_was_cut() {
     assert!(diff.contains("future_a.txt"), "{diff}");
     assert_eq!(std::fs::read_to_string(ws.root.join("a.txt")).unwrap(), new);
 }
+
+/// The temp dir inside the allowed directory (TMPDIR in the project, or `/tmp` allowed): the
+/// review files are the server's own all the same. No tool reads, lists, greps or writes them,
+/// so no client can read another's proposal there or plant a "human edit" in its proposal file.
+#[test]
+fn review_files_inside_an_allowed_directory_are_never_served() {
+    let ws = Workspace::new();
+    ws.write("a.txt", "one\ntwo\n");
+    let tmp = ws.root.join(".tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let root = ws.root.to_str().unwrap().to_string();
+    let path = empty_path(&ws);
+    let mut c = StdioClient::start_with_env(
+        &ws.base,
+        &["--review-via", "page", &root],
+        &[("TMPDIR", tmp.as_path()), ("PATH", path.as_path())],
+    );
+    let r = response(&c.call(
+        "propose_and_review",
+        json!({"path": "a.txt", "match_text": "two", "new_string": "SECRET_TOKEN"}),
+    ));
+    assert_eq!(r["user_action"], "PENDING", "{r}");
+    let session = r["session_path"].as_str().unwrap().to_string();
+    assert!(session.starts_with(tmp.to_str().unwrap()), "{session}");
+    let future = std::fs::read_dir(&session)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("future_")
+        })
+        .unwrap();
+    let future = future.to_str().unwrap();
+    let read = c.call("read_files", json!({"files": [future]}));
+    assert!(!text_of(&read).contains("SECRET_TOKEN"), "{read}");
+    for (tool, arguments) in [
+        ("grep_content", json!({"pattern": "SECRET_TOKEN"})),
+        ("search_files", json!({"pattern": "future_"})),
+        ("directory_tree", json!({"path": ".tmp"})),
+        ("list_directory_with_sizes", json!({"path": session})),
+    ] {
+        let out = c.call(tool, arguments);
+        let text = text_of(&out);
+        assert!(
+            !text.contains("SECRET_TOKEN") && !text.contains("future_a.txt"),
+            "{tool}: {text}"
+        );
+    }
+    let planted = c.call(
+        "propose_and_review",
+        json!({"path": future, "match_text": "SECRET_TOKEN", "new_string": "planted"}),
+    );
+    assert_eq!(
+        planted["result"]["isError"]
+            .as_bool()
+            .or(planted["isError"].as_bool()),
+        Some(true),
+        "{planted}"
+    );
+    assert!(
+        std::fs::read_to_string(future)
+            .unwrap()
+            .contains("SECRET_TOKEN")
+    );
+}

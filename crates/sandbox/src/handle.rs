@@ -136,6 +136,41 @@ pub struct DirHandle {
     path: PathBuf,
 }
 
+/// Directories this process never serves, wherever they lie: their canonical path and
+/// device/inode (see [`never_serve`]).
+static NEVER_SERVED: std::sync::RwLock<Vec<(PathBuf, (u64, u64))>> =
+    std::sync::RwLock::new(Vec::new());
+
+/// Never serve `dir` or anything below it, in any sandbox of this process: the server's private
+/// review files, when the temp dir lies inside an allowed directory. A path into it is refused as
+/// outside, and no walk (by path or by handle) enters it. A `dir` that cannot be opened is not
+/// registered (it cannot be reached either).
+pub fn never_serve(dir: &Path) {
+    let Ok(handle) = DirHandle::open_root(dir) else {
+        return;
+    };
+    let Ok(meta) = handle.meta() else {
+        return;
+    };
+    let path = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    NEVER_SERVED
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((path, (meta.dev, meta.ino)));
+}
+
+/// Whether the directory with this device/inode is never served.
+pub(crate) fn never_served(dev_ino: (u64, u64)) -> bool {
+    let never = NEVER_SERVED.read().unwrap_or_else(|e| e.into_inner());
+    never.iter().any(|(_, id)| *id == dev_ino)
+}
+
+/// Whether a walk-built (canonical, link-free) path lies in a directory never served.
+pub(crate) fn never_served_path(path: &Path) -> bool {
+    let never = NEVER_SERVED.read().unwrap_or_else(|e| e.into_inner());
+    never.iter().any(|(dir, _)| path.starts_with(dir))
+}
+
 /// Flags for opening a directory: never through a final symlink, never as a controlling terminal.
 fn dir_flags() -> OFlags {
     OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NOCTTY
@@ -206,6 +241,15 @@ impl DirHandle {
     pub fn open_subdir(&self, name: &OsStr) -> io::Result<DirHandle> {
         single_component(name)?;
         let fd = rustix::fs::openat(self.fd(), name, dir_flags(), Mode::empty())?;
+        if NEVER_SERVED.read().is_ok_and(|never| !never.is_empty()) {
+            let meta = EntryMeta::of_handle(&fd)?;
+            if never_served((meta.dev, meta.ino)) {
+                return Err(io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    "this server's own review files are not served",
+                ));
+            }
+        }
         Ok(DirHandle {
             fd: Arc::new(fd),
             path: self.path.join(name),

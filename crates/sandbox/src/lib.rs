@@ -22,7 +22,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 pub use escape::{escape_os, escape_path, unescape};
-pub use handle::{DirEntryInfo, DirHandle, DirLock, EntryKind, EntryMeta};
+pub use handle::{DirEntryInfo, DirHandle, DirLock, EntryKind, EntryMeta, never_serve};
 pub use locate::{FinalLink, Located};
 
 /// How often an open that lost a race with a rename or symlink swap is tried again.
@@ -501,6 +501,9 @@ impl Sandbox {
     /// built, following no symlink at any component (the walk does not follow them either).
     pub fn open_walked(&self, path: &Path) -> Result<OpenedFile, AccessError> {
         let requested = || escape_path(path).into_owned();
+        if handle::never_served_path(path) {
+            return Err(self.excluded_error(requested(), path));
+        }
         // Fast path (a grep opens every file this way): the path's bytes below its allowed
         // directory go to one openat2, without splitting them into components first.
         #[cfg(target_os = "linux")]
@@ -558,6 +561,9 @@ impl Sandbox {
     /// Opens a directory that a tree walk found, following no symlink at any component.
     pub fn open_walked_dir(&self, path: &Path) -> Result<DirHandle, AccessError> {
         let requested = || escape_path(path).into_owned();
+        if handle::never_served_path(path) {
+            return Err(self.excluded_error(requested(), path));
+        }
         let Some((root, rest)) = self
             .lexical_start(path)
             .filter(|(_, r)| !r.iter().any(|c| c == ".."))
@@ -570,6 +576,15 @@ impl Sandbox {
         };
         let rest: Vec<OsString> = rest.into_iter().collect();
         walked::open_dir(&self.roots[root], &rest).map_err(|error| walked_error(path, error))
+    }
+
+    /// The refusal of a path into a directory never served ([`never_serve`]): as if outside.
+    pub(crate) fn excluded_error(&self, requested: String, resolved: &Path) -> AccessError {
+        AccessError::Outside {
+            requested,
+            resolved: resolved.to_path_buf(),
+            roots: self.roots(),
+        }
     }
 
     /// True when an already canonical path lies inside (or is) an allowed directory.

@@ -237,6 +237,11 @@ impl Walk<'_> {
                 }
                 Err(e) => return Err(self.io(e)),
             };
+            if meta.kind == EntryKind::Dir && crate::handle::never_served((meta.dev, meta.ino)) {
+                return Err(self
+                    .sandbox
+                    .excluded_error(self.requested.to_string(), &here.path().join(&part)));
+            }
             match meta.kind {
                 EntryKind::Symlink if !last || final_link == FinalLink::Follow => {
                     self.hops += 1;
