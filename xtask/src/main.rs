@@ -9,6 +9,10 @@
 //! - `e2e [--cli NAME] [--transport stdio|http|proxy] [--scenario standard|review]`: those three CLIs call the tools against a
 //!   scripted stand-in model, offline, configured as README.md shows.
 //! - `schemas [--tool NAME]`: every tool's raw schemars schema next to the Gemini-safe one.
+//! - `dist [--profile dist|release] [--target TRIPLE]…`: the release packages (tarball, wheel,
+//!   npm) into `target/dist/`; `dist test` installs them offline and runs the agent CLIs on
+//!   them; `dist licenses` checks and lists the dependencies' licenses; `dist lint` lints the
+//!   release workflow.
 
 // A developer tool, not the server: a panic here stops a task on the developer's machine, so
 // it opts out of the workspace's no-unwrap rule.
@@ -16,6 +20,7 @@
 
 mod bench;
 mod clients;
+mod dist;
 mod docs;
 mod e2e;
 mod leftovers;
@@ -26,7 +31,7 @@ mod util;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <test [CARGO TEST ARGS] | bench [all|startup|read|grep|query|tree|proxy]... [--quick] | e2e [--cli NAME] [--transport stdio|http|proxy] [--scenario standard|review] | races [--runs N] [--load N] [--filter WORD] | clients install|verify | schemas [--tool NAME] | docs>
+const USAGE: &str = "usage: cargo xtask <test [CARGO TEST ARGS] | bench [all|startup|read|grep|query|tree|proxy]... [--quick] | e2e [--cli NAME] [--transport stdio|http|proxy] [--scenario standard|review] | races [--runs N] [--load N] [--filter WORD] | clients install|verify | schemas [--tool NAME] | docs | dist [--profile P] [--target T]... | dist test|licenses|lint>
   `cargo xtask bench --help` lists the benchmark options.";
 
 fn main() -> ExitCode {
@@ -40,6 +45,7 @@ fn main() -> ExitCode {
         Some("schemas") => schemas::run(rest),
         Some("docs") => docs::run(rest),
         Some("races") => races::run(rest),
+        Some("dist") => dist::run(rest),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);

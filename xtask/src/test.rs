@@ -2,15 +2,17 @@
 //! tests drive, runs the whole workspace's tests with those clients required, then the agent CLIs
 //! end to end (`cargo xtask e2e`) and one smoke run of the benchmark harness against the binary
 //! just tested (a debug build on small inputs: no speed goal is judged), so neither harness can
-//! rot. Each step says what it does as it starts; the last line is the verdict,
-//! `cargo xtask test: N passed, M failed` (cargo's tests, the end-to-end checks and the smoke run).
+//! rot; then the release packages (`cargo xtask dist`): built, installed offline, run by the
+//! agent CLIs, and the release workflow linted. Each step says what it does as it starts; the
+//! last line is the verdict, `cargo xtask test: N passed, M failed` (cargo's tests, the
+//! end-to-end checks, the smoke run and the package checks).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
-use crate::{bench, clients, e2e, leftovers, util};
+use crate::{bench, clients, dist, e2e, leftovers, util};
 
 /// What passed and failed so far.
 #[derive(Default)]
@@ -131,7 +133,52 @@ fn run(args: &[String], verdict: &mut Verdict, started: Instant) {
         Ok(()) => verdict.passed += 1,
         Err(e) => verdict.error(format!("the benchmark smoke run failed: {e:#}")),
     }
+    if leftovers::interrupted() {
+        return;
+    }
+    packages(verdict, started);
     step(started, "done");
+}
+
+/// The release packages: built (`cargo xtask dist --profile release`: the packaging is under
+/// test, not the dist profile's fat LTO, which would add ten minutes), the license check
+/// with them; installed offline and run end to end by the agent CLIs (`cargo xtask dist test`);
+/// the release workflow linted (`cargo xtask dist lint`).
+fn packages(verdict: &mut Verdict, started: Instant) {
+    step(
+        started,
+        "cargo xtask dist --profile release (tarball, wheel, npm packages; license check)",
+    );
+    let built = dist::Options::host("release").and_then(|options| dist::build(&options));
+    match built {
+        Ok(_) => verdict.passed += 1,
+        Err(e) => {
+            verdict.error(format!("cargo xtask dist: {e:#}"));
+            return;
+        }
+    }
+    step(
+        started,
+        "cargo xtask dist test (each package installed offline; the agent CLIs on npx and uvx)",
+    );
+    match dist::test() {
+        Ok(tally) => {
+            verdict.passed += tally.passed;
+            verdict.failed += tally.failed;
+            if let Err(e) = tally.check() {
+                verdict.errors.push(format!("cargo xtask dist test: {e:#}"));
+            }
+        }
+        Err(e) => verdict.error(format!("cargo xtask dist test: {e:#}")),
+    }
+    step(
+        started,
+        "cargo xtask dist lint (actionlint on the release workflow)",
+    );
+    match dist::lint() {
+        Ok(()) => verdict.passed += 1,
+        Err(e) => verdict.error(format!("cargo xtask dist lint: {e:#}")),
+    }
 }
 
 /// How many tests cargo reported passed and failed, and whether it ran to the end.

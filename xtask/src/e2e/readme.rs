@@ -123,6 +123,47 @@ pub fn add_server_flags(config: &mut Value, flags: &[&str]) -> usize {
     changed
 }
 
+/// Replaces the `fs-mcp-rs` that starts every stdio server entry (after [`add_server_flags`])
+/// with a packaged command line, `words` (e.g. `npx -y --package FILE … fs-mcp-rs`), keeping
+/// what followed it. Returns how many entries it changed.
+pub fn replace_server_command(config: &mut Value, words: &[String]) -> usize {
+    let Some((program, rest)) = words.split_first() else {
+        return 0;
+    };
+    let starts_server = |v: Option<&Value>| {
+        v.and_then(Value::as_str)
+            .is_some_and(|c| c.ends_with("fs-mcp-rs"))
+    };
+    match config {
+        Value::Object(map) => {
+            if let Some(Value::Array(command)) = map.get_mut("command")
+                && starts_server(command.first())
+            {
+                command.splice(0..1, words.iter().map(|w| Value::from(w.as_str())));
+                return 1;
+            }
+            if starts_server(map.get("command")) {
+                map.insert("command".into(), Value::from(program.as_str()));
+                let args = map
+                    .entry("args")
+                    .or_insert_with(|| Value::Array(Vec::new()));
+                if let Value::Array(args) = args {
+                    args.splice(0..0, rest.iter().map(|w| Value::from(w.as_str())));
+                }
+                return 1;
+            }
+            map.values_mut()
+                .map(|v| replace_server_command(v, words))
+                .sum()
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .map(|v| replace_server_command(v, words))
+            .sum(),
+        _ => 0,
+    }
+}
+
 /// The commands of a shell snippet, each split into words as `sh` would: comments and blank
 /// lines skipped, `\` line continuations joined, quotes removed, `$VAR`/`${VAR}` expanded outside
 /// single quotes.
@@ -240,6 +281,15 @@ mod tests {
         let env = |name: &str| (name == "FS_MCP_HTTP_TOKEN").then(|| "t".to_string());
         for (name, text) in &found {
             let filled = fill(text, "/p", "127.0.0.1:1");
+            if name.ends_with("-local") {
+                let commands = shell_commands(&filled, &env).unwrap();
+                assert_eq!(commands.len(), 1, "{name}: one command");
+                assert!(
+                    commands[0].iter().any(|w| w == "fs-mcp-rs"),
+                    "{name}: starts fs-mcp-rs"
+                );
+                continue;
+            }
             if name.starts_with("claude") {
                 let commands = shell_commands(&filled, &env).unwrap();
                 assert_eq!(commands.len(), 1, "{name}: one command");
@@ -290,6 +340,44 @@ mod tests {
         );
         let mut remote = json!({"mcpServers": {"fs": {"httpUrl": "http://x/mcp"}}});
         assert_eq!(add_server_flags(&mut remote, &["--auto-approve"]), 0);
+    }
+
+    #[test]
+    fn a_packaged_command_line_replaces_the_binary() {
+        let npx: Vec<String> = ["npx", "-y", "--package", "/d/a.tgz", "fs-mcp-rs"]
+            .map(String::from)
+            .to_vec();
+        let mut opencode =
+            json!({"mcp": {"fs": {"command": ["fs-mcp-rs", "--auto-approve", "/p"]}}});
+        assert_eq!(replace_server_command(&mut opencode, &npx), 1);
+        assert_eq!(
+            opencode["mcp"]["fs"]["command"],
+            json!([
+                "npx",
+                "-y",
+                "--package",
+                "/d/a.tgz",
+                "fs-mcp-rs",
+                "--auto-approve",
+                "/p"
+            ])
+        );
+        let mut gemini = json!({"mcpServers": {"fs": {"command": "fs-mcp-rs", "args": ["--auto-approve", "/p"]}}});
+        assert_eq!(replace_server_command(&mut gemini, &npx), 1);
+        assert_eq!(gemini["mcpServers"]["fs"]["command"], json!("npx"));
+        assert_eq!(
+            gemini["mcpServers"]["fs"]["args"],
+            json!([
+                "-y",
+                "--package",
+                "/d/a.tgz",
+                "fs-mcp-rs",
+                "--auto-approve",
+                "/p"
+            ])
+        );
+        let mut remote = json!({"mcpServers": {"fs": {"httpUrl": "http://x/mcp"}}});
+        assert_eq!(replace_server_command(&mut remote, &npx), 0);
     }
 
     #[test]

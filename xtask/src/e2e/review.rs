@@ -56,6 +56,8 @@ fn session(
         http_addr: None,
         token: String::new(),
         review: true,
+        server_command: None,
+        env: Vec::new(),
     }
 }
 
