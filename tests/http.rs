@@ -887,21 +887,10 @@ async fn one_client_never_sees_or_decides_another_clients_review() {
     let (_, token_b) = common::review_link(proposed_b["message"].as_str().unwrap());
     assert_ne!(token_a, token_b, "one token for two clients");
 
-    let http = reqwest::Client::new();
     let listed = |token: String| {
-        let http = http.clone();
         let base = base.clone();
         async move {
-            let listed: Value = http
-                .get(format!("{base}/api/reviews"))
-                .header("x-fs-mcp-token", token)
-                .send()
-                .await
-                .expect("list")
-                .json()
-                .await
-                .expect("JSON");
-            listed["reviews"]
+            common::page_reviews(&base, &token).await["reviews"]
                 .as_array()
                 .unwrap()
                 .iter()
@@ -912,16 +901,9 @@ async fn one_client_never_sees_or_decides_another_clients_review() {
     assert_eq!(listed(token_b.clone()).await, vec![session_b.clone()]);
     assert_eq!(listed(token_a.clone()).await, vec![session_a.clone()]);
     let decide = |token: String, session: String| {
-        let http = http.clone();
         let base = base.clone();
         async move {
-            http.post(format!("{base}/api/reviews/decide"))
-                .header("x-fs-mcp-token", token)
-                .json(&json!({"session_path": session}))
-                .send()
-                .await
-                .expect("decide")
-                .status()
+            common::page_post_decision(&base, Some(&token), &json!({"session_path": session})).await
         }
     };
     assert_eq!(

@@ -507,6 +507,34 @@ pub fn review_link(message: &str) -> (String, String) {
     (base.to_string(), token.to_string())
 }
 
+/// The review page's list of open reviews for `token` (`GET /api/reviews`).
+pub async fn page_reviews(base: &str, token: &str) -> Value {
+    reqwest::Client::new()
+        .get(format!("{base}/api/reviews"))
+        .header("x-fs-mcp-token", token)
+        .send()
+        .await
+        .expect("list reviews")
+        .json()
+        .await
+        .expect("JSON list")
+}
+
+/// Posts a decision to the review page with `token` (`None`: without one); the status.
+pub async fn page_post_decision(
+    base: &str,
+    token: Option<&str>,
+    body: &Value,
+) -> reqwest::StatusCode {
+    let mut request = reqwest::Client::new()
+        .post(format!("{base}/api/reviews/decide"))
+        .json(body);
+    if let Some(token) = token {
+        request = request.header("x-fs-mcp-token", token);
+    }
+    request.send().await.expect("decide").status()
+}
+
 /// Sends a signal (`TERM`, `INT`) to a process.
 pub fn send_signal(pid: u32, signal: &str) {
     let status = Command::new("kill")

@@ -66,13 +66,12 @@ impl Bounded {
     }
 
     fn finish(mut self) -> String {
+        // A last line without a newline (similar ends every line with one; kept for safety).
         if self.line_chars > 0 {
-            self.end_line();
-            // The text did not end in a newline: no line break was there to keep.
-            if !self.full || self.lines_left_out == 0 {
-                self.kept.pop();
-            } else {
-                self.lines_left_out -= 1;
+            if self.full {
+                self.lines_left_out += 1;
+            } else if self.line_cut > 0 {
+                let _ = write!(self.kept, "… [{} more characters]", self.line_cut);
             }
         }
         if self.lines_left_out > 0 {

@@ -241,15 +241,17 @@ impl DirHandle {
     pub fn open_subdir(&self, name: &OsStr) -> io::Result<DirHandle> {
         single_component(name)?;
         let fd = rustix::fs::openat(self.fd(), name, dir_flags(), Mode::empty())?;
-        if NEVER_SERVED.read().is_ok_and(|never| !never.is_empty()) {
+        let never = NEVER_SERVED.read().unwrap_or_else(|e| e.into_inner());
+        if !never.is_empty() {
             let meta = EntryMeta::of_handle(&fd)?;
-            if never_served((meta.dev, meta.ino)) {
+            if never.iter().any(|(_, id)| *id == (meta.dev, meta.ino)) {
                 return Err(io::Error::new(
                     io::ErrorKind::PermissionDenied,
                     "this server's own review files are not served",
                 ));
             }
         }
+        drop(never);
         Ok(DirHandle {
             fd: Arc::new(fd),
             path: self.path.join(name),
