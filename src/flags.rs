@@ -5,8 +5,10 @@ use std::ffi::OsString;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use gemini_compat::SchemaProfile;
+
+use crate::context::ReviewVia;
 
 /// The default address for `--http` given without a value.
 pub const DEFAULT_HTTP_ADDR: &str = "127.0.0.1:8124";
@@ -66,23 +68,6 @@ pub fn normalize_http_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsSt
         }
     }
     out
-}
-
-/// `--review-via`: where the human reviews a proposal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
-pub enum ReviewVia {
-    /// Best first: the client's own form when it declares elicitation, else the review command
-    /// when its program is on PATH (or `--review-command none`: the files are opened by hand),
-    /// else the review page this server serves on 127.0.0.1 (the call answers at once with its
-    /// link).
-    #[default]
-    Auto,
-    /// The client's own form (MCP elicitation); the review page when the client has none.
-    Elicitation,
-    /// The review command (`--review-command`); the review page when its program is missing.
-    Command,
-    /// The review page on 127.0.0.1 (the call answers at once with its link).
-    Page,
 }
 
 /// `--schema-profile`: its values, their help and their parsing, all from the registry

@@ -3,7 +3,8 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+use std::time::Duration;
 
 use fs_mcp_sandbox::Sandbox;
 use gemini_compat::SchemaProfile;
@@ -19,91 +20,13 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, tool_handler};
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
-use crate::client_log::{SESSION_SPAN, SessionLog};
+use crate::client_log::SESSION_SPAN;
+use crate::context::{FsServer, ServedTools, ServerOptions, Tier};
+use crate::http::HttpSessions;
 use crate::protocol::Capability;
-use crate::roots::SessionSandbox;
 use crate::schemas::{self, ToolSchemaReport};
-
-/// Which tools a server exposes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Tier {
-    /// The everyday set.
-    #[default]
-    Core,
-    /// Core plus the tools that write without review or move files.
-    All,
-}
-
-/// How a server is set up: its tier, where its directories came from, how reviews run.
-#[derive(Clone)]
-pub struct ServerOptions {
-    /// Which tools are listed (`--all`).
-    pub tier: Tier,
-    /// The allowed directories were given on the command line, so client roots never replace them.
-    pub dirs_from_cli: bool,
-    /// How review sessions run: the editor command, timeouts, the session directory.
-    pub review: fs_mcp_edit::ReviewConfig,
-    /// `--review-via`: where the human reviews proposals.
-    pub review_via: crate::flags::ReviewVia,
-    /// The human already looks at this server's review page (`fs-mcp-rs ui`): a proposal waits
-    /// there instead of answering with a link.
-    pub review_page_is_client: bool,
-    /// Memory cap of one query evaluation, in bytes.
-    pub query_memory_limit: u64,
-    /// List only read-only tools (the sandbox refuses writes too).
-    pub read_only: bool,
-    /// Tools left out of the list (names checked with [`check_tool_names`]).
-    pub disabled_tools: Vec<String>,
-    /// Cancelled when the process shuts down: waiting reviews answer CANCELLED at once.
-    pub shutdown: CancellationToken,
-    /// Caps on one read_files reply and on one line of a partial read, in bytes.
-    pub read_limits: ReadLimits,
-    /// Which schemas `tools/list` serves (`auto` is resolved per session from the client's name).
-    pub schema_profile: SchemaProfile,
-    /// `--index`: keep a grep index of the allowed directories.
-    pub index: bool,
-}
-
-/// Caps on what one read_files call returns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReadLimits {
-    /// Bytes of one reply at most; the rest is left out with a note on how to read on.
-    pub max_reply_bytes: usize,
-    /// Bytes of one line at most; a longer line is cut with a note.
-    pub max_line_bytes: usize,
-}
-
-impl Default for ReadLimits {
-    fn default() -> Self {
-        ReadLimits {
-            max_reply_bytes: fs_mcp_read::DEFAULT_MAX_REPLY_BYTES,
-            max_line_bytes: fs_mcp_read::DEFAULT_MAX_LINE_BYTES,
-        }
-    }
-}
-
-impl Default for ServerOptions {
-    fn default() -> Self {
-        ServerOptions {
-            tier: Tier::Core,
-            dirs_from_cli: false,
-            review: fs_mcp_edit::ReviewConfig::default(),
-            review_via: crate::flags::ReviewVia::Auto,
-            review_page_is_client: false,
-            query_memory_limit: fs_mcp_query::DEFAULT_MEMORY_LIMIT_BYTES,
-            read_only: false,
-            disabled_tools: Vec::new(),
-            shutdown: CancellationToken::new(),
-            read_limits: ReadLimits::default(),
-            schema_profile: SchemaProfile::GEMINI,
-            index: false,
-        }
-    }
-}
 
 /// The tools only `--all` lists (each spec says why: `ToolSpec::tier`).
 pub fn all_tier_only_names() -> Vec<&'static str> {
@@ -128,69 +51,9 @@ Save tokens: find code with grep_content, whose matches carry a section end hint
 read_files (start_line + end_line, or start_line + read_to_next_pattern) instead of whole files. \
 Query large JSON/YAML with query_json/query_yaml instead of reading them.";
 
-/// One client session's view of the server: the process-wide state plus the session's sandbox
-/// (which the client's roots may replace).
-#[derive(Clone)]
-pub struct FsServer {
-    inner: Arc<Inner>,
-    session: Arc<SessionSandbox>,
-    /// The client's `logging/setLevel` subscription.
-    log: Arc<SessionLog>,
-    /// This client session, among every session of the process: its reviews are its own.
-    client: u64,
-    /// Made for an HTTP client: on 2026-07-28 each request gets a server of its own (no
-    /// session), so its reviews are reached by their handle instead of by this session.
-    over_http: bool,
-}
-
-/// The next client session's number (see [`FsServer::review_owner`]).
-fn next_client() -> u64 {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-}
-
-/// State shared by every session of the process.
-struct Inner {
-    /// The sandbox a new session starts with.
-    base_sandbox: Arc<Sandbox>,
-    /// The allowed directories came from the command line, so client roots are ignored.
-    dirs_from_cli: bool,
-    /// The tools as served, built on first need ([`FsServer::tools`]): the `initialize` reply
-    /// does not wait for every schema to be generated and transformed.
-    tools: OnceLock<ServedTools>,
-    /// What decides the tools (tier, `--read-only`, `--disable-tools`, the read caps).
-    tool_options: ServerOptions,
-    /// Review sessions of every client, in one private directory this process owns.
-    reviews: Arc<fs_mcp_edit::ReviewManager>,
-    query_memory_limit: u64,
-    read_limits: ReadLimits,
-    shutdown: CancellationToken,
-    /// `--schema-profile`, resolved per session in `tools/list`.
-    schema_profile: SchemaProfile,
-    /// The tools as a client of each profile that rewrites them sees them, by profile name,
-    /// built on its first `tools/list`.
-    profile_tools: std::sync::Mutex<HashMap<&'static str, Vec<Tool>>>,
-    /// `propose_and_review` calls in progress, so a shutdown can wait for their answers.
-    reviews_in_progress: TaskTracker,
-    review_via: crate::flags::ReviewVia,
-    review_page_is_client: bool,
-    /// The review page, started on the first proposal that needs it.
-    review_page: tokio::sync::OnceCell<crate::ui::ReviewPage>,
-    /// `--index`: the grep index.
-    search_index: Option<Arc<crate::index::SearchIndex>>,
-}
-
-/// The tool router of a server, every schema transformed, and what calls are checked against.
-struct ServedTools {
-    router: ToolRouter<FsServer>,
-    /// Each tool's raw and served input schemas: the guards every call passes.
-    argument_guard: schemas::ArgumentGuard,
-    /// The tools this server lists: next steps in messages name only these.
-    listed_tools: crate::render::ListedTools,
-}
-
-impl ServedTools {
-    fn new(options: &ServerOptions) -> ServedTools {
+/// The tools a server of `options` serves: the router, its argument guards, the listed names.
+fn build_tools(options: &ServerOptions) -> ServedTools {
+    {
         let (router, reports) = prepared_router(options);
         let listed_tools = crate::render::ListedTools::new(reports.iter().map(|r| r.name.clone()));
         // The tools' parameters read the documented lenient forms themselves.
@@ -206,163 +69,21 @@ impl ServedTools {
     }
 }
 
+/// A server on `sandbox` and its review session directory; the tools are built on first need.
+pub fn new_server(sandbox: Sandbox, options: ServerOptions) -> std::io::Result<FsServer> {
+    FsServer::with_tools(sandbox, options, build_tools)
+}
+
+/// Every tool the router of this tier holds, raw and transformed (for `schema check` and xtask).
+pub fn schema_reports(tier: Tier) -> Vec<ToolSchemaReport> {
+    prepared_router(&ServerOptions {
+        tier,
+        ..ServerOptions::default()
+    })
+    .1
+}
+
 impl FsServer {
-    /// The server and its review session directory; the tools are built on first need.
-    pub fn new(sandbox: Sandbox, options: ServerOptions) -> std::io::Result<FsServer> {
-        let tool_options = options.clone();
-        let reviews = Arc::new(fs_mcp_edit::ReviewManager::new(options.review)?);
-        // The review files are the server's own, even when the temp dir is inside an allowed
-        // directory (or a client's root): no tool reads, lists or writes them.
-        fs_mcp_sandbox::never_serve(reviews.sessions_dir());
-        let base_sandbox = Arc::new(sandbox.with_read_only(options.read_only));
-        Ok(FsServer {
-            session: Arc::new(SessionSandbox::new(
-                Arc::clone(&base_sandbox),
-                options.dirs_from_cli,
-            )),
-            inner: Arc::new(Inner {
-                base_sandbox,
-                dirs_from_cli: options.dirs_from_cli,
-                tools: OnceLock::new(),
-                tool_options,
-                reviews,
-                query_memory_limit: options.query_memory_limit,
-                read_limits: options.read_limits,
-                shutdown: options.shutdown,
-                schema_profile: options.schema_profile,
-                profile_tools: Default::default(),
-                reviews_in_progress: TaskTracker::new(),
-                review_via: options.review_via,
-                review_page_is_client: options.review_page_is_client,
-                review_page: tokio::sync::OnceCell::new(),
-                search_index: options.index.then(Arc::default),
-            }),
-            log: SessionLog::register(),
-            client: next_client(),
-            over_http: false,
-        })
-    }
-
-    /// A server for a new client session (HTTP): shared tools, a sandbox of its own.
-    pub fn new_session(&self) -> FsServer {
-        FsServer {
-            inner: Arc::clone(&self.inner),
-            session: Arc::new(SessionSandbox::new(
-                Arc::clone(&self.inner.base_sandbox),
-                self.inner.dirs_from_cli,
-            )),
-            log: SessionLog::register(),
-            client: next_client(),
-            over_http: true,
-        }
-    }
-
-    /// Who this call's reviews belong to: this client session on its allowed directories, or,
-    /// for a stateless client (2026-07-28 over HTTP, a server per request), whoever holds the
-    /// review's handle on the same allowed directories.
-    pub fn review_owner(&self, context: &RequestContext<RoleServer>) -> fs_mcp_edit::ReviewOwner {
-        let stateless = self.over_http
-            && context
-                .protocol_version()
-                .is_some_and(|v| v >= rmcp::model::ProtocolVersion::V_2026_07_28);
-        let sandbox = self.sandbox();
-        if stateless {
-            fs_mcp_edit::ReviewOwner::stateless(&sandbox)
-        } else {
-            fs_mcp_edit::ReviewOwner::client(self.client, &sandbox)
-        }
-    }
-
-    /// The sandbox in force for this call.
-    pub fn sandbox(&self) -> Arc<Sandbox> {
-        self.session.get()
-    }
-
-    /// The grep index (`--index`).
-    pub fn search_index(&self) -> Option<Arc<crate::index::SearchIndex>> {
-        self.inner.search_index.clone()
-    }
-
-    /// The tools this server lists (for next steps in messages).
-    pub fn listed_tools(&self) -> &crate::render::ListedTools {
-        &self.tools().listed_tools
-    }
-
-    /// Builds the tools now if no call has yet (stdio does it right after the `initialize`
-    /// reply, while the client reads it).
-    pub fn prepare_tools(&self) {
-        self.tools();
-    }
-
-    fn tools(&self) -> &ServedTools {
-        self.inner
-            .tools
-            .get_or_init(|| ServedTools::new(&self.inner.tool_options))
-    }
-
-    /// The review sessions (shared by every client session).
-    pub fn reviews(&self) -> Arc<fs_mcp_edit::ReviewManager> {
-        Arc::clone(&self.inner.reviews)
-    }
-
-    /// `--review-via`, and whether the human already looks at the review page (`ui`).
-    pub fn review_via(&self) -> (crate::flags::ReviewVia, bool) {
-        (self.inner.review_via, self.inner.review_page_is_client)
-    }
-
-    /// The review page's link for the reviews of `scope` (the link's token shows and decides
-    /// those alone), starting the page on 127.0.0.1 on first use.
-    pub async fn review_page_url(
-        &self,
-        scope: &fs_mcp_edit::ReviewScope,
-    ) -> std::io::Result<String> {
-        let reviews = self.reviews();
-        let page = self
-            .inner
-            .review_page
-            .get_or_try_init(|| crate::ui::ReviewPage::start(reviews))
-            .await?;
-        page.url_for(scope)
-    }
-
-    /// Cancelled when the process shuts down.
-    pub fn shutdown_token(&self) -> &CancellationToken {
-        &self.inner.shutdown
-    }
-
-    /// Reviews in progress: hold a token of it for as long as a review waits.
-    pub fn reviews_in_progress(&self) -> &TaskTracker {
-        &self.inner.reviews_in_progress
-    }
-
-    /// Answers waiting reviews with CANCELLED, waits (at most `limit`) for those answers, and
-    /// removes every review file. The first step of a shutdown.
-    pub async fn end_reviews(&self, limit: std::time::Duration) {
-        self.inner.shutdown.cancel();
-        let tracker = &self.inner.reviews_in_progress;
-        tracker.close();
-        let _ = tokio::time::timeout(limit, tracker.wait()).await;
-        let dir = self.inner.reviews.sessions_dir();
-        if let Err(e) = std::fs::remove_dir_all(dir)
-            && e.kind() != std::io::ErrorKind::NotFound
-        {
-            tracing::warn!(
-                "could not remove the review files in {}: {e}",
-                dir.display()
-            );
-        }
-    }
-
-    /// Memory cap of one query evaluation, in bytes.
-    pub fn query_memory_limit(&self) -> u64 {
-        self.inner.query_memory_limit
-    }
-
-    /// Caps on one read_files reply.
-    pub fn read_limits(&self) -> ReadLimits {
-        self.inner.read_limits
-    }
-
     fn router(&self) -> &ToolRouter<FsServer> {
         &self.tools().router
     }
@@ -373,8 +94,7 @@ impl FsServer {
             return self.router().list_all();
         }
         let mut built = self
-            .inner
-            .profile_tools
+            .profile_tools()
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         built
@@ -395,15 +115,6 @@ impl FsServer {
                     .collect()
             })
             .clone()
-    }
-
-    /// Every tool the router of this tier holds, raw and transformed (for `schema check` and xtask).
-    pub fn schema_reports(tier: Tier) -> Vec<ToolSchemaReport> {
-        prepared_router(&ServerOptions {
-            tier,
-            ..ServerOptions::default()
-        })
-        .1
     }
 
     /// -32601 for method `M` unless `get_info` declares `capability`: declaring a capability
@@ -482,7 +193,7 @@ fn prepared_router(options: &ServerOptions) -> (ToolRouter<FsServer>, Vec<ToolSc
     for route in router.map.values_mut() {
         route.attr.meta = specs
             .get(route.attr.name.as_ref())
-            .and_then(|spec| crate::tools::result_budget_meta(spec, options.read_limits));
+            .and_then(|spec| crate::tools::spec::result_budget_meta(spec, options.read_limits));
         let report = schemas::transform_tool(&route.attr);
         route.attr.input_schema = Arc::new(schemas::as_object(&report.transformed_input));
         route.attr.output_schema = report
@@ -585,9 +296,11 @@ impl ServerHandler for FsServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         // Everything the call logs belongs to this client (see client_log).
-        let span = tracing::info_span!(SESSION_SPAN, session = self.log.id());
+        let span = tracing::info_span!(SESSION_SPAN, session = self.session_log().id());
         async move {
-            self.session.refresh_from_roots(&context.peer).await;
+            self.session_sandbox()
+                .refresh_from_roots(&context.peer)
+                .await;
             if let Some(arguments) = request.arguments.take() {
                 match self.tools().argument_guard.check(&request.name, arguments) {
                     Ok(arguments) => request.arguments = Some(arguments),
@@ -630,7 +343,7 @@ impl ServerHandler for FsServer {
         // `auto` is decided by the client's name: from its `initialize` (per session), or from
         // the request's `_meta` for a 2026-07-28 client that skipped the handshake.
         let client_name = context.client_info().map(|i| i.name);
-        let profile = self.inner.schema_profile.resolve(client_name.as_deref());
+        let profile = self.schema_profile().resolve(client_name.as_deref());
         let mut result = ListToolsResult::with_all_items(self.served_tools(profile));
         // As rmcp's generated handler does: cache hints only for clients that know them.
         if context
@@ -638,7 +351,7 @@ impl ServerHandler for FsServer {
             .is_some_and(|v| v >= rmcp::model::ProtocolVersion::V_2026_07_28)
         {
             // Under `auto` the listing depends on who asks: no shared cache may hand it on.
-            let scope = if self.inner.schema_profile == SchemaProfile::Auto {
+            let scope = if self.schema_profile() == SchemaProfile::Auto {
                 rmcp::model::CacheScope::Private
             } else {
                 rmcp::model::CacheScope::Public
@@ -656,11 +369,21 @@ impl ServerHandler for FsServer {
         request: rmcp::model::SetLevelRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.log.set_level(request.level, &context.peer);
+        self.session_log().set_level(request.level, &context.peer);
         Ok(())
     }
 
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
-        self.session.mark_stale();
+        self.session_sandbox().mark_stale();
+    }
+}
+
+impl HttpSessions for FsServer {
+    type Session = FsServer;
+    fn new_session(&self) -> FsServer {
+        FsServer::new_session(self)
+    }
+    async fn end(&self, grace: Duration) {
+        self.end_reviews(grace).await;
     }
 }

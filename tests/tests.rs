@@ -29,6 +29,7 @@ mod hostile_schemas;
 mod http;
 mod ignore_files_by_handle;
 mod index_attack;
+mod module_circles;
 mod protocol;
 mod proxy;
 mod proxy_depth;

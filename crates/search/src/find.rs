@@ -26,7 +26,7 @@ use fs_mcp_sandbox::Sandbox;
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::WalkState;
 
-use crate::SearchError;
+use crate::error::SearchError;
 use crate::rules::Verdict;
 use crate::walk::{self, WalkOptions};
 
@@ -132,7 +132,7 @@ pub enum LeftOut {
     /// The count stopped before any ignored matching file was counted: some may exist.
     IgnoredNotCounted,
     /// Directories not entered: an ignore file in them is of a kind never read as rules
-    /// ([`walk::UNSAFE_RULES_KINDS`]).
+    /// ([`crate::rules::UNSAFE_RULES_KINDS`]).
     UnsafeRules {
         /// How many.
         dirs: u64,

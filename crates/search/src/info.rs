@@ -15,7 +15,7 @@ use std::path::Path;
 use fs_mcp_sandbox::{DirHandle, EntryKind, Sandbox};
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use crate::SearchError;
+use crate::error::SearchError;
 use crate::format::format_utc;
 use crate::walk;
 

@@ -26,7 +26,7 @@ use std::os::unix::ffi::OsStrExt;
 use fs_mcp_sandbox::{DirHandle, EntryKind, Sandbox, escape_os, escape_path};
 use serde::Serialize;
 
-use crate::SearchError;
+use crate::error::SearchError;
 use crate::error::describe_io;
 use crate::walk;
 
