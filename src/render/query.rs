@@ -236,8 +236,15 @@ pub fn next_step(error: &QueryError, listed: &ListedTools) -> Option<String> {
             "Only queries that stream an array, such as `.items[] | …`, read a file of any size; write the query that way, or narrow it to such a stream"
                 .into(),
         ),
-        QueryError::Cancelled => None,
-        _ => None,
+        // The error's own text carries its hint; nothing to call instead.
+        QueryError::Syntax(_)
+        | QueryError::Compile(_)
+        | QueryError::Runtime(_)
+        | QueryError::Input(_)
+        | QueryError::Io(_)
+        | QueryError::Crashed
+        | QueryError::Worker(_)
+        | QueryError::Cancelled => None,
     }
 }
 

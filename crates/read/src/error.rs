@@ -12,7 +12,6 @@ use crate::request::StructuredKind;
 /// Why one requested item could not be read. `path` is always the name as the reply shows it.
 /// `Display` states the facts in one sentence (no next step, no tool names).
 #[derive(Debug)]
-#[non_exhaustive]
 pub enum ReadError {
     /// The sandbox would not open the file (missing, a directory, outside, not regular…).
     Access {

@@ -16,6 +16,8 @@ mod escape;
 mod handle;
 mod lexical;
 mod locate;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 use std::ffi::OsString;
 use std::fs::File;

@@ -10,7 +10,6 @@ use fs_mcp_sandbox::{AccessError, EntryKind};
 /// `Display` states the facts (with the parser's words for a bad pattern), naming the path as
 /// the model can pass it back (`Sandbox::display`); it names no tool and gives no next step.
 #[derive(Debug)]
-#[non_exhaustive]
 pub enum SearchError {
     /// The sandbox refused the path.
     Access(AccessError),

@@ -653,7 +653,7 @@ impl Skipped {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::Fixture;
+    use fs_mcp_sandbox::testing::Fixture;
 
     /// The listed paths, one per line.
     fn find(fx: &Fixture, path: &str, pattern: &str) -> String {
@@ -863,7 +863,7 @@ mod tests {
     #[test]
     fn symlinks_are_listed_not_followed() {
         let fx = Fixture::new();
-        crate::testutil::write_at(&fx.outside, "secret.rs", "");
+        fs_mcp_sandbox::testing::write_at(&fx.outside, "secret.rs", "");
         fx.symlink(&fx.outside, "out");
         fx.symlink(fx.root.clone(), "loop");
         fx.write("a.rs", "");

@@ -59,6 +59,3 @@ pub use walk::{
     EntryClass, Include, WalkObserver, WalkRules, WalkSkip, default_threads, is_ignore_file,
     walk_default,
 };
-
-#[cfg(test)]
-pub(crate) mod testutil;

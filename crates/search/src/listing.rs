@@ -135,7 +135,7 @@ pub fn list_entries(sandbox: &Sandbox, path: &str) -> Result<Listing, SearchErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::Fixture;
+    use fs_mcp_sandbox::testing::Fixture;
 
     fn fixture() -> Fixture {
         let fx = Fixture::new();

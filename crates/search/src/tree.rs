@@ -273,7 +273,7 @@ fn to_node(slots: &mut [Slot], idx: usize) -> TreeNode {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::Fixture;
+    use fs_mcp_sandbox::testing::Fixture;
     use serde_json::{Value, json};
 
     /// The tree as JSON, and what cut it.
