@@ -140,29 +140,20 @@ fn next_client() -> u64 {
 struct Inner {
     /// The sandbox a new session starts with.
     base_sandbox: Arc<Sandbox>,
-    /// The allowed directories came from the command line, so client roots are ignored.
-    dirs_from_cli: bool,
     /// The tools as served, built on first need ([`FsServer::tools`]): the `initialize` reply
     /// does not wait for every schema to be generated and transformed.
     tools: OnceLock<ServedTools>,
     /// What builds [`Self::tools`].
     build_tools: BuildTools,
-    /// What decides the tools (tier, `--read-only`, `--disable-tools`, the read caps).
-    tool_options: ServerOptions,
+    /// The options the server was started with (the tools are built from them).
+    options: ServerOptions,
     /// Review sessions of every client, in one private directory this process owns.
     reviews: Arc<fs_mcp_edit::ReviewManager>,
-    query_memory_limit: u64,
-    read_limits: ReadLimits,
-    shutdown: CancellationToken,
-    /// `--schema-profile`, resolved per session in `tools/list`.
-    schema_profile: SchemaProfile,
     /// The tools as a client of each profile that rewrites them sees them, by profile name,
     /// built on its first `tools/list`.
     profile_tools: std::sync::Mutex<HashMap<&'static str, Vec<Tool>>>,
     /// `propose_and_review` calls in progress, so a shutdown can wait for their answers.
     reviews_in_progress: TaskTracker,
-    review_via: ReviewVia,
-    review_page_is_client: bool,
     /// The review page, started on the first proposal that needs it.
     review_page: tokio::sync::OnceCell<ReviewPage>,
     /// `--index`: the grep index.
@@ -191,8 +182,7 @@ impl FsServer {
         options: ServerOptions,
         build_tools: BuildTools,
     ) -> std::io::Result<FsServer> {
-        let tool_options = options.clone();
-        let reviews = Arc::new(fs_mcp_edit::ReviewManager::new(options.review)?);
+        let reviews = Arc::new(fs_mcp_edit::ReviewManager::new(options.review.clone())?);
         // The review files are the server's own, even when the temp dir is inside an allowed
         // directory (or a client's root): no tool reads, lists or writes them.
         fs_mcp_sandbox::never_serve(reviews.sessions_dir());
@@ -204,21 +194,14 @@ impl FsServer {
             )),
             inner: Arc::new(Inner {
                 base_sandbox,
-                dirs_from_cli: options.dirs_from_cli,
                 tools: OnceLock::new(),
                 build_tools,
-                tool_options,
                 reviews,
-                query_memory_limit: options.query_memory_limit,
-                read_limits: options.read_limits,
-                shutdown: options.shutdown,
-                schema_profile: options.schema_profile,
                 profile_tools: Default::default(),
                 reviews_in_progress: TaskTracker::new(),
-                review_via: options.review_via,
-                review_page_is_client: options.review_page_is_client,
                 review_page: tokio::sync::OnceCell::new(),
                 search_index: options.index.then(Arc::default),
+                options,
             }),
             log: SessionLog::register(),
             client: next_client(),
@@ -232,7 +215,7 @@ impl FsServer {
             inner: Arc::clone(&self.inner),
             session: Arc::new(SessionSandbox::new(
                 Arc::clone(&self.inner.base_sandbox),
-                self.inner.dirs_from_cli,
+                self.inner.options.dirs_from_cli,
             )),
             log: SessionLog::register(),
             client: next_client(),
@@ -281,12 +264,12 @@ impl FsServer {
     pub fn tools(&self) -> &ServedTools {
         self.inner
             .tools
-            .get_or_init(|| (self.inner.build_tools)(&self.inner.tool_options))
+            .get_or_init(|| (self.inner.build_tools)(&self.inner.options))
     }
 
     /// `--schema-profile`, resolved per session in `tools/list`.
     pub fn schema_profile(&self) -> SchemaProfile {
-        self.inner.schema_profile
+        self.inner.options.schema_profile
     }
 
     /// The tools as a client of each profile that rewrites them sees them, by profile name.
@@ -311,7 +294,7 @@ impl FsServer {
 
     /// `--review-via`, and whether the human already looks at the review page (`ui`).
     pub fn review_via(&self) -> (ReviewVia, bool) {
-        (self.inner.review_via, self.inner.review_page_is_client)
+        (self.inner.options.review_via, self.inner.options.review_page_is_client)
     }
 
     /// The review page's link for the reviews of `scope` (the link's token shows and decides
@@ -331,7 +314,7 @@ impl FsServer {
 
     /// Cancelled when the process shuts down.
     pub fn shutdown_token(&self) -> &CancellationToken {
-        &self.inner.shutdown
+        &self.inner.options.shutdown
     }
 
     /// Reviews in progress: hold a token of it for as long as a review waits.
@@ -342,7 +325,7 @@ impl FsServer {
     /// Answers waiting reviews with CANCELLED, waits (at most `limit`) for those answers, and
     /// removes every review file. The first step of a shutdown.
     pub async fn end_reviews(&self, limit: std::time::Duration) {
-        self.inner.shutdown.cancel();
+        self.inner.options.shutdown.cancel();
         let tracker = &self.inner.reviews_in_progress;
         tracker.close();
         let _ = tokio::time::timeout(limit, tracker.wait()).await;
@@ -359,11 +342,11 @@ impl FsServer {
 
     /// Memory cap of one query evaluation, in bytes.
     pub fn query_memory_limit(&self) -> u64 {
-        self.inner.query_memory_limit
+        self.inner.options.query_memory_limit
     }
 
     /// Caps on one read_files reply.
     pub fn read_limits(&self) -> ReadLimits {
-        self.inner.read_limits
+        self.inner.options.read_limits
     }
 }
