@@ -71,7 +71,8 @@ pub fn normalize_http_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsSt
 /// `--review-via`: where the human reviews a proposal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum ReviewVia {
-    /// Best first: the client's own form when it declares elicitation, else the review command
+    /// Best first: the review view inside the client when it renders MCP Apps, else the
+    /// client's own form when it declares elicitation, else the review command
     /// when its program is on PATH (or `--review-command none`: the files are opened by hand),
     /// else the review page this server serves on 127.0.0.1 (the call answers at once with its
     /// link).
@@ -83,6 +84,9 @@ pub enum ReviewVia {
     Command,
     /// The review page on 127.0.0.1 (the call answers at once with its link).
     Page,
+    /// The review view inside the client (MCP Apps, `io.modelcontextprotocol/ui`); the review
+    /// page when the client does not render MCP Apps.
+    App,
 }
 
 /// `--schema-profile`: its values, their help and their parsing, all from the registry
@@ -150,8 +154,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "COMMAND", default_value = fs_mcp_edit::DEFAULT_REVIEW_COMMAND)]
     pub review_command: String,
 
-    /// Where the human reviews proposals: auto (the client's own form, else the review command
-    /// when installed, else a review page on 127.0.0.1), elicitation, command or page.
+    /// Where the human reviews proposals: auto (a view in the chat when the client renders MCP
+    /// Apps, else the client's own form, else the review command when installed, else a review
+    /// page on 127.0.0.1), app, elicitation, command or page.
     #[arg(long, value_enum, value_name = "CHANNEL", default_value = "auto")]
     pub review_via: ReviewVia,
 
