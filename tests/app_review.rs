@@ -338,3 +338,80 @@ fn a_forged_or_repeated_verdict_is_refused_and_writes_nothing() {
         "x\n"
     );
 }
+
+/// On 2026-07-28 a client declares the extension in each request's `_meta` (no `initialize`):
+/// discovery declares resources for it, tools/list and resources/read serve it, and the view's
+/// verdict commits; the same connection's request without the extension sees none of it.
+#[test]
+fn a_2026_07_28_client_declares_the_extension_in_each_request() {
+    let ws = Workspace::new();
+    ws.write("a.txt", "one\n");
+    let root = ws.root.to_str().unwrap().to_string();
+    let mut c = StdioClient::spawn(&ws.base, &[&root]);
+    let meta = |apps: bool| {
+        let capabilities = if apps {
+            json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": [MIME]}}})
+        } else {
+            json!({})
+        };
+        json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+            "io.modelcontextprotocol/clientInfo": {"name": "apps-host-test", "version": "1"}
+        })
+    };
+    let discover = c.request("server/discover", json!({"_meta": meta(true)}));
+    assert!(
+        discover["result"]["capabilities"]["resources"].is_object(),
+        "{discover}"
+    );
+    let plain = c.request("server/discover", json!({"_meta": meta(false)}));
+    assert!(
+        plain["result"]["capabilities"]["resources"].is_null(),
+        "{plain}"
+    );
+
+    let listed = c.request("tools/list", json!({"_meta": meta(true)}));
+    assert_eq!(listed["result"]["cacheScope"], "private", "{listed}");
+    let tools = listed["result"]["tools"].as_array().unwrap();
+    assert!(tools.iter().any(|t| t["name"] == "submit_review_verdict"));
+    let plain = c.request("tools/list", json!({"_meta": meta(false)}));
+    let tools = plain["result"]["tools"].as_array().unwrap();
+    assert!(tools.iter().all(|t| t["name"] != "submit_review_verdict"));
+    let read = c.request(
+        "resources/read",
+        json!({"_meta": meta(true), "uri": VIEW_URI}),
+    );
+    assert_eq!(read["result"]["contents"][0]["mimeType"], MIME, "{read}");
+
+    let call = |c: &mut StdioClient, name: &str, arguments: Value| {
+        let response = c.request(
+            "tools/call",
+            json!({"_meta": meta(true), "name": name, "arguments": arguments}),
+        );
+        response["result"].clone()
+    };
+    let first = call(
+        &mut c,
+        "propose_and_review",
+        json!({"path": "a.txt", "match_text": "one", "new_string": "two"}),
+    );
+    assert_eq!(reply(&first)["user_action"], "PENDING", "{first}");
+    let sent = call(
+        &mut c,
+        "submit_review_verdict",
+        json!({"review": view_data(&first)["review"], "action": "approve"}),
+    );
+    assert_ne!(sent["isError"], json!(true), "{sent}");
+    let session = reply(&first)["session_path"].as_str().unwrap().to_string();
+    let done = call(
+        &mut c,
+        "propose_and_review",
+        json!({"path": "a.txt", "session_path": session}),
+    );
+    assert_eq!(reply(&done)["user_action"], "COMMITTED", "{done}");
+    assert_eq!(
+        std::fs::read_to_string(ws.root.join("a.txt")).unwrap(),
+        "two\n"
+    );
+}
