@@ -221,6 +221,22 @@ def main():
             with open(os.path.join(workspace, f"{name}.txt")) as f:
                 check(f.read() == f"new {name}\n", f"{name}.txt not written")
 
+        # A long diff scrolls inside the view rather than being cut: its last line is there.
+        with open(os.path.join(workspace, "long.py"), "w") as f:
+            f.write("".join(f"value_{i} = {i}\n" for i in range(300)))
+        reply = review({"path": "long.py", "match_text": "OVERWRITE_FILE",
+                        "new_string": "".join(f"value_{i} = {i * 2}  # doubled\n" for i in range(300))},
+                       "app-view-long.png")
+        scrolls = view.locator("#diff").evaluate("(d) => d.scrollHeight > d.clientHeight + 100")
+        check(scrolls, "a 600-line diff does not scroll inside the view")
+        last = view.locator("tr.add td.c", has_text="value_299 = 598")
+        last.scroll_into_view_if_needed()
+        expect(last).to_be_visible()
+        pending = collect(reply, "long.py")
+        view.locator("#reject").click()
+        expect(view.locator("#status")).to_contain_text("Rejected")
+        check(collected(client.wait(pending))["user_action"] == "REJECTED", "long.py not rejected")
+
         # 4. Forged verdicts: a spent token, a path, a made-up token.
         reply = review({"path": "a.txt", "match_text": "new a", "new_string": "newer"}, "app-view-forged.png")
         for forged in (spent, reply["session_path"], "0" * 32):
