@@ -101,7 +101,8 @@ impl Default for ServerOptions {
 /// `--review-via`: where the human reviews a proposal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum ReviewVia {
-    /// Best first: the client's own form when it declares elicitation, else the review command
+    /// Best first: the review view inside the client when it renders MCP Apps, else the
+    /// client's own form when it declares elicitation, else the review command
     /// when its program is on PATH (or `--review-command none`: the files are opened by hand),
     /// else the review page this server serves on 127.0.0.1 (the call answers at once with its
     /// link).
@@ -113,6 +114,9 @@ pub enum ReviewVia {
     Command,
     /// The review page on 127.0.0.1 (the call answers at once with its link).
     Page,
+    /// The review view inside the client (MCP Apps, `io.modelcontextprotocol/ui`); the review
+    /// page when the client does not render MCP Apps.
+    App,
 }
 
 /// One client session's view of the server: the process-wide state plus the session's sandbox
@@ -294,7 +298,10 @@ impl FsServer {
 
     /// `--review-via`, and whether the human already looks at the review page (`ui`).
     pub fn review_via(&self) -> (ReviewVia, bool) {
-        (self.inner.options.review_via, self.inner.options.review_page_is_client)
+        (
+            self.inner.options.review_via,
+            self.inner.options.review_page_is_client,
+        )
     }
 
     /// The review page's link for the reviews of `scope` (the link's token shows and decides

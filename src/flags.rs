@@ -135,8 +135,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "COMMAND", default_value = fs_mcp_edit::DEFAULT_REVIEW_COMMAND)]
     pub review_command: String,
 
-    /// Where the human reviews proposals: auto (the client's own form, else the review command
-    /// when installed, else a review page on 127.0.0.1), elicitation, command or page.
+    /// Where the human reviews proposals: auto (a view in the chat when the client renders MCP
+    /// Apps, else the client's own form, else the review command when installed, else a review
+    /// page on 127.0.0.1), app, elicitation, command or page.
     #[arg(long, value_enum, value_name = "CHANNEL", default_value = "auto")]
     pub review_via: ReviewVia,
 

@@ -6,6 +6,7 @@
 #[cfg(not(unix))]
 compile_error!("fs-mcp-rs is Unix-only (Linux, macOS, the BSDs); on Windows, run it inside WSL.");
 
+pub mod app;
 pub mod cli;
 pub mod client_log;
 pub mod context;

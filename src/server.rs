@@ -11,11 +11,12 @@ use gemini_compat::SchemaProfile;
 use rmcp::handler::server::tool::{ToolCallContext, ToolRouter};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestMethod,
-    CompleteRequestParams, CompleteResult, ContentBlock, CustomRequest, CustomResult, ErrorCode,
-    Implementation, InitializeRequestParams, InitializeResult, ListPromptsRequestMethod,
-    ListPromptsResult, ListResourceTemplatesRequestMethod, ListResourceTemplatesResult,
-    ListResourcesRequestMethod, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    CompleteRequestParams, CompleteResult, ContentBlock, CustomRequest, CustomResult,
+    DiscoverResult, ErrorCode, Implementation, InitializeRequestParams, InitializeResult,
+    ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesRequestMethod,
+    ListResourceTemplatesResult, ListResourcesRequestMethod, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestMethod, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, tool_handler};
@@ -36,6 +37,9 @@ pub fn all_tier_only_names() -> Vec<&'static str> {
         .map(|spec| spec.name)
         .collect()
 }
+
+/// The tool a review view belongs to.
+const PROPOSE_AND_REVIEW: &str = "propose_and_review";
 
 /// The name this server gives in `initialize` (`serverInfo.name`).
 pub const SERVER_NAME: &str = "fs-mcp-rs";
@@ -117,6 +121,13 @@ impl FsServer {
             .clone()
     }
 
+    /// This call's client renders MCP Apps and this server reviews proposals (not
+    /// `--read-only`, `propose_and_review` not disabled): the review view and its verdict tool
+    /// are served.
+    fn serves_app(&self, context: &RequestContext<RoleServer>) -> bool {
+        crate::app::declared(context) && self.router().map.contains_key(PROPOSE_AND_REVIEW)
+    }
+
     /// -32601 for method `M` unless `get_info` declares `capability`: declaring a capability
     /// there is what makes its methods answer.
     fn require_declared<M: rmcp::model::ConstString>(
@@ -134,6 +145,23 @@ impl FsServer {
         }
         router
     }
+}
+
+/// The client speaks 2026-07-28 or later (results carry cache hints).
+fn newest_protocol(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
+}
+
+/// Declares what a client that renders MCP Apps is served: the extension, and resources (the
+/// review view).
+fn with_app(capabilities: &mut ServerCapabilities) {
+    capabilities.resources.get_or_insert_default();
+    capabilities
+        .extensions
+        .get_or_insert_default()
+        .insert(crate::app::EXTENSION.to_string(), Default::default());
 }
 
 /// Every tool name the server has, in any tier.
@@ -229,11 +257,30 @@ impl ServerHandler for FsServer {
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
         let mut info = self.get_info();
+        if crate::app::declared_in(Some(&request.capabilities)) {
+            with_app(&mut info.capabilities);
+        }
         info.protocol_version = crate::protocol::answer_version(
             &request.protocol_version,
             &self.supported_protocol_versions(),
         );
         Ok(info)
+    }
+
+    /// 2026-07-28 discovery: the resources capability (the review view) for a client that
+    /// renders MCP Apps, as `initialize` answers it.
+    async fn discover(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        let mut info = self.get_info();
+        if crate::app::declared(&context) {
+            with_app(&mut info.capabilities);
+        }
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            info,
+        ))
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -250,13 +297,25 @@ impl ServerHandler for FsServer {
             .unwrap_or_else(|| ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method, None)))
     }
 
-    // Resources, prompts and completions: served only when `get_info` declares them.
+    // Resources, prompts and completions: served only when declared. Resources are declared
+    // (and served) for a client that renders MCP Apps: the review view is one.
 
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        if crate::app::declared(&context) {
+            let mut list = crate::app::list();
+            // The view never changes while the process runs; only clients with the extension
+            // get it, so no shared cache may hand it on.
+            if newest_protocol(&context) {
+                list = list
+                    .with_ttl_ms(TOOLS_LIST_TTL_MS)
+                    .with_cache_scope(rmcp::model::CacheScope::Private);
+            }
+            return Ok(list);
+        }
         self.require_declared::<ListResourcesRequestMethod>(Capability::Resources)?;
         Ok(ListResourcesResult::default())
     }
@@ -264,10 +323,41 @@ impl ServerHandler for FsServer {
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        if crate::app::declared(&context) {
+            return Ok(ListResourceTemplatesResult::default());
+        }
         self.require_declared::<ListResourceTemplatesRequestMethod>(Capability::Resources)?;
         Ok(ListResourceTemplatesResult::default())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if !crate::app::declared(&context) {
+            self.require_declared::<ReadResourceRequestMethod>(Capability::Resources)?;
+        }
+        match crate::app::read(&request.uri) {
+            Some(mut result) if crate::app::declared(&context) => {
+                if newest_protocol(&context) {
+                    result = result
+                        .with_ttl_ms(TOOLS_LIST_TTL_MS)
+                        .with_cache_scope(rmcp::model::CacheScope::Private);
+                }
+                Ok(result.into())
+            }
+            _ => Err(ErrorData::resource_not_found(
+                format!(
+                    "No resource {}: this server serves only {} (to clients that render MCP Apps).",
+                    request.uri,
+                    crate::app::VIEW_URI
+                ),
+                None,
+            )),
+        }
     }
 
     async fn list_prompts(
@@ -301,6 +391,15 @@ impl ServerHandler for FsServer {
             self.session_sandbox()
                 .refresh_from_roots(&context.peer)
                 .await;
+            // The review view's verdict: a tool of clients that render MCP Apps only (for
+            // any other client it does not exist, as the router answers).
+            if request.name == crate::app::VERDICT_TOOL && self.serves_app(&context) {
+                return Ok(CallToolResponse::from(crate::app::submit(
+                    self,
+                    &context,
+                    request.arguments,
+                )));
+            }
             if let Some(arguments) = request.arguments.take() {
                 match self.tools().argument_guard.check(&request.name, arguments) {
                     Ok(arguments) => request.arguments = Some(arguments),
@@ -344,14 +443,24 @@ impl ServerHandler for FsServer {
         // the request's `_meta` for a 2026-07-28 client that skipped the handshake.
         let client_name = context.client_info().map(|i| i.name);
         let profile = self.schema_profile().resolve(client_name.as_deref());
-        let mut result = ListToolsResult::with_all_items(self.served_tools(profile));
+        let app = self.serves_app(&context);
+        let mut tools = self.served_tools(profile);
+        if app {
+            for tool in &mut tools {
+                if tool.name == PROPOSE_AND_REVIEW {
+                    tool.meta = Some(crate::app::with_view(tool.meta.take()));
+                }
+            }
+            tools.extend(crate::app::verdict_tool());
+        }
+        let mut result = ListToolsResult::with_all_items(tools);
         // As rmcp's generated handler does: cache hints only for clients that know them.
         if context
             .protocol_version()
             .is_some_and(|v| v >= rmcp::model::ProtocolVersion::V_2026_07_28)
         {
             // Under `auto` the listing depends on who asks: no shared cache may hand it on.
-            let scope = if self.schema_profile() == SchemaProfile::Auto {
+            let scope = if self.schema_profile() == SchemaProfile::Auto || app {
                 rmcp::model::CacheScope::Private
             } else {
                 rmcp::model::CacheScope::Public

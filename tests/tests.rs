@@ -10,6 +10,7 @@
 
 mod common;
 
+mod app_review;
 mod cli_forms;
 mod confinement_edit;
 mod confinement_read;

@@ -52,6 +52,7 @@ pub fn router(state: Shared) -> Router {
         .route("/api/workspace", get(workspace))
         .route("/api/reviews", get(reviews))
         .route("/api/reviews/decide", post(decide))
+        .route("/api/app-view", get(app_view))
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&state),
             guard,
@@ -298,6 +299,15 @@ fn walk(
 
 async fn reviews(AxumState(state): AxumState<Shared>) -> Response {
     Json(state.pending.list(&ReviewScope::All)).into_response()
+}
+
+/// The review view (MCP Apps) as `resources/read` serves it to a host: the page shows it in a
+/// sandboxed frame as a host would.
+async fn app_view() -> Response {
+    match crate::app::read(crate::app::VIEW_URI) {
+        Some(read) => Json(read).into_response(),
+        None => refuse(StatusCode::NOT_FOUND, "the review view is not built in"),
+    }
 }
 
 async fn decide(AxumState(state): AxumState<Shared>, Json(body): Json<DecideBody>) -> Response {

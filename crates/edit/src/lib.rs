@@ -120,7 +120,9 @@ pub use editor::{
 };
 pub use error::{EditError, ErrorKind, NextStep};
 pub use hints::{Hints, RecoveryStep};
-pub use manager::{OpenReview, ReviewConfig, ReviewListing, ReviewManager, Staged};
+pub use manager::{
+    FileDiff, OpenReview, ProposalView, ReviewConfig, ReviewListing, ReviewManager, Staged,
+};
 pub use mkdir::create_directory;
 pub use outcome::{
     Approval, Committed, Decision, Note, ReviewCommitted, ReviewOutcome, Undecided, UserAction,

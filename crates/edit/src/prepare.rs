@@ -259,6 +259,7 @@ fn new_proposal(
             owner: Some(owner.clone()),
             last_used: std::time::Instant::now(),
             input_state: None,
+            app_token: None,
         },
     );
     Ok(Prepared::Wait { key: dir, notes })

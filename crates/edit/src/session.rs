@@ -229,6 +229,9 @@ pub(crate) struct Session {
     /// The state handed to the client with its form (2026-07-28 `requestState`): a random
     /// token for this session, which the client's answer must carry back.
     pub input_state: Option<String>,
+    /// The token a review view inside the client (MCP Apps) carries back with the human's
+    /// verdict: random, for this session alone, spent by the first verdict.
+    pub app_token: Option<String>,
 }
 
 impl Session {
@@ -461,6 +464,45 @@ impl Registry {
                 "The answer to the review form names no open review of this client (it ended, or the state was not the one this server sent). Nothing was written.",
             )
             .with_next(NextStep::ProposeWithoutSession)),
+        }
+    }
+
+    /// Posts `verdict` for the session whose view token is `token`, once, for `caller` alone:
+    /// the token is spent, and a session already decided takes no second verdict. A path, a
+    /// spent or forged token, or another client's, names nothing.
+    pub fn post_app_verdict(
+        &self,
+        token: &str,
+        caller: &ReviewOwner,
+        verdict: Verdict,
+    ) -> Result<PathBuf, EditError> {
+        let mut sessions = self.lock();
+        let found = sessions.values_mut().find(|s| {
+            s.app_token
+                .as_deref()
+                .is_some_and(|mine| same_secret(mine.as_bytes(), token.as_bytes()))
+        });
+        match found {
+            Some(s)
+                if s.member_of.is_none()
+                    && s.verdict.is_none()
+                    && s.owner.as_ref().is_some_and(|o| o.admits(caller)) =>
+            {
+                if matches!(verdict, Verdict::Edited(_)) && !s.members.is_empty() {
+                    return Err(EditError::invalid(
+                        "A multi-file proposal is approved or rejected as a whole, not edited in the view. Nothing was written.",
+                    ));
+                }
+                s.app_token = None;
+                s.verdict = Some(verdict);
+                let key = s.dir.clone();
+                drop(sessions);
+                self.decided.notify_waiters();
+                Ok(key)
+            }
+            _ => Err(EditError::session(
+                "This verdict names no open review of this client (the review ended, its verdict was already given, or the token is not one this server gave). Nothing was written.",
+            )),
         }
     }
 
