@@ -451,7 +451,12 @@ impl ServerHandler for FsServer {
                     tool.meta = Some(crate::app::with_view(tool.meta.take()));
                 }
             }
-            tools.extend(crate::app::verdict_tool());
+            // Gemini-safe like every other tool (it is plain already; the rule holds for all).
+            tools.extend(crate::app::verdict_tool().map(|mut tool| {
+                let report = schemas::transform_tool(&tool);
+                tool.input_schema = Arc::new(schemas::as_object(&report.transformed_input));
+                tool
+            }));
         }
         let mut result = ListToolsResult::with_all_items(tools);
         // As rmcp's generated handler does: cache hints only for clients that know them.
