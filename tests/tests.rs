@@ -39,6 +39,7 @@ mod query_tools;
 mod read_files;
 mod readme_commands;
 mod real_clients;
+mod replay;
 mod review_changesets;
 mod review_channels;
 mod review_replies;

@@ -13,6 +13,9 @@
 //!   npm) into `target/dist/`; `dist test` installs them offline and runs the agent CLIs on
 //!   them; `dist licenses` checks and lists the dependencies' licenses; `dist lint` lints the
 //!   release workflow.
+//! - `replay record|check [--binary PATH] [--out|--against FILE]`: the recorded run (a few
+//!   hundred calls over a fixture) against a server binary, written to or compared with
+//!   `tests/golden/replay.jsonl`.
 
 // A developer tool, not the server: a panic here stops a task on the developer's machine, so
 // it opts out of the workspace's no-unwrap rule.
@@ -25,13 +28,14 @@ mod docs;
 mod e2e;
 mod leftovers;
 mod races;
+mod replay;
 mod schemas;
 mod test;
 mod util;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <test [CARGO TEST ARGS] | bench [all|startup|read|grep|query|tree|proxy]... [--quick] | e2e [--cli NAME] [--transport stdio|http|proxy] [--scenario standard|review] | races [--runs N] [--load N] [--filter WORD] | clients install|verify | schemas [--tool NAME] | docs | dist [--profile P] [--target T]... | dist test|licenses|lint>
+const USAGE: &str = "usage: cargo xtask <test [CARGO TEST ARGS] | bench [all|startup|read|grep|query|tree|proxy]... [--quick] | e2e [--cli NAME] [--transport stdio|http|proxy] [--scenario standard|review] | races [--runs N] [--load N] [--filter WORD] | replay record|check [--binary PATH] [--out|--against FILE] | clients install|verify | schemas [--tool NAME] | docs | dist [--profile P] [--target T]... | dist test|licenses|lint>
   `cargo xtask bench --help` lists the benchmark options.";
 
 fn main() -> ExitCode {
@@ -45,6 +49,7 @@ fn main() -> ExitCode {
         Some("schemas") => schemas::run(rest),
         Some("docs") => docs::run(rest),
         Some("races") => races::run(rest),
+        Some("replay") => replay::run(rest),
         Some("dist") => dist::run(rest),
         _ => {
             eprintln!("{USAGE}");
