@@ -3,9 +3,11 @@
 //! All sessions live in one directory the server creates for itself (`fs-mcp-rs-reviews-XXXXXX`
 //! under the system temp dir, mode 0700, random name), one subdirectory (mode 0700, random name)
 //! per session holding `current_<name>` and `future_<name>`. A `session_path` from a client is
-//! only ever looked up in the in-memory registry: it must be absolute, contain no `..`, and name
-//! (exactly, or after canonicalisation) a live session of this server. Nothing else is read,
-//! written or deleted through it. The whole directory is removed when the registry is dropped.
+//! only ever looked up in the in-memory registry: it must be absolute, contain no `..`, have a
+//! session's shape (`<sessions dir>/s-<32 hex>`, checked on its text before anything else) and
+//! name a live session of this server. Nothing else is read, written or deleted through it, and
+//! no filesystem call is made under the registry's lock. The whole directory is removed when the
+//! registry is dropped.
 
 use std::collections::HashMap;
 use std::fs;
@@ -26,6 +28,9 @@ use crate::watch::FileStamp;
 
 /// Files larger than this are not reviewed (and proposals may not grow past it).
 pub const MAX_FILE_BYTES: u64 = 50 * 1024 * 1024;
+
+/// Random bytes in a session directory's name (`s-<hex>`): a handle no other client can guess.
+const SESSION_ID_BYTES: usize = 16;
 
 /// Longest file-name part kept in `current_<name>` / `future_<name>`, in bytes.
 const MAX_NAME_BYTES: usize = 200;
@@ -384,7 +389,9 @@ impl Registry {
     /// random bits from the system: a session path is a handle no other client can guess.
     pub fn new_session_dir(&self, target: &Path) -> io::Result<(PathBuf, PathBuf, PathBuf)> {
         let dir = loop {
-            let dir = self.root.join(format!("s-{}", random_hex(16)?));
+            let dir = self
+                .root
+                .join(format!("s-{}", random_hex(SESSION_ID_BYTES)?));
             match fs::DirBuilder::new().mode(0o700).create(&dir) {
                 Ok(()) => break dir,
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
@@ -479,14 +486,29 @@ impl Registry {
         if p.components().any(|c| matches!(c, Component::ParentDir)) {
             return Err(refuse("It must not contain '..'."));
         }
-        let sessions = self.lock();
-        if sessions.contains_key(p) {
-            return Ok(p.to_path_buf());
+        // Decided on the text, without the lock: a path of another shape names no session and
+        // is never looked at on disk (a FUSE mount, a FIFO or a long symlink chain would stall).
+        let key = self
+            .key_shaped(p)
+            .ok_or_else(|| not_open(session_path))?;
+        if self.lock().contains_key(&key) {
+            Ok(key)
+        } else {
+            Err(not_open(session_path))
         }
-        match fs::canonicalize(p) {
-            Ok(c) if sessions.contains_key(&c) => Ok(c),
-            _ => Err(not_open(session_path)),
+    }
+
+    /// The registry key `path` names when it has a session's shape, `<sessions root>/s-<32 hex>`
+    /// (the sessions directory as this server names it: a session path is handed out canonical),
+    /// decided on the text alone: nothing is resolved on disk.
+    fn key_shaped(&self, path: &Path) -> Option<PathBuf> {
+        let name = path.file_name()?.to_str()?;
+        let hex = name.strip_prefix("s-")?;
+        let is_hex = |b: u8| b.is_ascii_digit() || (b'a'..=b'f').contains(&b);
+        if hex.len() != SESSION_ID_BYTES * 2 || !hex.bytes().all(is_hex) {
+            return None;
         }
+        (path.parent()? == self.root).then(|| self.root.join(name))
     }
 
     /// Removes a multi-file proposal's sessions (the leader's and its members'); the error text
@@ -647,5 +669,129 @@ fn truncate(name: &str, max: usize) -> String {
         name[..end].to_string()
     } else {
         format!("{}.{ext}", &name[..end])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    fn registry() -> (tempfile::TempDir, Arc<Registry>) {
+        let parent = tempfile::tempdir().unwrap();
+        let registry = Registry::new(Some(parent.path()), Duration::from_secs(3600)).unwrap();
+        (parent, Arc::new(registry))
+    }
+
+    /// A session of `owner` in the registry, as a proposal makes one.
+    fn insert(registry: &Registry, owner: ReviewOwner) -> PathBuf {
+        let (dir, current, future) = registry.new_session_dir(Path::new("f.txt")).unwrap();
+        let session = Session {
+            dir: dir.clone(),
+            current,
+            future,
+            target: PathBuf::from("/nowhere/f.txt"),
+            identity: FileIdentity {
+                dir: (0, 0),
+                rest: Vec::new(),
+            },
+            verdict: None,
+            shown: "f.txt".into(),
+            base: None,
+            base_model: String::new(),
+            style: TextStyle::default(),
+            proposal: String::new(),
+            known_future: Vec::new(),
+            known_stamp: None,
+            unreviewed: true,
+            busy: false,
+            members: Vec::new(),
+            member_of: None,
+            owner: Some(owner),
+            last_used: Instant::now(),
+            input_state: None,
+        };
+        registry.lock().insert(dir.clone(), session);
+        dir
+    }
+
+    /// `key_for` on another thread, answered within a few seconds (`None`: it hung).
+    fn key_for_soon(
+        registry: &Arc<Registry>,
+        path: &str,
+        owner: &ReviewOwner,
+    ) -> Option<Result<PathBuf, EditError>> {
+        let (tx, rx) = mpsc::channel();
+        let (registry, path, owner) = (Arc::clone(registry), path.to_string(), owner.clone());
+        std::thread::spawn(move || {
+            let _ = tx.send(registry.key_for(&path, &owner));
+        });
+        rx.recv_timeout(Duration::from_secs(3)).ok()
+    }
+
+    /// A client-given path that has not a session's shape is refused on its text: it takes no
+    /// lock (another call holding the registry does not hold it up) and is never resolved on
+    /// disk (a FIFO, a FUSE mount or a symlink chain cannot stall the registry).
+    #[test]
+    fn a_session_path_of_another_shape_is_refused_without_the_lock() {
+        let (parent, registry) = registry();
+        let sandbox_dir = tempfile::tempdir().unwrap();
+        let (sandbox, _) = Sandbox::new(&[sandbox_dir.path().to_path_buf()]).unwrap();
+        let owner = ReviewOwner::client(1, &sandbox);
+        let key = insert(&registry, owner.clone());
+        let fifo = parent.path().join("fifo");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let root = registry.root().display().to_string();
+        let held = registry.lock();
+        for path in [
+            fifo.display().to_string(),
+            format!("{}/s-{}", fifo.display(), "a".repeat(32)),
+            format!("{root}/s-{}", "A".repeat(32)),
+            format!("{root}/s-short"),
+            format!("{root}/current_f.txt"),
+            format!("{}/x", key.display()),
+            "/proc/self/fd/0".to_string(),
+        ] {
+            let answer = key_for_soon(&registry, &path, &owner)
+                .unwrap_or_else(|| panic!("{path}: waited for the registry lock"));
+            let err = answer.unwrap_err();
+            assert!(err.to_string().contains("not an open review session"), "{path}: {err}");
+        }
+        drop(held);
+        assert_eq!(
+            key_for_soon(&registry, &key.display().to_string(), &owner)
+                .unwrap()
+                .unwrap(),
+            key
+        );
+    }
+
+    /// The exact path in other spellings of the same text (`a/./b//`) is found; through a
+    /// symlinked parent it is not (nothing is resolved on disk: a session path is handed out
+    /// canonical, and a client echoes it).
+    #[test]
+    fn a_session_path_is_matched_on_its_text() {
+        let (parent, registry) = registry();
+        let sandbox_dir = tempfile::tempdir().unwrap();
+        let (sandbox, _) = Sandbox::new(&[sandbox_dir.path().to_path_buf()]).unwrap();
+        let owner = ReviewOwner::client(1, &sandbox);
+        let key = insert(&registry, owner.clone());
+        let name = key.file_name().unwrap().to_str().unwrap();
+        for path in [
+            key.display().to_string(),
+            format!("{}/./{name}/", registry.root().display()),
+            format!("{}//{name}", registry.root().display()),
+        ] {
+            assert_eq!(registry.key_for(&path, &owner).unwrap(), key, "{path}");
+        }
+        let link = parent.path().join("link");
+        std::os::unix::fs::symlink(registry.root(), &link).unwrap();
+        assert!(registry.key_for(&link.join(name).display().to_string(), &owner).is_err());
     }
 }
