@@ -130,6 +130,6 @@ pub use request::{
 };
 pub use session::{
     MAX_FILE_BYTES, MAX_OPEN_REVIEW_BYTES, MAX_OPEN_REVIEWS, MAX_REVIEW_BYTES_PER_CLIENT,
-    MAX_REVIEWS_PER_CLIENT, ReviewOwner, ReviewScope, Verdict,
+    MAX_REVIEWS_PER_CLIENT, Handed, ReviewOwner, ReviewScope, Verdict,
 };
 pub use tier_tools::{append_text, move_file, write_file};

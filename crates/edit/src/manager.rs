@@ -20,7 +20,9 @@ use crate::outcome::{
 };
 use crate::prepare::{Prepared, prepare};
 use crate::request::ProposeRequest;
-use crate::session::{BusyGuard, FileIdentity, Registry, ReviewOwner, ReviewScope, Verdict};
+use crate::session::{
+    BusyGuard, FileIdentity, Handed, Registry, ReviewOwner, ReviewScope, Verdict,
+};
 use crate::text_style::{decode_text, to_model};
 use crate::watch::{FileStamp, SaveWatcher, read_with_stamp};
 
@@ -563,6 +565,22 @@ impl ReviewManager {
             None => return Err(EditError::session("The review session has ended.")),
         }
         Ok(token)
+    }
+
+    /// Records how `open` was put before the human (kept in its session, ended with it).
+    pub fn hand(&self, open: &OpenReview, handed: Handed) {
+        if let Some(s) = self.inner.registry.lock().get_mut(&open.key) {
+            s.handed = Some(handed);
+        }
+    }
+
+    /// How `open` was last put before the human, if it was.
+    pub fn handed(&self, open: &OpenReview) -> Option<Handed> {
+        self.inner
+            .registry
+            .lock()
+            .get(&open.key)
+            .and_then(|s| s.handed)
     }
 
     /// The `session_path` a form's answer (its `requestState`) continues, for `owner`.

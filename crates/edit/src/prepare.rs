@@ -258,6 +258,7 @@ fn new_proposal(
             owner: Some(owner.clone()),
             last_used: std::time::Instant::now(),
             input_state: None,
+            handed: None,
         },
     );
     Ok(Prepared::Wait { key: dir, notes })

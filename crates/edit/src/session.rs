@@ -234,6 +234,19 @@ pub(crate) struct Session {
     /// The state handed to the client with its form (2026-07-28 `requestState`): a random
     /// token for this session, which the client's answer must carry back.
     pub input_state: Option<String>,
+    /// Where the proposal was last put before the human (the client's form, the page's link):
+    /// the session's own, so it lives and ends with it and no other client's reviews displace it.
+    pub handed: Option<Handed>,
+}
+
+/// How a proposal was last put before the human, for a later call on its session to know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handed {
+    /// Sent as a form the client answers in a later call (2026-07-28 `input_required`), at this
+    /// instant.
+    Form(Instant),
+    /// The review page's link was given: the verdict is given there.
+    Page,
 }
 
 impl Session {
@@ -710,6 +723,7 @@ mod tests {
             owner: Some(owner),
             last_used: Instant::now(),
             input_state: None,
+            handed: None,
         };
         registry.lock().insert(dir.clone(), session);
         dir

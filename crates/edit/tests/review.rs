@@ -1696,3 +1696,50 @@ async fn parallel_proposals_cannot_pass_the_byte_bound_together() {
     assert!(admitted <= fits, "{admitted} admitted, {fits} fit");
     assert!(admitted > 0);
 }
+
+/// An open proposal of `owner`, staged (nothing shown to anyone).
+async fn stage_open_review(
+    e: &Env,
+    req: ProposeRequest,
+    owner: &ReviewOwner,
+) -> fs_mcp_edit::OpenReview {
+    match e.mgr.stage(&e.sandbox, req, owner).await.unwrap() {
+        fs_mcp_edit::Staged::Open(open) => open,
+        fs_mcp_edit::Staged::Done(outcome) => panic!("answered at once: {outcome:?}"),
+    }
+}
+
+/// How a proposal was put before the human (form or page) is its own session's: another
+/// client's many reviews, each handed and ended (more than a process-wide table held), never
+/// displace it, and it ends with the session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn how_a_review_was_handed_is_its_own_and_ends_with_it() {
+    use fs_mcp_edit::{Handed, Verdict};
+    let e = env(|_| {});
+    fs::write(e.ws.join("a.txt"), "a\n").unwrap();
+    fs::write(e.ws.join("b.txt"), "b\n").unwrap();
+    let a = ReviewOwner::client(1, &e.sandbox);
+    let b = ReviewOwner::client(2, &e.sandbox);
+    let open = stage_open_review(&e, ProposeRequest::single("a.txt", "a", "A"), &a).await;
+    e.mgr.hand(&open, Handed::Page);
+    let sp = open.session_path.clone();
+    drop(open);
+    for _ in 0..1100 {
+        let open = stage_open_review(&e, ProposeRequest::single("b.txt", "b", "B"), &b).await;
+        e.mgr
+            .hand(&open, Handed::Form(std::time::Instant::now()));
+        e.mgr
+            .decide(&e.sandbox, open, Verdict::Reject { comment: None })
+            .await
+            .unwrap();
+    }
+    let open = stage_open_review(&e, collect("a.txt", &sp), &a).await;
+    assert_eq!(e.mgr.handed(&open), Some(Handed::Page));
+    e.mgr
+        .decide(&e.sandbox, open, Verdict::Reject { comment: None })
+        .await
+        .unwrap();
+    // A new review has been handed nowhere yet.
+    let open = stage_open_review(&e, ProposeRequest::single("a.txt", "a", "A"), &a).await;
+    assert_eq!(e.mgr.handed(&open), None);
+}
