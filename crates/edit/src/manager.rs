@@ -567,6 +567,22 @@ impl ReviewManager {
         Ok(token)
     }
 
+    /// Ends every open review of the client session `client`, whose session ended (closed by
+    /// the client, expired, evicted, its connection gone): nobody can collect or commit them any
+    /// more, so they are cancelled at once, nothing written, their files removed; the review page
+    /// no longer lists them, and a verdict or a later use of their path is told `why`. Returns
+    /// how many proposals ended.
+    pub fn end_client(&self, client: u64, why: &str) -> usize {
+        self.inner.registry.end_where(
+            |s| {
+                s.owner
+                    .as_ref()
+                    .is_some_and(|o| o.client_id() == Some(client))
+            },
+            why,
+        )
+    }
+
     /// Records how `open` was put before the human (kept in its session, ended with it).
     pub fn hand(&self, open: &OpenReview, handed: Handed) {
         if let Some(s) = self.inner.registry.lock().get_mut(&open.key) {

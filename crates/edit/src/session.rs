@@ -88,6 +88,11 @@ impl ReviewOwner {
         self.roots == caller.roots && (self.client.is_none() || self.client == caller.client)
     }
 
+    /// The client session, `None` for a stateless client.
+    pub(crate) fn client_id(&self) -> Option<u64> {
+        self.client
+    }
+
     /// What a review page link of this owner's shows: its client session's reviews, or (a
     /// stateless client) the one review `key`.
     pub(crate) fn scope_for(&self, key: &Path) -> ReviewScope {
@@ -111,13 +116,18 @@ pub enum ReviewScope {
 
 impl ReviewScope {
     pub(crate) fn covers(&self, session: &Session) -> bool {
-        let Some(owner) = &session.owner else {
-            return false;
-        };
+        session
+            .owner
+            .as_ref()
+            .is_some_and(|owner| self.covers_owner(owner, &session.dir))
+    }
+
+    /// Whether the review `key` of `owner` is in this scope.
+    fn covers_owner(&self, owner: &ReviewOwner, key: &Path) -> bool {
         match self {
             ReviewScope::All => true,
             ReviewScope::Client(client) => owner.client == Some(*client),
-            ReviewScope::Review(key) => *key == session.dir,
+            ReviewScope::Review(review) => review == key,
         }
     }
 }
@@ -267,6 +277,10 @@ pub(crate) struct Registry {
     reservations: Mutex<Vec<Reserved>>,
     next_reservation: std::sync::atomic::AtomicU64,
     sessions: Mutex<HashMap<PathBuf, Session>>,
+    /// Reviews ended by something other than their client's call (its session ended, its
+    /// allowed directories changed), the latest [`MAX_ENDED_REMEMBERED`]: a later use of their
+    /// path is told why.
+    ended: Mutex<std::collections::VecDeque<Ended>>,
     /// Woken whenever a verdict is posted, so a waiting call looks at its session's mailbox.
     pub decided: tokio::sync::Notify,
 }
@@ -293,6 +307,7 @@ impl Registry {
             reservations: Mutex::new(Vec::new()),
             next_reservation: std::sync::atomic::AtomicU64::new(0),
             sessions: Mutex::new(HashMap::new()),
+            ended: Mutex::new(std::collections::VecDeque::new()),
             decided: tokio::sync::Notify::new(),
         })
     }
@@ -426,9 +441,7 @@ impl Registry {
     /// refused. Another client's session, or one file of a multi-file proposal, is refused as a
     /// session that is not open: a refusal tells nothing of what other clients have.
     pub fn key_for(&self, session_path: &str, caller: &ReviewOwner) -> Result<PathBuf, EditError> {
-        self.key_where(session_path, |s| {
-            s.owner.as_ref().is_some_and(|o| o.admits(caller))
-        })
+        self.key_where(session_path, |owner, _| owner.admits(caller))
     }
 
     /// The registry key of a `session_path` a review page link of `scope` may decide: only a
@@ -438,25 +451,72 @@ impl Registry {
         session_path: &str,
         scope: &ReviewScope,
     ) -> Result<PathBuf, EditError> {
-        self.key_where(session_path, |s| scope.covers(s))
+        self.key_where(session_path, |owner, key| scope.covers_owner(owner, key))
     }
 
     /// The key of `session_path` when it names a proposal's own session that is `usable`.
     fn key_where(
         &self,
         session_path: &str,
-        usable: impl Fn(&Session) -> bool,
+        usable: impl Fn(&ReviewOwner, &Path) -> bool,
     ) -> Result<PathBuf, EditError> {
         let key = self.key_of(session_path)?;
-        let usable = self
-            .lock()
-            .get(&key)
-            .is_some_and(|s| s.member_of.is_none() && usable(s));
-        if usable {
-            Ok(key)
-        } else {
-            Err(not_open(session_path))
+        let open = self.lock().get(&key).is_some_and(|s| {
+            s.member_of.is_none() && s.owner.as_ref().is_some_and(|o| usable(o, &s.dir))
+        });
+        if open {
+            return Ok(key);
         }
+        let ended = self.ended_list();
+        match ended
+            .iter()
+            .rev()
+            .find(|e| e.key == key && usable(&e.owner, &e.key))
+        {
+            Some(e) => Err(EditError::session(format!(
+                "The review session {session_path} has ended: {}. Nothing was written.",
+                e.why
+            ))
+            .with_next(NextStep::ProposeWithoutSession)),
+            None => Err(not_open(session_path)),
+        }
+    }
+
+    fn ended_list(&self) -> MutexGuard<'_, std::collections::VecDeque<Ended>> {
+        self.ended.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Ends the proposals (their leaders and members) whose leader `ends`, as if cancelled:
+    /// nothing written, files removed, a later use of their path told `why`. Returns how many.
+    pub fn end_where(&self, ends: impl Fn(&Session) -> bool, why: &str) -> usize {
+        let doomed: Vec<(PathBuf, Vec<PathBuf>, ReviewOwner)> = self
+            .lock()
+            .values()
+            .filter(|s| s.member_of.is_none() && ends(s))
+            .filter_map(|s| {
+                let owner = s.owner.clone()?;
+                Some((s.dir.clone(), s.members.clone(), owner))
+            })
+            .collect();
+        for (key, members, owner) in &doomed {
+            {
+                let mut ended = self.ended_list();
+                if ended.len() >= MAX_ENDED_REMEMBERED {
+                    ended.pop_front();
+                }
+                ended.push_back(Ended {
+                    key: key.clone(),
+                    owner: owner.clone(),
+                    why: why.to_string(),
+                });
+            }
+            for dir in members.iter().chain(std::iter::once(key)) {
+                if let Some(e) = self.remove(dir) {
+                    tracing::warn!("could not remove the ended review {}: {e}", dir.display());
+                }
+            }
+        }
+        doomed.len()
     }
 
     /// The session a form's `requestState` names, for `caller`.
@@ -484,7 +544,7 @@ impl Registry {
         }
     }
 
-    /// The key `session_path` names, whoever owns it (for the checks above).
+    /// The key `session_path` names, open or not, whoever owns it (for the checks above).
     fn key_of(&self, session_path: &str) -> Result<PathBuf, EditError> {
         let refuse = |why: &str| {
             EditError::session(format!(
@@ -501,14 +561,7 @@ impl Registry {
         }
         // Decided on the text, without the lock: a path of another shape names no session and
         // is never looked at on disk (a FUSE mount, a FIFO or a long symlink chain would stall).
-        let key = self
-            .key_shaped(p)
-            .ok_or_else(|| not_open(session_path))?;
-        if self.lock().contains_key(&key) {
-            Ok(key)
-        } else {
-            Err(not_open(session_path))
-        }
+        self.key_shaped(p).ok_or_else(|| not_open(session_path))
     }
 
     /// The registry key `path` names when it has a session's shape, `<sessions root>/s-<32 hex>`
@@ -566,6 +619,17 @@ impl Drop for Registry {
             );
         }
     }
+}
+
+/// Ended reviews remembered, to say why when their path comes back (only words depend on it).
+const MAX_ENDED_REMEMBERED: usize = 256;
+
+/// A review ended without its client's call.
+#[derive(Debug)]
+struct Ended {
+    key: PathBuf,
+    owner: ReviewOwner,
+    why: String,
 }
 
 /// Room [`Registry::admit`] gave and nobody has taken yet.
@@ -775,7 +839,10 @@ mod tests {
             let answer = key_for_soon(&registry, &path, &owner)
                 .unwrap_or_else(|| panic!("{path}: waited for the registry lock"));
             let err = answer.unwrap_err();
-            assert!(err.to_string().contains("not an open review session"), "{path}: {err}");
+            assert!(
+                err.to_string().contains("not an open review session"),
+                "{path}: {err}"
+            );
         }
         drop(held);
         assert_eq!(
@@ -784,6 +851,30 @@ mod tests {
                 .unwrap(),
             key
         );
+    }
+
+    /// A review ended without its client's call says why when its path comes back, to its own
+    /// client and page link only.
+    #[test]
+    fn an_ended_review_says_why() {
+        let (_parent, registry) = registry();
+        let sandbox_dir = tempfile::tempdir().unwrap();
+        let (sandbox, _) = Sandbox::new(&[sandbox_dir.path().to_path_buf()]).unwrap();
+        let owner = ReviewOwner::client(1, &sandbox);
+        let key = insert(&registry, owner.clone());
+        assert_eq!(registry.end_where(|_| true, "it was ended for a test"), 1);
+        assert!(!key.exists());
+        let path = key.display().to_string();
+        let err = registry.key_for(&path, &owner).unwrap_err().to_string();
+        assert!(err.contains("has ended: it was ended for a test"), "{err}");
+        let err = registry
+            .key_in_scope(&path, &ReviewScope::Client(1))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("has ended"), "{err}");
+        let other = ReviewOwner::client(2, &sandbox);
+        let err = registry.key_for(&path, &other).unwrap_err().to_string();
+        assert!(err.contains("not an open review session"), "{err}");
     }
 
     /// The exact path in other spellings of the same text (`a/./b//`) is found; through a
@@ -806,6 +897,10 @@ mod tests {
         }
         let link = parent.path().join("link");
         std::os::unix::fs::symlink(registry.root(), &link).unwrap();
-        assert!(registry.key_for(&link.join(name).display().to_string(), &owner).is_err());
+        assert!(
+            registry
+                .key_for(&link.join(name).display().to_string(), &owner)
+                .is_err()
+        );
     }
 }
