@@ -625,7 +625,10 @@ impl ServerHandler for FsServer {
         // Everything the call logs belongs to this client (see client_log).
         let span = tracing::info_span!(SESSION_SPAN, session = self.log.id());
         async move {
-            self.session.refresh_from_roots(&context.peer).await;
+            if let Some(sandbox) = self.session.refresh_from_roots(&context.peer).await {
+                // The reviews whose files left the new roots end now, with the reason.
+                self.reviews().roots_changed(self.client, &sandbox).await;
+            }
             if let Some(arguments) = request.arguments.take() {
                 match self.tools().argument_guard.check(&request.name, arguments) {
                     Ok(arguments) => request.arguments = Some(arguments),

@@ -583,6 +583,19 @@ impl ReviewManager {
         )
     }
 
+    /// The client session `client` now has `sandbox` (its roots changed). Its proposals whose
+    /// files are still the same files inside `sandbox` stay open (named as `sandbox` shows them
+    /// now); the others end, cancelled, nothing written, and a later use of their path is told
+    /// why. A proposal a call is waiting on is left to that call: its commit goes through the
+    /// sandbox in force then, like every commit. Returns how many proposals ended.
+    pub async fn roots_changed(&self, client: u64, sandbox: &Sandbox) -> usize {
+        let registry = Arc::clone(&self.inner.registry);
+        let sandbox = sandbox.clone();
+        blocking(move || Ok(roots_changed_blocking(&registry, client, &sandbox)))
+            .await
+            .unwrap_or(0)
+    }
+
     /// Records how `open` was put before the human (kept in its session, ended with it).
     pub fn hand(&self, open: &OpenReview, handed: Handed) {
         if let Some(s) = self.inner.registry.lock().get_mut(&open.key) {
@@ -957,6 +970,52 @@ impl ReviewManager {
         drop(guard);
         result
     }
+}
+
+fn roots_changed_blocking(registry: &Registry, client: u64, sandbox: &Sandbox) -> usize {
+    let files: Vec<(PathBuf, PathBuf, FileIdentity, PathBuf)> = registry
+        .lock()
+        .values()
+        .filter(|s| !s.busy && s.owner.as_ref().and_then(|o| o.client_id()) == Some(client))
+        .map(|s| {
+            let leader = s.member_of.clone().unwrap_or_else(|| s.dir.clone());
+            (s.dir.clone(), s.target.clone(), s.identity.clone(), leader)
+        })
+        .collect();
+    // Looked up on disk outside the registry's lock.
+    let mut outside: std::collections::BTreeMap<PathBuf, String> = Default::default();
+    let mut inside = Vec::new();
+    for (key, target, identity, leader) in files {
+        let shown = sandbox.display(&target);
+        match FileIdentity::of(sandbox, &shown) {
+            Ok((now, _)) if now == identity => inside.push((key, shown)),
+            _ => {
+                outside.entry(leader).or_insert(shown);
+            }
+        }
+    }
+    {
+        let mut sessions = registry.lock();
+        for (key, shown) in inside {
+            if let Some(s) = sessions.get_mut(&key) {
+                s.shown = shown;
+                if let Some(owner) = s.owner.as_mut() {
+                    owner.set_roots(sandbox);
+                }
+            }
+        }
+    }
+    outside
+        .into_iter()
+        .map(|(leader, file)| {
+            registry.end_where(
+                |s| s.dir == leader,
+                &format!(
+                    "this client's allowed directories (its roots) changed and '{file}' is no longer inside them"
+                ),
+            )
+        })
+        .sum()
 }
 
 fn commit_review_blocking(

@@ -83,14 +83,25 @@ impl ReviewOwner {
         }
     }
 
-    /// Whether `caller` may use a session this owner made.
+    /// Whether `caller` may use a session this owner made: the same client session (whatever
+    /// its allowed directories are now: a review whose file left them ends when they change, and
+    /// a commit goes only through the caller's sandbox anyway), or, for a stateless owner, a
+    /// caller on the same allowed directories.
     pub(crate) fn admits(&self, caller: &ReviewOwner) -> bool {
-        self.roots == caller.roots && (self.client.is_none() || self.client == caller.client)
+        match self.client {
+            Some(client) => caller.client == Some(client),
+            None => self.roots == caller.roots,
+        }
     }
 
     /// The client session, `None` for a stateless client.
     pub(crate) fn client_id(&self) -> Option<u64> {
         self.client
+    }
+
+    /// The allowed directories it now has (its client's roots changed).
+    pub(crate) fn set_roots(&mut self, sandbox: &Sandbox) {
+        self.roots = sandbox.root_paths().to_vec();
     }
 
     /// What a review page link of this owner's shows: its client session's reviews, or (a
