@@ -1079,3 +1079,51 @@ async fn a_client_sessions_reviews_end_with_it_however_it_ends() {
         );
     }
 }
+
+/// The page lists a client's proposals from what the reviews hold, without their proposed text,
+/// with what was left out counted; one review's detail (its link's own only) has the whole diff
+/// and the proposed text to edit.
+#[tokio::test]
+async fn the_review_page_lists_without_proposals_and_shows_one_in_detail() {
+    let ws = Workspace::new();
+    ws.write("a.txt", "old\n");
+    ws.write("b.txt", "old\n");
+    let server = HttpServer::start(&ws, &["--review-via", "page"]);
+    let mut a = Session::open(&server.url, None).await.expect("open A");
+    let mut b = Session::open(&server.url, None).await.expect("open B");
+    let (session_a, base, token_a) = pending_review(&mut a, "a.txt").await;
+    let (_, _, token_b) = pending_review(&mut b, "b.txt").await;
+    let listed = common::page_reviews(&base, &token_a).await;
+    assert_eq!(listed["left_out"], 0, "{listed}");
+    let review = &listed["reviews"][0];
+    assert_eq!(review["session_path"], session_a.as_str(), "{listed}");
+    assert!(review.get("proposed").is_none(), "{listed}");
+    assert_eq!(review["diff_cut"], 0, "{listed}");
+    assert!(
+        review["diff"].as_str().unwrap().contains("+NEW"),
+        "{listed}"
+    );
+    let one = |token: String| {
+        let url = format!("{base}/api/reviews/one");
+        let session = session_a.clone();
+        async move {
+            let response = reqwest::Client::new()
+                .get(url)
+                .query(&[("session_path", session)])
+                .header("x-fs-mcp-token", token)
+                .send()
+                .await
+                .unwrap();
+            (
+                response.status().as_u16(),
+                response.json::<Value>().await.unwrap(),
+            )
+        }
+    };
+    let (status, detail) = one(token_a.clone()).await;
+    assert_eq!(status, 200, "{detail}");
+    assert_eq!(detail["proposed"], "NEW\n", "{detail}");
+    assert_eq!(detail["diff"], review["diff"], "{detail}");
+    let (status, detail) = one(token_b).await;
+    assert_eq!(status, 404, "B's link reached A's review: {detail}");
+}

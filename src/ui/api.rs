@@ -54,6 +54,7 @@ pub fn router(state: Shared) -> Router {
         .route("/api/transform", post(transform))
         .route("/api/workspace", get(workspace))
         .route("/api/reviews", get(reviews))
+        .route("/api/reviews/one", get(review_one))
         .route("/api/reviews/decide", post(decide))
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&state),
@@ -363,6 +364,16 @@ fn walk(
 
 async fn reviews(AxumState(state): AxumState<Shared>) -> Response {
     Json(state.pending.list(&ReviewScope::All)).into_response()
+}
+
+async fn review_one(
+    AxumState(state): AxumState<Shared>,
+    axum::extract::Query(query): axum::extract::Query<super::reviews::OneQuery>,
+) -> Response {
+    match state.pending.detail(&query.session_path, &ReviewScope::All) {
+        Ok(detail) => Json(detail).into_response(),
+        Err(message) => refuse(StatusCode::NOT_FOUND, &message),
+    }
 }
 
 async fn decide(AxumState(state): AxumState<Shared>, Json(body): Json<DecideBody>) -> Response {

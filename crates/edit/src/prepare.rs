@@ -259,6 +259,7 @@ fn new_proposal(
             last_used: std::time::Instant::now(),
             input_state: None,
             handed: None,
+            diff: String::new(),
         },
     );
     Ok(Prepared::Wait { key: dir, notes })

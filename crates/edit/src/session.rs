@@ -258,6 +258,9 @@ pub(crate) struct Session {
     /// Where the proposal was last put before the human (the client's form, the page's link):
     /// the session's own, so it lives and ends with it and no other client's reviews displace it.
     pub handed: Option<Handed>,
+    /// The proposal's diff as last shown (a leader's: every file's), computed once when it was
+    /// staged (bounded like every diff): what the review page lists, without reading the files.
+    pub diff: String,
 }
 
 /// How a proposal was last put before the human, for a later call on its session to know.
@@ -273,7 +276,7 @@ pub enum Handed {
 impl Session {
     /// Bytes this session holds in memory.
     fn bytes(&self) -> usize {
-        self.base_model.len() + self.proposal.len() + self.known_future.len()
+        self.base_model.len() + self.proposal.len() + self.known_future.len() + self.diff.len()
     }
 }
 
@@ -799,6 +802,7 @@ mod tests {
             last_used: Instant::now(),
             input_state: None,
             handed: None,
+            diff: String::new(),
         };
         registry.lock().insert(dir.clone(), session);
         dir

@@ -238,8 +238,21 @@ function renderReviews(reviews) {
   if (!reviews.length) { list.replaceChildren(el("p", { class: "dim" }, "No proposal is waiting.")); return; }
   list.replaceChildren(...reviews.map((r) => {
     const editor = el("textarea", { class: "proposal", rows: "10", spellcheck: "false" });
-    editor.value = r.proposed;
     const status = el("span", { class: "dim" });
+    // One review's whole diff and proposed text, fetched when asked for.
+    const one = () => api("/api/reviews/one?session_path=" + encodeURIComponent(r.session_path));
+    let diff = diffView(r.diff);
+    const whole = r.diff_cut > 0 ? [el("button", { onclick: async (event) => {
+      try { const d = await one(); const full = diffView(d.diff); diff.replaceWith(full); diff = full; event.target.remove(); }
+      catch (e) { status.textContent = "Failed: " + e.message; }
+    } }, "Show the whole diff (" + r.diff_cut + " more bytes)")] : [];
+    const details = el("details", {}, el("summary", {}, "Edit the proposal"), editor,
+      el("div", { class: "actions" }, el("button", { class: "send-edit", onclick: () => decide(editor.value) }, "Send edited version")));
+    details.addEventListener("toggle", async () => {
+      if (!details.open || editor.dataset.loaded) return;
+      try { const d = await one(); editor.value = d.proposed || ""; editor.dataset.loaded = "1"; }
+      catch (e) { status.textContent = "Failed: " + e.message; }
+    });
     const decide = async (content) => {
       try {
         await api("/api/reviews/decide", content === undefined ? { session_path: r.session_path } : { session_path: r.session_path, content });
@@ -249,9 +262,8 @@ function renderReviews(reviews) {
     };
     return el("div", { class: "review", "data-session": r.session_path },
       el("h3", {}, el("code", {}, r.path)),
-      diffView(r.diff),
-      el("details", {}, el("summary", {}, "Edit the proposal"), editor,
-        el("div", { class: "actions" }, el("button", { class: "send-edit", onclick: () => decide(editor.value) }, "Send edited version"))),
+      diff, ...whole,
+      details,
       el("div", { class: "actions" }, el("button", { class: "primary approve", onclick: () => decide(undefined) }, "Approve"), status));
   }));
 }
