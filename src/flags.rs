@@ -5,8 +5,10 @@ use std::ffi::OsString;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use gemini_compat::SchemaProfile;
+
+use crate::context::ReviewVia;
 
 /// The default address for `--http` given without a value.
 pub const DEFAULT_HTTP_ADDR: &str = "127.0.0.1:8124";
@@ -66,23 +68,6 @@ pub fn normalize_http_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsSt
         }
     }
     out
-}
-
-/// `--review-via`: where the human reviews a proposal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
-pub enum ReviewVia {
-    /// Best first: the client's own form when it declares elicitation, else the review command
-    /// when its program is on PATH (or `--review-command none`: the files are opened by hand),
-    /// else the review page this server serves on 127.0.0.1 (the call answers at once with its
-    /// link).
-    #[default]
-    Auto,
-    /// The client's own form (MCP elicitation); the review page when the client has none.
-    Elicitation,
-    /// The review command (`--review-command`); the review page when its program is missing.
-    Command,
-    /// The review page on 127.0.0.1 (the call answers at once with its link).
-    Page,
 }
 
 /// `--schema-profile`: its values, their help and their parsing, all from the registry
@@ -150,8 +135,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "COMMAND", default_value = fs_mcp_edit::DEFAULT_REVIEW_COMMAND)]
     pub review_command: String,
 
-    /// Where the human reviews proposals: auto (the client's own form, else the review command
-    /// when installed, else a review page on 127.0.0.1), elicitation, command or page.
+    /// Where the human reviews proposals: auto (a view in the chat when the client renders MCP
+    /// Apps, else the client's own form, else the review command when installed, else a review
+    /// page on 127.0.0.1), app, elicitation, command or page.
     #[arg(long, value_enum, value_name = "CHANNEL", default_value = "auto")]
     pub review_via: ReviewVia,
 

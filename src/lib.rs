@@ -6,8 +6,10 @@
 #[cfg(not(unix))]
 compile_error!("fs-mcp-rs is Unix-only (Linux, macOS, the BSDs); on Windows, run it inside WSL.");
 
+pub mod app;
 pub mod cli;
 pub mod client_log;
+pub mod context;
 pub mod docs;
 pub mod flags;
 pub mod http;
@@ -18,6 +20,7 @@ pub mod params;
 pub mod protocol;
 pub mod proxy;
 pub mod render;
+pub mod review_page;
 pub mod roots;
 pub mod schema_cli;
 pub mod schemas;
@@ -28,4 +31,4 @@ pub mod stdio;
 pub mod tools;
 pub mod ui;
 
-pub use server::{FsServer, ReadLimits, ServerOptions, Tier};
+pub use context::{FsServer, ReadLimits, ServerOptions, Tier};

@@ -111,7 +111,7 @@ async fn run(cli: ServeArgs) -> anyhow::Result<()> {
     });
     let (sandbox, options) =
         fs_mcp_rs::setup::prepare(&cli, "fs-mcp-rs /path/to/project", CancellationToken::new())?;
-    let server = FsServer::new(sandbox, options)
+    let server = fs_mcp_rs::server::new_server(sandbox, options)
         .map_err(|e| anyhow::anyhow!("cannot create the review session directory: {e}"))?;
     match cli.listen.http {
         Some(addr) => {

@@ -7,8 +7,9 @@ use std::time::Duration;
 use fs_mcp_sandbox::Sandbox;
 use tokio_util::sync::CancellationToken;
 
+use crate::context::{ReadLimits, ServerOptions, Tier};
 use crate::flags::ServeArgs;
-use crate::server::{ReadLimits, ServerOptions, Tier, check_tool_names};
+use crate::server::check_tool_names;
 
 /// Builds the sandbox (skipped directories warned about) and the options `args` describe.
 /// `example` is the command the error for "no usable directory" suggests.

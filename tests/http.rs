@@ -1104,12 +1104,11 @@ async fn the_review_page_lists_without_proposals_and_shows_one_in_detail() {
         "{listed}"
     );
     let one = |token: String| {
-        let url = format!("{base}/api/reviews/one");
-        let session = session_a.clone();
+        // A session path holds only characters a query carries as they are.
+        let url = format!("{base}/api/reviews/one?session_path={session_a}");
         async move {
             let response = reqwest::Client::new()
                 .get(url)
-                .query(&[("session_path", session)])
                 .header("x-fs-mcp-token", token)
                 .send()
                 .await

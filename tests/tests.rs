@@ -10,6 +10,7 @@
 
 mod common;
 
+mod app_review;
 mod cli_forms;
 mod confinement_edit;
 mod confinement_read;
@@ -29,6 +30,7 @@ mod hostile_schemas;
 mod http;
 mod ignore_files_by_handle;
 mod index_attack;
+mod module_circles;
 mod protocol;
 mod proxy;
 mod proxy_depth;

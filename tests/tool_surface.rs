@@ -6,7 +6,7 @@ use crate::common;
 
 use common::{StdioClient, Workspace};
 use fs_mcp_rs::server::TOOLS_LIST_TTL_MS;
-use fs_mcp_rs::tools::{CLIENT_DEFAULT_RESULT_CHARS, RESULT_SIZE_CEILING, RESULT_SIZE_KEY};
+use fs_mcp_rs::tools::spec::{CLIENT_DEFAULT_RESULT_CHARS, RESULT_SIZE_CEILING, RESULT_SIZE_KEY};
 use serde_json::{Value, json};
 
 /// The most the default listing (core tier, gemini profile) may cost, in cl100k tokens. The

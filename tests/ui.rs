@@ -229,3 +229,56 @@ fn the_page_works_in_chromium() {
     );
     assert!(stdout.contains("browser test passed"), "{stdout}\n{stderr}");
 }
+
+/// The review view as an MCP App (issue 34) in a test host built on the official SDK's
+/// app-bridge (tests/ui/app_view_test.py): approve, reject with a comment, a three-file change,
+/// forged verdicts; screenshots kept in target/ui-screenshots.
+#[test]
+fn the_review_view_works_in_an_mcp_apps_host() {
+    let Some((python, chromium)) = browser() else {
+        return;
+    };
+    let clients = std::env::var_os("FS_MCP_CLIENTS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/clients"));
+    let node_modules = clients.join("npm/node_modules");
+    if !node_modules
+        .join("@modelcontextprotocol/ext-apps/dist/src/app-bridge.js")
+        .exists()
+    {
+        let how = "install the test clients with `cargo xtask clients install`";
+        if std::env::var("FS_MCP_REQUIRE_CLIENTS").as_deref() == Ok("1") {
+            panic!("the MCP Apps test needs @modelcontextprotocol/ext-apps: {how}");
+        }
+        eprintln!(
+            "skipping the MCP Apps test: @modelcontextprotocol/ext-apps is not installed: {how}"
+        );
+        return;
+    }
+    let ws = Workspace::new();
+    std::fs::create_dir_all(ws.root.join("src")).unwrap();
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/ui-screenshots");
+    let output = Command::new(python)
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/ui/app_view_test.py"
+        ))
+        .arg(env!("CARGO_BIN_EXE_fs-mcp-rs"))
+        .arg(&ws.root)
+        .arg(&shots)
+        .arg(&node_modules)
+        .env("FS_MCP_CHROMIUM", chromium)
+        .output()
+        .expect("run the MCP Apps test");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "MCP Apps test failed (screenshots in {}):\n{stdout}\n{stderr}",
+        shots.display()
+    );
+    assert!(
+        stdout.contains("app view test passed"),
+        "{stdout}\n{stderr}"
+    );
+}

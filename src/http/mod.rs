@@ -22,6 +22,7 @@ mod auth;
 mod body;
 pub mod connections;
 pub(crate) mod host;
+pub(crate) mod page;
 mod priming;
 mod sessions;
 
@@ -43,8 +44,6 @@ pub use body::MAX_BODY_BYTES;
 pub use connections::{OpenConnections, accept_connections, mark_authenticated};
 use host::{HostRule, Refused};
 pub use sessions::{CappedSessions, SessionsError};
-
-use crate::server::FsServer;
 
 /// File descriptors kept free for the tools (files, query workers) when sizing the connection cap.
 const RESERVED_FDS: u64 = 128;
@@ -81,24 +80,12 @@ impl Default for HttpLimits {
 
 /// Connections the process can hold with some descriptors to spare (16 to 4096).
 pub fn connection_cap_for_fd_limit() -> usize {
-    #[cfg(unix)]
-    {
-        let mut limit = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        // libc: no dependency of ours wraps getrlimit safely.
-        #[allow(unsafe_code)]
-        // SAFETY: getrlimit writes only into the struct we pass.
-        let status = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
-        if status == 0 {
-            #[allow(clippy::useless_conversion)] // rlim_t is not u64 everywhere
-            let soft = u64::try_from(limit.rlim_cur).unwrap_or(u64::MAX);
-            return usize::try_from(soft.saturating_sub(RESERVED_FDS).clamp(16, 4096))
-                .unwrap_or(4096);
+    match rlimit::Resource::NOFILE.get() {
+        Ok((soft, _hard)) => {
+            usize::try_from(soft.saturating_sub(RESERVED_FDS).clamp(16, 4096)).unwrap_or(4096)
         }
+        Err(_) => 1024,
     }
-    1024
 }
 
 /// Builds the transport configuration for a bind address. Requests whose `Origin` names another
@@ -175,7 +162,7 @@ fn text_response(status: StatusCode, message: &str) -> Response {
 }
 
 /// What [`serve`] needs of a server: a handler for each client session, and a last word before
-/// the sessions end at shutdown. `FsServer` and `fs-mcp-rs proxy` both serve through it.
+/// the sessions end at shutdown. The MCP server (`crate::server`) and `fs-mcp-rs proxy` both serve through it.
 pub trait HttpSessions: Send + Sync + 'static {
     /// The handler one client session gets.
     type Session: rmcp::ServerHandler + Send + 'static;
@@ -186,16 +173,6 @@ pub trait HttpSessions: Send + Sync + 'static {
     /// Layers of its own around the `/mcp` route, inside the guard (the body is read and checked).
     fn wrap_mcp(&self, mcp: axum::Router) -> axum::Router {
         mcp
-    }
-}
-
-impl HttpSessions for FsServer {
-    type Session = FsServer;
-    fn new_session(&self) -> FsServer {
-        FsServer::new_session(self)
-    }
-    async fn end(&self, grace: Duration) {
-        self.end_reviews(grace).await;
     }
 }
 

@@ -43,6 +43,9 @@ pub struct ReplyContext {
     pub shutting_down: bool,
     /// Why the client's review form did not serve (the page was offered instead).
     pub form_failed: Option<FormFailure>,
+    /// A PENDING proposal is shown in the review view inside the client (MCP Apps), not on
+    /// the review page.
+    pub in_app: bool,
 }
 
 /// Why the client's review form did not serve, so the review page was offered instead.
@@ -161,6 +164,14 @@ fn verdict<'a>(
             link,
         } => {
             reply.diff = Some(diff);
+            if context.in_app {
+                return VerdictReply {
+                    message: format!(
+                        "Not written yet: the user reviews it in the view shown with this result. Now {propose}(path='{path}', session_path='{session_path}') with no edit to collect the verdict: that call waits until the user approves, rejects or edits it there, so the user types nothing."
+                    ),
+                    ..reply
+                };
+            }
             let collect = format!(
                 "Give the user this link to review it in the browser: {link} . Then {propose}(path='{path}', session_path='{session_path}') with no edit to collect the verdict (it waits for it)."
             );
@@ -657,6 +668,7 @@ mod tests {
         let context = ReplyContext {
             shutting_down: true,
             form_failed: None,
+            in_app: false,
         };
         let v = parsed(&verdict_reply(&cancelled, &listed(&[]), &context));
         assert_eq!(keys(&v), ["user_action", "message"]);

@@ -401,34 +401,16 @@ fn key_list(keys: &JsonKeys) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fs_mcp_sandbox::Sandbox;
+    use fs_mcp_sandbox::testing::Fixture;
     use fs_mcp_search::{InfoOptions, file_info, get_files_info};
 
-    /// A sandbox over a fresh directory.
-    struct Fixture {
-        _tmp: tempfile::TempDir,
-        root: std::path::PathBuf,
-        sandbox: Sandbox,
+    /// The answers for the shared fixture's files.
+    trait Describe {
+        fn info(&self, path: &str) -> String;
+        fn info_with(&self, path: &str, listed: &ListedTools, options: &InfoOptions) -> String;
     }
 
-    impl Fixture {
-        fn new() -> Fixture {
-            let tmp = tempfile::tempdir().unwrap();
-            let root = std::fs::canonicalize(tmp.path()).unwrap();
-            let (sandbox, _) = Sandbox::new([&root]).unwrap();
-            Fixture {
-                _tmp: tmp,
-                root,
-                sandbox,
-            }
-        }
-
-        fn write(&self, path: &str, content: impl AsRef<[u8]>) {
-            let path = self.root.join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, content).unwrap();
-        }
-
+    impl Describe for Fixture {
         /// The answer for `path` with every tool listed, as `--all` lists them.
         fn info(&self, path: &str) -> String {
             self.info_with(path, &all_tools(), &InfoOptions::default())

@@ -172,7 +172,7 @@ pub fn compile_text(error: &CompileError) -> String {
 /// Environment access, as both `env` and `$ENV` are refused.
 const ENVIRONMENT_DISABLED: &str = "environment access is disabled in this server";
 
-fn function_help_text(name: &str, help: &FunctionHelp) -> String {
+pub(crate) fn function_help_text(name: &str, help: &FunctionHelp) -> String {
     match help {
         FunctionHelp::EnvironmentDisabled => ENVIRONMENT_DISABLED.into(),
         FunctionHelp::JqOnly { why } => {
@@ -194,7 +194,7 @@ fn function_help_text(name: &str, help: &FunctionHelp) -> String {
     }
 }
 
-fn variable_help_text(help: &VariableHelp) -> &'static str {
+pub(crate) fn variable_help_text(help: &VariableHelp) -> &'static str {
     match help {
         VariableHelp::EnvironmentDisabled => ENVIRONMENT_DISABLED,
         VariableHelp::JqOnly => "exists in jq 1.7 but not in this jq engine (jaq)",
@@ -236,8 +236,15 @@ pub fn next_step(error: &QueryError, listed: &ListedTools) -> Option<String> {
             "Only queries that stream an array, such as `.items[] | …`, read a file of any size; write the query that way, or narrow it to such a stream"
                 .into(),
         ),
-        QueryError::Cancelled => None,
-        _ => None,
+        // The error's own text carries its hint; nothing to call instead.
+        QueryError::Syntax(_)
+        | QueryError::Compile(_)
+        | QueryError::Runtime(_)
+        | QueryError::Input(_)
+        | QueryError::Io(_)
+        | QueryError::Crashed
+        | QueryError::Worker(_)
+        | QueryError::Cancelled => None,
     }
 }
 
@@ -250,9 +257,7 @@ pub fn query_failure(error: &QueryError, listed: &ListedTools) -> CallToolResult
 mod tests {
     use std::time::Duration;
 
-    use fs_mcp_query::{
-        Found, InputFormat, Limits, Position, RuntimeError, SyntaxError, SyntaxProblem,
-    };
+    use fs_mcp_query::{InputFormat, Limits, RuntimeError};
 
     use super::*;
     use crate::render::error_text;
@@ -451,84 +456,6 @@ mod tests {
             "Error: jq error: boom (and 1 more errors)\n--- debug/stderr output ---\n[\"DEBUG:\",1]."
         );
         assert_eq!(failed("error(\"boom\")"), "Error: jq error: boom.");
-    }
-
-    /// Every hint and note reads without naming a tool: a tool is named only in a next step,
-    /// and only when listed.
-    #[test]
-    fn hints_and_notes_name_no_tool() {
-        let hints = [
-            SyntaxHint::AddMissing { close: ")".into() },
-            SyntaxHint::DoubleQuotes,
-            SyntaxHint::ValidEscapes,
-            SyntaxHint::CompareWithDoubleEquals,
-            SyntaxHint::EndsTooEarly,
-            SyntaxHint::CheckStructure,
-        ];
-        let notes = [
-            AnswerNote::FirstResultCut {
-                result_bytes: 1,
-                shown_bytes: 1,
-                results: count(1, false),
-            },
-            AnswerNote::Truncated {
-                shown: 1,
-                results: count(2, true),
-                output_limit_bytes: Some(1),
-                next_query: ".[1:101]".into(),
-            },
-            AnswerNote::ErrorAfterResults {
-                results: 1,
-                error: "e".into(),
-                more_errors: 1,
-            },
-            AnswerNote::Log {
-                text: "x".into(),
-                dropped: true,
-            },
-        ];
-        let helps = [
-            FunctionHelp::EnvironmentDisabled,
-            FunctionHelp::JqOnly {
-                why: JqOnlyReason::LineNumbersNotTracked,
-            },
-            FunctionHelp::JqOnly {
-                why: JqOnlyReason::FileNameNotAvailable,
-            },
-            FunctionHelp::JqOnly {
-                why: JqOnlyReason::ModulesUnsupported,
-            },
-            FunctionHelp::DefinedAs { arities: vec![1] },
-            FunctionHelp::DidYouMean { name: "f".into() },
-        ];
-        let texts = hints
-            .iter()
-            .map(hint_text)
-            .chain(notes.iter().map(note_text))
-            .chain(helps.iter().map(|help| function_help_text("f", help)))
-            .chain(
-                [VariableHelp::EnvironmentDisabled, VariableHelp::JqOnly]
-                    .iter()
-                    .map(|help| variable_help_text(help).to_string()),
-            );
-        let tools: Vec<&'static str> = crate::tools::specs().iter().map(|s| s.name).collect();
-        for text in texts {
-            for tool in &tools {
-                assert!(!text.contains(tool), "{text:?} names {tool}");
-            }
-        }
-        // the syntax error itself names no tool either
-        let syntax = QueryError::Syntax(Box::new(SyntaxError {
-            at: Some(Position { line: 1, column: 2 }),
-            problem: SyntaxProblem::Expected {
-                expected: "term".into(),
-                found: Found::EndOfQuery,
-            },
-            line_text: Some(".".into()),
-            hint: Some(SyntaxHint::CheckStructure),
-        }));
-        let text = what_failed(&syntax);
-        assert!(tools.iter().all(|tool| !text.contains(tool)), "{text}");
     }
 
     #[test]

@@ -290,7 +290,6 @@ pub fn next_step(error: &ReadError, listed: &ListedTools) -> Option<String> {
             ..
         } => too_large_step(path, *structured, examples, listed),
         ReadError::Io { .. } => return None,
-        _ => return None,
     })
 }
 
@@ -383,16 +382,11 @@ fn json_string(text: &str) -> String {
 pub fn media_error(error: &MediaError, listed: &ListedTools) -> String {
     let step = match error {
         MediaError::Access(access) => sandbox::next_step(access, listed),
-        MediaError::NotFound { .. } => listed
-            .any_of_or(
-                &["search_files", "list_directory_with_sizes"],
-                "directory_tree",
-            )
-            .map(|tools| format!("Check the name with {tools}")),
+        MediaError::NotFound { .. } => Some(sandbox::check_the_name(listed)),
         MediaError::TooLarge { .. } => listed
             .any_of(&["get_file_info"])
             .map(|tool| format!("{tool} describes it without reading it")),
-        _ => None,
+        MediaError::NotRegular { .. } | MediaError::Io { .. } => None,
     };
     error_text(error, step.as_deref())
 }

@@ -7,21 +7,24 @@ use rmcp::model::CallToolResult;
 
 use super::{ListedTools, error_text, failure};
 
+/// The next step after a path that does not exist, for every tool: the listed tools that find
+/// names, or how a relative path resolves.
+pub fn check_the_name(listed: &ListedTools) -> String {
+    match listed.any_of_or(
+        &["search_files", "list_directory_with_sizes"],
+        "directory_tree",
+    ) {
+        Some(tools) => format!("Check the name with {tools}"),
+        None => {
+            "Check the name; a relative path resolves against the first allowed directory".into()
+        }
+    }
+}
+
 /// The next step after `error`, if there is one to give.
 pub fn next_step(error: &AccessError, listed: &ListedTools) -> Option<String> {
     match error {
-        AccessError::NotFound { .. } => Some(
-            match listed.any_of_or(
-                &["search_files", "list_directory_with_sizes"],
-                "directory_tree",
-            ) {
-                Some(tools) => format!("Check the name with {tools}"),
-                None => {
-                    "Check the name; a relative path resolves against the first allowed directory"
-                        .to_string()
-                }
-            },
-        ),
+        AccessError::NotFound { .. } => Some(check_the_name(listed)),
         AccessError::NotRegular {
             kind: EntryKind::Dir,
             ..

@@ -18,16 +18,7 @@ use super::{ListedTools, error_text, failure, sandbox};
 pub fn next_step(error: &SearchError, listed: &ListedTools) -> Option<String> {
     Some(match error {
         SearchError::Access(access) => return sandbox::next_step(access, listed),
-        SearchError::NotFound { .. } => {
-            match listed.any_of_or(&["search_files", "list_directory_with_sizes"], "directory_tree")
-            {
-                Some(tools) => format!("Check the name with {tools}"),
-                None => {
-                    "Check the name; a relative path resolves against the first allowed directory"
-                        .into()
-                }
-            }
-        }
+        SearchError::NotFound { .. } => sandbox::check_the_name(listed),
         SearchError::UnsafeIgnoreFile { .. } => {
             "Search with include_ignored=true (no rules read), or search a sub-directory".into()
         }
@@ -45,7 +36,6 @@ pub fn next_step(error: &SearchError, listed: &ListedTools) -> Option<String> {
         SearchError::NotADirectory { .. }
         | SearchError::NotSearchable { .. }
         | SearchError::Io { .. } => return None,
-        _ => return None,
     })
 }
 
@@ -57,7 +47,7 @@ pub fn search_error(error: &SearchError, listed: &ListedTools) -> String {
 /// A search answer, or the call's failure.
 pub fn answer(result: Result<String, SearchError>, listed: &ListedTools) -> CallToolResult {
     match result {
-        Ok(body) => crate::tools::text(body),
+        Ok(body) => CallToolResult::success(vec![rmcp::model::ContentBlock::text(body)]),
         Err(e) => failure(&e, next_step(&e, listed).as_deref()),
     }
 }

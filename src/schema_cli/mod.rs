@@ -14,7 +14,7 @@ use anyhow::Context;
 use clap::Subcommand;
 use serde_json::Value;
 
-use crate::server::{FsServer, Tier};
+use crate::context::Tier;
 use report::{Source, Style, ToolVerdict};
 
 /// `fs-mcp-rs schema …`: the tools' schemas as clients get them.
@@ -88,7 +88,7 @@ fn check(
     };
     let tools: Vec<(String, Value)> = match server {
         Some(command) => remote::list_tool_schemas(&command)?,
-        None => FsServer::schema_reports(Tier::All)
+        None => crate::server::schema_reports(Tier::All)
             .into_iter()
             .map(|r| (r.name, r.raw_input))
             .collect(),
@@ -125,7 +125,7 @@ fn check(
 }
 
 fn diff(tool: &str) -> anyhow::Result<ExitCode> {
-    let reports = FsServer::schema_reports(Tier::All);
+    let reports = crate::server::schema_reports(Tier::All);
     let Some(report) = reports.iter().find(|r| r.name == tool) else {
         let names: Vec<&str> = reports.iter().map(|r| r.name.as_str()).collect();
         anyhow::bail!("no tool named {tool:?}; tools: {}", names.join(", "));

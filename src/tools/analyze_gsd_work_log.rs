@@ -10,9 +10,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::render;
-use crate::server::FsServer;
+use crate::context::FsServer;
 use crate::tools::spec::{ResultBudget, ToolSpec};
-use crate::tools::{blocking, structured};
+use crate::tools::reply::{blocking, structured};
 
 /// What the server says about `analyze_gsd_work_log`.
 pub fn spec() -> ToolSpec {

@@ -7,10 +7,10 @@ use rmcp::{ErrorData, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::server::FsServer;
+use crate::context::FsServer;
 use crate::tools::edit::written_answer;
 use crate::tools::spec::{Effect, ToolSpec, ToolTier, WRITES_WITHOUT_REVIEW};
-use crate::tools::blocking;
+use crate::tools::reply::blocking;
 
 /// What the server says about `append_text`.
 pub fn spec() -> ToolSpec {

@@ -8,7 +8,7 @@ use rmcp::{ErrorData, RoleServer, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::server::FsServer;
+use crate::context::FsServer;
 use crate::render;
 use crate::tools::spec::{Effect, ToolSpec};
 

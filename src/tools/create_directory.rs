@@ -6,9 +6,9 @@ use rmcp::model::CallToolResult;
 use rmcp::{ErrorData, tool};
 
 use crate::params::PathParams;
-use crate::server::FsServer;
+use crate::context::FsServer;
 use crate::tools::spec::{Effect, ToolSpec};
-use crate::tools::blocking;
+use crate::tools::reply::blocking;
 
 /// What the server says about `create_directory`.
 pub fn spec() -> ToolSpec {

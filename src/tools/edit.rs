@@ -6,8 +6,8 @@ use rmcp::RoleServer;
 use rmcp::model::{CallToolResult, InputResponses};
 use rmcp::service::RequestContext;
 
+use crate::context::FsServer;
 use crate::render::{self, ListedTools};
-use crate::server::FsServer;
 
 /// An MRTR retry of `tools/call` (2026-07-28): the state we handed out (the session_path) and
 /// the client's answers, put in the request's extensions by `call_tool`.

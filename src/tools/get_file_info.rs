@@ -12,9 +12,9 @@ use serde_json::Value;
 
 use crate::lenient;
 use crate::render::{self, ListedTools};
-use crate::server::FsServer;
+use crate::context::FsServer;
 use crate::tools::spec::{ToolSpec, output_schema};
-use crate::tools::{blocking, failure, structured};
+use crate::tools::reply::{blocking, failure, structured};
 
 /// What the server says about `get_file_info`.
 pub fn spec() -> ToolSpec {

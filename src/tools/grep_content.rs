@@ -15,8 +15,8 @@ use serde::Deserialize;
 
 use crate::lenient;
 use crate::params::{bounded, dot, lean_schema};
-use crate::server::FsServer;
-use crate::tools::blocking;
+use crate::context::FsServer;
+use crate::tools::reply::blocking;
 use crate::render;
 use crate::render::search::answer;
 use crate::tools::spec::{ResultBudget, ToolSpec};

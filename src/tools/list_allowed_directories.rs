@@ -6,9 +6,9 @@ use rmcp::model::CallToolResult;
 use rmcp::{ErrorData, tool};
 
 use crate::params::NoParams;
-use crate::server::FsServer;
+use crate::context::FsServer;
 use crate::tools::spec::ToolSpec;
-use crate::tools::text;
+use crate::tools::reply::text;
 
 /// What the server says about `list_allowed_directories`.
 pub fn spec() -> ToolSpec {

@@ -7,7 +7,7 @@ use rmcp::{ErrorData, tool};
 
 use crate::params::PathParams;
 use crate::render::listing::Listed;
-use crate::server::FsServer;
+use crate::context::FsServer;
 use crate::tools::search::listing;
 use crate::tools::spec::{LEAN_DEFAULT_SURFACE, ResultBudget, ToolSpec, ToolTier};
 

@@ -4,15 +4,14 @@
 
 pub mod edit;
 pub mod query;
+pub mod reply;
 mod review;
 pub mod search;
 pub mod spec;
 
-use rmcp::ErrorData;
 use rmcp::handler::server::router::tool::ToolRoute;
-use rmcp::model::{CallToolResult, ContentBlock};
 
-use crate::server::FsServer;
+use crate::context::FsServer;
 use spec::ToolSpec;
 
 /// Declares each tool's module and lists them for the router: one line per tool, in the order
@@ -66,61 +65,6 @@ tools! {
     write_file,
     append_text,
     move_file,
-}
-
-/// A successful text result.
-pub fn text(body: impl Into<String>) -> CallToolResult {
-    CallToolResult::success(vec![ContentBlock::text(body)])
-}
-
-/// A successful result carrying data: `data` as `structuredContent` (for clients that read it,
-/// checked against the tool's output schema) and `body`, its text rendering, as the content
-/// models read.
-///
-/// A `"$ref"` key in the data (a query result holding a JSON Schema) is escaped (`"$$ref"`) as
-/// Gemini needs (rule R14 of docs/GEMINI_SCHEMA_CONTRACT.md); the text keeps it as it is.
-pub fn structured(body: impl Into<String>, data: &impl serde::Serialize) -> CallToolResult {
-    let mut result = text(body);
-    result.structured_content = serde_json::to_value(data).ok().map(|mut value| {
-        gemini_compat::escape_output_refs(&mut value);
-        value
-    });
-    result
-}
-
-/// A failed call whose message the model reads (isError: true), e.g. a refused path.
-pub fn failure(message: impl Into<String>) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(message)])
-}
-
-/// Runs blocking filesystem work off the async runtime, so other calls keep being served.
-pub async fn blocking<T, F>(work: F) -> Result<T, ErrorData>
-where
-    F: FnOnce() -> T + Send + 'static,
-    T: Send + 'static,
-{
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| ErrorData::internal_error(format!("tool task failed: {e}"), None))
-}
-
-/// The `_meta` key where Claude Code reads how long (in characters) a tool's result may be before
-/// it saves the result to a file and shows the model a 2 KB preview instead.
-pub const RESULT_SIZE_KEY: &str = "anthropic/maxResultSizeChars";
-/// What Claude Code keeps inline when a tool says nothing: saying it again would change nothing
-/// and cost tokens on every request.
-pub const CLIENT_DEFAULT_RESULT_CHARS: usize = 50_000;
-/// The most Claude Code honours for [`RESULT_SIZE_KEY`].
-pub const RESULT_SIZE_CEILING: usize = 500_000;
-/// The tool's `_meta` with its result budget, if it has one.
-pub fn result_budget_meta(
-    spec: &ToolSpec,
-    read_limits: crate::server::ReadLimits,
-) -> Option<rmcp::model::MetaObject> {
-    let budget = spec.result_budget(read_limits)?;
-    let mut meta = rmcp::model::JsonObject::new();
-    meta.insert(RESULT_SIZE_KEY.into(), budget.into());
-    Some(rmcp::model::MetaObject(meta))
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use serde::de::Deserializer;
 
 use crate::lenient;
 use crate::params::lean_schema;
-use crate::server::FsServer;
+use crate::context::FsServer;
 use crate::render;
 use crate::tools::edit::InputRetry;
 use crate::tools::review;
@@ -163,7 +163,10 @@ impl FsServer {
             Staged::Open(open) => open,
         };
         let mut channel = review::choose(self, &context);
-        if collect && review::offered_on_page(self, &open) {
+        if collect && review::offered_in_app(self, &open) {
+            // The view was shown (MCP Apps): the verdict comes from there.
+            channel = review::Channel::App;
+        } else if collect && review::offered_on_page(self, &open) {
             // The page's link was given (the form did not serve): the verdict comes from there.
             channel = review::Channel::Page { wait: true };
         }
@@ -172,6 +175,17 @@ impl FsServer {
             channel = review::Channel::Page { wait: false };
         }
         let result = match channel {
+            // Collecting: wait for the verdict the view sends (as the page's wait does).
+            review::Channel::App if collect => {
+                review::in_page(self, &sandbox, open, true, &context).await
+            }
+            review::Channel::App => {
+                return Ok(match review::in_app(self, open, listed) {
+                    Ok(result) => result,
+                    Err(e) => render::edit::failure(&e, listed),
+                }
+                .into());
+            }
             review::Channel::ClientForm { mrtr: true, url } => {
                 let link = review::url_mode_link(self, &open, url).await;
                 match retry
@@ -221,6 +235,7 @@ impl FsServer {
                 let context = render::edit::ReplyContext {
                     shutting_down: self.shutdown_token().is_cancelled(),
                     form_failed,
+                    in_app: false,
                 };
                 render::edit::verdict_reply(&outcome, listed, &context)
             }

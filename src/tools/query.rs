@@ -11,10 +11,10 @@ use rmcp::RoleServer;
 use rmcp::model::CallToolResult;
 use rmcp::service::RequestContext;
 
+use crate::context::FsServer;
 use crate::render;
-use crate::server::FsServer;
+use crate::tools::reply::{blocking, structured, text};
 use crate::tools::spec::ResultBudget;
-use crate::tools::{blocking, structured, text};
 
 /// The hidden subcommand that evaluates one query.
 pub const WORKER_SUBCOMMAND: &str = "__query-worker";
@@ -112,4 +112,100 @@ fn results_of(answer: &fs_mcp_query::Answer) -> Option<Vec<serde_json::Value>> {
 /// read_files from the handle it opened; the path only gives the extension).
 pub fn example_queries(path: &Path, kind: StructuredKind, head: &[u8]) -> Vec<String> {
     fs_mcp_query::example_queries(path, kind == StructuredKind::Yaml, head)
+}
+
+#[cfg(test)]
+mod tests {
+    use fs_mcp_query::{
+        AnswerNote, Found, FunctionHelp, JqOnlyReason, Position, QueryError, ResultCount,
+        SyntaxError, SyntaxHint, SyntaxProblem, VariableHelp,
+    };
+
+    use crate::render::query::{
+        function_help_text, hint_text, note_text, variable_help_text, what_failed,
+    };
+
+    /// Every hint and note reads without naming a tool: a tool is named only in a next step,
+    /// and only when listed.
+    #[test]
+    fn hints_and_notes_name_no_tool() {
+        let hints = [
+            SyntaxHint::AddMissing { close: ")".into() },
+            SyntaxHint::DoubleQuotes,
+            SyntaxHint::ValidEscapes,
+            SyntaxHint::CompareWithDoubleEquals,
+            SyntaxHint::EndsTooEarly,
+            SyntaxHint::CheckStructure,
+        ];
+        let notes = [
+            AnswerNote::FirstResultCut {
+                result_bytes: 1,
+                shown_bytes: 1,
+                results: ResultCount {
+                    counted: 1,
+                    at_least: false,
+                },
+            },
+            AnswerNote::Truncated {
+                shown: 1,
+                results: ResultCount {
+                    counted: 2,
+                    at_least: true,
+                },
+                output_limit_bytes: Some(1),
+                next_query: ".[1:101]".into(),
+            },
+            AnswerNote::ErrorAfterResults {
+                results: 1,
+                error: "e".into(),
+                more_errors: 1,
+            },
+            AnswerNote::Log {
+                text: "x".into(),
+                dropped: true,
+            },
+        ];
+        let helps = [
+            FunctionHelp::EnvironmentDisabled,
+            FunctionHelp::JqOnly {
+                why: JqOnlyReason::LineNumbersNotTracked,
+            },
+            FunctionHelp::JqOnly {
+                why: JqOnlyReason::FileNameNotAvailable,
+            },
+            FunctionHelp::JqOnly {
+                why: JqOnlyReason::ModulesUnsupported,
+            },
+            FunctionHelp::DefinedAs { arities: vec![1] },
+            FunctionHelp::DidYouMean { name: "f".into() },
+        ];
+        let texts = hints
+            .iter()
+            .map(hint_text)
+            .chain(notes.iter().map(note_text))
+            .chain(helps.iter().map(|help| function_help_text("f", help)))
+            .chain(
+                [VariableHelp::EnvironmentDisabled, VariableHelp::JqOnly]
+                    .iter()
+                    .map(|help| variable_help_text(help).to_string()),
+            );
+        let tools: Vec<&'static str> = crate::tools::specs().iter().map(|s| s.name).collect();
+        for text in texts {
+            for tool in &tools {
+                assert!(!text.contains(tool), "{text:?} names {tool}");
+            }
+        }
+        // the syntax error itself names no tool either
+        let syntax = QueryError::Syntax(Box::new(SyntaxError {
+            at: Some(Position { line: 1, column: 2 }),
+            problem: SyntaxProblem::Expected {
+                expected: "term".into(),
+                found: Found::EndOfQuery,
+            },
+            line_text: Some(".".into()),
+            hint: Some(SyntaxHint::CheckStructure),
+        }));
+        let text = what_failed(&syntax);
+        assert!(tools.iter().all(|tool| !text.contains(tool)), "{text}");
+    }
 }

@@ -11,7 +11,7 @@ use serde::Deserialize;
 
 use crate::lenient;
 use crate::params::lean_schema;
-use crate::server::FsServer;
+use crate::context::FsServer;
 use crate::tools::query::{query_budget, timeout_description};
 use crate::tools::spec::ToolSpec;
 

@@ -12,9 +12,9 @@ use serde_json::Value;
 use crate::lenient;
 use crate::params::lean_schema;
 use crate::render;
-use crate::server::FsServer;
+use crate::context::FsServer;
 use crate::tools::spec::{ResultBudget, ToolSpec};
-use crate::tools::{blocking, text};
+use crate::tools::reply::{blocking, text};
 
 /// What the server says about `read_files`.
 pub fn spec() -> ToolSpec {

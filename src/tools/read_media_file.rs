@@ -8,10 +8,10 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ErrorData, tool};
 
 use crate::params::PathParams;
-use crate::server::FsServer;
+use crate::context::FsServer;
 use crate::tools::spec::ToolSpec;
 use crate::render;
-use crate::tools::blocking;
+use crate::tools::reply::blocking;
 
 /// The largest media file returned, in bytes.
 const MEDIA_LIMIT_BYTES: u64 = fs_mcp_read::DEFAULT_MAX_MEDIA_BYTES;

@@ -1,4 +1,5 @@
-//! Where the human reviews a proposal, chosen per client session, best first: the client's own
+//! Where the human reviews a proposal, chosen per client session, best first: the review view
+//! inside the client (MCP Apps, see [`crate::app`]), the client's own
 //! form (MCP elicitation: `input_required` on 2026-07-28, `elicitation/create` before), the
 //! review command when its program is installed, else the review page this server serves on
 //! 127.0.0.1, which answers at once with its link. Verdicts mean the same on every channel (see
@@ -18,9 +19,9 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use serde_json::{Value, json};
 
-use crate::flags::ReviewVia;
+use crate::context::FsServer;
+use crate::context::ReviewVia;
 use crate::render::edit::FormFailure;
-use crate::server::FsServer;
 
 /// The key of our one input request in an MRTR round.
 const REVIEW_INPUT: &str = "review";
@@ -40,9 +41,18 @@ pub fn offered_on_page(server: &FsServer, open: &OpenReview) -> bool {
     matches!(server.reviews().handed(open), Some(Handed::Page))
 }
 
+/// The review view was shown for this session: a call collecting its verdict waits for the
+/// verdict the view sends.
+pub fn offered_in_app(server: &FsServer, open: &OpenReview) -> bool {
+    matches!(server.reviews().handed(open), Some(Handed::App))
+}
+
 /// Where a proposal is reviewed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Channel {
+    /// The review view inside the client (MCP Apps): the call answers PENDING with what the
+    /// view shows; the next call collects the verdict.
+    App,
     /// The client's form; `mrtr`: as an `input_required` result (2026-07-28); `url`: the
     /// client also takes URL-mode requests (used for a diff too long for the form).
     ClientForm { mrtr: bool, url: bool },
@@ -68,7 +78,9 @@ pub fn choose(server: &FsServer, context: &RequestContext<RoleServer>) -> Channe
         wait: page_is_client,
     };
     let command = command_available(server.reviews().config().review_command.as_deref());
+    let app = crate::app::declared(context);
     match via {
+        ReviewVia::Auto if app => Channel::App,
         ReviewVia::Auto if form => Channel::ClientForm { mrtr, url },
         ReviewVia::Auto if page_is_client => page,
         ReviewVia::Auto if command => Channel::Command,
@@ -78,6 +90,8 @@ pub fn choose(server: &FsServer, context: &RequestContext<RoleServer>) -> Channe
         ReviewVia::Command if command => Channel::Command,
         ReviewVia::Command => page,
         ReviewVia::Page => page,
+        ReviewVia::App if app => Channel::App,
+        ReviewVia::App => page,
     }
 }
 
@@ -420,6 +434,30 @@ pub async fn in_page(
             .map(|o| (o, None));
     }
     Ok((page_link(server, open).await?, None))
+}
+
+/// The review view (MCP Apps): answers at once with PENDING for the model and, in the
+/// result's `_meta`, what the view shows (each file's diff) and the token its verdict carries.
+pub fn in_app(
+    server: &FsServer,
+    open: OpenReview,
+    listed: &crate::render::ListedTools,
+) -> Result<rmcp::model::CallToolResult, EditError> {
+    let reviews = server.reviews();
+    let token = reviews.app_token(&open)?;
+    let view = reviews.proposal_view(&open);
+    let data = crate::app::view_data(&open, &view, &token);
+    reviews.hand(&open, Handed::App);
+    let outcome = reviews.pending(open, "");
+    let context = crate::render::edit::ReplyContext {
+        in_app: true,
+        ..Default::default()
+    };
+    let mut result = crate::render::edit::verdict_reply(&outcome, listed, &context);
+    let mut meta = rmcp::model::MetaObject::default();
+    meta.0.insert(crate::app::VIEW_DATA_KEY.into(), data);
+    result.meta = Some(meta);
+    Ok(result)
 }
 
 async fn page_link(server: &FsServer, open: OpenReview) -> Result<ReviewOutcome, EditError> {

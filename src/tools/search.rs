@@ -4,10 +4,10 @@
 use fs_mcp_search::SearchError;
 use rmcp::model::CallToolResult;
 
+use crate::context::FsServer;
 use crate::render::listing::Listed;
 use crate::render::{self, ListedTools};
-use crate::server::FsServer;
-use crate::tools::{blocking, structured};
+use crate::tools::reply::{blocking, structured};
 
 /// A search answer as data: its text rendering as content and the data as `structuredContent`,
 /// or the call's failure in the one error format.

@@ -11,8 +11,8 @@ use serde::Deserialize;
 use crate::lenient;
 use crate::params::{dot, lean_schema};
 use crate::render;
-use crate::server::FsServer;
-use crate::tools::blocking;
+use crate::context::FsServer;
+use crate::tools::reply::blocking;
 use crate::tools::search::structured_answer;
 use crate::tools::spec::ToolSpec;
 

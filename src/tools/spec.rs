@@ -10,7 +10,7 @@ use rmcp::handler::server::router::tool::ToolRoute;
 use rmcp::handler::server::tool::CallToolHandler;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 
-use crate::server::{FsServer, ReadLimits, Tier};
+use crate::context::{FsServer, ReadLimits, Tier};
 
 /// What one tool is, apart from its handler.
 pub struct ToolSpec {
@@ -56,7 +56,7 @@ pub enum ToolTier {
 
 /// How long a result may get, said to clients that read a budget (`_meta` [`RESULT_SIZE_KEY`]).
 ///
-/// [`RESULT_SIZE_KEY`]: crate::tools::RESULT_SIZE_KEY
+/// [`RESULT_SIZE_KEY`]: RESULT_SIZE_KEY
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ResultBudget {
     /// Results stay small: nothing is said.
@@ -121,7 +121,7 @@ impl ToolSpec {
     }
 
     /// The budget said to clients: the reply cap, or the tool's own larger cap, at most
-    /// [`RESULT_SIZE_CEILING`](crate::tools::RESULT_SIZE_CEILING). `None` for tools whose results
+    /// [`RESULT_SIZE_CEILING`](RESULT_SIZE_CEILING). `None` for tools whose results
     /// stay small, and where the budget is no more than a client assumes anyway.
     pub fn result_budget(&self, read_limits: ReadLimits) -> Option<usize> {
         let own_cap = match self.result_budget {
@@ -132,8 +132,8 @@ impl ToolSpec {
         let budget = read_limits
             .max_reply_bytes
             .max(own_cap)
-            .min(crate::tools::RESULT_SIZE_CEILING);
-        (budget > crate::tools::CLIENT_DEFAULT_RESULT_CHARS).then_some(budget)
+            .min(RESULT_SIZE_CEILING);
+        (budget > CLIENT_DEFAULT_RESULT_CHARS).then_some(budget)
     }
 
     /// The route of this tool: `attr` is what `#[tool]` generated for the handler (its input
@@ -149,4 +149,23 @@ impl ToolSpec {
         tool.output_schema = self.output_schema;
         ToolRoute::new(tool, handler)
     }
+}
+
+/// The `_meta` key where Claude Code reads how long (in characters) a tool's result may be before
+/// it saves the result to a file and shows the model a 2 KB preview instead.
+pub const RESULT_SIZE_KEY: &str = "anthropic/maxResultSizeChars";
+/// What Claude Code keeps inline when a tool says nothing: saying it again would change nothing
+/// and cost tokens on every request.
+pub const CLIENT_DEFAULT_RESULT_CHARS: usize = 50_000;
+/// The most Claude Code honours for [`RESULT_SIZE_KEY`].
+pub const RESULT_SIZE_CEILING: usize = 500_000;
+/// The tool's `_meta` with its result budget, if it has one.
+pub fn result_budget_meta(
+    spec: &ToolSpec,
+    read_limits: ReadLimits,
+) -> Option<rmcp::model::MetaObject> {
+    let budget = spec.result_budget(read_limits)?;
+    let mut meta = rmcp::model::JsonObject::new();
+    meta.insert(RESULT_SIZE_KEY.into(), budget.into());
+    Some(rmcp::model::MetaObject(meta))
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::schema_cli::{change_json, issue_json};
 
 use axum::extract::{Request, State as AxumState};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
@@ -16,15 +16,12 @@ use rmcp::service::{RunningService, ServiceError};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::reviews::{DecideBody, Pending};
-use crate::http::host::{HostRule, Refused};
-pub(super) use crate::http::same_secret;
-use crate::server::{FsServer, Tier};
+use crate::context::{FsServer, Tier};
+use crate::http::page::{given_token, guard_page, refuse};
+use crate::http::same_secret;
+use crate::review_page::{DecideBody, Pending};
 use fs_mcp_edit::ReviewScope;
 use fs_mcp_sandbox::{DirHandle, EntryKind, Sandbox, escape_os};
-
-/// The header the page sends its token in (a query `token=` works too, for the page itself).
-pub const TOKEN_HEADER: &str = "x-fs-mcp-token";
 
 const INDEX_HTML: &str = include_str!("assets/index.html");
 const STYLE_CSS: &str = include_str!("assets/style.css");
@@ -56,6 +53,7 @@ pub fn router(state: Shared) -> Router {
         .route("/api/reviews", get(reviews))
         .route("/api/reviews/one", get(review_one))
         .route("/api/reviews/decide", post(decide))
+        .route("/api/app-view", get(app_view))
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&state),
             guard,
@@ -69,68 +67,6 @@ async fn guard(AxumState(state): AxumState<Shared>, request: Request, next: Next
     let accepted =
         given_token(&request).is_some_and(|t| same_secret(t.as_bytes(), state.token.as_bytes()));
     guard_page(state.port, accepted, hint, request, next).await
-}
-
-/// The token a request carries (header or `?token=`).
-pub(super) fn given_token(request: &Request) -> Option<String> {
-    let query_token = request.uri().query().and_then(|q| {
-        q.split('&')
-            .find_map(|pair| pair.strip_prefix("token="))
-            .map(str::to_string)
-    });
-    header_str(request.headers(), TOKEN_HEADER)
-        .map(str::to_string)
-        .or(query_token)
-}
-
-/// The guard of every page this binary serves on 127.0.0.1 (the playground, the review page):
-/// its own Host and Origin only, then the token (`accepted`: the request's token is one the
-/// page gave); `wrong_token` says where the link with the token came from. A request that
-/// passes marks its connection authenticated.
-pub(super) async fn guard_page(
-    port: u16,
-    accepted: bool,
-    wrong_token: &'static str,
-    request: Request,
-    next: Next,
-) -> Response {
-    // The same Host/Origin rule as `/mcp`, with calls only from the page's own port.
-    if let Err(refused) = HostRule::own_page(port).check(&request) {
-        let message = match refused {
-            Refused::Host => {
-                "this page answers only to its own address (Host 127.0.0.1 or localhost with its port)"
-            }
-            Refused::Origin => "requests from other sites are refused (Origin is not this page)",
-        };
-        return refuse(StatusCode::FORBIDDEN, message);
-    }
-    if !accepted {
-        return refuse(StatusCode::UNAUTHORIZED, wrong_token);
-    }
-    // Its connection no longer counts among the unauthenticated ones (see crate::http).
-    crate::http::mark_authenticated(&request);
-    let mut response = next.run(request).await;
-    harden(response.headers_mut());
-    response
-}
-
-/// Headers every guarded answer carries.
-pub(super) fn harden(headers: &mut HeaderMap) {
-    // The token is in the page URL: never send it anywhere in a Referer.
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-}
-
-pub(super) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers.get(name).and_then(|v| v.to_str().ok())
-}
-
-pub(super) fn refuse(status: StatusCode, message: &str) -> Response {
-    (status, Json(json!({ "error": message }))).into_response()
 }
 
 /// The single page, CSS and JS inlined (one request carries the token; no other asset to guard).
@@ -154,7 +90,7 @@ async fn tools(AxumState(state): AxumState<Shared>) -> Response {
         Ok(tools) => tools,
         Err(e) => return service_error(e),
     };
-    let reports = FsServer::schema_reports(state.tier);
+    let reports = crate::server::schema_reports(state.tier);
     let tools: Vec<Value> = listed
         .iter()
         .map(|tool| {
@@ -368,11 +304,20 @@ async fn reviews(AxumState(state): AxumState<Shared>) -> Response {
 
 async fn review_one(
     AxumState(state): AxumState<Shared>,
-    axum::extract::Query(query): axum::extract::Query<super::reviews::OneQuery>,
+    axum::extract::Query(query): axum::extract::Query<crate::review_page::OneQuery>,
 ) -> Response {
     match state.pending.detail(&query.session_path, &ReviewScope::All) {
         Ok(detail) => Json(detail).into_response(),
         Err(message) => refuse(StatusCode::NOT_FOUND, &message),
+    }
+}
+
+/// The review view (MCP Apps) as `resources/read` serves it to a host: the page shows it in a
+/// sandboxed frame as a host would.
+async fn app_view() -> Response {
+    match crate::app::read(crate::app::VIEW_URI) {
+        Some(read) => Json(read).into_response(),
+        None => refuse(StatusCode::NOT_FOUND, "the review view is not built in"),
     }
 }
 

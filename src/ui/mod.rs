@@ -7,9 +7,6 @@
 //! drive the tools.
 
 mod api;
-mod reviews;
-
-pub use reviews::ReviewPage;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -21,7 +18,6 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::flags::ServeArgs;
-use crate::server::FsServer;
 
 /// The default port of the playground (the HTTP transport's is 8124).
 pub const DEFAULT_PORT: u16 = 8125;
@@ -63,9 +59,9 @@ async fn serve(args: UiArgs) -> anyhow::Result<()> {
     options.review_page_is_client = true;
     // The page has no MCP roots to offer: the directories given here are the sandbox.
     options.dirs_from_cli = true;
-    let server = FsServer::new(sandbox, options)
+    let server = crate::server::new_server(sandbox, options)
         .map_err(|e| anyhow::anyhow!("cannot create the review session directory: {e}"))?;
-    let pending = reviews::Pending::new(server.reviews());
+    let pending = crate::review_page::Pending::new(server.reviews());
     let roots: Vec<String> = server
         .sandbox()
         .roots()
@@ -97,7 +93,8 @@ async fn serve(args: UiArgs) -> anyhow::Result<()> {
     let local: SocketAddr = listener
         .local_addr()
         .context("cannot read the listening address")?;
-    let token = random_token().context("cannot read /dev/urandom for the page token")?;
+    let token =
+        crate::http::page::random_token().context("cannot read /dev/urandom for the page token")?;
     let state = Arc::new(api::State {
         client,
         tier,
@@ -138,12 +135,4 @@ async fn serve(args: UiArgs) -> anyhow::Result<()> {
 /// Whether --review-command was given on the command line (clap fills in the VS Code default).
 fn explicit_review_command() -> bool {
     std::env::args().any(|a| a == "--review-command" || a.starts_with("--review-command="))
-}
-
-/// 128 random bits as hex, from the kernel's generator.
-pub(crate) fn random_token() -> std::io::Result<String> {
-    use std::io::Read;
-    let mut bytes = [0u8; 16];
-    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }

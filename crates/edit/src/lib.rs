@@ -94,6 +94,7 @@ mod approval;
 pub mod atomic;
 mod changeset;
 mod commit;
+mod committed;
 mod diff;
 mod editor;
 mod error;
@@ -120,8 +121,8 @@ pub use editor::{
 pub use error::{EditError, ErrorKind, NextStep};
 pub use hints::{Hints, RecoveryStep};
 pub use manager::{
-    MAX_LISTED_DIFF_BYTES, MAX_LISTED_DIFF_BYTES_EACH, MAX_LISTED_REVIEWS, OpenReview,
-    ReviewConfig, ReviewDetail, ReviewList, ReviewListing, ReviewManager, Staged,
+    FileDiff, MAX_LISTED_DIFF_BYTES, MAX_LISTED_DIFF_BYTES_EACH, MAX_LISTED_REVIEWS, OpenReview,
+    ProposalView, ReviewConfig, ReviewDetail, ReviewList, ReviewListing, ReviewManager, Staged,
 };
 pub use mkdir::create_directory;
 pub use outcome::{

@@ -220,6 +220,25 @@ fn diff_head(diff: &str, max: usize) -> &str {
     }
 }
 
+/// What a review view shows of an open proposal ([`ReviewManager::proposal_view`]).
+#[derive(Debug, Clone)]
+pub struct ProposalView {
+    /// Each file's diff, in the proposal's order.
+    pub files: Vec<FileDiff>,
+    /// The proposed text of a single-file proposal (model view); `None` for several files,
+    /// which are approved or rejected as a whole.
+    pub proposed: Option<String>,
+}
+
+/// One file's part of a proposal.
+#[derive(Debug, Clone)]
+pub struct FileDiff {
+    /// The file as the client named it.
+    pub path: String,
+    /// Unified diff current → proposed.
+    pub diff: String,
+}
+
 /// A file of a session as LF text.
 fn read_model(path: &Path) -> Option<String> {
     let bytes = std::fs::read(path).ok()?;
@@ -676,6 +695,60 @@ impl ReviewManager {
             .registry
             .key_of_input_state(state, owner)
             .map(|key| key.display().to_string())
+    }
+
+    /// The token a review view inside the client (MCP Apps) sends back with the human's
+    /// verdict for `open` ([`ReviewManager::submit_app_verdict`]): random, bound to this
+    /// session, spent by the first verdict. A new one replaces the last.
+    pub fn app_token(&self, open: &OpenReview) -> Result<String, EditError> {
+        let token = crate::session::random_hex(16)
+            .map_err(|e| EditError::io(format!("Cannot draw a random token for the view: {e}")))?;
+        match self.inner.registry.lock().get_mut(&open.key) {
+            Some(s) => s.app_token = Some(token.clone()),
+            None => return Err(EditError::session("The review session has ended.")),
+        }
+        Ok(token)
+    }
+
+    /// Posts the verdict a review view gave (its `token`, from [`ReviewManager::app_token`]):
+    /// only for an open, undecided session of `caller`'s, once. The call collecting the
+    /// verdict acts on it. Returns the session's `session_path`.
+    pub fn submit_app_verdict(
+        &self,
+        token: &str,
+        caller: &ReviewOwner,
+        verdict: Verdict,
+    ) -> Result<String, EditError> {
+        self.inner
+            .registry
+            .post_app_verdict(token, caller, verdict)
+            .map(|key| key.display().to_string())
+    }
+
+    /// What a review view shows of `open`: each file's diff, and the proposed text of a
+    /// single-file proposal (the human may edit it before approving).
+    pub fn proposal_view(&self, open: &OpenReview) -> ProposalView {
+        let group = {
+            let sessions = self.inner.registry.lock();
+            match sessions.get(&open.key) {
+                Some(s) => group_files(&sessions, s),
+                None => Vec::new(),
+            }
+        };
+        let proposed = match group.as_slice() {
+            [(_, _, future)] => read_model(future),
+            _ => None,
+        };
+        ProposalView {
+            files: group
+                .iter()
+                .map(|(shown, current, future)| FileDiff {
+                    path: shown.clone(),
+                    diff: session_diff(current, future, shown),
+                })
+                .collect(),
+            proposed,
+        }
     }
 
     /// Acts on the human's decision on an open proposal (from the client's form): approve

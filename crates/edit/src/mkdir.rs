@@ -39,25 +39,15 @@ pub fn create_directory(sandbox: &Sandbox, path: &str) -> Result<Written, EditEr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fs_mcp_sandbox::testing::Fixture;
     use std::fs;
-    use std::path::PathBuf;
-
-    /// A sandbox over `ws/`, with `outside/` beside it.
-    fn setup() -> (tempfile::TempDir, PathBuf, PathBuf, Sandbox) {
-        let tmp = tempfile::tempdir().unwrap();
-        let base = fs::canonicalize(tmp.path()).unwrap();
-        let (root, outside) = (base.join("ws"), base.join("outside"));
-        fs::create_dir_all(&root).unwrap();
-        fs::create_dir_all(&outside).unwrap();
-        let (sandbox, _) = Sandbox::new([&root]).unwrap();
-        (tmp, root, outside, sandbox)
-    }
 
     #[test]
     fn creates_parents_and_reports_existing() {
-        let (_tmp, root, _outside, sandbox) = setup();
+        let fx = Fixture::new();
+        let (root, sandbox) = (&fx.root, &fx.sandbox);
         assert_eq!(
-            create_directory(&sandbox, "a/b/c").unwrap(),
+            create_directory(sandbox, "a/b/c").unwrap(),
             Written::Directory {
                 shown: "a/b/c".into(),
                 created: true
@@ -65,7 +55,7 @@ mod tests {
         );
         assert!(root.join("a/b/c").is_dir());
         assert_eq!(
-            create_directory(&sandbox, "a/b").unwrap(),
+            create_directory(sandbox, "a/b").unwrap(),
             Written::Directory {
                 shown: "a/b".into(),
                 created: false
@@ -75,21 +65,22 @@ mod tests {
 
     #[test]
     fn file_in_the_way_and_outside() {
-        let (_tmp, root, outside, sandbox) = setup();
+        let fx = Fixture::new();
+        let (root, outside, sandbox) = (&fx.root, &fx.outside, &fx.sandbox);
         fs::write(root.join("f.txt"), "x").unwrap();
-        let err = create_directory(&sandbox, "f.txt").unwrap_err().to_string();
+        let err = create_directory(sandbox, "f.txt").unwrap_err().to_string();
         assert!(
             err.contains("f.txt already exists and is not a directory"),
             "{err}"
         );
-        let err = create_directory(&sandbox, "f.txt/sub")
+        let err = create_directory(sandbox, "f.txt/sub")
             .unwrap_err()
             .to_string();
         assert!(err.contains("not a directory"), "{err}");
-        assert!(create_directory(&sandbox, "../outside/x").is_err());
+        assert!(create_directory(sandbox, "../outside/x").is_err());
         assert!(!outside.join("x").exists());
-        std::os::unix::fs::symlink(&outside, root.join("out")).unwrap();
-        assert!(create_directory(&sandbox, "out/new").is_err());
+        std::os::unix::fs::symlink(outside, root.join("out")).unwrap();
+        assert!(create_directory(sandbox, "out/new").is_err());
         assert!(!outside.join("new").exists());
     }
 }

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use fs_mcp_sandbox::Sandbox;
 
-use crate::approval::CommitInfo;
 use crate::atomic::WriteReport;
+use crate::committed::CommitInfo;
 use crate::editor::LaunchOutcome;
 
 /// What the human (or the wait) decided, as `propose_and_review` reports it.

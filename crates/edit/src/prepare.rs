@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 
 use fs_mcp_sandbox::{AccessError, EntryKind, Sandbox};
 
-use crate::approval::{SaveResult, commit_failure, model_of, process_save};
+use crate::approval::{SaveResult, process_save};
 use crate::commit::{self, Change, Options, ReadMode};
+use crate::committed::{commit_failure, model_of};
 use crate::diff::unified_diff;
 use crate::error::{EditError, ErrorKind, NextStep};
 use crate::outcome::{
@@ -260,6 +261,7 @@ fn new_proposal(
             input_state: None,
             handed: None,
             diff: String::new(),
+            app_token: None,
         },
     );
     Ok(Prepared::Wait { key: dir, notes })

@@ -261,6 +261,9 @@ pub(crate) struct Session {
     /// The proposal's diff as last shown (a leader's: every file's), computed once when it was
     /// staged (bounded like every diff): what the review page lists, without reading the files.
     pub diff: String,
+    /// The token a review view inside the client (MCP Apps) carries back with the human's
+    /// verdict: random, for this session alone, spent by the first verdict.
+    pub app_token: Option<String>,
 }
 
 /// How a proposal was last put before the human, for a later call on its session to know.
@@ -271,6 +274,8 @@ pub enum Handed {
     Form(Instant),
     /// The review page's link was given: the verdict is given there.
     Page,
+    /// The review view was shown inside the client (MCP Apps): its verdict comes from there.
+    App,
 }
 
 impl Session {
@@ -558,6 +563,45 @@ impl Registry {
         }
     }
 
+    /// Posts `verdict` for the session whose view token is `token`, once, for `caller` alone:
+    /// the token is spent, and a session already decided takes no second verdict. A path, a
+    /// spent or forged token, or another client's, names nothing.
+    pub fn post_app_verdict(
+        &self,
+        token: &str,
+        caller: &ReviewOwner,
+        verdict: Verdict,
+    ) -> Result<PathBuf, EditError> {
+        let mut sessions = self.lock();
+        let found = sessions.values_mut().find(|s| {
+            s.app_token
+                .as_deref()
+                .is_some_and(|mine| same_secret(mine.as_bytes(), token.as_bytes()))
+        });
+        match found {
+            Some(s)
+                if s.member_of.is_none()
+                    && s.verdict.is_none()
+                    && s.owner.as_ref().is_some_and(|o| o.admits(caller)) =>
+            {
+                if matches!(verdict, Verdict::Edited(_)) && !s.members.is_empty() {
+                    return Err(EditError::invalid(
+                        "A multi-file proposal is approved or rejected as a whole, not edited in the view. Nothing was written.",
+                    ));
+                }
+                s.app_token = None;
+                s.verdict = Some(verdict);
+                let key = s.dir.clone();
+                drop(sessions);
+                self.decided.notify_waiters();
+                Ok(key)
+            }
+            _ => Err(EditError::session(
+                "This verdict names no open review of this client (the review ended, its verdict was already given, or the token is not one this server gave). Nothing was written.",
+            )),
+        }
+    }
+
     /// The key `session_path` names, open or not, whoever owns it (for the checks above).
     fn key_of(&self, session_path: &str) -> Result<PathBuf, EditError> {
         let refuse = |why: &str| {
@@ -803,6 +847,7 @@ mod tests {
             input_state: None,
             handed: None,
             diff: String::new(),
+            app_token: None,
         };
         registry.lock().insert(dir.clone(), session);
         dir

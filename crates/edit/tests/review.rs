@@ -1888,3 +1888,59 @@ async fn the_review_list_is_built_from_memory_and_bounded() {
     assert_eq!(list.reviews.len(), MAX_LISTED_REVIEWS);
     assert_eq!(list.left_out, left - MAX_LISTED_REVIEWS);
 }
+
+/// A review view's verdict (MCP Apps) is taken by its token alone, for its own client, once:
+/// another client's call, a path, a forged or a spent token name nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_view_verdict_is_its_clients_own_and_taken_once() {
+    let e = env(|_| {});
+    fs::write(e.ws.join("t.py"), "a\nb\n").unwrap();
+    let a = ReviewOwner::client(1, &e.sandbox);
+    let b = ReviewOwner::client(2, &e.sandbox);
+    let open = match e
+        .mgr
+        .stage(&e.sandbox, ProposeRequest::single("t.py", "b", "B"), &a)
+        .await
+        .unwrap()
+    {
+        fs_mcp_edit::Staged::Open(open) => open,
+        fs_mcp_edit::Staged::Done(outcome) => panic!("{outcome:?}"),
+    };
+    let token = e.mgr.app_token(&open).unwrap();
+    let view = e.mgr.proposal_view(&open);
+    assert_eq!(view.files.len(), 1);
+    assert!(view.files[0].diff.contains("+B"), "{:?}", view.files);
+    assert_eq!(view.proposed.as_deref(), Some("a\nB\n"));
+    let sp = open.session_path.clone();
+    drop(open);
+    let approve = || fs_mcp_edit::Verdict::Approve { comment: None };
+
+    assert!(
+        e.mgr.submit_app_verdict(&token, &b, approve()).is_err(),
+        "B decided A's review"
+    );
+    assert!(
+        e.mgr.submit_app_verdict(&sp, &a, approve()).is_err(),
+        "a path is not a token"
+    );
+    assert!(e.mgr.submit_app_verdict("00", &a, approve()).is_err());
+    assert_eq!(e.mgr.submit_app_verdict(&token, &a, approve()).unwrap(), sp);
+    assert!(
+        e.mgr
+            .submit_app_verdict(&token, &a, fs_mcp_edit::Verdict::Reject { comment: None })
+            .is_err(),
+        "a second verdict with the same token"
+    );
+    assert_eq!(
+        e.read("t.py"),
+        "a\nb\n",
+        "nothing is written before the call collects it"
+    );
+    let done = e
+        .mgr
+        .stage(&e.sandbox, collect("t.py", &sp), &a)
+        .await
+        .unwrap();
+    assert!(matches!(done, fs_mcp_edit::Staged::Done(_)));
+    assert_eq!(e.read("t.py"), "a\nB\n");
+}

@@ -13,8 +13,6 @@
 
 use std::cell::RefCell;
 
-use crate::query::Required;
-
 /// Bits per distinct trigram, at least (the size is rounded up to a power of two).
 const BITS_PER_TRIGRAM: usize = 4;
 /// Largest scratch filter: 2^24 bits (2 MiB), as many as there are trigrams.
@@ -86,13 +84,9 @@ impl Grams {
         self.words[b / 64] & (1 << (b % 64)) != 0
     }
 
-    /// False only when the text cannot meet `required` (see the module docs).
-    pub(crate) fn may_meet(&self, required: &Required) -> bool {
-        required.clauses().iter().all(|clause| {
-            clause
-                .iter()
-                .any(|s| s.windows(3).all(|w| self.has(trigram(w[0], w[1], w[2]))))
-        })
+    /// False only when the text cannot contain `s`: one of its trigrams is missing.
+    pub(crate) fn may_contain(&self, s: &[u8]) -> bool {
+        s.windows(3).all(|w| self.has(trigram(w[0], w[1], w[2])))
     }
 
     /// Heap bytes held.

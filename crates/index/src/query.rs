@@ -18,6 +18,8 @@ use std::collections::BTreeSet;
 use regex_syntax::ParserBuilder;
 use regex_syntax::hir::{Class, Hir, HirKind};
 
+use crate::grams::Grams;
+
 /// Most strings in one exact set or clause; beyond it the set is given up (or split).
 const MAX_SET: usize = 64;
 /// Most characters a class may hold to be enumerated.
@@ -63,6 +65,14 @@ impl Required {
     /// True when nothing is required: every file is a candidate.
     pub fn is_nothing(&self) -> bool {
         self.clauses.is_empty()
+    }
+
+    /// False only when the text `grams` were taken from cannot meet the clauses (see the module
+    /// docs of `grams`).
+    pub(crate) fn may_be_met_by(&self, grams: &Grams) -> bool {
+        self.clauses
+            .iter()
+            .all(|clause| clause.iter().any(|s| grams.may_contain(s)))
     }
 
     /// The clauses: each a list of strings, one of which the text must contain.

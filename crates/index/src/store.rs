@@ -740,7 +740,7 @@ impl RootIndex {
         {
             let may_match = match entry {
                 FileEntry::Always => true,
-                FileEntry::Grams(grams, _) => grams.may_meet(required),
+                FileEntry::Grams(grams, _) => required.may_be_met_by(grams),
             };
             if may_match {
                 plan.candidates.push(path.clone());

@@ -220,7 +220,6 @@ pub struct RuntimeError {
 /// Why a query produced no answer. `Display` states what went wrong (no next step, no tool
 /// names).
 #[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
 pub enum QueryError {
     /// The jq expression does not parse (boxed: the other variants are small).
     Syntax(Box<SyntaxError>),

@@ -131,7 +131,7 @@
 #![warn(missing_docs)]
 
 // Module layers; a module uses only modules of the layers above its own, so
-// no two depend on each other (tests included):
+// no two depend on each other (tests included; kept by tests/module_circles.rs):
 //   leaves:  ahead answer ast data errors json_out need request skip
 //   1:       demand examples natives projected projected_yaml rewrite shape
 //   2:       fast input library   3: program   4: engine   5: plan   6: run

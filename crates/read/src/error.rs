@@ -7,12 +7,11 @@ use std::io;
 use fs_mcp_sandbox::{AccessError, EntryKind};
 use fs_mcp_text::{describe_io, format_size, thousands};
 
-use crate::StructuredKind;
+use crate::request::StructuredKind;
 
 /// Why one requested item could not be read. `path` is always the name as the reply shows it.
 /// `Display` states the facts in one sentence (no next step, no tool names).
 #[derive(Debug)]
-#[non_exhaustive]
 pub enum ReadError {
     /// The sandbox would not open the file (missing, a directory, outside, not regular…).
     Access {

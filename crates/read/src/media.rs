@@ -75,7 +75,6 @@ fn kind_of(mime: &str) -> MediaKind {
 /// Why a media file could not be read. `path` is the name as shown (`Sandbox::display`);
 /// `Display` states the facts in one sentence (no next step).
 #[derive(Debug)]
-#[non_exhaustive]
 pub enum MediaError {
     /// The sandbox refused the path.
     Access(AccessError),
@@ -192,42 +191,7 @@ pub fn read_media(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::{Path, PathBuf};
-
-    /// A sandbox over `ws/`, with `outside/` beside it.
-    struct Fixture {
-        _tmp: tempfile::TempDir,
-        root: PathBuf,
-        outside: PathBuf,
-        sandbox: Sandbox,
-    }
-
-    impl Fixture {
-        fn new() -> Fixture {
-            let tmp = tempfile::tempdir().unwrap();
-            let base = std::fs::canonicalize(tmp.path()).unwrap();
-            let (root, outside) = (base.join("ws"), base.join("outside"));
-            std::fs::create_dir_all(&root).unwrap();
-            std::fs::create_dir_all(&outside).unwrap();
-            let (sandbox, _) = Sandbox::new([&root]).unwrap();
-            Fixture {
-                _tmp: tmp,
-                root,
-                outside,
-                sandbox,
-            }
-        }
-
-        fn write(&self, rel: &str, content: impl AsRef<[u8]>) {
-            write_at(&self.root, rel, content);
-        }
-    }
-
-    fn write_at(dir: &Path, rel: &str, content: impl AsRef<[u8]>) {
-        let p = dir.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(&p, content).unwrap();
-    }
+    use fs_mcp_sandbox::testing::{Fixture, write_at};
 
     const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
 

@@ -3,8 +3,9 @@
 
 use std::path::Path;
 
+use crate::error::ReadError;
 use crate::lines::LineLen;
-use crate::{MIN_REPLY_BYTES, ReadError, ReadOptions, StructuredKind};
+use crate::request::{MIN_REPLY_BYTES, ReadOptions, StructuredKind};
 
 /// Words what a reply says to the model: a failed item and the notes. The framing (the reply's
 /// tag, `File:`, `Error:`, `Note:`, `Cut:`) stays the crate's, so no wording can forge it.

@@ -1,16 +1,11 @@
 use super::*;
+use fs_mcp_sandbox::testing::Fixture;
 use std::fs;
-use std::path::PathBuf;
-
-struct Fixture {
-    _tmp: tempfile::TempDir,
-    root: PathBuf,
-    sandbox: Sandbox,
-}
+use std::path::Path;
 
 fn fixture() -> Fixture {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = fs::canonicalize(tmp.path()).unwrap();
+    let fx = Fixture::new();
+    let root = &fx.root;
     fs::write(root.join("five.txt"), "one\ntwo\nthree\nfour\nfive\n").unwrap();
     fs::write(root.join("nonl.txt"), "a\nb\nc").unwrap();
     fs::write(root.join("crlf.txt"), "r1\r\nr2\r\nr3\r\n").unwrap();
@@ -23,12 +18,7 @@ fn fixture() -> Fixture {
     fs::write(root.join("bin.dat"), b"\x89PNG\x00\x01\x02").unwrap();
     fs::write(root.join("latin1.txt"), b"ok\ncaf\xe9\n").unwrap();
     fs::create_dir(root.join("dir")).unwrap();
-    let (sandbox, _) = Sandbox::new([&root]).unwrap();
-    Fixture {
-        _tmp: tmp,
-        root,
-        sandbox,
-    }
+    fx
 }
 
 fn req(path: &str) -> ReadRequest {

@@ -10,17 +10,22 @@
 //! Only regular files are opened for content ([`Sandbox::open_file`]): FIFOs, sockets and devices
 //! are refused before they are opened, and checked again on the handle (`fstat`).
 
+mod allowed;
+mod error;
 mod escape;
 mod handle;
 mod lexical;
 mod locate;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 use std::ffi::OsString;
-use std::fmt;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
+pub use allowed::{NoUsableDirs, Sandbox, SkippedDir};
+pub use error::AccessError;
 pub use escape::{escape_os, escape_path, unescape};
 pub use handle::{DirEntryInfo, DirHandle, DirLock, EntryKind, EntryMeta, never_serve};
 pub use locate::{FinalLink, Located};
@@ -63,186 +68,6 @@ impl AccessError {
     }
 }
 
-/// The allowed directories and the checks against them.
-#[derive(Debug, Clone)]
-pub struct Sandbox {
-    roots: Vec<DirHandle>,
-    root_paths: Vec<PathBuf>,
-    /// Refuse every write (`--read-only`), whatever tool asks.
-    read_only: bool,
-}
-
-impl PartialEq for Sandbox {
-    fn eq(&self, other: &Sandbox) -> bool {
-        self.root_paths == other.root_paths && self.read_only == other.read_only
-    }
-}
-
-impl Eq for Sandbox {}
-
-/// A directory given at startup that cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SkippedDir {
-    /// The directory as given.
-    pub path: PathBuf,
-    /// Why it cannot be used (missing, not a directory, unreadable).
-    pub reason: String,
-}
-
-/// Why a sandbox could not be built.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NoUsableDirs {
-    /// Every directory given, each with why it was skipped.
-    pub skipped: Vec<SkippedDir>,
-}
-
-impl fmt::Display for NoUsableDirs {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "no usable allowed directory")?;
-        for s in &self.skipped {
-            write!(f, "; {}: {}", s.path.display(), s.reason)?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for NoUsableDirs {}
-
-/// Why a requested path was not admitted or could not be used.
-#[derive(Debug)]
-pub enum AccessError {
-    /// The path resolves outside every allowed directory.
-    Outside {
-        /// The path as the client gave it.
-        requested: String,
-        /// Where it leads (display only).
-        resolved: PathBuf,
-        /// The allowed directories.
-        roots: Vec<PathBuf>,
-    },
-    /// The path could not be resolved (a symlink loop, `..` after a missing component, a file
-    /// used as a directory).
-    Unresolvable {
-        /// The path as the client gave it.
-        requested: String,
-        /// What stopped the resolution, in words.
-        reason: String,
-    },
-    /// Nothing exists at the path.
-    NotFound {
-        /// The path as the client gave it.
-        requested: String,
-        /// The canonical path that was looked for (display only).
-        path: PathBuf,
-    },
-    /// The path exists but is not a regular file (content is read and written only in those).
-    NotRegular {
-        /// The path as the client gave it.
-        requested: String,
-        /// The canonical path (display only).
-        path: PathBuf,
-        /// What the entry is instead.
-        kind: EntryKind,
-    },
-    /// The entry kept changing under the walk (renamed or swapped while being opened).
-    Changed {
-        /// The path as the client gave it.
-        requested: String,
-    },
-    /// The server runs read-only.
-    ReadOnly {
-        /// The path as the client gave it.
-        requested: String,
-    },
-    /// Any other I/O error.
-    Io {
-        /// The path as the client gave it.
-        requested: String,
-        /// The error from the system call.
-        error: io::Error,
-    },
-}
-
-impl AccessError {
-    /// The path as the client gave it.
-    pub fn requested(&self) -> &str {
-        match self {
-            AccessError::Outside { requested, .. }
-            | AccessError::Unresolvable { requested, .. }
-            | AccessError::NotFound { requested, .. }
-            | AccessError::NotRegular { requested, .. }
-            | AccessError::Changed { requested }
-            | AccessError::ReadOnly { requested }
-            | AccessError::Io { requested, .. } => requested,
-        }
-    }
-}
-
-/// The facts of the refusal, one sentence without a next step: the binary's renderer adds the
-/// next step (it knows which tools the model can call).
-impl fmt::Display for AccessError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            AccessError::Outside {
-                requested,
-                resolved,
-                roots,
-            } => {
-                let list = roots
-                    .iter()
-                    .map(|r| escape_path(r).into_owned())
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                write!(
-                    f,
-                    "Access denied: '{}' resolves to '{}', which is outside the allowed directories ({list})",
-                    escape_os(requested.as_ref()),
-                    escape_path(resolved)
-                )
-            }
-            AccessError::Unresolvable { requested, reason } => write!(
-                f,
-                "Cannot resolve path '{}': {reason}",
-                escape_os(requested.as_ref())
-            ),
-            AccessError::NotFound { requested, .. } => {
-                write!(f, "'{}' does not exist", escape_os(requested.as_ref()))
-            }
-            AccessError::NotRegular {
-                requested, kind, ..
-            } => {
-                let requested = escape_os(requested.as_ref());
-                if *kind == EntryKind::Dir {
-                    write!(f, "'{requested}' is a directory, not a file")
-                } else {
-                    write!(
-                        f,
-                        "'{requested}' is {}; only regular files are read or written",
-                        kind.described()
-                    )
-                }
-            }
-            AccessError::Changed { requested } => write!(
-                f,
-                "'{}' kept changing while it was being opened (renamed or replaced)",
-                escape_os(requested.as_ref())
-            ),
-            AccessError::ReadOnly { requested } => write!(
-                f,
-                "'{}' cannot be written: this server runs read-only (--read-only)",
-                escape_os(requested.as_ref())
-            ),
-            AccessError::Io { requested, error } => write!(
-                f,
-                "Cannot access '{}': {error}",
-                escape_os(requested.as_ref())
-            ),
-        }
-    }
-}
-
-impl std::error::Error for AccessError {}
-
 /// A regular file opened for reading beneath an allowed directory.
 #[derive(Debug)]
 pub struct OpenedFile {
@@ -268,94 +93,6 @@ pub struct WriteTarget {
 }
 
 impl Sandbox {
-    /// Builds a sandbox from the directories given on the command line (or by the client).
-    ///
-    /// `~` is expanded, each directory is canonicalized and opened. Entries that do not exist or
-    /// are not directories are skipped and reported; if none is left, the error lists why.
-    pub fn new<I, P>(dirs: I) -> Result<(Sandbox, Vec<SkippedDir>), NoUsableDirs>
-    where
-        I: IntoIterator<Item = P>,
-        P: AsRef<Path>,
-    {
-        let mut roots: Vec<DirHandle> = Vec::new();
-        let mut root_paths: Vec<PathBuf> = Vec::new();
-        let mut skipped = Vec::new();
-        for dir in dirs {
-            let dir = lexical::expand_tilde(dir.as_ref());
-            let opened = std::fs::canonicalize(&dir).and_then(|canonical| {
-                if canonical.is_dir() {
-                    DirHandle::open_root(&canonical).map(Some)
-                } else {
-                    Ok(None)
-                }
-            });
-            match opened {
-                Ok(Some(handle)) => {
-                    if !root_paths.iter().any(|p| p == handle.path()) {
-                        root_paths.push(handle.path().to_path_buf());
-                        roots.push(handle);
-                    }
-                }
-                Ok(None) => skipped.push(SkippedDir {
-                    path: dir,
-                    reason: "not a directory".into(),
-                }),
-                Err(e) => skipped.push(SkippedDir {
-                    path: dir,
-                    reason: fs_mcp_text::describe_io(&e),
-                }),
-            }
-        }
-        if roots.is_empty() {
-            return Err(NoUsableDirs { skipped });
-        }
-        Ok((
-            Sandbox {
-                roots,
-                root_paths,
-                read_only: false,
-            },
-            skipped,
-        ))
-    }
-
-    /// The same sandbox, refusing every write when `read_only`.
-    pub fn with_read_only(mut self, read_only: bool) -> Sandbox {
-        self.read_only = read_only;
-        self
-    }
-
-    /// True when every write is refused.
-    pub fn is_read_only(&self) -> bool {
-        self.read_only
-    }
-
-    /// Refuses a write of `requested` when the sandbox is read-only. Every writer calls it (the
-    /// handle-returning write helpers here do so themselves).
-    pub fn refuse_if_read_only(&self, requested: &str) -> Result<(), AccessError> {
-        if self.read_only {
-            return Err(AccessError::ReadOnly {
-                requested: requested.to_string(),
-            });
-        }
-        Ok(())
-    }
-
-    /// The allowed directories, canonical, in the order given. The first one anchors relative paths.
-    pub fn roots(&self) -> Vec<PathBuf> {
-        self.root_paths.clone()
-    }
-
-    /// The allowed directories as paths, without copying.
-    pub fn root_paths(&self) -> &[PathBuf] {
-        &self.root_paths
-    }
-
-    /// The handle of each allowed directory, in order.
-    pub fn root_handles(&self) -> &[DirHandle] {
-        &self.roots
-    }
-
     /// The canonical path `requested` names, admitted only inside an allowed directory.
     ///
     /// For messages and display only: a tool that opens, lists or writes uses [`Sandbox::locate`],

@@ -13,8 +13,10 @@ use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+use crate::allowed::Sandbox;
+use crate::error::AccessError;
 use crate::handle::{DirHandle, EntryKind, EntryMeta};
-use crate::{AccessError, Sandbox, escape, lexical};
+use crate::{escape, lexical};
 
 /// How many symlinks one resolution may follow before it is called a loop (Linux uses 40).
 const MAX_SYMLINK_HOPS: usize = 40;

@@ -13,32 +13,17 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 
-use fs_mcp_sandbox::{AccessError, EntryKind, Sandbox};
+use fs_mcp_sandbox::testing::{Fixture, write_at};
+use fs_mcp_sandbox::{AccessError, EntryKind};
 
-struct Fixture {
-    _tmp: tempfile::TempDir,
-    ws: PathBuf,
-    outside: PathBuf,
-    sandbox: Sandbox,
-}
-
+/// The shared fixture with `race/secret.txt` inside, `secret.txt` outside, and `swap`, a symlink
+/// to outside, that the race tests exchange with `race`.
 fn fixture() -> Fixture {
-    let tmp = tempfile::tempdir().unwrap();
-    let base = fs::canonicalize(tmp.path()).unwrap();
-    let ws = base.join("ws");
-    let outside = base.join("outside");
-    fs::create_dir_all(ws.join("race")).unwrap();
-    fs::create_dir_all(&outside).unwrap();
-    fs::write(ws.join("race/secret.txt"), "INSIDE").unwrap();
-    fs::write(outside.join("secret.txt"), "OUTSIDE").unwrap();
-    symlink(&outside, ws.join("swap")).unwrap();
-    let (sandbox, _) = Sandbox::new([&ws]).unwrap();
-    Fixture {
-        _tmp: tmp,
-        ws,
-        outside,
-        sandbox,
-    }
+    let fx = Fixture::new();
+    fx.write("race/secret.txt", "INSIDE");
+    write_at(&fx.outside, "secret.txt", "OUTSIDE");
+    fx.symlink(&fx.outside, "swap");
+    fx
 }
 
 /// Swaps `a` and `b` atomically, over and over, on a thread of its own until stopped (at most
@@ -106,7 +91,7 @@ fn expect_race_refusal(error: AccessError) {
 #[test]
 fn reads_never_leave_while_a_directory_is_swapped_for_a_symlink() {
     let fx = fixture();
-    let racer = Swapper::start(fx.ws.join("race"), fx.ws.join("swap"), 200_000);
+    let racer = Swapper::start(fx.root.join("race"), fx.root.join("swap"), 200_000);
     let (mut inside, mut refused) = (0, 0);
     for _ in 0..3000 {
         match fx.sandbox.open_file("race/secret.txt") {
@@ -118,7 +103,7 @@ fn reads_never_leave_while_a_directory_is_swapped_for_a_symlink() {
                     "read outside content through {:?}",
                     opened.path
                 );
-                assert!(opened.path.starts_with(&fx.ws));
+                assert!(opened.path.starts_with(&fx.root));
                 inside += 1;
             }
             Err(e) => {
@@ -140,12 +125,12 @@ fn reads_never_leave_while_a_directory_is_swapped_for_a_symlink() {
 #[test]
 fn writes_never_land_outside_while_a_directory_is_swapped() {
     let fx = fixture();
-    let racer = Swapper::start(fx.ws.join("race"), fx.ws.join("swap"), 200_000);
+    let racer = Swapper::start(fx.root.join("race"), fx.root.join("swap"), 200_000);
     for i in 0..1500 {
         let name = format!("race/new{i}.txt");
         match fx.sandbox.write_target(&name, false) {
             Ok(target) => {
-                assert!(target.path.starts_with(&fx.ws));
+                assert!(target.path.starts_with(&fx.root));
                 if let Ok(mut file) = target.dir.create_new(&target.name, 0o644) {
                     file.write_all(b"x").unwrap();
                 }
@@ -153,7 +138,7 @@ fn writes_never_land_outside_while_a_directory_is_swapped() {
             Err(e) => expect_race_refusal(e),
         }
         match fx.sandbox.create_dir_all(&format!("race/d{i}/e")) {
-            Ok((dir, _)) => assert!(dir.path().starts_with(&fx.ws)),
+            Ok((dir, _)) => assert!(dir.path().starts_with(&fx.root)),
             Err(e) => expect_race_refusal(e),
         }
     }
@@ -169,8 +154,8 @@ fn writes_never_land_outside_while_a_directory_is_swapped() {
 #[test]
 fn walked_paths_never_follow_a_swapped_component() {
     let fx = fixture();
-    let racer = Swapper::start(fx.ws.join("race"), fx.ws.join("swap"), 200_000);
-    let walked = fx.ws.join("race/secret.txt");
+    let racer = Swapper::start(fx.root.join("race"), fx.root.join("swap"), 200_000);
+    let walked = fx.root.join("race/secret.txt");
     for _ in 0..3000 {
         match fx.sandbox.open_walked(&walked) {
             Ok(mut opened) => {
@@ -180,7 +165,7 @@ fn walked_paths_never_follow_a_swapped_component() {
             }
             Err(e) => expect_race_refusal(e),
         }
-        match fx.sandbox.open_walked_dir(&fx.ws.join("race")) {
+        match fx.sandbox.open_walked_dir(&fx.root.join("race")) {
             Ok(dir) => {
                 let names: Vec<_> = dir.entries().unwrap().into_iter().map(|e| e.name).collect();
                 assert!(
@@ -198,7 +183,7 @@ fn walked_paths_never_follow_a_swapped_component() {
 #[test]
 fn fifos_sockets_and_devices_are_refused_without_blocking() {
     let fx = fixture();
-    let fifo = fx.ws.join("pipe");
+    let fifo = fx.root.join("pipe");
     rustix::fs::mknodat(
         rustix::fs::CWD,
         &fifo,
@@ -216,7 +201,7 @@ fn fifos_sockets_and_devices_are_refused_without_blocking() {
         msg.contains("named pipe") && msg.contains("only regular files"),
         "{msg}"
     );
-    let _listener = std::os::unix::net::UnixListener::bind(fx.ws.join("sock")).unwrap();
+    let _listener = std::os::unix::net::UnixListener::bind(fx.root.join("sock")).unwrap();
     assert!(matches!(
         fx.sandbox.open_file("sock"),
         Err(AccessError::NotRegular {
@@ -224,7 +209,7 @@ fn fifos_sockets_and_devices_are_refused_without_blocking() {
             ..
         })
     ));
-    symlink("/dev/null", fx.ws.join("null")).unwrap();
+    symlink("/dev/null", fx.root.join("null")).unwrap();
     assert!(matches!(
         fx.sandbox.open_file("null"),
         Err(AccessError::Outside { .. })
@@ -243,10 +228,10 @@ fn escaped_names_round_trip_to_the_same_file() {
     let fx = fixture();
     use std::os::unix::ffi::OsStrExt;
     let odd = Path::new(std::ffi::OsStr::from_bytes(b"bad\xff.txt"));
-    fs::write(fx.ws.join(odd), "odd bytes").unwrap();
-    fs::write(fx.ws.join("bad\u{fffd}.txt"), "lossy twin").unwrap();
-    fs::write(fx.ws.join("evil\nname.txt"), "newline").unwrap();
-    let shown = fx.sandbox.display(&fx.ws.join(odd));
+    fs::write(fx.root.join(odd), "odd bytes").unwrap();
+    fs::write(fx.root.join("bad\u{fffd}.txt"), "lossy twin").unwrap();
+    fs::write(fx.root.join("evil\nname.txt"), "newline").unwrap();
+    let shown = fx.sandbox.display(&fx.root.join(odd));
     assert_eq!(shown, "bad\\xff.txt");
     let mut text = String::new();
     fx.sandbox
@@ -256,7 +241,7 @@ fn escaped_names_round_trip_to_the_same_file() {
         .read_to_string(&mut text)
         .unwrap();
     assert_eq!(text, "odd bytes");
-    let shown = fx.sandbox.display(&fx.ws.join("evil\nname.txt"));
+    let shown = fx.sandbox.display(&fx.root.join("evil\nname.txt"));
     assert_eq!(shown, "evil\\nname.txt");
     text.clear();
     fx.sandbox
@@ -271,8 +256,8 @@ fn escaped_names_round_trip_to_the_same_file() {
 #[test]
 fn symlinks_inside_keep_working_absolute_and_relative() {
     let fx = fixture();
-    symlink(fx.ws.join("race"), fx.ws.join("abs-link")).unwrap();
-    symlink("race/secret.txt", fx.ws.join("rel-file")).unwrap();
+    symlink(fx.root.join("race"), fx.root.join("abs-link")).unwrap();
+    symlink("race/secret.txt", fx.root.join("rel-file")).unwrap();
     let mut text = String::new();
     fx.sandbox
         .open_file("abs-link/secret.txt")
@@ -305,7 +290,7 @@ fn a_read_only_sandbox_refuses_every_write() {
         Err(AccessError::ReadOnly { .. })
     ));
     assert!(sandbox.open_file("race/secret.txt").is_ok());
-    assert!(!fx.ws.join("newdir").exists());
+    assert!(!fx.root.join("newdir").exists());
 }
 
 #[test]

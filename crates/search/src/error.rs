@@ -10,7 +10,6 @@ use fs_mcp_sandbox::{AccessError, EntryKind};
 /// `Display` states the facts (with the parser's words for a bad pattern), naming the path as
 /// the model can pass it back (`Sandbox::display`); it names no tool and gives no next step.
 #[derive(Debug)]
-#[non_exhaustive]
 pub enum SearchError {
     /// The sandbox refused the path.
     Access(AccessError),
@@ -98,7 +97,7 @@ impl fmt::Display for SearchError {
             SearchError::UnsafeIgnoreFile { path } => write!(
                 f,
                 "{path} is {}, so it is not read as ignore rules, and the search that needs them is not run.",
-                crate::walk::UNSAFE_RULES_KINDS
+                crate::rules::UNSAFE_RULES_KINDS
             ),
             SearchError::EmptyRegex => f.write_str("pattern is empty."),
             SearchError::InvalidRegex {

@@ -26,7 +26,7 @@ use fs_mcp_sandbox::Sandbox;
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::WalkState;
 
-use crate::SearchError;
+use crate::error::SearchError;
 use crate::rules::Verdict;
 use crate::walk::{self, WalkOptions};
 
@@ -132,7 +132,7 @@ pub enum LeftOut {
     /// The count stopped before any ignored matching file was counted: some may exist.
     IgnoredNotCounted,
     /// Directories not entered: an ignore file in them is of a kind never read as rules
-    /// ([`walk::UNSAFE_RULES_KINDS`]).
+    /// ([`crate::rules::UNSAFE_RULES_KINDS`]).
     UnsafeRules {
         /// How many.
         dirs: u64,
@@ -653,7 +653,7 @@ impl Skipped {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::Fixture;
+    use fs_mcp_sandbox::testing::Fixture;
 
     /// The listed paths, one per line.
     fn find(fx: &Fixture, path: &str, pattern: &str) -> String {
@@ -863,7 +863,7 @@ mod tests {
     #[test]
     fn symlinks_are_listed_not_followed() {
         let fx = Fixture::new();
-        crate::testutil::write_at(&fx.outside, "secret.rs", "");
+        fs_mcp_sandbox::testing::write_at(&fx.outside, "secret.rs", "");
         fx.symlink(&fx.outside, "out");
         fx.symlink(fx.root.clone(), "loop");
         fx.write("a.rs", "");

@@ -41,7 +41,7 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{Searcher, Sink, SinkMatch};
 use regex::Regex;
 
-use crate::SearchError;
+use crate::error::SearchError;
 use crate::matched::numbered_lines;
 
 /// Where a section ends.
@@ -161,8 +161,8 @@ fn union_matcher(
         .case_insensitive(case_insensitive)
         .multi_line(true)
         .crlf(true)
-        .size_limit(crate::grep::REGEX_SIZE_LIMIT)
-        .dfa_size_limit(crate::grep::DFA_SIZE_LIMIT)
+        .size_limit(crate::limits::REGEX_SIZE_LIMIT)
+        .dfa_size_limit(crate::limits::DFA_SIZE_LIMIT)
         .build(&joined)
 }
 

@@ -15,7 +15,7 @@ use std::path::Path;
 use fs_mcp_sandbox::{DirHandle, EntryKind, Sandbox};
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use crate::SearchError;
+use crate::error::SearchError;
 use crate::format::format_utc;
 use crate::walk;
 
@@ -713,7 +713,7 @@ fn text_ends(file: &mut File, head: &[u8], size: u64) -> std::io::Result<TextEnd
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::Fixture;
+    use fs_mcp_sandbox::testing::Fixture;
 
     fn info(fx: &Fixture, path: &str) -> FileInfo {
         file_info(&fx.sandbox, path, &InfoOptions::default()).unwrap()

@@ -31,6 +31,7 @@ mod format;
 mod grep;
 mod hints;
 mod info;
+mod limits;
 mod listing;
 mod matched;
 mod rules;
@@ -52,11 +53,9 @@ pub use info::{
     get_files_info,
 };
 pub use listing::{ListedEntry, Listing, list_entries};
+pub use rules::UNSAFE_RULES_KINDS;
 pub use tree::{Tree, TreeCut, TreeNode, TreeOptions, tree};
 pub use walk::{
-    EntryClass, Include, UNSAFE_RULES_KINDS, WalkObserver, WalkRules, WalkSkip, default_threads,
-    is_ignore_file, walk_default,
+    EntryClass, Include, WalkObserver, WalkRules, WalkSkip, default_threads, is_ignore_file,
+    walk_default,
 };
-
-#[cfg(test)]
-pub(crate) mod testutil;

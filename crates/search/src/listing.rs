@@ -10,7 +10,7 @@ use std::os::unix::ffi::OsStrExt;
 use fs_mcp_sandbox::{DirHandle, EntryKind, EntryMeta, FinalLink, Sandbox, escape_os, escape_path};
 use serde::Serialize;
 
-use crate::SearchError;
+use crate::error::SearchError;
 use crate::walk;
 
 /// Entries listed at most; the rest are counted in a note.
@@ -135,7 +135,7 @@ pub fn list_entries(sandbox: &Sandbox, path: &str) -> Result<Listing, SearchErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::Fixture;
+    use fs_mcp_sandbox::testing::Fixture;
 
     fn fixture() -> Fixture {
         let fx = Fixture::new();

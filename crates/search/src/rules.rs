@@ -36,7 +36,7 @@ const MAX_POINTER_BYTES: u64 = 4096;
 /// Rule lines one search reads at most, over all its directories: building the matchers costs
 /// time per glob, so a tree of megabyte-sized ignore files cannot make one call run for minutes.
 /// (Real trees have a few thousand: the Linux kernel some 1,500.) This and the byte limits
-/// below must match the numbers `unsafe_rules_kinds!` in `walk.rs` names.
+/// below must match the numbers `unsafe_rules_kinds!` below names.
 pub(crate) const MAX_RULE_LINES: usize = 20_000;
 
 /// Bytes of rules one search reads at most, over all its directories: a glob's matcher costs
@@ -353,3 +353,15 @@ fn dir_at(sandbox: &Sandbox, base: &DirHandle, bytes: &[u8]) -> Option<DirHandle
     // Passed escaped: the sandbox takes escaped names back, so any byte in the path is exact.
     sandbox.open_dir(&escape_path(&base.path().join(text))).ok()
 }
+
+/// The kinds of ignore file never read, as the errors and the callers' notes name them.
+macro_rules! unsafe_rules_kinds {
+    () => {
+        "a FIFO, socket, device, file over 1 MiB or symlink to none inside the allowed directories, or has more rules than a search reads (20,000 lines, 512 KiB, 4 KiB a line)"
+    };
+}
+
+/// What an ignore file that is not read as rules is: `a FIFO, socket, device, file over 1 MiB
+/// or symlink to none inside the allowed directories, or has more rules than a search reads
+/// (20,000 lines, 512 KiB, 4 KiB a line)`.
+pub const UNSAFE_RULES_KINDS: &str = unsafe_rules_kinds!();

@@ -26,7 +26,7 @@ use std::os::unix::ffi::OsStrExt;
 use fs_mcp_sandbox::{DirHandle, EntryKind, Sandbox, escape_os, escape_path};
 use serde::Serialize;
 
-use crate::SearchError;
+use crate::error::SearchError;
 use crate::error::describe_io;
 use crate::walk;
 
@@ -273,7 +273,7 @@ fn to_node(slots: &mut [Slot], idx: usize) -> TreeNode {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testutil::Fixture;
+    use fs_mcp_sandbox::testing::Fixture;
     use serde_json::{Value, json};
 
     /// The tree as JSON, and what cut it.

@@ -92,7 +92,7 @@ pub enum WalkSkip {
     /// Entries excluded by `.gitignore`/`.ignore` rules (rules were in force).
     IgnoreRules,
     /// Directories not entered: an ignore file in them is of a kind never read as rules
-    /// ([`UNSAFE_RULES_KINDS`]).
+    /// ([`crate::rules::UNSAFE_RULES_KINDS`]).
     UnsafeRules {
         /// How many.
         dirs: u64,
@@ -142,7 +142,7 @@ impl RuleTree {
         sandbox: &Sandbox,
         root: &Path,
         deadline: Option<Instant>,
-    ) -> Result<RuleTree, crate::SearchError> {
+    ) -> Result<RuleTree, crate::error::SearchError> {
         let budget = RuleBudget::default();
         let mut rules: Option<Arc<DirRules>> = None;
         if let Some(base) = sandbox.root_of(root) {
@@ -227,7 +227,7 @@ pub(crate) fn walker(
     threads: usize,
     prune_swapped: bool,
     deadline: Option<Instant>,
-) -> Result<(WalkBuilder, Arc<SkipStats>), crate::SearchError> {
+) -> Result<(WalkBuilder, Arc<SkipStats>), crate::error::SearchError> {
     let stats = Arc::new(SkipStats::default());
     let tree = if options.include_ignored {
         None
@@ -248,21 +248,9 @@ pub(crate) fn walker(
     Ok((builder, stats))
 }
 
-/// The kinds of ignore file never read, as the errors and the callers' notes name them.
-macro_rules! unsafe_rules_kinds {
-    () => {
-        "a FIFO, socket, device, file over 1 MiB or symlink to none inside the allowed directories, or has more rules than a search reads (20,000 lines, 512 KiB, 4 KiB a line)"
-    };
-}
-
-/// What an ignore file that is not read as rules is: `a FIFO, socket, device, file over 1 MiB
-/// or symlink to none inside the allowed directories, or has more rules than a search reads
-/// (20,000 lines, 512 KiB, 4 KiB a line)`.
-pub const UNSAFE_RULES_KINDS: &str = unsafe_rules_kinds!();
-
 /// The error for a walk root whose own ignore files must not be read.
-fn unsafe_rules_error(sandbox: &Sandbox, unsafe_rules: &UnsafeRules) -> crate::SearchError {
-    crate::SearchError::UnsafeIgnoreFile {
+fn unsafe_rules_error(sandbox: &Sandbox, unsafe_rules: &UnsafeRules) -> crate::error::SearchError {
+    crate::error::SearchError::UnsafeIgnoreFile {
         path: sandbox.display(&unsafe_rules.file),
     }
 }
@@ -436,7 +424,7 @@ pub fn walk_default(
     root: &Path,
     threads: usize,
     observer: &dyn WalkObserver,
-) -> Result<WalkRules, crate::SearchError> {
+) -> Result<WalkRules, crate::error::SearchError> {
     let options = WalkOptions::default();
     let tree = RuleTree::load(sandbox, root, None)?;
     let builder = configured_builder(root, threads.max(1));
@@ -495,11 +483,11 @@ pub fn default_threads() -> usize {
 pub(crate) fn resolve_existing(
     sandbox: &Sandbox,
     requested: &str,
-) -> Result<(PathBuf, EntryMeta), crate::SearchError> {
+) -> Result<(PathBuf, EntryMeta), crate::error::SearchError> {
     let located = sandbox.locate(requested, FinalLink::Follow)?;
     match located.meta {
         Some(meta) => Ok((located.path, meta)),
-        None => Err(crate::SearchError::NotFound {
+        None => Err(crate::error::SearchError::NotFound {
             path: sandbox.display(&located.path),
         }),
     }

@@ -11,6 +11,8 @@
 
 mod patterns;
 
+pub use patterns::{MAX_SIGNALS_LISTED, Signals};
+
 use std::io::{self, BufRead};
 use std::sync::OnceLock;
 
@@ -37,37 +39,6 @@ pub struct LogEntry {
     pub lines: [usize; 2],
     /// What suggests the entry is superseded.
     pub signals: Signals,
-}
-
-/// Signals that an entry may be superseded, by strength.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Signals {
-    /// Strong signals, found in the header only (strikethrough, `SUPERSEDED BY LOG-N`).
-    pub tier_1: Vec<String>,
-    /// Weaker hints anywhere in the entry (depends on, supersedes, pivot, hit a wall, …).
-    pub tier_2: Vec<String>,
-    /// Tier 1 signals beyond the [`MAX_SIGNALS_LISTED`] listed.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub tier_1_not_listed: usize,
-    /// Tier 2 signals beyond the [`MAX_SIGNALS_LISTED`] listed.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub tier_2_not_listed: usize,
-}
-
-impl Signals {
-    /// All tier 1 signals found, listed or not.
-    pub fn tier_1_count(&self) -> usize {
-        self.tier_1.len() + self.tier_1_not_listed
-    }
-
-    /// All tier 2 signals found, listed or not.
-    pub fn tier_2_count(&self) -> usize {
-        self.tier_2.len() + self.tier_2_not_listed
-    }
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 /// The whole analysis.
@@ -186,9 +157,6 @@ pub const MAX_TOKENIZED_BYTES: usize = 8 << 20;
 
 /// Entries listed; the others are counted. Bounds the answer and the memory it takes.
 pub const MAX_LOGS_LISTED: usize = 2_000;
-
-/// Signals listed per entry and tier; the others are counted in `tier_N_not_listed`.
-pub const MAX_SIGNALS_LISTED: usize = 50;
 
 /// Counts tokens with cl100k_base; falls back to bytes ÷ 4 if the tables cannot be built.
 /// The text should be at most [`MAX_LINE_BYTES`] or so: the tokenizer's memory grows with the

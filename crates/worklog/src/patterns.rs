@@ -3,8 +3,41 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
+use serde::Serialize;
 
-use crate::{MAX_SIGNALS_LISTED, Signals};
+/// Signals listed per entry and tier; the others are counted in `tier_N_not_listed`.
+pub const MAX_SIGNALS_LISTED: usize = 50;
+
+/// Signals that an entry may be superseded, by strength.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Signals {
+    /// Strong signals, found in the header only (strikethrough, `SUPERSEDED BY LOG-N`).
+    pub tier_1: Vec<String>,
+    /// Weaker hints anywhere in the entry (depends on, supersedes, pivot, hit a wall, …).
+    pub tier_2: Vec<String>,
+    /// Tier 1 signals beyond the [`MAX_SIGNALS_LISTED`] listed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub tier_1_not_listed: usize,
+    /// Tier 2 signals beyond the [`MAX_SIGNALS_LISTED`] listed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub tier_2_not_listed: usize,
+}
+
+impl Signals {
+    /// All tier 1 signals found, listed or not.
+    pub fn tier_1_count(&self) -> usize {
+        self.tier_1.len() + self.tier_1_not_listed
+    }
+
+    /// All tier 2 signals found, listed or not.
+    pub fn tier_2_count(&self) -> usize {
+        self.tier_2.len() + self.tier_2_not_listed
+    }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
 
 pub(crate) struct Header {
     pub log_id: String,

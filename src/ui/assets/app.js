@@ -248,9 +248,11 @@ function renderReviews(reviews) {
     } }, "Show the whole diff (" + r.diff_cut + " more bytes)")] : [];
     const details = el("details", {}, el("summary", {}, "Edit the proposal"), editor,
       el("div", { class: "actions" }, el("button", { class: "send-edit", onclick: () => decide(editor.value) }, "Send edited version")));
+    // The proposed text arrives when the editor is opened; what the human typed meanwhile stays.
+    editor.addEventListener("input", () => (editor.dataset.loaded = "1"));
     details.addEventListener("toggle", async () => {
       if (!details.open || editor.dataset.loaded) return;
-      try { const d = await one(); editor.value = d.proposed || ""; editor.dataset.loaded = "1"; }
+      try { const d = await one(); if (!editor.dataset.loaded) { editor.value = d.proposed || ""; editor.dataset.loaded = "1"; } }
       catch (e) { status.textContent = "Failed: " + e.message; }
     });
     const decide = async (content) => {
@@ -264,8 +266,69 @@ function renderReviews(reviews) {
       el("h3", {}, el("code", {}, r.path)),
       diff, ...whole,
       details,
-      el("div", { class: "actions" }, el("button", { class: "primary approve", onclick: () => decide(undefined) }, "Approve"), status));
+      el("div", { class: "actions" }, el("button", { class: "primary approve", onclick: () => decide(undefined) }, "Approve"),
+        el("button", { class: "as-app", onclick: (e) => { e.target.disabled = true; showAsApp(r, e.target.parentNode); } }, "Show as an MCP App"), status));
   }));
+}
+
+// ---- the review view as an MCP Apps host shows it ----
+// The same ui:// resource a client that renders MCP Apps gets, in a sandboxed frame under the
+// CSP built from its _meta.ui.csp, spoken to over the extension's postMessage JSON-RPC. Its
+// verdict goes to this page's own decide API (the page is the client here).
+function splitDiff(diff) {
+  const files = [];
+  const lines = diff.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i].startsWith("--- ") && (lines[i + 1] || "").startsWith("+++ ")) files.push([]);
+    if (files.length) files[files.length - 1].push(lines[i]);
+  }
+  return files.map((f) => f.join("\n") + "\n");
+}
+function cspOf(csp) {
+  const list = (key, none) => ((csp && csp[key]) || []).join(" ") || none;
+  return ["default-src 'none'", "script-src 'unsafe-inline'", "style-src 'unsafe-inline'", "img-src data:",
+    "connect-src " + list("connectDomains", "'none'"), "frame-src " + list("frameDomains", "'none'"),
+    "base-uri " + list("baseUriDomains", "'none'"), "form-action 'none'"].join("; ");
+}
+async function showAsApp(review, after) {
+  const read = await api("/api/app-view");
+  const content = read.contents[0];
+  // The list holds a cut diff and no proposed text: the view shows the review whole.
+  const detail = await api("/api/reviews/one?session_path=" + encodeURIComponent(review.session_path));
+  const frame = el("iframe", { class: "app-view", sandbox: "allow-scripts", title: "review view (MCP App)" });
+  after.after(frame);
+  const diffs = splitDiff(detail.diff);
+  const files = (review.files && review.files.length ? review.files : [review.path]).map((path, i) => ({ path, diff: diffs[i] || "" }));
+  const send = (message) => frame.contentWindow.postMessage(Object.assign({ jsonrpc: "2.0" }, message), "*");
+  window.addEventListener("message", async (event) => {
+    if (event.source !== frame.contentWindow) return;
+    const m = event.data || {};
+    if (m.method === "ui/initialize") {
+      send({ id: m.id, result: { protocolVersion: "2026-01-26", hostInfo: { name: "fs-mcp-rs playground", version: "1" },
+        hostCapabilities: { serverTools: {} }, hostContext: { theme: "light", displayMode: "inline" } } });
+    } else if (m.method === "ui/notifications/initialized") {
+      send({ method: "ui/notifications/tool-input", params: { arguments: { path: review.path } } });
+      send({ method: "ui/notifications/tool-result", params: { content: [{ type: "text", text: "PENDING" }],
+        _meta: { "fs-mcp-rs/review": { review: review.session_path, path: review.path, files,
+          proposed: files.length === 1 ? detail.proposed : null } } } });
+    } else if (m.method === "ui/notifications/size-changed" && m.params && m.params.height) {
+      frame.style.height = Math.min(m.params.height + 4, 900) + "px";
+    } else if (m.method === "tools/call" && m.params && m.params.name === "submit_review_verdict") {
+      const a = m.params.arguments || {};
+      const body = { session_path: review.session_path, reject: a.action === "reject", comment: a.comment };
+      if (a.action === "edit") body.content = a.content;
+      try {
+        await api("/api/reviews/decide", body);
+        send({ id: m.id, result: { content: [{ type: "text", text: "Verdict received." }] } });
+        setTimeout(pollReviews, 300);
+      } catch (e) {
+        send({ id: m.id, result: { isError: true, content: [{ type: "text", text: e.message }] } });
+      }
+    } else if (m.id !== undefined && m.method) {
+      send({ id: m.id, error: { code: -32601, message: "Method not found" } });
+    }
+  });
+  frame.srcdoc = content.text.replace(/<head>/i, '<head><meta http-equiv="Content-Security-Policy" content="' + cspOf(content._meta && content._meta.ui && content._meta.ui.csp) + '">');
 }
 
 // ---- schema lab ----

@@ -11,6 +11,9 @@ use std::process::{Command, Stdio};
 use anyhow::{Context, bail};
 use serde_json::Value;
 
+/// The start-up-only peer.
+pub const SUBJECT_RUST_MCP_FILESYSTEM: &str = "rust-mcp-filesystem";
+
 /// The original Python server, pinned.
 pub const FS_MCP_VERSION: &str = "1.23.2";
 /// The official reference server, pinned.
@@ -287,7 +290,7 @@ pub fn locate(bench_dir: &Path, install: bool, rust: Server) -> Setup {
     )
     .map(|tool| {
         tool.map(|t| StartupPeer {
-            label: super::workloads::SUBJECT_RUST_MCP_FILESYSTEM,
+            label: SUBJECT_RUST_MCP_FILESYSTEM,
             version: t.version,
             program: t.path,
         })

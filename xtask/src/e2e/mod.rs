@@ -158,7 +158,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
         None => build_server()?,
     };
     if options.install {
-        agents::install()?;
+        crate::clients::agents::install()?;
         if options.ai_sdk && !ai_sdk::installed() {
             crate::clients::install()?;
         }
@@ -173,7 +173,7 @@ pub fn run(args: &[String]) -> anyhow::Result<()> {
 /// `cargo xtask dist test`'s part: Claude Code, Gemini CLI and OpenCode over stdio, the
 /// standard script, each starting the server with a packaged command line.
 pub fn run_packaged(packaged: Packaged) -> anyhow::Result<Tally> {
-    agents::install()?;
+    crate::clients::agents::install()?;
     let mut options = Options::parse(&["--scenario".into(), "standard".into()])?;
     options.transports = vec![Transport::Stdio];
     options.ai_sdk = false;
@@ -206,7 +206,7 @@ impl Tally {
 /// `cargo xtask test`'s part: the harness against the binary the tests just used. When the CLIs
 /// cannot be installed it skips, loudly, unless `FS_MCP_REQUIRE_CLIENTS=1` (as in CI).
 pub fn run_for_tests(server: &Path) -> anyhow::Result<Tally> {
-    if let Err(e) = agents::install() {
+    if let Err(e) = crate::clients::agents::install() {
         if std::env::var("FS_MCP_REQUIRE_CLIENTS").as_deref() == Ok("1") {
             return Err(e.context("installing the agent CLIs for `cargo xtask e2e`"));
         }

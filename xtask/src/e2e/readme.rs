@@ -382,7 +382,7 @@ mod tests {
 
     #[test]
     fn the_proxy_run_wraps_the_stdio_command() {
-        let proxy = crate::e2e::agents::PROXY_FLAGS;
+        let proxy = &["proxy", "--", "fs-mcp-rs", "--auto-approve"];
         let mut gemini = json!({"mcpServers": {"fs": {"command": "fs-mcp-rs", "args": ["/p"]}}});
         assert_eq!(add_server_flags(&mut gemini, proxy), 1);
         assert_eq!(

@@ -84,7 +84,7 @@ proptest! {
         let required = Required::of(&pattern, case_insensitive);
         if regex.is_match(&text) {
             prop_assert!(required.holds_in(text.as_bytes()), "{pattern:?} matches {text:?}: {required:?}");
-            prop_assert!(Grams::of(text.as_bytes()).may_meet(&required), "{pattern:?} matches {text:?}: {required:?}");
+            prop_assert!(required.may_be_met_by(&Grams::of(text.as_bytes())), "{pattern:?} matches {text:?}: {required:?}");
         }
     }
 }

@@ -54,8 +54,9 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 use ignore::WalkState;
 
-use crate::SearchError;
+use crate::error::SearchError;
 use crate::hints::{self, BoundarySink, Profile, SectionEnd, Sections};
+use crate::limits;
 use crate::walk::{self, SkipStats, WalkOptions};
 
 pub use render::{GrepNote, GrepWords, Stopped};
@@ -426,20 +427,14 @@ pub fn searched_line_bytes(weight: u64) -> u64 {
 
 pub use fs_mcp_text::pattern_weight;
 
-/// Compiled regex size limit (the `regex` crate's default; grep-regex's own is 100 MiB): a
-/// pattern such as `a{1000}{1000}` is refused up front instead of costing a gigabyte.
-pub(crate) const REGEX_SIZE_LIMIT: usize = 10 << 20;
-/// Lazy DFA cache per search thread (grep-regex's default is 1,000 MiB).
-pub(crate) const DFA_SIZE_LIMIT: usize = 16 << 20;
-
 fn build_matcher(pattern: &str, case_insensitive: bool) -> Result<RegexMatcher, SearchError> {
     RegexMatcherBuilder::new()
         .case_insensitive(case_insensitive)
         .multi_line(true)
         .crlf(true)
         .ban_byte(Some(0))
-        .size_limit(REGEX_SIZE_LIMIT)
-        .dfa_size_limit(DFA_SIZE_LIMIT)
+        .size_limit(limits::REGEX_SIZE_LIMIT)
+        .dfa_size_limit(limits::DFA_SIZE_LIMIT)
         .build(pattern)
         .map_err(|e| {
             let reason = e.to_string();

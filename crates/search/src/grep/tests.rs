@@ -2,7 +2,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use super::*;
-use crate::testutil::{Fixture, write_at};
+use fs_mcp_sandbox::testing::{Fixture, write_at};
 
 fn opts(pattern: &str) -> GrepOptions {
     GrepOptions::new(pattern)

@@ -21,13 +21,15 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use super::api::refuse;
+use crate::http::page::{given_token, guard_page, random_token, refuse};
+use crate::http::same_secret;
 
-const REVIEW_HTML: &str = include_str!("assets/review.html");
+const REVIEW_HTML: &str = include_str!("ui/assets/review.html");
 
 /// What the page posts to decide on a proposal.
 #[derive(Debug, Deserialize)]
 pub struct DecideBody {
+    /// The review decided (its session path, as the page lists it).
     pub session_path: String,
     /// Edited content (feedback to the agent); absent approves the proposal as it is.
     #[serde(default)]
@@ -65,6 +67,7 @@ pub struct Pending {
 }
 
 impl Pending {
+    /// The open reviews of `manager`.
     pub fn new(manager: Arc<ReviewManager>) -> Pending {
         Pending { manager }
     }
@@ -142,7 +145,7 @@ impl PageState {
         let scopes = self.scopes.lock().unwrap_or_else(|e| e.into_inner());
         scopes
             .iter()
-            .find(|(known, _)| super::api::same_secret(known.as_bytes(), token.as_bytes()))
+            .find(|(known, _)| same_secret(known.as_bytes(), token.as_bytes()))
             .map(|(_, scope)| scope.clone())
     }
 }
@@ -211,7 +214,7 @@ impl ReviewPage {
                         scopes.remove(&old);
                     }
                 }
-                let token = super::random_token()?;
+                let token = random_token()?;
                 scopes.insert(token.clone(), scope.clone());
                 token
             }
@@ -236,12 +239,12 @@ async fn guard(
 ) -> Response {
     let hint =
         "missing or wrong token: open the link propose_and_review gave (it ends in ?token=…)";
-    let scope = super::api::given_token(&request).and_then(|t| state.scope_of(&t));
+    let scope = given_token(&request).and_then(|t| state.scope_of(&t));
     let accepted = scope.is_some();
     if let Some(scope) = scope {
         request.extensions_mut().insert(Scoped(scope));
     }
-    super::api::guard_page(state.port, accepted, hint, request, next).await
+    guard_page(state.port, accepted, hint, request, next).await
 }
 
 /// The page, its CSS and JS inline; nothing else may load or run.
@@ -266,6 +269,7 @@ async fn list(
 /// `?session_path=…`: the review to show whole.
 #[derive(Debug, Deserialize)]
 pub struct OneQuery {
+    /// The review's `session_path`.
     pub session_path: String,
 }
 
