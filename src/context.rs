@@ -129,6 +129,8 @@ pub struct FsServer {
     log: Arc<SessionLog>,
     /// This client session, among every session of the process: its reviews are its own.
     client: u64,
+    /// Ends this client session's open reviews when its last handle goes (the session ended).
+    _client_reviews: Arc<ClientReviews>,
     /// Made for an HTTP client: on 2026-07-28 each request gets a server of its own (no
     /// session), so its reviews are reached by their handle instead of by this session.
     over_http: bool,
@@ -138,6 +140,37 @@ pub struct FsServer {
 fn next_client() -> u64 {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// A client session's hold on its reviews, shared by every handle of its server. rmcp drops the
+/// session's server however the session ends (an HTTP DELETE, the idle expiry, an eviction to
+/// make room, stdin closed), once its last call is answered: then nobody can collect or commit
+/// its reviews any more, so they end with it (cancelled, files removed, gone from the review
+/// page) rather than wait for an approval that could never be written.
+struct ClientReviews {
+    client: u64,
+    reviews: Arc<fs_mcp_edit::ReviewManager>,
+}
+
+impl ClientReviews {
+    fn new(client: u64, reviews: &Arc<fs_mcp_edit::ReviewManager>) -> Arc<ClientReviews> {
+        Arc::new(ClientReviews {
+            client,
+            reviews: Arc::clone(reviews),
+        })
+    }
+}
+
+impl Drop for ClientReviews {
+    fn drop(&mut self) {
+        let ended = self.reviews.end_client(
+            self.client,
+            "the MCP session of the client that proposed it ended (closed, expired or replaced), so its approval could never be collected",
+        );
+        if ended > 0 {
+            tracing::info!("a client session ended: its {ended} open review(s) were cancelled");
+        }
+    }
 }
 
 /// State shared by every session of the process.
@@ -191,6 +224,8 @@ impl FsServer {
         // directory (or a client's root): no tool reads, lists or writes them.
         fs_mcp_sandbox::never_serve(reviews.sessions_dir());
         let base_sandbox = Arc::new(sandbox.with_read_only(options.read_only));
+        let client = next_client();
+        let client_reviews = ClientReviews::new(client, &reviews);
         Ok(FsServer {
             session: Arc::new(SessionSandbox::new(
                 Arc::clone(&base_sandbox),
@@ -208,13 +243,15 @@ impl FsServer {
                 options,
             }),
             log: SessionLog::register(),
-            client: next_client(),
+            client,
+            _client_reviews: client_reviews,
             over_http: false,
         })
     }
 
     /// A server for a new client session (HTTP): shared tools, a sandbox of its own.
     pub fn new_session(&self) -> FsServer {
+        let client = next_client();
         FsServer {
             inner: Arc::clone(&self.inner),
             session: Arc::new(SessionSandbox::new(
@@ -222,9 +259,16 @@ impl FsServer {
                 self.inner.options.dirs_from_cli,
             )),
             log: SessionLog::register(),
-            client: next_client(),
+            client,
+            _client_reviews: ClientReviews::new(client, &self.inner.reviews),
             over_http: true,
         }
+    }
+
+    /// This client session's roots changed to `sandbox`: its reviews whose files are no longer
+    /// inside end now, saying why (see [`fs_mcp_edit::ReviewManager::roots_changed`]).
+    pub async fn reviews_follow_roots(&self, sandbox: &Sandbox) {
+        self.inner.reviews.roots_changed(self.client, sandbox).await;
     }
 
     /// Who this call's reviews belong to: this client session on its allowed directories, or,

@@ -72,11 +72,12 @@ impl Pending {
         Pending { manager }
     }
 
-    /// Open proposals of `scope` with their diff.
+    /// Open proposals of `scope` with their diff, from what the reviews hold, bounded in count
+    /// and bytes (each diff cut, with how much; what is left out counted in a note).
     pub fn list(&self, scope: &ReviewScope) -> Value {
-        let items: Vec<Value> = self
-            .manager
-            .open_reviews(scope)
+        let list = self.manager.open_reviews(scope);
+        let items: Vec<Value> = list
+            .reviews
             .into_iter()
             .map(|r| {
                 json!({
@@ -84,11 +85,35 @@ impl Pending {
                     "path": r.path,
                     "files": r.files,
                     "diff": r.diff,
-                    "proposed": r.proposed,
+                    "diff_cut": r.diff_cut,
                 })
             })
             .collect();
-        json!({ "reviews": items })
+        let mut answer = json!({ "reviews": items, "left_out": list.left_out });
+        if list.left_out > 0 {
+            answer["note"] = json!(format!(
+                "{} more open proposal(s) not listed: at most {} proposals and {} KiB of diff are listed at once; decide these and the others follow.",
+                list.left_out,
+                fs_mcp_edit::MAX_LISTED_REVIEWS,
+                fs_mcp_edit::MAX_LISTED_DIFF_BYTES >> 10
+            ));
+        }
+        answer
+    }
+
+    /// One open proposal of `scope` whole: its diff and the proposed text to edit.
+    pub fn detail(&self, session_path: &str, scope: &ReviewScope) -> Result<Value, String> {
+        let detail = self
+            .manager
+            .review_detail(session_path, scope)
+            .map_err(|e| format!("{e} Reload the list of reviews."))?;
+        Ok(json!({
+            "session_path": detail.session_path,
+            "path": detail.path,
+            "files": detail.files,
+            "diff": detail.diff,
+            "proposed": detail.proposed,
+        }))
     }
 
     /// Posts the human's verdict; the waiting `propose_and_review` call (or the agent's next
@@ -143,6 +168,7 @@ impl ReviewPage {
         let app = Router::new()
             .route("/", get(page))
             .route("/api/reviews", get(list))
+            .route("/api/reviews/one", get(one))
             .route("/api/reviews/decide", post(decide))
             .layer(axum::middleware::from_fn_with_state(
                 Arc::clone(&state),
@@ -238,6 +264,24 @@ async fn list(
     Extension(Scoped(scope)): Extension<Scoped>,
 ) -> Response {
     Json(state.pending.list(&scope)).into_response()
+}
+
+/// `?session_path=…`: the review to show whole.
+#[derive(Debug, Deserialize)]
+pub struct OneQuery {
+    /// The review's `session_path`.
+    pub session_path: String,
+}
+
+async fn one(
+    AxumState(state): AxumState<Arc<PageState>>,
+    Extension(Scoped(scope)): Extension<Scoped>,
+    axum::extract::Query(query): axum::extract::Query<OneQuery>,
+) -> Response {
+    match state.pending.detail(&query.session_path, &scope) {
+        Ok(detail) => Json(detail).into_response(),
+        Err(message) => refuse(StatusCode::NOT_FOUND, &message),
+    }
 }
 
 async fn decide(

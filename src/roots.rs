@@ -62,22 +62,23 @@ impl SessionSandbox {
         }
     }
 
-    /// Fetches the client's roots if they are due and the client supports them.
+    /// Fetches the client's roots if they are due and the client supports them; the new
+    /// sandbox when its allowed directories changed.
     #[allow(deprecated)] // Roots are deprecated by SEP-2577 but are what today's clients send.
-    pub async fn refresh_from_roots(&self, peer: &Peer<RoleServer>) {
+    pub async fn refresh_from_roots(&self, peer: &Peer<RoleServer>) -> Option<Arc<Sandbox>> {
         if self.from_cli || !self.stale.load(Ordering::SeqCst) {
-            return;
+            return None;
         }
         let supports_roots = peer
             .peer_info()
             .is_some_and(|info| info.capabilities.roots.is_some());
         if !supports_roots {
             self.stale.store(false, Ordering::SeqCst);
-            return;
+            return None;
         }
         let _one_at_a_time = self.refreshing.lock().await;
         if !self.stale.swap(false, Ordering::SeqCst) {
-            return;
+            return None;
         }
         let listed = tokio::time::timeout(ROOTS_TIMEOUT, peer.list_roots()).await;
         let roots = match listed {
@@ -87,14 +88,14 @@ impl SessionSandbox {
                     "the client did not list its roots ({e}); keeping {}",
                     self.describe()
                 );
-                return;
+                return None;
             }
             Err(_) => {
                 tracing::warn!(
                     "the client did not list its roots within {ROOTS_TIMEOUT:?}; keeping {}",
                     self.describe()
                 );
-                return;
+                return None;
             }
         };
         let dirs: Vec<PathBuf> = roots
@@ -117,16 +118,21 @@ impl SessionSandbox {
                 for dir in skipped {
                     tracing::warn!("ignoring root {}: {}", dir.path.display(), dir.reason);
                 }
+                let changed = sandbox.root_paths() != self.get().root_paths();
                 self.set(sandbox);
                 tracing::info!(
                     "allowed directories from the client's roots: {}",
                     self.describe()
                 );
+                changed.then(|| self.get())
             }
-            Err(e) => tracing::warn!(
-                "the client's roots are unusable ({e}); keeping {}",
-                self.describe()
-            ),
+            Err(e) => {
+                tracing::warn!(
+                    "the client's roots are unusable ({e}); keeping {}",
+                    self.describe()
+                );
+                None
+            }
         }
     }
 

@@ -388,9 +388,14 @@ impl ServerHandler for FsServer {
         // Everything the call logs belongs to this client (see client_log).
         let span = tracing::info_span!(SESSION_SPAN, session = self.session_log().id());
         async move {
-            self.session_sandbox()
+            if let Some(sandbox) = self
+                .session_sandbox()
                 .refresh_from_roots(&context.peer)
-                .await;
+                .await
+            {
+                // The reviews whose files left the new roots end now, with the reason.
+                self.reviews_follow_roots(&sandbox).await;
+            }
             // The review view's verdict: a tool of clients that render MCP Apps only (for
             // any other client it does not exist, as the router answers).
             if request.name == crate::app::VERDICT_TOOL && self.serves_app(&context) {

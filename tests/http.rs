@@ -958,3 +958,171 @@ async fn one_client_never_sees_or_decides_another_clients_review() {
         "beta\n"
     );
 }
+
+/// The session paths the review page lists for `token`.
+async fn page_listed(base: &str, token: &str) -> Vec<String> {
+    common::page_reviews(base, token).await["reviews"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["session_path"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A proposal of `session` waiting in the review page: (session_path, page base, token).
+async fn pending_review(session: &mut Session, file: &str) -> (String, String, String) {
+    let proposed = review_answer(
+        &session
+            .call_text(
+                "propose_and_review",
+                json!({"path": file, "match_text": "old", "new_string": "NEW"}),
+            )
+            .await,
+    );
+    assert_eq!(proposed["user_action"], "PENDING", "{proposed}");
+    let (base, token) = common::review_link(proposed["message"].as_str().unwrap());
+    (
+        proposed["session_path"].as_str().unwrap().to_string(),
+        base,
+        token,
+    )
+}
+
+/// Waits (10 s at most) until the page lists nothing for `token`; what it lists then.
+async fn page_empties(base: &str, token: &str) -> Vec<String> {
+    let mut listed = page_listed(base, token).await;
+    for _ in 0..100 {
+        if listed.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        listed = page_listed(base, token).await;
+    }
+    listed
+}
+
+/// A decision posted to the page: its status and body.
+async fn page_decide_text(base: &str, token: &str, session_path: &str) -> (u16, String) {
+    let response = reqwest::Client::new()
+        .post(format!("{base}/api/reviews/decide"))
+        .header("x-fs-mcp-token", token)
+        .json(&json!({"session_path": session_path}))
+        .send()
+        .await
+        .unwrap();
+    (response.status().as_u16(), response.text().await.unwrap())
+}
+
+/// A client session that ends (DELETE, evicted at the session cap, expired idle) takes its open
+/// reviews with it: they are no longer listed, their files are gone, and an approval in the page
+/// is refused as a review that ended, nothing written. (The page used to keep them and answer an
+/// approval "ok" that nobody would ever collect or write.) Another client's review is untouched.
+#[tokio::test]
+async fn a_client_sessions_reviews_end_with_it_however_it_ends() {
+    let ws = Workspace::new();
+    for file in ["a.txt", "b.txt", "c.txt", "d.txt"] {
+        ws.write(file, "old\n");
+    }
+    let server = HttpServer::start(
+        &ws,
+        &[
+            "--review-via",
+            "page",
+            "--http-max-sessions",
+            "3",
+            "--http-session-timeout",
+            "4",
+        ],
+    );
+    let mut a = Session::open(&server.url, None).await.expect("open A");
+    let mut b = Session::open(&server.url, None).await.expect("open B");
+    let (session_a, base, token_a) = pending_review(&mut a, "a.txt").await;
+    let (session_b, _, token_b) = pending_review(&mut b, "b.txt").await;
+
+    // A closes its session.
+    let deleted = a
+        .http
+        .delete(&a.url)
+        .header("mcp-session-id", a.session_id.clone().unwrap())
+        .header("MCP-Protocol-Version", "2025-06-18")
+        .send()
+        .await
+        .unwrap();
+    assert!(deleted.status().is_success(), "{}", deleted.status());
+    assert_eq!(page_empties(&base, &token_a).await, Vec::<String>::new());
+    let (status, body) = page_decide_text(&base, &token_a, &session_a).await;
+    assert_eq!(status, 404, "{body}");
+    assert!(body.contains("has ended"), "{body}");
+    assert!(!std::path::Path::new(&session_a).exists(), "{session_a}");
+    assert_eq!(page_listed(&base, &token_b).await, vec![session_b.clone()]);
+
+    // B is evicted: two new clients at work fill the cap, B is the longest idle.
+    let mut c = Session::open(&server.url, None).await.expect("open C");
+    let (session_c, _, token_c) = pending_review(&mut c, "c.txt").await;
+    let mut d = Session::open(&server.url, None).await.expect("open D");
+    assert!(d.request("ping", json!({})).await.get("result").is_some());
+    let _e = Session::open(&server.url, None).await.expect("open E");
+    assert_eq!(page_empties(&base, &token_b).await, Vec::<String>::new());
+    let (status, body) = page_decide_text(&base, &token_b, &session_b).await;
+    assert_eq!(status, 404, "{body}");
+
+    // C goes idle past the session timeout.
+    assert_eq!(page_listed(&base, &token_c).await, vec![session_c.clone()]);
+    assert_eq!(page_empties(&base, &token_c).await, Vec::<String>::new());
+    let (status, body) = page_decide_text(&base, &token_c, &session_c).await;
+    assert_eq!(status, 404, "{body}");
+    for file in ["a.txt", "b.txt", "c.txt"] {
+        assert_eq!(
+            std::fs::read_to_string(ws.root.join(file)).unwrap(),
+            "old\n",
+            "{file}"
+        );
+    }
+}
+
+/// The page lists a client's proposals from what the reviews hold, without their proposed text,
+/// with what was left out counted; one review's detail (its link's own only) has the whole diff
+/// and the proposed text to edit.
+#[tokio::test]
+async fn the_review_page_lists_without_proposals_and_shows_one_in_detail() {
+    let ws = Workspace::new();
+    ws.write("a.txt", "old\n");
+    ws.write("b.txt", "old\n");
+    let server = HttpServer::start(&ws, &["--review-via", "page"]);
+    let mut a = Session::open(&server.url, None).await.expect("open A");
+    let mut b = Session::open(&server.url, None).await.expect("open B");
+    let (session_a, base, token_a) = pending_review(&mut a, "a.txt").await;
+    let (_, _, token_b) = pending_review(&mut b, "b.txt").await;
+    let listed = common::page_reviews(&base, &token_a).await;
+    assert_eq!(listed["left_out"], 0, "{listed}");
+    let review = &listed["reviews"][0];
+    assert_eq!(review["session_path"], session_a.as_str(), "{listed}");
+    assert!(review.get("proposed").is_none(), "{listed}");
+    assert_eq!(review["diff_cut"], 0, "{listed}");
+    assert!(
+        review["diff"].as_str().unwrap().contains("+NEW"),
+        "{listed}"
+    );
+    let one = |token: String| {
+        // A session path holds only characters a query carries as they are.
+        let url = format!("{base}/api/reviews/one?session_path={session_a}");
+        async move {
+            let response = reqwest::Client::new()
+                .get(url)
+                .header("x-fs-mcp-token", token)
+                .send()
+                .await
+                .unwrap();
+            (
+                response.status().as_u16(),
+                response.json::<Value>().await.unwrap(),
+            )
+        }
+    };
+    let (status, detail) = one(token_a.clone()).await;
+    assert_eq!(status, 200, "{detail}");
+    assert_eq!(detail["proposed"], "NEW\n", "{detail}");
+    assert_eq!(detail["diff"], review["diff"], "{detail}");
+    let (status, detail) = one(token_b).await;
+    assert_eq!(status, 404, "B's link reached A's review: {detail}");
+}

@@ -61,6 +61,31 @@ pub fn note_text(note: &Note, listed: &ListedTools) -> String {
         Note::PatternNotFound { pattern, start } => format!(
             "Pattern '{pattern}' not found after line {start}; read to the end of the file."
         ),
+        Note::PatternWorkSpent {
+            pattern,
+            line,
+            shown,
+            read_on,
+        } => format!(
+            "Stopped looking for pattern '{pattern}' at line {}: it is costly to run and one call searches a bounded amount of text with it; {}. Read on with {}, or use a simpler pattern or an end_line.",
+            thousands(*line),
+            shown_text(shown),
+            read_on_text(read_on)
+        ),
+        Note::PatternLinesPartlySearched {
+            pattern,
+            lines,
+            bytes,
+        } => format!(
+            "Pattern '{pattern}' is costly to run, so it was looked for only in the first {} bytes of each line: {} longer {} not searched past that.",
+            thousands(*bytes as u64),
+            thousands(*lines),
+            if *lines == 1 {
+                "line was"
+            } else {
+                "lines were"
+            }
+        ),
         Note::TailPartial { lines, scan } => format!(
             "Only the last {} lines are shown: the line before them is longer than the {} that tail searches back from the end.",
             thousands(*lines),

@@ -163,10 +163,10 @@ impl FsServer {
             Staged::Open(open) => open,
         };
         let mut channel = review::choose(self, &context);
-        if collect && review::offered_in_app(&open.session_path) {
+        if collect && review::offered_in_app(self, &open) {
             // The view was shown (MCP Apps): the verdict comes from there.
             channel = review::Channel::App;
-        } else if collect && review::offered_on_page(&open.session_path) {
+        } else if collect && review::offered_on_page(self, &open) {
             // The page's link was given (the form did not serve): the verdict comes from there.
             channel = review::Channel::Page { wait: true };
         }
@@ -193,7 +193,7 @@ impl FsServer {
                     .and_then(|r| review::answer_of(&r.input_responses, link.is_some()))
                 {
                     Some(review::Answer::Verdict(verdict)) => {
-                        match review::closed_unseen(&open, &verdict) {
+                        match review::closed_unseen(self, &open, &verdict) {
                             Some(after) => review::unseen_form(self, open, after).await,
                             None => self
                                 .reviews()
@@ -213,7 +213,7 @@ impl FsServer {
                             Err(e) => return Ok(render::edit::failure(&e, listed).into()),
                         };
                         return Ok(
-                            review::input_required(&open, link.as_deref(), layout, state).into()
+                            review::input_required(self, &open, link.as_deref(), layout, state).into()
                         );
                     }
                 }

@@ -7,10 +7,9 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use fs_mcp_edit::{EditError, OpenReview, ReviewOutcome, Verdict};
+use fs_mcp_edit::{EditError, Handed, OpenReview, ReviewOutcome, Verdict};
 use fs_mcp_sandbox::Sandbox;
 use rmcp::RoleServer;
 use rmcp::model::{
@@ -36,49 +35,16 @@ const FORM_DIFF_CHARS: usize = 6000;
 /// mode (`claude -p`) cancels every form about 15 ms after it is sent.
 pub const FASTEST_HUMAN_ANSWER: Duration = Duration::from_millis(200);
 
-/// What this process did with a session's review that a later call of it must know.
-#[derive(Debug, Clone, Copy)]
-enum Handed {
-    /// The form went out as an MRTR `input_required` result at this instant: its answer comes
-    /// in the client's retry.
-    Form(Instant),
-    /// The review page's link was given: the collecting call waits for the verdict there.
-    Page,
-    /// The review view was shown inside the client: the collecting call waits for its verdict.
-    App,
-}
-
-/// [`Handed`] by session_path, for the sessions of this process.
-static HANDED: Mutex<BTreeMap<String, Handed>> = Mutex::new(BTreeMap::new());
-/// Sessions remembered in [`HANDED`] at most (an ended session's entry stays until pushed out).
-const MAX_HANDED: usize = 1024;
-
-fn hand(session_path: &str, handed: Handed) {
-    let mut map = HANDED.lock().unwrap_or_else(|e| e.into_inner());
-    if map.len() >= MAX_HANDED && !map.contains_key(session_path) {
-        map.pop_first();
-    }
-    map.insert(session_path.to_string(), handed);
-}
-
-fn handed(session_path: &str) -> Option<Handed> {
-    HANDED
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(session_path)
-        .copied()
-}
-
 /// The review page's link was given for this session: a call collecting its verdict waits in
 /// the page rather than asking a form that did not serve.
-pub fn offered_on_page(session_path: &str) -> bool {
-    matches!(handed(session_path), Some(Handed::Page))
+pub fn offered_on_page(server: &FsServer, open: &OpenReview) -> bool {
+    matches!(server.reviews().handed(open), Some(Handed::Page))
 }
 
 /// The review view was shown for this session: a call collecting its verdict waits for the
 /// verdict the view sends.
-pub fn offered_in_app(session_path: &str) -> bool {
-    matches!(handed(session_path), Some(Handed::App))
+pub fn offered_in_app(server: &FsServer, open: &OpenReview) -> bool {
+    matches!(server.reviews().handed(open), Some(Handed::App))
 }
 
 /// Where a proposal is reviewed.
@@ -326,6 +292,7 @@ pub fn answer_of(responses: &InputResponses, url_mode: bool) -> Option<Answer> {
 /// mode), on 2026-07-28. The `state` is a random token bound to the session and its client
 /// ([`fs_mcp_edit::ReviewManager::input_state`]): forged or another client's, it names nothing.
 pub fn input_required(
+    server: &FsServer,
     open: &OpenReview,
     link: Option<&str>,
     layout: DiffLayout,
@@ -340,14 +307,14 @@ pub fn input_required(
         REVIEW_INPUT.to_string(),
         InputRequest::Elicitation(ElicitRequest::new(params)),
     );
-    hand(&open.session_path, Handed::Form(Instant::now()));
+    server.reviews().hand(open, Handed::Form(Instant::now()));
     InputRequiredResult::new(Some(requests), Some(state))
 }
 
 /// How long after its MRTR form went out the client closed it unapproved, when that was too
 /// soon for a person ([`FASTEST_HUMAN_ANSWER`]).
-pub fn closed_unseen(open: &OpenReview, verdict: &Verdict) -> Option<Duration> {
-    let Some(Handed::Form(sent)) = handed(&open.session_path) else {
+pub fn closed_unseen(server: &FsServer, open: &OpenReview, verdict: &Verdict) -> Option<Duration> {
+    let Some(Handed::Form(sent)) = server.reviews().handed(open) else {
         return None;
     };
     let after = sent.elapsed();
@@ -480,7 +447,7 @@ pub fn in_app(
     let token = reviews.app_token(&open)?;
     let view = reviews.proposal_view(&open);
     let data = crate::app::view_data(&open, &view, &token);
-    hand(&open.session_path, Handed::App);
+    reviews.hand(&open, Handed::App);
     let outcome = reviews.pending(open, "");
     let context = crate::render::edit::ReplyContext {
         in_app: true,
@@ -503,6 +470,6 @@ async fn page_link(server: &FsServer, open: OpenReview) -> Result<ReviewOutcome,
         )
         .with_next(fs_mcp_edit::NextStep::ConfigureReview)
     })?;
-    hand(&open.session_path, Handed::Page);
+    server.reviews().hand(&open, Handed::Page);
     Ok(server.reviews().pending(open, &url))
 }

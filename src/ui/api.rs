@@ -51,6 +51,7 @@ pub fn router(state: Shared) -> Router {
         .route("/api/transform", post(transform))
         .route("/api/workspace", get(workspace))
         .route("/api/reviews", get(reviews))
+        .route("/api/reviews/one", get(review_one))
         .route("/api/reviews/decide", post(decide))
         .route("/api/app-view", get(app_view))
         .layer(axum::middleware::from_fn_with_state(
@@ -299,6 +300,16 @@ fn walk(
 
 async fn reviews(AxumState(state): AxumState<Shared>) -> Response {
     Json(state.pending.list(&ReviewScope::All)).into_response()
+}
+
+async fn review_one(
+    AxumState(state): AxumState<Shared>,
+    axum::extract::Query(query): axum::extract::Query<crate::review_page::OneQuery>,
+) -> Response {
+    match state.pending.detail(&query.session_path, &ReviewScope::All) {
+        Ok(detail) => Json(detail).into_response(),
+        Err(message) => refuse(StatusCode::NOT_FOUND, &message),
+    }
 }
 
 /// The review view (MCP Apps) as `resources/read` serves it to a host: the page shows it in a

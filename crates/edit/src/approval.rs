@@ -188,6 +188,10 @@ pub(crate) fn process_save(
         ))
     })?;
     record(false);
+    // Both files hold the human's version now: nothing is proposed until the agent answers.
+    if let Some(s) = registry.lock().get_mut(key) {
+        s.diff.clear();
+    }
     Ok(SaveResult::Review(diff))
 }
 

@@ -121,7 +121,8 @@ pub use editor::{
 pub use error::{EditError, ErrorKind, NextStep};
 pub use hints::{Hints, RecoveryStep};
 pub use manager::{
-    FileDiff, OpenReview, ProposalView, ReviewConfig, ReviewListing, ReviewManager, Staged,
+    FileDiff, MAX_LISTED_DIFF_BYTES, MAX_LISTED_DIFF_BYTES_EACH, MAX_LISTED_REVIEWS, OpenReview,
+    ProposalView, ReviewConfig, ReviewDetail, ReviewList, ReviewListing, ReviewManager, Staged,
 };
 pub use mkdir::create_directory;
 pub use outcome::{
@@ -132,7 +133,7 @@ pub use request::{
     APPEND_TO_FILE, EditSpec, MATCH_TEXT_MAX_LENGTH, OVERWRITE_FILE, ProposeRequest,
 };
 pub use session::{
-    MAX_FILE_BYTES, MAX_OPEN_REVIEW_BYTES, MAX_OPEN_REVIEWS, MAX_REVIEW_BYTES_PER_CLIENT,
+    Handed, MAX_FILE_BYTES, MAX_OPEN_REVIEW_BYTES, MAX_OPEN_REVIEWS, MAX_REVIEW_BYTES_PER_CLIENT,
     MAX_REVIEWS_PER_CLIENT, ReviewOwner, ReviewScope, Verdict,
 };
 pub use tier_tools::{append_text, move_file, write_file};

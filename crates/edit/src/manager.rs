@@ -20,7 +20,9 @@ use crate::outcome::{
 };
 use crate::prepare::{Prepared, prepare};
 use crate::request::ProposeRequest;
-use crate::session::{BusyGuard, FileIdentity, Registry, ReviewOwner, ReviewScope, Verdict};
+use crate::session::{
+    BusyGuard, FileIdentity, Handed, Registry, ReviewOwner, ReviewScope, Verdict,
+};
 use crate::text_style::{decode_text, to_model};
 use crate::watch::{FileStamp, SaveWatcher, read_with_stamp};
 
@@ -152,6 +154,16 @@ impl fmt::Debug for OpenReview {
     }
 }
 
+/// Open proposals listed at most in one answer of the review page (the rest are counted).
+pub const MAX_LISTED_REVIEWS: usize = 32;
+/// Bytes of diff one answer of the review page lists at most, every proposal together.
+pub const MAX_LISTED_DIFF_BYTES: usize = 512 * 1024;
+/// Bytes of one proposal's diff the list shows; the whole diff is in its detail.
+pub const MAX_LISTED_DIFF_BYTES_EACH: usize = 32 * 1024;
+
+/// The least diff a listed proposal shows (when its diff is longer).
+const MIN_LISTED_DIFF: usize = 4 * 1024;
+
 /// An open proposal as the review page lists it.
 #[derive(Debug, Clone)]
 pub struct ReviewListing {
@@ -161,10 +173,51 @@ pub struct ReviewListing {
     pub path: String,
     /// Every file.
     pub files: Vec<String>,
-    /// Unified diff current → proposed.
+    /// Unified diff current → proposed, cut to [`MAX_LISTED_DIFF_BYTES_EACH`] at a line end.
     pub diff: String,
-    /// The proposed text (model view).
-    pub proposed: String,
+    /// Bytes of the diff left out of `diff` (its detail has them).
+    pub diff_cut: usize,
+}
+
+/// The open proposals of a scope as one answer of the review page lists them: the first ones
+/// in session order, within [`MAX_LISTED_REVIEWS`] and [`MAX_LISTED_DIFF_BYTES`].
+#[derive(Debug, Clone, Default)]
+pub struct ReviewList {
+    /// The proposals listed.
+    pub reviews: Vec<ReviewListing>,
+    /// Open proposals of the scope not listed (past a bound).
+    pub left_out: usize,
+}
+
+/// One open proposal whole, as the review page shows it to decide or edit it.
+#[derive(Debug, Clone)]
+pub struct ReviewDetail {
+    /// Its session.
+    pub session_path: String,
+    /// The file(s), as the client named them, comma-separated.
+    pub path: String,
+    /// Every file.
+    pub files: Vec<String>,
+    /// Unified diff current → proposed (bounded like every diff).
+    pub diff: String,
+    /// The proposed text (model view) to edit; `None` for a multi-file proposal, which is
+    /// approved or rejected whole.
+    pub proposed: Option<String>,
+}
+
+/// The first `max` bytes of `diff`, cut at a line end (or a character boundary).
+fn diff_head(diff: &str, max: usize) -> &str {
+    if diff.len() <= max {
+        return diff;
+    }
+    let mut end = max;
+    while !diff.is_char_boundary(end) {
+        end -= 1;
+    }
+    match diff[..end].rfind('\n') {
+        Some(newline) => &diff[..=newline],
+        None => &diff[..end],
+    }
 }
 
 /// What a review view shows of an open proposal ([`ReviewManager::proposal_view`]).
@@ -557,6 +610,9 @@ impl ReviewManager {
             )
         };
         let (files, diff) = group_diff(&files);
+        if let Some(s) = self.inner.registry.lock().get_mut(&key) {
+            s.diff.clone_from(&diff);
+        }
         Ok(OpenReview {
             session_path: key.display().to_string(),
             key,
@@ -582,6 +638,51 @@ impl ReviewManager {
             None => return Err(EditError::session("The review session has ended.")),
         }
         Ok(token)
+    }
+
+    /// Ends every open review of the client session `client`, whose session ended (closed by
+    /// the client, expired, evicted, its connection gone): nobody can collect or commit them any
+    /// more, so they are cancelled at once, nothing written, their files removed; the review page
+    /// no longer lists them, and a verdict or a later use of their path is told `why`. Returns
+    /// how many proposals ended.
+    pub fn end_client(&self, client: u64, why: &str) -> usize {
+        self.inner.registry.end_where(
+            |s| {
+                s.owner
+                    .as_ref()
+                    .is_some_and(|o| o.client_id() == Some(client))
+            },
+            why,
+        )
+    }
+
+    /// The client session `client` now has `sandbox` (its roots changed). Its proposals whose
+    /// files are still the same files inside `sandbox` stay open (named as `sandbox` shows them
+    /// now); the others end, cancelled, nothing written, and a later use of their path is told
+    /// why. A proposal a call is waiting on is left to that call: its commit goes through the
+    /// sandbox in force then, like every commit. Returns how many proposals ended.
+    pub async fn roots_changed(&self, client: u64, sandbox: &Sandbox) -> usize {
+        let registry = Arc::clone(&self.inner.registry);
+        let sandbox = sandbox.clone();
+        blocking(move || Ok(roots_changed_blocking(&registry, client, &sandbox)))
+            .await
+            .unwrap_or(0)
+    }
+
+    /// Records how `open` was put before the human (kept in its session, ended with it).
+    pub fn hand(&self, open: &OpenReview, handed: Handed) {
+        if let Some(s) = self.inner.registry.lock().get_mut(&open.key) {
+            s.handed = Some(handed);
+        }
+    }
+
+    /// How `open` was last put before the human, if it was.
+    pub fn handed(&self, open: &OpenReview) -> Option<Handed> {
+        self.inner
+            .registry
+            .lock()
+            .get(&open.key)
+            .and_then(|s| s.handed)
     }
 
     /// The `session_path` a form's answer (its `requestState`) continues, for `owner`.
@@ -728,36 +829,68 @@ impl ReviewManager {
             .any(|s| s.member_of.is_none() && scope.covers(s))
     }
 
-    /// Every open proposal in `scope` with its diff (what a review page link lists). A proposal
-    /// the human already decided on (verdict not yet collected) is left out.
-    pub fn open_reviews(&self, scope: &ReviewScope) -> Vec<ReviewListing> {
-        let open: Vec<(String, Vec<GroupFile>)> = {
-            let sessions = self.inner.registry.lock();
-            sessions
-                .values()
-                .filter(|s| s.verdict.is_none() && s.member_of.is_none() && scope.covers(s))
-                .map(|s| (s.dir.display().to_string(), group_files(&sessions, s)))
-                .collect()
-        };
-        let mut found: Vec<ReviewListing> = open
-            .into_iter()
-            .map(|(session_path, group)| {
-                let (files, diff) = group_diff(&group);
-                ReviewListing {
-                    session_path,
-                    path: files.join(", "),
-                    diff,
-                    // A multi-file proposal is approved or rejected, not edited in the page.
-                    proposed: match group.as_slice() {
-                        [(_, _, future)] => read_model(future).unwrap_or_default(),
-                        _ => String::new(),
-                    },
-                    files,
-                }
-            })
+    /// The open proposals in `scope` (what a review page link lists), from what their sessions
+    /// hold (no file is read, no diff computed): the first ones by session path within
+    /// [`MAX_LISTED_REVIEWS`] and [`MAX_LISTED_DIFF_BYTES`], each diff cut to
+    /// [`MAX_LISTED_DIFF_BYTES_EACH`] (its detail, [`ReviewManager::review_detail`], has it
+    /// whole). A proposal the human already decided on (verdict not yet collected) is left out.
+    pub fn open_reviews(&self, scope: &ReviewScope) -> ReviewList {
+        let sessions = self.inner.registry.lock();
+        let mut open: Vec<&crate::session::Session> = sessions
+            .values()
+            .filter(|s| s.verdict.is_none() && s.member_of.is_none() && scope.covers(s))
             .collect();
-        found.sort_by(|a, b| a.session_path.cmp(&b.session_path));
-        found
+        open.sort_by(|a, b| a.dir.cmp(&b.dir));
+        let mut list = ReviewList::default();
+        let mut bytes = 0usize;
+        for s in &open {
+            let room = MAX_LISTED_DIFF_BYTES
+                .saturating_sub(bytes)
+                .min(MAX_LISTED_DIFF_BYTES_EACH);
+            // A proposal is listed with a useful part of its diff, or left for a later answer.
+            if list.reviews.len() == MAX_LISTED_REVIEWS || room < s.diff.len().min(MIN_LISTED_DIFF)
+            {
+                break;
+            }
+            let diff = diff_head(&s.diff, room);
+            bytes += diff.len();
+            let files: Vec<String> = group_files(&sessions, s).into_iter().map(|f| f.0).collect();
+            list.reviews.push(ReviewListing {
+                session_path: s.dir.display().to_string(),
+                path: files.join(", "),
+                files,
+                diff: diff.to_string(),
+                diff_cut: s.diff.len() - diff.len(),
+            });
+        }
+        list.left_out = open.len() - list.reviews.len();
+        list
+    }
+
+    /// One open proposal of `scope` whole (a review page link's detail), from what its session
+    /// holds: its diff and, for a one-file proposal, the proposed text to edit.
+    pub fn review_detail(
+        &self,
+        session_path: &str,
+        scope: &ReviewScope,
+    ) -> Result<ReviewDetail, EditError> {
+        let key = self.inner.registry.key_in_scope(session_path, scope)?;
+        let (files, diff, proposed) = {
+            let sessions = self.inner.registry.lock();
+            let s = sessions
+                .get(&key)
+                .ok_or_else(|| EditError::session("The review session has ended."))?;
+            let files: Vec<String> = group_files(&sessions, s).into_iter().map(|f| f.0).collect();
+            let proposed = s.members.is_empty().then(|| s.known_future.clone());
+            (files, s.diff.clone(), proposed)
+        };
+        Ok(ReviewDetail {
+            session_path: key.display().to_string(),
+            path: files.join(", "),
+            files,
+            diff,
+            proposed: proposed.map(|bytes| to_model(&String::from_utf8_lossy(&bytes))),
+        })
     }
 
     /// The outcome when the proposal waits in the review page at `link`: nothing written yet.
@@ -996,6 +1129,52 @@ impl ReviewManager {
         drop(guard);
         result
     }
+}
+
+fn roots_changed_blocking(registry: &Registry, client: u64, sandbox: &Sandbox) -> usize {
+    let files: Vec<(PathBuf, PathBuf, FileIdentity, PathBuf)> = registry
+        .lock()
+        .values()
+        .filter(|s| !s.busy && s.owner.as_ref().and_then(|o| o.client_id()) == Some(client))
+        .map(|s| {
+            let leader = s.member_of.clone().unwrap_or_else(|| s.dir.clone());
+            (s.dir.clone(), s.target.clone(), s.identity.clone(), leader)
+        })
+        .collect();
+    // Looked up on disk outside the registry's lock.
+    let mut outside: std::collections::BTreeMap<PathBuf, String> = Default::default();
+    let mut inside = Vec::new();
+    for (key, target, identity, leader) in files {
+        let shown = sandbox.display(&target);
+        match FileIdentity::of(sandbox, &shown) {
+            Ok((now, _)) if now == identity => inside.push((key, shown)),
+            _ => {
+                outside.entry(leader).or_insert(shown);
+            }
+        }
+    }
+    {
+        let mut sessions = registry.lock();
+        for (key, shown) in inside {
+            if let Some(s) = sessions.get_mut(&key) {
+                s.shown = shown;
+                if let Some(owner) = s.owner.as_mut() {
+                    owner.set_roots(sandbox);
+                }
+            }
+        }
+    }
+    outside
+        .into_iter()
+        .map(|(leader, file)| {
+            registry.end_where(
+                |s| s.dir == leader,
+                &format!(
+                    "this client's allowed directories (its roots) changed and '{file}' is no longer inside them"
+                ),
+            )
+        })
+        .sum()
 }
 
 fn commit_review_blocking(

@@ -259,6 +259,8 @@ fn new_proposal(
             owner: Some(owner.clone()),
             last_used: std::time::Instant::now(),
             input_state: None,
+            handed: None,
+            diff: String::new(),
             app_token: None,
         },
     );

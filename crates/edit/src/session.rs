@@ -3,9 +3,11 @@
 //! All sessions live in one directory the server creates for itself (`fs-mcp-rs-reviews-XXXXXX`
 //! under the system temp dir, mode 0700, random name), one subdirectory (mode 0700, random name)
 //! per session holding `current_<name>` and `future_<name>`. A `session_path` from a client is
-//! only ever looked up in the in-memory registry: it must be absolute, contain no `..`, and name
-//! (exactly, or after canonicalisation) a live session of this server. Nothing else is read,
-//! written or deleted through it. The whole directory is removed when the registry is dropped.
+//! only ever looked up in the in-memory registry: it must be absolute, contain no `..`, have a
+//! session's shape (`<sessions dir>/s-<32 hex>`, checked on its text before anything else) and
+//! name a live session of this server. Nothing else is read, written or deleted through it, and
+//! no filesystem call is made under the registry's lock. The whole directory is removed when the
+//! registry is dropped.
 
 use std::collections::HashMap;
 use std::fs;
@@ -26,6 +28,9 @@ use crate::watch::FileStamp;
 
 /// Files larger than this are not reviewed (and proposals may not grow past it).
 pub const MAX_FILE_BYTES: u64 = 50 * 1024 * 1024;
+
+/// Random bytes in a session directory's name (`s-<hex>`): a handle no other client can guess.
+const SESSION_ID_BYTES: usize = 16;
 
 /// Longest file-name part kept in `current_<name>` / `future_<name>`, in bytes.
 const MAX_NAME_BYTES: usize = 200;
@@ -78,9 +83,25 @@ impl ReviewOwner {
         }
     }
 
-    /// Whether `caller` may use a session this owner made.
+    /// Whether `caller` may use a session this owner made: the same client session (whatever
+    /// its allowed directories are now: a review whose file left them ends when they change, and
+    /// a commit goes only through the caller's sandbox anyway), or, for a stateless owner, a
+    /// caller on the same allowed directories.
     pub(crate) fn admits(&self, caller: &ReviewOwner) -> bool {
-        self.roots == caller.roots && (self.client.is_none() || self.client == caller.client)
+        match self.client {
+            Some(client) => caller.client == Some(client),
+            None => self.roots == caller.roots,
+        }
+    }
+
+    /// The client session, `None` for a stateless client.
+    pub(crate) fn client_id(&self) -> Option<u64> {
+        self.client
+    }
+
+    /// The allowed directories it now has (its client's roots changed).
+    pub(crate) fn set_roots(&mut self, sandbox: &Sandbox) {
+        self.roots = sandbox.root_paths().to_vec();
     }
 
     /// What a review page link of this owner's shows: its client session's reviews, or (a
@@ -106,13 +127,18 @@ pub enum ReviewScope {
 
 impl ReviewScope {
     pub(crate) fn covers(&self, session: &Session) -> bool {
-        let Some(owner) = &session.owner else {
-            return false;
-        };
+        session
+            .owner
+            .as_ref()
+            .is_some_and(|owner| self.covers_owner(owner, &session.dir))
+    }
+
+    /// Whether the review `key` of `owner` is in this scope.
+    fn covers_owner(&self, owner: &ReviewOwner, key: &Path) -> bool {
         match self {
             ReviewScope::All => true,
             ReviewScope::Client(client) => owner.client == Some(*client),
-            ReviewScope::Review(key) => *key == session.dir,
+            ReviewScope::Review(review) => review == key,
         }
     }
 }
@@ -229,15 +255,33 @@ pub(crate) struct Session {
     /// The state handed to the client with its form (2026-07-28 `requestState`): a random
     /// token for this session, which the client's answer must carry back.
     pub input_state: Option<String>,
+    /// Where the proposal was last put before the human (the client's form, the page's link):
+    /// the session's own, so it lives and ends with it and no other client's reviews displace it.
+    pub handed: Option<Handed>,
+    /// The proposal's diff as last shown (a leader's: every file's), computed once when it was
+    /// staged (bounded like every diff): what the review page lists, without reading the files.
+    pub diff: String,
     /// The token a review view inside the client (MCP Apps) carries back with the human's
     /// verdict: random, for this session alone, spent by the first verdict.
     pub app_token: Option<String>,
 }
 
+/// How a proposal was last put before the human, for a later call on its session to know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handed {
+    /// Sent as a form the client answers in a later call (2026-07-28 `input_required`), at this
+    /// instant.
+    Form(Instant),
+    /// The review page's link was given: the verdict is given there.
+    Page,
+    /// The review view was shown inside the client (MCP Apps): its verdict comes from there.
+    App,
+}
+
 impl Session {
     /// Bytes this session holds in memory.
     fn bytes(&self) -> usize {
-        self.base_model.len() + self.proposal.len() + self.known_future.len()
+        self.base_model.len() + self.proposal.len() + self.known_future.len() + self.diff.len()
     }
 }
 
@@ -252,6 +296,10 @@ pub(crate) struct Registry {
     reservations: Mutex<Vec<Reserved>>,
     next_reservation: std::sync::atomic::AtomicU64,
     sessions: Mutex<HashMap<PathBuf, Session>>,
+    /// Reviews ended by something other than their client's call (its session ended, its
+    /// allowed directories changed), the latest [`MAX_ENDED_REMEMBERED`]: a later use of their
+    /// path is told why.
+    ended: Mutex<std::collections::VecDeque<Ended>>,
     /// Woken whenever a verdict is posted, so a waiting call looks at its session's mailbox.
     pub decided: tokio::sync::Notify,
 }
@@ -278,6 +326,7 @@ impl Registry {
             reservations: Mutex::new(Vec::new()),
             next_reservation: std::sync::atomic::AtomicU64::new(0),
             sessions: Mutex::new(HashMap::new()),
+            ended: Mutex::new(std::collections::VecDeque::new()),
             decided: tokio::sync::Notify::new(),
         })
     }
@@ -387,7 +436,9 @@ impl Registry {
     /// random bits from the system: a session path is a handle no other client can guess.
     pub fn new_session_dir(&self, target: &Path) -> io::Result<(PathBuf, PathBuf, PathBuf)> {
         let dir = loop {
-            let dir = self.root.join(format!("s-{}", random_hex(16)?));
+            let dir = self
+                .root
+                .join(format!("s-{}", random_hex(SESSION_ID_BYTES)?));
             match fs::DirBuilder::new().mode(0o700).create(&dir) {
                 Ok(()) => break dir,
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
@@ -409,9 +460,7 @@ impl Registry {
     /// refused. Another client's session, or one file of a multi-file proposal, is refused as a
     /// session that is not open: a refusal tells nothing of what other clients have.
     pub fn key_for(&self, session_path: &str, caller: &ReviewOwner) -> Result<PathBuf, EditError> {
-        self.key_where(session_path, |s| {
-            s.owner.as_ref().is_some_and(|o| o.admits(caller))
-        })
+        self.key_where(session_path, |owner, _| owner.admits(caller))
     }
 
     /// The registry key of a `session_path` a review page link of `scope` may decide: only a
@@ -421,25 +470,72 @@ impl Registry {
         session_path: &str,
         scope: &ReviewScope,
     ) -> Result<PathBuf, EditError> {
-        self.key_where(session_path, |s| scope.covers(s))
+        self.key_where(session_path, |owner, key| scope.covers_owner(owner, key))
     }
 
     /// The key of `session_path` when it names a proposal's own session that is `usable`.
     fn key_where(
         &self,
         session_path: &str,
-        usable: impl Fn(&Session) -> bool,
+        usable: impl Fn(&ReviewOwner, &Path) -> bool,
     ) -> Result<PathBuf, EditError> {
         let key = self.key_of(session_path)?;
-        let usable = self
-            .lock()
-            .get(&key)
-            .is_some_and(|s| s.member_of.is_none() && usable(s));
-        if usable {
-            Ok(key)
-        } else {
-            Err(not_open(session_path))
+        let open = self.lock().get(&key).is_some_and(|s| {
+            s.member_of.is_none() && s.owner.as_ref().is_some_and(|o| usable(o, &s.dir))
+        });
+        if open {
+            return Ok(key);
         }
+        let ended = self.ended_list();
+        match ended
+            .iter()
+            .rev()
+            .find(|e| e.key == key && usable(&e.owner, &e.key))
+        {
+            Some(e) => Err(EditError::session(format!(
+                "The review session {session_path} has ended: {}. Nothing was written.",
+                e.why
+            ))
+            .with_next(NextStep::ProposeWithoutSession)),
+            None => Err(not_open(session_path)),
+        }
+    }
+
+    fn ended_list(&self) -> MutexGuard<'_, std::collections::VecDeque<Ended>> {
+        self.ended.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Ends the proposals (their leaders and members) whose leader `ends`, as if cancelled:
+    /// nothing written, files removed, a later use of their path told `why`. Returns how many.
+    pub fn end_where(&self, ends: impl Fn(&Session) -> bool, why: &str) -> usize {
+        let doomed: Vec<(PathBuf, Vec<PathBuf>, ReviewOwner)> = self
+            .lock()
+            .values()
+            .filter(|s| s.member_of.is_none() && ends(s))
+            .filter_map(|s| {
+                let owner = s.owner.clone()?;
+                Some((s.dir.clone(), s.members.clone(), owner))
+            })
+            .collect();
+        for (key, members, owner) in &doomed {
+            {
+                let mut ended = self.ended_list();
+                if ended.len() >= MAX_ENDED_REMEMBERED {
+                    ended.pop_front();
+                }
+                ended.push_back(Ended {
+                    key: key.clone(),
+                    owner: owner.clone(),
+                    why: why.to_string(),
+                });
+            }
+            for dir in members.iter().chain(std::iter::once(key)) {
+                if let Some(e) = self.remove(dir) {
+                    tracing::warn!("could not remove the ended review {}: {e}", dir.display());
+                }
+            }
+        }
+        doomed.len()
     }
 
     /// The session a form's `requestState` names, for `caller`.
@@ -506,7 +602,7 @@ impl Registry {
         }
     }
 
-    /// The key `session_path` names, whoever owns it (for the checks above).
+    /// The key `session_path` names, open or not, whoever owns it (for the checks above).
     fn key_of(&self, session_path: &str) -> Result<PathBuf, EditError> {
         let refuse = |why: &str| {
             EditError::session(format!(
@@ -521,14 +617,22 @@ impl Registry {
         if p.components().any(|c| matches!(c, Component::ParentDir)) {
             return Err(refuse("It must not contain '..'."));
         }
-        let sessions = self.lock();
-        if sessions.contains_key(p) {
-            return Ok(p.to_path_buf());
+        // Decided on the text, without the lock: a path of another shape names no session and
+        // is never looked at on disk (a FUSE mount, a FIFO or a long symlink chain would stall).
+        self.key_shaped(p).ok_or_else(|| not_open(session_path))
+    }
+
+    /// The registry key `path` names when it has a session's shape, `<sessions root>/s-<32 hex>`
+    /// (the sessions directory as this server names it: a session path is handed out canonical),
+    /// decided on the text alone: nothing is resolved on disk.
+    fn key_shaped(&self, path: &Path) -> Option<PathBuf> {
+        let name = path.file_name()?.to_str()?;
+        let hex = name.strip_prefix("s-")?;
+        let is_hex = |b: u8| b.is_ascii_digit() || (b'a'..=b'f').contains(&b);
+        if hex.len() != SESSION_ID_BYTES * 2 || !hex.bytes().all(is_hex) {
+            return None;
         }
-        match fs::canonicalize(p) {
-            Ok(c) if sessions.contains_key(&c) => Ok(c),
-            _ => Err(not_open(session_path)),
-        }
+        (path.parent()? == self.root).then(|| self.root.join(name))
     }
 
     /// Removes a multi-file proposal's sessions (the leader's and its members'); the error text
@@ -573,6 +677,17 @@ impl Drop for Registry {
             );
         }
     }
+}
+
+/// Ended reviews remembered, to say why when their path comes back (only words depend on it).
+const MAX_ENDED_REMEMBERED: usize = 256;
+
+/// A review ended without its client's call.
+#[derive(Debug)]
+struct Ended {
+    key: PathBuf,
+    owner: ReviewOwner,
+    why: String,
 }
 
 /// Room [`Registry::admit`] gave and nobody has taken yet.
@@ -689,5 +804,163 @@ fn truncate(name: &str, max: usize) -> String {
         name[..end].to_string()
     } else {
         format!("{}.{ext}", &name[..end])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    fn registry() -> (tempfile::TempDir, Arc<Registry>) {
+        let parent = tempfile::tempdir().unwrap();
+        let registry = Registry::new(Some(parent.path()), Duration::from_secs(3600)).unwrap();
+        (parent, Arc::new(registry))
+    }
+
+    /// A session of `owner` in the registry, as a proposal makes one.
+    fn insert(registry: &Registry, owner: ReviewOwner) -> PathBuf {
+        let (dir, current, future) = registry.new_session_dir(Path::new("f.txt")).unwrap();
+        let session = Session {
+            dir: dir.clone(),
+            current,
+            future,
+            target: PathBuf::from("/nowhere/f.txt"),
+            identity: FileIdentity {
+                dir: (0, 0),
+                rest: Vec::new(),
+            },
+            verdict: None,
+            shown: "f.txt".into(),
+            base: None,
+            base_model: String::new(),
+            style: TextStyle::default(),
+            proposal: String::new(),
+            known_future: Vec::new(),
+            known_stamp: None,
+            unreviewed: true,
+            busy: false,
+            members: Vec::new(),
+            member_of: None,
+            owner: Some(owner),
+            last_used: Instant::now(),
+            input_state: None,
+            handed: None,
+            diff: String::new(),
+            app_token: None,
+        };
+        registry.lock().insert(dir.clone(), session);
+        dir
+    }
+
+    /// `key_for` on another thread, answered within a few seconds (`None`: it hung).
+    fn key_for_soon(
+        registry: &Arc<Registry>,
+        path: &str,
+        owner: &ReviewOwner,
+    ) -> Option<Result<PathBuf, EditError>> {
+        let (tx, rx) = mpsc::channel();
+        let (registry, path, owner) = (Arc::clone(registry), path.to_string(), owner.clone());
+        std::thread::spawn(move || {
+            let _ = tx.send(registry.key_for(&path, &owner));
+        });
+        rx.recv_timeout(Duration::from_secs(3)).ok()
+    }
+
+    /// A client-given path that has not a session's shape is refused on its text: it takes no
+    /// lock (another call holding the registry does not hold it up) and is never resolved on
+    /// disk (a FIFO, a FUSE mount or a symlink chain cannot stall the registry).
+    #[test]
+    fn a_session_path_of_another_shape_is_refused_without_the_lock() {
+        let (parent, registry) = registry();
+        let sandbox_dir = tempfile::tempdir().unwrap();
+        let (sandbox, _) = Sandbox::new(&[sandbox_dir.path().to_path_buf()]).unwrap();
+        let owner = ReviewOwner::client(1, &sandbox);
+        let key = insert(&registry, owner.clone());
+        let fifo = parent.path().join("fifo");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let root = registry.root().display().to_string();
+        let held = registry.lock();
+        for path in [
+            fifo.display().to_string(),
+            format!("{}/s-{}", fifo.display(), "a".repeat(32)),
+            format!("{root}/s-{}", "A".repeat(32)),
+            format!("{root}/s-short"),
+            format!("{root}/current_f.txt"),
+            format!("{}/x", key.display()),
+            "/proc/self/fd/0".to_string(),
+        ] {
+            let answer = key_for_soon(&registry, &path, &owner)
+                .unwrap_or_else(|| panic!("{path}: waited for the registry lock"));
+            let err = answer.unwrap_err();
+            assert!(
+                err.to_string().contains("not an open review session"),
+                "{path}: {err}"
+            );
+        }
+        drop(held);
+        assert_eq!(
+            key_for_soon(&registry, &key.display().to_string(), &owner)
+                .unwrap()
+                .unwrap(),
+            key
+        );
+    }
+
+    /// A review ended without its client's call says why when its path comes back, to its own
+    /// client and page link only.
+    #[test]
+    fn an_ended_review_says_why() {
+        let (_parent, registry) = registry();
+        let sandbox_dir = tempfile::tempdir().unwrap();
+        let (sandbox, _) = Sandbox::new(&[sandbox_dir.path().to_path_buf()]).unwrap();
+        let owner = ReviewOwner::client(1, &sandbox);
+        let key = insert(&registry, owner.clone());
+        assert_eq!(registry.end_where(|_| true, "it was ended for a test"), 1);
+        assert!(!key.exists());
+        let path = key.display().to_string();
+        let err = registry.key_for(&path, &owner).unwrap_err().to_string();
+        assert!(err.contains("has ended: it was ended for a test"), "{err}");
+        let err = registry
+            .key_in_scope(&path, &ReviewScope::Client(1))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("has ended"), "{err}");
+        let other = ReviewOwner::client(2, &sandbox);
+        let err = registry.key_for(&path, &other).unwrap_err().to_string();
+        assert!(err.contains("not an open review session"), "{err}");
+    }
+
+    /// The exact path in other spellings of the same text (`a/./b//`) is found; through a
+    /// symlinked parent it is not (nothing is resolved on disk: a session path is handed out
+    /// canonical, and a client echoes it).
+    #[test]
+    fn a_session_path_is_matched_on_its_text() {
+        let (parent, registry) = registry();
+        let sandbox_dir = tempfile::tempdir().unwrap();
+        let (sandbox, _) = Sandbox::new(&[sandbox_dir.path().to_path_buf()]).unwrap();
+        let owner = ReviewOwner::client(1, &sandbox);
+        let key = insert(&registry, owner.clone());
+        let name = key.file_name().unwrap().to_str().unwrap();
+        for path in [
+            key.display().to_string(),
+            format!("{}/./{name}/", registry.root().display()),
+            format!("{}//{name}", registry.root().display()),
+        ] {
+            assert_eq!(registry.key_for(&path, &owner).unwrap(), key, "{path}");
+        }
+        let link = parent.path().join("link");
+        std::os::unix::fs::symlink(registry.root(), &link).unwrap();
+        assert!(
+            registry
+                .key_for(&link.join(name).display().to_string(), &owner)
+                .is_err()
+        );
     }
 }

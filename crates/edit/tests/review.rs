@@ -1444,8 +1444,13 @@ async fn one_client_never_reaches_another_clients_review() {
     let err = e.mgr.commit_review(&e.sandbox, &sp, "t.py", &b).await;
     assert!(err.is_err(), "B committed A's review");
 
-    assert!(e.mgr.open_reviews(&ReviewScope::Client(2)).is_empty());
-    assert_eq!(e.mgr.open_reviews(&ReviewScope::Client(1)).len(), 1);
+    assert!(
+        e.mgr
+            .open_reviews(&ReviewScope::Client(2))
+            .reviews
+            .is_empty()
+    );
+    assert_eq!(e.mgr.open_reviews(&ReviewScope::Client(1)).reviews.len(), 1);
     assert!(
         e.mgr
             .submit_verdict(
@@ -1527,8 +1532,16 @@ async fn a_stateless_review_is_reached_by_its_handle_on_the_same_directories_onl
     assert!(matches!(again, Ok(fs_mcp_edit::Staged::Open(_))));
     // Its page link shows that review alone.
     let key = std::path::PathBuf::from(&sp);
-    assert_eq!(e.mgr.open_reviews(&ReviewScope::Review(key)).len(), 1);
-    assert!(e.mgr.open_reviews(&ReviewScope::Client(1)).is_empty());
+    assert_eq!(
+        e.mgr.open_reviews(&ReviewScope::Review(key)).reviews.len(),
+        1
+    );
+    assert!(
+        e.mgr
+            .open_reviews(&ReviewScope::Client(1))
+            .reviews
+            .is_empty()
+    );
 }
 
 /// A multi-file proposal is one unit: a verdict or a collect naming one of its other files'
@@ -1695,6 +1708,185 @@ async fn parallel_proposals_cannot_pass_the_byte_bound_together() {
     }
     assert!(admitted <= fits, "{admitted} admitted, {fits} fit");
     assert!(admitted > 0);
+}
+
+/// An open proposal of `owner`, staged (nothing shown to anyone).
+async fn stage_open_review(
+    e: &Env,
+    req: ProposeRequest,
+    owner: &ReviewOwner,
+) -> fs_mcp_edit::OpenReview {
+    match e.mgr.stage(&e.sandbox, req, owner).await.unwrap() {
+        fs_mcp_edit::Staged::Open(open) => open,
+        fs_mcp_edit::Staged::Done(outcome) => panic!("answered at once: {outcome:?}"),
+    }
+}
+
+/// How a proposal was put before the human (form or page) is its own session's: another
+/// client's many reviews, each handed and ended (more than a process-wide table held), never
+/// displace it, and it ends with the session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn how_a_review_was_handed_is_its_own_and_ends_with_it() {
+    use fs_mcp_edit::{Handed, Verdict};
+    let e = env(|_| {});
+    fs::write(e.ws.join("a.txt"), "a\n").unwrap();
+    fs::write(e.ws.join("b.txt"), "b\n").unwrap();
+    let a = ReviewOwner::client(1, &e.sandbox);
+    let b = ReviewOwner::client(2, &e.sandbox);
+    let open = stage_open_review(&e, ProposeRequest::single("a.txt", "a", "A"), &a).await;
+    e.mgr.hand(&open, Handed::Page);
+    let sp = open.session_path.clone();
+    drop(open);
+    for _ in 0..1100 {
+        let open = stage_open_review(&e, ProposeRequest::single("b.txt", "b", "B"), &b).await;
+        e.mgr.hand(&open, Handed::Form(std::time::Instant::now()));
+        e.mgr
+            .decide(&e.sandbox, open, Verdict::Reject { comment: None })
+            .await
+            .unwrap();
+    }
+    let open = stage_open_review(&e, collect("a.txt", &sp), &a).await;
+    assert_eq!(e.mgr.handed(&open), Some(Handed::Page));
+    e.mgr
+        .decide(&e.sandbox, open, Verdict::Reject { comment: None })
+        .await
+        .unwrap();
+    // A new review has been handed nowhere yet.
+    let open = stage_open_review(&e, ProposeRequest::single("a.txt", "a", "A"), &a).await;
+    assert_eq!(e.mgr.handed(&open), None);
+}
+
+/// The review page's list is built from what the reviews hold (the diff computed once, when
+/// staged), not by reading and diffing the review files on every poll, and it is bounded: each
+/// diff cut (saying how much), the whole list within its bytes and count, the rest counted. One
+/// review's detail has its whole diff and the proposed text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_review_list_is_built_from_memory_and_bounded() {
+    use fs_mcp_edit::{
+        MAX_LISTED_DIFF_BYTES, MAX_LISTED_DIFF_BYTES_EACH, MAX_LISTED_REVIEWS, OVERWRITE_FILE,
+        Verdict,
+    };
+    let e = env(|_| {});
+    let a = ReviewOwner::client(1, &e.sandbox);
+    fs::write(e.ws.join("a.txt"), "a\n").unwrap();
+    let sp = stage_open(&e, ProposeRequest::single("a.txt", "a", "A"), &a).await;
+    // Its files on disk change behind the page's back: the list shows what was proposed.
+    fs::write(Path::new(&sp).join("future_a.txt"), "changed behind\n").unwrap();
+    fs::write(Path::new(&sp).join("current_a.txt"), "also changed\n").unwrap();
+    let list = e.mgr.open_reviews(&ReviewScope::Client(1));
+    assert_eq!(list.reviews.len(), 1);
+    assert!(
+        list.reviews[0].diff.contains("+A\n"),
+        "{}",
+        list.reviews[0].diff
+    );
+    assert!(
+        !list.reviews[0].diff.contains("changed"),
+        "{}",
+        list.reviews[0].diff
+    );
+    e.mgr
+        .submit_verdict(
+            &sp,
+            Verdict::Reject { comment: None },
+            &ReviewScope::Client(1),
+        )
+        .unwrap();
+    let done = e
+        .mgr
+        .stage(&e.sandbox, collect("a.txt", &sp), &a)
+        .await
+        .unwrap();
+    assert!(matches!(done, fs_mcp_edit::Staged::Done(_)));
+
+    // Big proposals of three clients: the list stays within its bytes, each diff cut.
+    let original: String = (0..1500)
+        .map(|i| format!("line {i} of the original\n"))
+        .collect();
+    let proposed: String = (0..1500)
+        .map(|i| format!("LINE {i} as proposed\n"))
+        .collect();
+    let mut sessions = Vec::new();
+    for i in 0..33 {
+        let file = format!("big{i}.txt");
+        fs::write(e.ws.join(&file), &original).unwrap();
+        let owner = ReviewOwner::client(10 + i / 11, &e.sandbox);
+        let req = ProposeRequest::single(&file, OVERWRITE_FILE, &proposed);
+        sessions.push((stage_open(&e, req, &owner).await, 10 + i / 11, file));
+    }
+    let list = e.mgr.open_reviews(&ReviewScope::All);
+    let bytes: usize = list.reviews.iter().map(|r| r.diff.len()).sum();
+    assert!(bytes <= MAX_LISTED_DIFF_BYTES, "{bytes}");
+    assert!(
+        !list.reviews.is_empty() && list.left_out > 0,
+        "{}",
+        list.left_out
+    );
+    assert_eq!(list.reviews.len() + list.left_out, 33);
+    for r in &list.reviews {
+        assert!(
+            r.diff.len() <= MAX_LISTED_DIFF_BYTES_EACH,
+            "{}",
+            r.diff.len()
+        );
+        assert!(
+            r.diff_cut > 0 && r.diff.ends_with('\n'),
+            "{} {} {:?}",
+            r.diff.len(),
+            r.diff_cut,
+            &r.diff[r.diff.len().saturating_sub(80)..]
+        );
+    }
+    let (session, client, _) = &sessions[0];
+    let detail = e
+        .mgr
+        .review_detail(session, &ReviewScope::Client(*client))
+        .unwrap();
+    assert_eq!(detail.proposed.as_deref(), Some(proposed.as_str()));
+    assert!(
+        detail.diff.len() > MAX_LISTED_DIFF_BYTES_EACH,
+        "{}",
+        detail.diff.len()
+    );
+    if let Some(listed) = list.reviews.iter().find(|r| r.session_path == *session) {
+        assert_eq!(detail.diff.len(), listed.diff.len() + listed.diff_cut);
+        assert!(detail.diff.starts_with(&listed.diff));
+    }
+    assert!(
+        e.mgr
+            .review_detail(session, &ReviewScope::Client(client + 1))
+            .is_err(),
+        "another client's link reached the detail"
+    );
+
+    // Small ones: the count bound.
+    for (session, client, file) in &sessions {
+        e.mgr
+            .submit_verdict(
+                session,
+                Verdict::Reject { comment: None },
+                &ReviewScope::Client(*client),
+            )
+            .unwrap();
+        let owner = ReviewOwner::client(*client, &e.sandbox);
+        let done = e
+            .mgr
+            .stage(&e.sandbox, collect(file, session), &owner)
+            .await
+            .unwrap();
+        assert!(matches!(done, fs_mcp_edit::Staged::Done(_)));
+    }
+    let mut left = 0;
+    for i in 0..(MAX_LISTED_REVIEWS + 2) {
+        let file = format!("small{i}.txt");
+        fs::write(e.ws.join(&file), "s\n").unwrap();
+        let owner = ReviewOwner::client(100 + (i / 16) as u64, &e.sandbox);
+        stage_open(&e, ProposeRequest::single(&file, "s", "S"), &owner).await;
+        left += 1;
+    }
+    let list = e.mgr.open_reviews(&ReviewScope::All);
+    assert_eq!(list.reviews.len(), MAX_LISTED_REVIEWS);
+    assert_eq!(list.left_out, left - MAX_LISTED_REVIEWS);
 }
 
 /// A review view's verdict (MCP Apps) is taken by its token alone, for its own client, once:

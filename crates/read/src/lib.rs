@@ -35,12 +35,12 @@ pub use error::ReadError;
 use frame::Reply;
 pub use fs_mcp_text::{format_size, thousands};
 pub use lines::LineLen;
-use lines::{Copied, CutLine, Sink, Stop, TailStart, Whole};
+use lines::{Copied, CutLine, Sink, Stop, StopAt, TailStart, Whole};
 pub use media::{DEFAULT_MAX_MEDIA_BYTES, MediaError, MediaFile, MediaKind, read_media};
 pub use messages::{Note, ReadOn, RenderReply, Shown};
 pub use request::{
     DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_REPLY_BYTES, ExampleQueries, MAX_REQUESTS, MIN_REPLY_BYTES,
-    ReadOptions, ReadRequest, StructuredKind,
+    PATTERN_WORK_PER_CALL, ReadOptions, ReadRequest, StructuredKind,
 };
 
 /// Room kept for the note on items not read.
@@ -81,6 +81,7 @@ pub fn read_files_tagged(
 ) -> String {
     let cap = options.max_reply_bytes.max(MIN_REPLY_BYTES);
     let mut reply = Reply::new(tag);
+    let mut pattern_work = options.pattern_work;
     for (index, request) in requests.iter().enumerate() {
         let shown = shown_name(&request.path);
         let header = reply.tag().len() + " File: \n\n".len() + shown.len();
@@ -91,7 +92,14 @@ pub fn read_files_tagged(
         }
         reply.frame("File", &shown);
         let read = read_block(
-            sandbox, request, options, render, &shown, &mut reply, body_limit,
+            sandbox,
+            request,
+            options,
+            render,
+            &shown,
+            &mut reply,
+            body_limit,
+            &mut pattern_work,
         );
         if let Err(error) = read {
             let body_start = reply.body_start();
@@ -122,7 +130,14 @@ pub fn read_one(
     let body_start = reply.len();
     let body_limit = cap.saturating_sub(FINAL_NOTE_ROOM + BLOCK_NOTE_ROOM);
     read_block(
-        sandbox, request, options, render, &shown, &mut reply, body_limit,
+        sandbox,
+        request,
+        options,
+        render,
+        &shown,
+        &mut reply,
+        body_limit,
+        &mut { options.pattern_work },
     )?;
     let reply = reply.into_string();
     Ok(reply.get(body_start..).unwrap_or_default().to_string())
@@ -175,12 +190,33 @@ enum Mode {
     Full,
     Head(u64),
     Tail(u64),
-    Range { start: u64, end: Option<u64> },
-    ToPattern { start: u64, pattern: Regex },
+    Range {
+        start: u64,
+        end: Option<u64>,
+    },
+    ToPattern {
+        start: u64,
+        pattern: Regex,
+        /// Its [`fs_mcp_text::pattern_weight`].
+        weight: u64,
+    },
+}
+
+/// Fewest bytes of a line searched for `read_to_next_pattern`, however costly the pattern.
+const MIN_PATTERN_LINE_BYTES: u64 = 256;
+
+/// Bytes of one line searched for a stop pattern of `weight` when a call may do `work`: one
+/// search stays within [`fs_mcp_text::REGEX_WORK_PER_SEARCH`] and half the call's work.
+fn pattern_line_bytes(weight: u64, work: u64) -> usize {
+    let per_search = fs_mcp_text::REGEX_WORK_PER_SEARCH.min(work / 2);
+    let bytes = (per_search / weight.max(1)).max(MIN_PATTERN_LINE_BYTES);
+    usize::try_from(bytes).unwrap_or(usize::MAX)
 }
 
 /// Reads one request into the reply after its `File` frame, never past `limit` (the body) or the
 /// notes' room. `Err` is what the `Error` frame that replaces the body says.
+// The reply and the call's two bounds (its body's bytes, its pattern work) are each its own.
+#[allow(clippy::too_many_arguments)]
 fn read_block(
     sandbox: &Sandbox,
     request: &ReadRequest,
@@ -189,6 +225,7 @@ fn read_block(
     shown: &str,
     reply: &mut Reply,
     limit: usize,
+    pattern_work: &mut u64,
 ) -> Result<(), ReadError> {
     let opened = sandbox
         .open_file(&request.path)
@@ -281,25 +318,44 @@ fn read_block(
                     .map_err(io_error)?;
             range_notes(shown, cap, *start, *end, None, copied)
         }
-        Mode::ToPattern { start, pattern } => {
+        Mode::ToPattern {
+            start,
+            pattern,
+            weight,
+        } => {
             skip_to(&mut reader, shown, *start, &io_error)?;
+            let mut stop_at = StopAt {
+                regex: pattern,
+                weight: *weight,
+                line_bytes: pattern_line_bytes(*weight, options.pattern_work),
+                work_left: pattern_work,
+                lines_partly_searched: 0,
+            };
             let copied = lines::copy_lines(
                 &mut reader,
                 &mut sink,
                 u64::MAX,
                 line_cap,
-                Some(pattern),
+                Some(&mut stop_at),
                 &mut mark,
             )
             .map_err(io_error)?;
-            if copied.stop == Stop::EndOfFile {
+            let mut notes = if copied.stop == Stop::EndOfFile {
                 vec![Note::PatternNotFound {
                     pattern: pattern.as_str().to_string(),
                     start: *start,
                 }]
             } else {
                 range_notes(shown, cap, *start, None, Some(pattern.as_str()), copied)
+            };
+            if stop_at.lines_partly_searched > 0 {
+                notes.push(Note::PatternLinesPartlySearched {
+                    pattern: pattern.as_str().to_string(),
+                    lines: stop_at.lines_partly_searched,
+                    bytes: stop_at.line_bytes,
+                });
             }
+            notes
         }
         Mode::Tail(count) => {
             drop(reader);
@@ -379,6 +435,12 @@ fn range_notes(
         Stop::LineUnended => vec![Note::LineUnended {
             line: Some(next - 1),
             scan: lines::LONG_LINE_SCAN,
+            read_on,
+        }],
+        Stop::PatternWork => vec![Note::PatternWorkSpent {
+            pattern: pattern.unwrap_or_default().to_string(),
+            line: next,
+            shown: shown_lines,
             read_on,
         }],
         Stop::Done | Stop::EndOfFile | Stop::Pattern => Vec::new(),
@@ -506,6 +568,7 @@ fn choose_mode(request: &ReadRequest) -> Result<Mode, ReadError> {
         return Ok(Mode::ToPattern {
             start: start.unwrap_or(1),
             pattern: regex,
+            weight: fs_mcp_text::pattern_weight(pattern, false),
         });
     }
     if let Some(n) = head {

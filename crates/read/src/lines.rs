@@ -108,6 +108,9 @@ pub enum Stop {
     EndOfFile,
     /// A line matched the stop pattern (it is not copied).
     Pattern,
+    /// The stop pattern's work bound could not pay for searching the next line (it is not
+    /// copied).
+    PatternWork,
     /// The next line did not fit in the budget (nothing of it is copied).
     Budget,
     /// A cut line's end was not found, so the lines after it were not reached.
@@ -177,16 +180,60 @@ fn next_line<R: BufRead>(reader: &mut R, out: &mut Vec<u8>, room: usize) -> io::
     }
 }
 
+/// The pattern a copy stops before, and the regex work it may still do: each line is searched
+/// in its first `line_bytes` bytes at most, and every byte searched spends `weight` of
+/// `work_left`; a line the rest cannot pay for is not searched and ends the copy
+/// ([`Stop::PatternWork`]). A client's pathological pattern then costs a bounded time.
+pub struct StopAt<'a> {
+    /// The pattern.
+    pub regex: &'a Regex,
+    /// Positions it may track at once ([`fs_mcp_text::pattern_weight`]).
+    pub weight: u64,
+    /// Bytes of one line searched; the rest of a longer line is not looked at.
+    pub line_bytes: usize,
+    /// Work (positions × bytes) left, shared by the items of a call.
+    pub work_left: &'a mut u64,
+    /// Lines longer than `line_bytes`, searched only that far.
+    pub lines_partly_searched: u64,
+}
+
+/// What the stop pattern says of a line.
+enum Check {
+    Copy,
+    Matches,
+    OutOfWork,
+}
+
+impl StopAt<'_> {
+    fn check(&mut self, line: &[u8]) -> Check {
+        let searched = &line[..line.len().min(self.line_bytes)];
+        let cost = (searched.len() as u64).saturating_mul(self.weight);
+        if cost > *self.work_left {
+            return Check::OutOfWork;
+        }
+        *self.work_left -= cost;
+        if searched.len() < line.len() {
+            self.lines_partly_searched += 1;
+        }
+        if self.regex.is_match(searched) {
+            Check::Matches
+        } else {
+            Check::Copy
+        }
+    }
+}
+
 /// Copies up to `count` lines into the sink. A line longer than `line_cap` bytes is cut there
 /// (`mark` writes the marker after the shown part); a line that does not fit the budget stops the
 /// copy before it, unless it is the first, which is then cut to fit. With `stop_at`, the copy
-/// stops before the first line after the first one that matches it.
+/// stops before the first line after the first one that matches it (or that its work bound
+/// cannot search).
 pub fn copy_lines<R: BufRead>(
     reader: &mut R,
     sink: &mut Sink<'_>,
     count: u64,
     line_cap: usize,
-    stop_at: Option<&Regex>,
+    mut stop_at: Option<&mut StopAt<'_>>,
     mark: &mut dyn FnMut(&mut Vec<u8>, CutLine),
 ) -> io::Result<Copied> {
     let mut copied = 0u64;
@@ -195,35 +242,33 @@ pub fn copy_lines<R: BufRead>(
         let budget_room = sink.limit.saturating_sub(line_start + 1);
         let room = line_cap.min(budget_room);
         let line = next_line(reader, sink.out, room)?;
-        let matches = |out: &[u8]| {
-            copied > 0 && stop_at.is_some_and(|p| p.is_match(line_body(&out[line_start..])))
+        if matches!(line, One::EndOfFile) {
+            return Ok(Copied {
+                lines: copied,
+                stop: Stop::EndOfFile,
+            });
+        }
+        let check = match stop_at.as_deref_mut() {
+            Some(stop_at) if copied > 0 => stop_at.check(line_body(&sink.out[line_start..])),
+            _ => Check::Copy,
         };
+        let stop = match check {
+            Check::Copy => None,
+            Check::Matches => Some(Stop::Pattern),
+            Check::OutOfWork => Some(Stop::PatternWork),
+        };
+        if let Some(stop) = stop {
+            sink.out.truncate(line_start);
+            return Ok(Copied {
+                lines: copied,
+                stop,
+            });
+        }
         match line {
-            One::EndOfFile => {
-                return Ok(Copied {
-                    lines: copied,
-                    stop: Stop::EndOfFile,
-                });
-            }
-            One::Whole => {
-                if matches(sink.out) {
-                    sink.out.truncate(line_start);
-                    return Ok(Copied {
-                        lines: copied,
-                        stop: Stop::Pattern,
-                    });
-                }
-                copied += 1;
-            }
+            One::EndOfFile => {}
+            One::Whole => copied += 1,
             One::Long { len, ended } => {
                 let over_cap = len > line_cap as u64 || !ended;
-                if matches(sink.out) {
-                    sink.out.truncate(line_start);
-                    return Ok(Copied {
-                        lines: copied,
-                        stop: Stop::Pattern,
-                    });
-                }
                 if !over_cap && copied > 0 {
                     // It fits the line limit but not the reply: leave it for the next call.
                     sink.out.truncate(line_start);

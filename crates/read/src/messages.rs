@@ -93,6 +93,28 @@ pub enum Note {
         /// The line the read started at.
         start: u64,
     },
+    /// `read_to_next_pattern` is costly to run (its work per call is bounded): it was not
+    /// looked for from `line` on, so the block ends before that line.
+    PatternWorkSpent {
+        /// The pattern as given.
+        pattern: String,
+        /// The first line not searched (nor shown).
+        line: u64,
+        /// What the block shows.
+        shown: Shown,
+        /// The item that reads on.
+        read_on: ReadOn,
+    },
+    /// `read_to_next_pattern` is costly to run: `lines` lines longer than `bytes` were searched
+    /// for it in their first `bytes` bytes only.
+    PatternLinesPartlySearched {
+        /// The pattern as given.
+        pattern: String,
+        /// Lines searched in part.
+        lines: u64,
+        /// Bytes of each line searched.
+        bytes: usize,
+    },
     /// A `tail` read shows only its last `lines` lines: the line before them is longer than the
     /// `scan` bytes searched back from the end.
     TailPartial {

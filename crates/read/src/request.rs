@@ -48,6 +48,10 @@ pub enum StructuredKind {
 /// its path (for the extension) and its first bytes, read from the open handle.
 pub type ExampleQueries = fn(&Path, StructuredKind, &[u8]) -> Vec<String>;
 
+/// Regex work (pattern positions × bytes) the `read_to_next_pattern` items of one call may do
+/// in all: a couple of seconds in the worst case, whatever the pattern and the lines.
+pub const PATTERN_WORK_PER_CALL: u64 = 2 * fs_mcp_text::REGEX_WORK_PER_SEARCH;
+
 /// Settings of a `read_files` call.
 #[derive(Debug, Clone)]
 pub struct ReadOptions {
@@ -64,6 +68,10 @@ pub struct ReadOptions {
     pub max_reply_bytes: usize,
     /// Cap on one line in `head`, `tail`, ranges and `read_to_next_pattern`.
     pub max_line_bytes: usize,
+    /// Regex work (pattern positions × bytes) the `read_to_next_pattern` items of one call may
+    /// do in all (default [`PATTERN_WORK_PER_CALL`]); one line's search gets half of it
+    /// at most.
+    pub pattern_work: u64,
 }
 
 impl Default for ReadOptions {
@@ -77,6 +85,7 @@ impl Default for ReadOptions {
             example_queries: None,
             max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            pattern_work: PATTERN_WORK_PER_CALL,
         }
     }
 }

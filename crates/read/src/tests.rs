@@ -278,6 +278,64 @@ fn read_to_next_pattern() {
     assert_eq!(read(&f, r).unwrap(), "    return 2\n");
 }
 
+/// A pathological `read_to_next_pattern` (`(?:a|b|c|d){500}x`: the engine steps 500 positions
+/// on every byte of a line of `a`s; `{5000}` over 40 KB lines took half a second a line in a
+/// release build) pinned a core for as long as the lines went on: it is searched within the
+/// call's work bound (made small here, so that a debug build runs it quickly), each line in its
+/// first bytes only, and the reply says where it stopped and what was searched in part.
+#[test]
+fn a_costly_stop_pattern_is_searched_within_a_work_bound() {
+    let f = fixture();
+    let long = "a".repeat(40_000);
+    fs::write(
+        f.root.join("minified.txt"),
+        format!("start\n{}end\n", format!("{long}\n").repeat(8)),
+    )
+    .unwrap();
+    let work = 4_000_000;
+    let options = ReadOptions {
+        max_reply_bytes: 1 << 20,
+        max_line_bytes: 1 << 20,
+        pattern_work: work,
+        ..ReadOptions::default()
+    };
+    let read_wide = |pattern: &str| {
+        let r = ReadRequest {
+            start_line: Some(1),
+            read_to_next_pattern: Some(pattern.into()),
+            ..req("minified.txt")
+        };
+        read_one(&f.sandbox, &r, &options, &Data).unwrap()
+    };
+    let pattern = "(?:a|b|c|d){500}x";
+    let weight = fs_mcp_text::pattern_weight(pattern, false);
+    let per_line = pattern_line_bytes(weight, work);
+    assert!(per_line < long.len(), "{per_line}");
+    let searched_lines = work / (per_line as u64 * weight);
+    assert!((1..8).contains(&searched_lines), "{searched_lines}");
+    let out = read_wide(pattern);
+    let tail = &out[out.len().saturating_sub(600)..];
+    let stop_line = 2 + searched_lines;
+    assert!(
+        out.contains(&format!(
+            "PatternWorkSpent {{ pattern: \"{pattern}\", line: {stop_line},"
+        )),
+        "{tail}"
+    );
+    assert!(
+        out.contains(&format!(
+            "PatternLinesPartlySearched {{ pattern: \"{pattern}\", lines: {searched_lines}, bytes: {per_line} }}"
+        )),
+        "{tail}"
+    );
+    // The lines before the stop are shown, the rest is not.
+    assert_eq!(out.matches(&long).count() as u64, searched_lines);
+    // A cheap pattern still searches whole lines and finds the end.
+    let out = read_wide("^end");
+    assert!(!out.contains("Note"), "{}", &out[out.len() - 300..]);
+    assert_eq!(out.matches(&long).count(), 8);
+}
+
 #[test]
 fn pattern_errors() {
     let f = fixture();

@@ -238,8 +238,23 @@ function renderReviews(reviews) {
   if (!reviews.length) { list.replaceChildren(el("p", { class: "dim" }, "No proposal is waiting.")); return; }
   list.replaceChildren(...reviews.map((r) => {
     const editor = el("textarea", { class: "proposal", rows: "10", spellcheck: "false" });
-    editor.value = r.proposed;
     const status = el("span", { class: "dim" });
+    // One review's whole diff and proposed text, fetched when asked for.
+    const one = () => api("/api/reviews/one?session_path=" + encodeURIComponent(r.session_path));
+    let diff = diffView(r.diff);
+    const whole = r.diff_cut > 0 ? [el("button", { onclick: async (event) => {
+      try { const d = await one(); const full = diffView(d.diff); diff.replaceWith(full); diff = full; event.target.remove(); }
+      catch (e) { status.textContent = "Failed: " + e.message; }
+    } }, "Show the whole diff (" + r.diff_cut + " more bytes)")] : [];
+    const details = el("details", {}, el("summary", {}, "Edit the proposal"), editor,
+      el("div", { class: "actions" }, el("button", { class: "send-edit", onclick: () => decide(editor.value) }, "Send edited version")));
+    // The proposed text arrives when the editor is opened; what the human typed meanwhile stays.
+    editor.addEventListener("input", () => (editor.dataset.loaded = "1"));
+    details.addEventListener("toggle", async () => {
+      if (!details.open || editor.dataset.loaded) return;
+      try { const d = await one(); if (!editor.dataset.loaded) { editor.value = d.proposed || ""; editor.dataset.loaded = "1"; } }
+      catch (e) { status.textContent = "Failed: " + e.message; }
+    });
     const decide = async (content) => {
       try {
         await api("/api/reviews/decide", content === undefined ? { session_path: r.session_path } : { session_path: r.session_path, content });
@@ -249,9 +264,8 @@ function renderReviews(reviews) {
     };
     return el("div", { class: "review", "data-session": r.session_path },
       el("h3", {}, el("code", {}, r.path)),
-      diffView(r.diff),
-      el("details", {}, el("summary", {}, "Edit the proposal"), editor,
-        el("div", { class: "actions" }, el("button", { class: "send-edit", onclick: () => decide(editor.value) }, "Send edited version"))),
+      diff, ...whole,
+      details,
       el("div", { class: "actions" }, el("button", { class: "primary approve", onclick: () => decide(undefined) }, "Approve"),
         el("button", { class: "as-app", onclick: (e) => { e.target.disabled = true; showAsApp(r, e.target.parentNode); } }, "Show as an MCP App"), status));
   }));
@@ -279,9 +293,11 @@ function cspOf(csp) {
 async function showAsApp(review, after) {
   const read = await api("/api/app-view");
   const content = read.contents[0];
+  // The list holds a cut diff and no proposed text: the view shows the review whole.
+  const detail = await api("/api/reviews/one?session_path=" + encodeURIComponent(review.session_path));
   const frame = el("iframe", { class: "app-view", sandbox: "allow-scripts", title: "review view (MCP App)" });
   after.after(frame);
-  const diffs = splitDiff(review.diff);
+  const diffs = splitDiff(detail.diff);
   const files = (review.files && review.files.length ? review.files : [review.path]).map((path, i) => ({ path, diff: diffs[i] || "" }));
   const send = (message) => frame.contentWindow.postMessage(Object.assign({ jsonrpc: "2.0" }, message), "*");
   window.addEventListener("message", async (event) => {
@@ -294,7 +310,7 @@ async function showAsApp(review, after) {
       send({ method: "ui/notifications/tool-input", params: { arguments: { path: review.path } } });
       send({ method: "ui/notifications/tool-result", params: { content: [{ type: "text", text: "PENDING" }],
         _meta: { "fs-mcp-rs/review": { review: review.session_path, path: review.path, files,
-          proposed: files.length === 1 ? review.proposed : null } } } });
+          proposed: files.length === 1 ? detail.proposed : null } } } });
     } else if (m.method === "ui/notifications/size-changed" && m.params && m.params.height) {
       frame.style.height = Math.min(m.params.height + 4, 900) + "px";
     } else if (m.method === "tools/call" && m.params && m.params.name === "submit_review_verdict") {

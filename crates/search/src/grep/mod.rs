@@ -409,12 +409,10 @@ fn search_planned(shared: &Shared<'_>, plan: &CandidatePlan, threads: usize) {
 /// timeout is checked between reads even inside one huge line.
 pub const MAX_SEARCHED_LINE_BYTES: u64 = 8 << 20;
 
-/// Work one regex search over a stretch of text may do, in pattern positions × bytes: about a
-/// second in the worst case on a 2025 laptop core (the engine's fallback, a PikeVM, steps every
-/// live position on every byte: `(?:a|b|c|d){5000}x` over 13 KB of `a`s took 0.47 s). The
-/// deadline is checked between such searches, never inside one, so this bounds how long a search
-/// can overrun it; patterns of up to 16 positions still search 8 MiB of a line.
-const SEARCH_WORK_PER_CALL: u64 = 1 << 27;
+/// Work one regex search over a stretch of text may do (see [`fs_mcp_text::REGEX_WORK_PER_SEARCH`]):
+/// the deadline is checked between such searches, never inside one, so this bounds how long a
+/// search can overrun it; patterns of up to 16 positions still search 8 MiB of a line.
+const SEARCH_WORK_PER_CALL: u64 = fs_mcp_text::REGEX_WORK_PER_SEARCH;
 
 /// The shortest stretch of a line searched, whatever the pattern.
 const MIN_SEARCHED_LINE_BYTES: u64 = 256;
@@ -427,49 +425,7 @@ pub fn searched_line_bytes(weight: u64) -> u64 {
     (SEARCH_WORK_PER_CALL / weight.max(1)).clamp(MIN_SEARCHED_LINE_BYTES, MAX_SEARCHED_LINE_BYTES)
 }
 
-/// An upper bound on the positions of `pattern` a regex engine may track at once while it
-/// steps over one byte: its literal bytes and classes, with every counted repetition spelt
-/// out (`a{1000}` is 1,000). A class that may match several-byte UTF-8 characters counts 4 (a
-/// character in progress at each of its bytes). An unparsable pattern weighs the most (it is
-/// refused when compiled anyway).
-pub fn pattern_weight(pattern: &str, case_insensitive: bool) -> u64 {
-    use regex_syntax::hir::{Class, Hir, HirKind};
-    fn weight(hir: &Hir, depth: u32) -> u64 {
-        if depth > 1_000 {
-            return u64::MAX;
-        }
-        match hir.kind() {
-            HirKind::Empty | HirKind::Look(_) => 0,
-            HirKind::Literal(literal) => literal.0.len() as u64,
-            HirKind::Class(Class::Bytes(_)) => 1,
-            HirKind::Class(Class::Unicode(class)) => {
-                if class.maximum_len().is_some_and(|len| len <= 1) {
-                    1
-                } else {
-                    4
-                }
-            }
-            HirKind::Repetition(rep) => {
-                let copies = u64::from(rep.max.unwrap_or(rep.min).max(rep.min).max(1));
-                weight(&rep.sub, depth + 1).saturating_mul(copies)
-            }
-            HirKind::Capture(capture) => weight(&capture.sub, depth + 1),
-            HirKind::Concat(parts) | HirKind::Alternation(parts) => {
-                parts.iter().fold(0u64, |sum, part| {
-                    sum.saturating_add(weight(part, depth + 1))
-                })
-            }
-        }
-    }
-    regex_syntax::ParserBuilder::new()
-        .case_insensitive(case_insensitive)
-        .multi_line(true)
-        .crlf(true)
-        .utf8(false)
-        .build()
-        .parse(pattern)
-        .map_or(u64::MAX, |hir| weight(&hir, 0))
-}
+pub use fs_mcp_text::pattern_weight;
 
 fn build_matcher(pattern: &str, case_insensitive: bool) -> Result<RegexMatcher, SearchError> {
     RegexMatcherBuilder::new()
