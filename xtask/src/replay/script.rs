@@ -197,7 +197,7 @@ fn read_calls(s: &mut Session) {
         "notes/latin1.txt",
         "link_outside",
         "dangling_link",
-        "/etc/hostname",
+        "/replay-nonexistent/x.txt",
         "../outside/secret.txt",
         "weird/bad\\xff.txt",
         "weird/tab\\tname.txt",
