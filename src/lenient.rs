@@ -74,6 +74,14 @@ pub fn list_of_at_most<T: de::DeserializeOwned>(
                 .map_err(|e| format!("a string that looks like a JSON list but is not: {e}"))?;
             list_of_at_most(parsed, max)
         }
+        // One item as a JSON string (`"{\"path\": \"a.md\"}"`); a string that is not such an
+        // object (a file named `{a}.txt`) stays the string it is.
+        Value::String(text)
+            if let Ok(Value::Object(object)) = serde_json::from_str::<Value>(&text)
+                && let Ok(item) = serde_json::from_value::<T>(Value::Object(object)) =>
+        {
+            Ok(vec![item])
+        }
         Value::Null => Ok(Vec::new()),
         single => serde_json::from_value(single)
             .map(|item| vec![item])
@@ -139,5 +147,25 @@ mod tests {
         // the error is about.
         let e = serde_json::from_value::<Params>(json!({"names": ["a", "b", "c", 4]})).unwrap_err();
         assert!(e.to_string().contains("at most 3"), "{e}");
+    }
+
+    #[test]
+    fn one_item_may_come_as_a_json_string_holding_the_object() {
+        #[derive(Debug, Deserialize, PartialEq)]
+        struct Item {
+            path: String,
+        }
+        let items: Vec<Item> = list_of(json!("{\"path\": \"README.md\"}")).unwrap();
+        assert_eq!(
+            items,
+            [Item {
+                path: "README.md".into()
+            }]
+        );
+        // A string that is no such object stays a string: a file may be named `{a}.txt`.
+        let names: Vec<String> = list_of(json!("{a}.txt")).unwrap();
+        assert_eq!(names, ["{a}.txt"]);
+        let names: Vec<String> = list_of(json!("{\"path\": \"x\"}")).unwrap();
+        assert_eq!(names, ["{\"path\": \"x\"}"]);
     }
 }

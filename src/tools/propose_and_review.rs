@@ -101,7 +101,8 @@ impl From<ProposeParams> for ProposeRequest {
                     u32::try_from(n.max(0)).unwrap_or(u32::MAX)
                 }),
             session_path: p.session_path.filter(|s| !s.is_empty()),
-            edits: p.edits.filter(|e| !e.is_empty()).map(|edits| {
+            // An empty list is passed on: the crate tells it from a blank match_text.
+            edits: p.edits.map(|edits| {
                 edits
                     .into_iter()
                     .map(|e| {

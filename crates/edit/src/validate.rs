@@ -58,6 +58,25 @@ pub(crate) fn validate(req: &ProposeRequest, file: Option<&str>) -> Result<Plan,
         }
     };
     let file_blank = file.is_none_or(|t| t.trim().is_empty());
+    // `edits` and `match_text`/`new_string` are two ways to say the change: one of them only,
+    // and an empty `edits` with nothing else is no change (not a blank match_text).
+    match req.edits.as_deref() {
+        Some(edits)
+            if !edits.is_empty() && (!req.match_text.is_empty() || !req.new_string.is_empty()) =>
+        {
+            return Err(EditError::invalid(format!(
+                "Both edits ({} {}) and match_text/new_string were given, so it is unclear which change is meant. Put that change into edits as one more item, or leave edits out.",
+                edits.len(),
+                if edits.len() == 1 { "edit" } else { "edits" }
+            )));
+        }
+        Some([]) if req.match_text.is_empty() && req.new_string.is_empty() && !file_blank => {
+            return Err(EditError::invalid(
+                "edits is empty and neither match_text nor new_string was given: there is no change to propose. Give edits at least one {match_text, new_string}.",
+            ));
+        }
+        _ => {}
+    }
 
     // Loop 1, in index order: blank text, then sentinels.
     let mut targets = Vec::with_capacity(specs.len());
@@ -131,6 +150,34 @@ mod tests {
         assert_eq!(plan.edits[0].target, Target::Overwrite);
         let plan = validate(&req(""), None).unwrap();
         assert_eq!(plan.edits[0].target, Target::Overwrite);
+    }
+
+    #[test]
+    fn edits_and_match_text_together_or_an_empty_edits_alone_are_refused() {
+        let mut both = req("old");
+        both.edits = Some(vec![EditSpec::new("a", "b")]);
+        let e = validate(&both, Some("old a\n")).unwrap_err();
+        assert!(
+            e.message()
+                .starts_with("Both edits (1 edit) and match_text/new_string were given"),
+            "{}",
+            e.message()
+        );
+        let mut empty = ProposeRequest::single("f.py", "", "");
+        empty.edits = Some(Vec::new());
+        let e = validate(&empty, Some("content\n")).unwrap_err();
+        assert!(
+            e.message()
+                .starts_with("edits is empty and neither match_text"),
+            "{}",
+            e.message()
+        );
+        // `[]` still falls back to match_text/new_string, and proposes a new empty file
+        // where there is none.
+        let mut fallback = req("def");
+        fallback.edits = Some(Vec::new());
+        assert!(validate(&fallback, Some("def f\n")).is_ok());
+        assert!(validate(&empty, None).is_ok());
     }
 
     #[test]
