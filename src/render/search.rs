@@ -13,6 +13,7 @@ use rmcp::model::CallToolResult;
 use serde::Serialize;
 
 use super::{ListedTools, error_text, failure, sandbox};
+use crate::params::MAX_MATCHES;
 
 /// The next step after `error`, if there is one to give.
 pub fn next_step(error: &SearchError, listed: &ListedTools) -> Option<String> {
@@ -32,7 +33,9 @@ pub fn next_step(error: &SearchError, listed: &ListedTools) -> Option<String> {
             "Use e.g. '*.rs' (file names at any depth) or 'src/**/*.rs' (paths under path)".into()
         }
         SearchError::InvalidGlob { .. } => "* matches within a name, ** any number of directories, ? one character, [abc] a set, {a,b} alternatives; escape a literal with a backslash".into(),
-        SearchError::NoMatchesAllowed => "Give max_matches of 1 or more".into(),
+        SearchError::NoMatchesAllowed => {
+            format!("Give {} of {} or more", MAX_MATCHES.name, MAX_MATCHES.min)
+        }
         SearchError::NotADirectory { .. }
         | SearchError::NotSearchable { .. }
         | SearchError::Io { .. } => return None,
@@ -319,6 +322,13 @@ mod tests {
     fn durations() {
         assert_eq!(seconds(Duration::from_secs(30)), "30 s");
         assert_eq!(seconds(Duration::from_millis(1500)), "1.5 s");
+    }
+
+    /// The refusal of a cap of 0 names the parameter and its least value as declared.
+    #[test]
+    fn no_matches_allowed_says_the_declared_least_value() {
+        let text = search_error(&SearchError::NoMatchesAllowed, &ListedTools::default());
+        assert!(text.ends_with(". Give max_matches of 1 or more."), "{text}");
     }
 
     #[test]
