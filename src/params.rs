@@ -7,7 +7,7 @@
 //! (and where each declaration is used) is in its file (src/tools/). The crates keep their own
 //! defaults as data; the declarations read them.
 
-use fs_mcp_search::GrepOptions;
+use fs_mcp_search::{GrepOptions, TreeOptions};
 use fs_mcp_text::thousands;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -64,12 +64,6 @@ pub(crate) struct PathParams {
 /// The default of a path parameter: the first allowed directory.
 pub fn dot() -> String {
     ".".to_string()
-}
-
-/// A numeric parameter: `default` when absent, kept within `min..=max` (the tools not yet
-/// declared in this file).
-pub fn bounded(value: Option<i64>, default: i64, min: i64, max: i64) -> i64 {
-    value.unwrap_or(default).clamp(min, max)
 }
 
 /// An integer parameter: `default` when absent, kept within `min..=max` (a value out of range
@@ -240,6 +234,71 @@ pub const SECTION_PATTERNS: ListParam = ListParam {
     max: GrepOptions::MAX_SECTION_PATTERNS,
     listed: "Section-start regexes (default per language; [] none): L{m} is the last line of the block, for end_line.",
     doc: "Regexes of lines that start a section (at most {max}; a longer list is refused); `[]` turns hints off. With custom patterns the hint `L{m}` is the last line of the block: the line before the next line after the match that matches one of them (blank lines just before it not counted), or `EOF`; so `read_files` with `end_line` = m reads the block.",
+};
+
+// `directory_tree`.
+
+/// `max_depth`.
+pub const MAX_DEPTH: IntParam = IntParam {
+    name: "max_depth",
+    default: TreeOptions::DEFAULT_MAX_DEPTH as i64,
+    min: 0,
+    max: Some(64),
+    lead: None,
+    lists_max: false,
+    doc: "Levels below `path`",
+};
+
+/// `exclude_dirs`; the listed text leaves the bound to the refusal: no real call comes near it.
+pub const EXCLUDE_DIRS: ListParam = ListParam {
+    name: "exclude_dirs",
+    max: TreeOptions::MAX_EXCLUDE_DIRS,
+    listed: "Names not to expand (default .git, node_modules, target…; [] none).",
+    doc: "Directory names not expanded; `[]` expands everything. At most {max} names; a longer list is refused.",
+};
+
+// `read_files`.
+
+/// `files`: a reply shows far fewer blocks than its bound anyway.
+pub const FILES: ListParam = ListParam {
+    name: "files",
+    max: fs_mcp_read::MAX_REQUESTS,
+    listed: r#"E.g. [{"path": "a.md", "head": 40}]. At most {max}."#,
+    doc: "The files to read, in order; at most {max} a call. A longer list is refused whole before any file is read (the error says how many it had and the cap): a reply shows far fewer blocks anyway, so send the rest in further calls.",
+};
+
+// `query_json` and `query_yaml`.
+
+/// The queries' `timeout`, in seconds.
+pub const QUERY_TIMEOUT: IntParam = IntParam {
+    name: "timeout",
+    default: fs_mcp_query::DEFAULT_TIMEOUT_SECS as i64,
+    min: 1,
+    max: Some(600),
+    lead: Some("Seconds"),
+    lists_max: true,
+    doc: "Seconds before the query is stopped",
+};
+
+// `propose_and_review`.
+
+/// `expected_replacements`.
+pub const EXPECTED_REPLACEMENTS: IntParam = IntParam {
+    name: "expected_replacements",
+    default: fs_mcp_edit::DEFAULT_EXPECTED_REPLACEMENTS as i64,
+    min: 0,
+    max: None,
+    lead: Some("How often match_text must occur"),
+    lists_max: false,
+    doc: "How many times `match_text` must occur",
+};
+
+/// `edits`: more than a human reviews in one diff.
+pub const EDITS: ListParam = ListParam {
+    name: "edits",
+    max: 100,
+    listed: "Instead of match_text/new_string, in order; all written or none. At most {max}.",
+    doc: "A batch, applied in order, instead of `match_text`/`new_string`; an item with its own `path` changes that file (a multi-file proposal). At most {max} edits; a longer list is refused before any is read.",
 };
 
 #[cfg(test)]

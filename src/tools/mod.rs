@@ -88,9 +88,10 @@ mod tests {
     }
 
     /// Each declared parameter (`ToolSpec::params`, from `src/params.rs`) is a parameter of its
-    /// tool whose listed description is the declaration's.
+    /// tool whose listed description is the declaration's; and every integer parameter of a
+    /// tool is declared, so a default or a bound cannot be written anywhere else.
     #[test]
-    fn each_declared_parameter_is_its_tools_parameter() {
+    fn each_declared_parameter_is_its_tools_parameter_and_every_integer_is_declared() {
         let specs = specs();
         for route in routes() {
             let tool = route.name().to_string();
@@ -112,6 +113,17 @@ mod tests {
                     Some(param.description().as_str()),
                     "{tool}'s {}",
                     param.name()
+                );
+            }
+            for (name, property) in &properties {
+                let integer = match &property["type"] {
+                    serde_json::Value::String(t) => t == "integer",
+                    serde_json::Value::Array(types) => types.iter().any(|t| t == "integer"),
+                    _ => false,
+                };
+                assert!(
+                    !integer || spec.params.iter().any(|p| p.name() == name),
+                    "{tool}'s integer parameter {name} has no declaration in src/params.rs"
                 );
             }
         }
