@@ -1,6 +1,7 @@
 //! The parts of docs/tools.md, README.md and docs/GEMINI_SCHEMA_COMPAT.md generated from the
 //! router and the profile registry (`cargo xtask docs`): one parameter table per tool, from its
-//! served schema; the README's tool table, from the specs; the schema profile table, from
+//! served schema, and the "In detail" line of each declared parameter (`src/params.rs`), from its
+//! declaration; the README's tool table, from the specs; the schema profile table, from
 //! `gemini_compat::PROFILES`.
 //! Each sits between a start marker naming it and [`END`]; the text around stays hand-written.
 //! `tests/generated_docs.rs` fails when the checked-in files differ from what this generates.
@@ -66,7 +67,58 @@ pub fn regenerate_tools_md(current: &str) -> Result<String, String> {
             missing.join(", ")
         ));
     }
-    Ok(out)
+    regenerate_details(&out, &crate::tools::specs())
+}
+
+/// `text` with the "In detail" line of every declared parameter (`ToolSpec::params`)
+/// regenerated from its declaration: in the part of docs/tools.md after a tool's parameters
+/// marker (up to the next `## ` heading, so tools documented together share it), the line
+/// starting with `` - `name`: `` for a parameter one of its tools declares. Fails on a declared
+/// parameter without its line.
+fn regenerate_details(text: &str, specs: &[ToolSpec]) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut part: Vec<&ToolSpec> = Vec::new();
+    let mut written: Vec<(&str, &str)> = Vec::new();
+    for line in text.split_inclusive('\n') {
+        if line.starts_with("## ") {
+            part.clear();
+        } else if let Some(name) = line
+            .strip_prefix(PARAMETERS)
+            .and_then(|rest| rest.trim_end().strip_suffix(" -->"))
+        {
+            part.extend(specs.iter().find(|spec| spec.name == name));
+        }
+        let declared = part.iter().find_map(|spec| {
+            spec.params
+                .iter()
+                .find(|p| line.starts_with(&format!("- `{}`: ", p.name())))
+        });
+        match declared {
+            Some(param) => {
+                out.push_str(&format!("- `{}`: {}\n", param.name(), param.detail()));
+                for spec in &part {
+                    if spec.params.iter().any(|p| p.name() == param.name()) {
+                        written.push((spec.name, param.name()));
+                    }
+                }
+            }
+            None => out.push_str(line),
+        }
+    }
+    let missing: Vec<String> = specs
+        .iter()
+        .flat_map(|spec| spec.params.iter().map(move |p| (spec.name, p.name())))
+        .filter(|declared| !written.contains(declared))
+        .map(|(tool, param)| format!("{tool}'s `{param}`"))
+        .collect();
+    if missing.is_empty() {
+        Ok(out)
+    } else {
+        Err(format!(
+            "docs/tools.md has no \"In detail\" line for {}: add `- `NAME`: ` under the tool's parameter table, then run `cargo xtask docs`",
+            missing.join(", ")
+        ))
+    }
 }
 
 /// README.md with its tool table regenerated.

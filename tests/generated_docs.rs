@@ -57,6 +57,25 @@ fn a_tool_without_its_parameter_table_is_named() {
     );
 }
 
+/// A declared parameter's "In detail" line is written from its declaration (a hand-edited
+/// bound comes back as declared), and one without its line is named.
+#[test]
+fn a_declared_parameters_detail_line_is_generated_from_its_declaration() {
+    let docs =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/tools.md")).unwrap();
+    let line = "- `max_matches`: Global cap on matching lines shown (1–1000).";
+    assert!(docs.contains(line), "docs/tools.md lost {line:?}");
+    let edited = docs.replace(line, "- `max_matches`: Global cap (1–50).");
+    let regenerated = fs_mcp_rs::docs::regenerate_tools_md(&edited).unwrap();
+    assert_eq!(regenerated, docs);
+    let without = docs.replace(&format!("{line}\n"), "");
+    let error = fs_mcp_rs::docs::regenerate_tools_md(&without).unwrap_err();
+    assert!(
+        error.contains("no \"In detail\" line for grep_content's `max_matches`"),
+        "{error}"
+    );
+}
+
 #[test]
 fn the_schema_profile_table_matches_the_registry() {
     check(

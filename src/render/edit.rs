@@ -7,13 +7,14 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use fs_mcp_edit::{
-    Approval, Decision, EditError, Hints, NextStep, Note, RecoveryStep, ReviewCommitted,
-    ReviewOutcome, Undecided, Written,
+    Approval, Decision, EditError, Hints, MATCH_TEXT_MAX_LENGTH, NextStep, Note, RecoveryStep,
+    ReviewCommitted, ReviewOutcome, Undecided, Written,
 };
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 
 use super::ListedTools;
+use crate::params::EDITS;
 
 /// The JSON object `propose_and_review` returns (keys in this order, absent ones omitted).
 #[derive(Debug, Serialize)]
@@ -436,7 +437,10 @@ pub fn next_step(next: &NextStep, listed: &ListedTools) -> Option<String> {
                 "You MUST provide the exact text you want to replace. {read}, then provide the EXACT lines you want to change in match_text. For an intentional full-file overwrite, pass match_text='OVERWRITE_FILE'"
             )
         }
-        NextStep::ShortenMatchText => "Break your change into several smaller edits with the 'edits' parameter, each match_text under 2000 characters; only to replace one large contiguous section (e.g. a large markdown block), set bypass_match_text_limit=true".to_string(),
+        NextStep::ShortenMatchText => format!(
+            "Break your change into several smaller edits with the '{}' parameter, each match_text under {MATCH_TEXT_MAX_LENGTH} characters; only to replace one large contiguous section (e.g. a large markdown block), set bypass_match_text_limit=true",
+            EDITS.name
+        ),
         NextStep::SaveAsUtf8 => "Ask the user to save it as UTF-8 text".to_string(),
         NextStep::WaitForOtherCall => "Wait for that call to finish, or cancel it".to_string(),
         NextStep::ConfigureReview => "Start the server with --review-command (an installed diff tool) or --auto-approve".to_string(),
@@ -557,6 +561,17 @@ mod tests {
 
     fn listed(names: &[&str]) -> ListedTools {
         ListedTools::new(names.iter().map(|s| s.to_string()))
+    }
+
+    /// The limit and the parameter named are the declared ones, worded as before.
+    #[test]
+    fn shorten_match_text_names_the_edits_parameter_and_the_limit() {
+        assert_eq!(
+            next_step(&NextStep::ShortenMatchText, &listed(&[])).as_deref(),
+            Some(
+                "Break your change into several smaller edits with the 'edits' parameter, each match_text under 2000 characters; only to replace one large contiguous section (e.g. a large markdown block), set bypass_match_text_limit=true"
+            )
+        );
     }
 
     /// The reply's text as JSON, with its top-level keys in the order written.

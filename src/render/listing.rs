@@ -17,6 +17,7 @@ use fs_mcp_text::{format_size, thousands};
 use serde::Serialize;
 
 use super::search::plural;
+use crate::params::MAX_DEPTH;
 
 /// A directory's entries, as structured content (`{"entries", "total", "note"}`) and as text.
 #[derive(Debug, Serialize)]
@@ -116,11 +117,13 @@ impl From<Tree> for TreeAnswer {
     fn from(tree: Tree) -> TreeAnswer {
         let note = tree.cut.map(|cut| match cut {
             TreeCut::EntryLimit { max_entries } => format!(
-                "Entry limit of {} reached; directories marked truncated were not (fully) listed. Use a smaller max_depth or a sub-directory as path.",
-                thousands(max_entries as u64)
+                "Entry limit of {} reached; directories marked truncated were not (fully) listed. Use a smaller {} or a sub-directory as path.",
+                thousands(max_entries as u64),
+                MAX_DEPTH.name
             ),
             TreeCut::BelowDepth { max_depth } => format!(
-                "Directories marked truncated have entries below max_depth={max_depth}; call again with one of them as path to see more."
+                "Directories marked truncated have entries below {}={max_depth}; call again with one of them as path to see more.",
+                MAX_DEPTH.name
             ),
         });
         TreeAnswer {

@@ -11,6 +11,7 @@ use fs_mcp_query::{
 use rmcp::model::CallToolResult;
 
 use super::{ListedTools, failure};
+use crate::params::QUERY_TIMEOUT;
 
 /// What an answer without results reads.
 pub const NO_RESULTS: &str = "No results found.";
@@ -224,10 +225,11 @@ pub fn next_step(error: &QueryError, listed: &ListedTools) -> Option<String> {
         QueryError::InputLooksLikeYaml(_) => listed
             .any_of(&["query_yaml"])
             .map(|tool| format!("Query it with {tool}")),
-        QueryError::Timeout(_) => Some(
-            "Simplify the query or narrow it to part of the file (e.g. `.items[0:100]`), or give a longer timeout (at most 600 seconds)"
-                .into(),
-        ),
+        QueryError::Timeout(_) => Some(format!(
+            "Simplify the query or narrow it to part of the file (e.g. `.items[0:100]`), or give a longer {} (at most {} seconds)",
+            QUERY_TIMEOUT.name,
+            QUERY_TIMEOUT.max.unwrap_or(QUERY_TIMEOUT.default)
+        )),
         QueryError::MemoryLimit(_) => {
             Some("Narrow the query to part of the file, e.g. `keys` or `.items[0:5]`".into())
         }
@@ -477,9 +479,15 @@ mod tests {
     #[test]
     fn a_timeout_says_what_to_do() {
         let e = QueryError::Timeout(Duration::from_secs(2));
+        let text = error_text(&e, next_step(&e, &ListedTools::default()).as_deref());
         assert!(
-            error_text(&e, next_step(&e, &ListedTools::default()).as_deref())
-                .starts_with("Error: Query timed out after 2 seconds. Simplify the query")
+            text.starts_with("Error: Query timed out after 2 seconds. Simplify the query"),
+            "{text}"
+        );
+        // the parameter and its bound as declared
+        assert!(
+            text.ends_with("or give a longer timeout (at most 600 seconds)."),
+            "{text}"
         );
     }
 }

@@ -13,6 +13,7 @@ use rmcp::model::CallToolResult;
 use serde::Serialize;
 
 use super::{ListedTools, error_text, failure, sandbox};
+use crate::params::{MAX_MATCHES, SECTION_PATTERNS};
 
 /// The next step after `error`, if there is one to give.
 pub fn next_step(error: &SearchError, listed: &ListedTools) -> Option<String> {
@@ -27,12 +28,14 @@ pub fn next_step(error: &SearchError, listed: &ListedTools) -> Option<String> {
             too_large: true, ..
         } => "Large counted repetitions such as a{1000}{1000} compile to huge automata; use a smaller count or a shorter literal".into(),
         SearchError::InvalidRegex { .. } => "The pattern is a Rust regex (ripgrep syntax) matched within one line (so no \\n); escape special characters like ( [ { . * + ? with a backslash, e.g. 'foo\\(' to find 'foo('".into(),
-        SearchError::InvalidSectionPattern { .. } => "section_patterns use Rust regex syntax (no look-around or back-references); escape special characters like ( [ { with a backslash".into(),
+        SearchError::InvalidSectionPattern { .. } => format!("{} use Rust regex syntax (no look-around or back-references); escape special characters like ( [ {{ with a backslash", SECTION_PATTERNS.name),
         SearchError::InvalidGlob { reason: None, .. } => {
             "Use e.g. '*.rs' (file names at any depth) or 'src/**/*.rs' (paths under path)".into()
         }
         SearchError::InvalidGlob { .. } => "* matches within a name, ** any number of directories, ? one character, [abc] a set, {a,b} alternatives; escape a literal with a backslash".into(),
-        SearchError::NoMatchesAllowed => "Give max_matches of 1 or more".into(),
+        SearchError::NoMatchesAllowed => {
+            format!("Give {} of {} or more", MAX_MATCHES.name, MAX_MATCHES.min)
+        }
         SearchError::NotADirectory { .. }
         | SearchError::NotSearchable { .. }
         | SearchError::Io { .. } => return None,
@@ -319,6 +322,26 @@ mod tests {
     fn durations() {
         assert_eq!(seconds(Duration::from_secs(30)), "30 s");
         assert_eq!(seconds(Duration::from_millis(1500)), "1.5 s");
+    }
+
+    /// The refusal of a cap of 0 names the parameter and its least value as declared.
+    #[test]
+    fn no_matches_allowed_says_the_declared_least_value() {
+        let text = search_error(&SearchError::NoMatchesAllowed, &ListedTools::default());
+        assert!(text.ends_with(". Give max_matches of 1 or more."), "{text}");
+    }
+
+    /// The next step after a bad section pattern names the declared parameter, worded as before.
+    #[test]
+    fn a_bad_section_pattern_says_the_syntax() {
+        let error = SearchError::InvalidSectionPattern {
+            pattern: Some("(".into()),
+            reason: "unclosed group".into(),
+        };
+        assert_eq!(
+            search_error(&error, &ListedTools::default()),
+            "Error: invalid section_patterns entry '(': unclosed group. section_patterns use Rust regex syntax (no look-around or back-references); escape special characters like ( [ { with a backslash."
+        );
     }
 
     #[test]

@@ -7,12 +7,12 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
 use rmcp::{ErrorData, tool};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-use crate::render;
 use crate::context::FsServer;
-use crate::tools::spec::{ResultBudget, ToolSpec};
+use crate::render;
 use crate::tools::reply::{blocking, structured};
+use crate::tools::spec::{ResultBudget, ToolSpec};
 
 /// What the server says about `analyze_gsd_work_log`.
 pub fn spec() -> ToolSpec {
@@ -32,7 +32,7 @@ pub(crate) fn route() -> ToolRoute<FsServer> {
     )
 }
 
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum WorkLogFormat {
     // The summary and every log as JSON (plain comments: docs/tools.md describes both formats).
@@ -42,12 +42,22 @@ pub(crate) enum WorkLogFormat {
     Table,
 }
 
+impl WorkLogFormat {
+    /// The name a call sends (serde's, so the listed default cannot differ from it).
+    fn name(self) -> String {
+        match serde_json::to_value(self) {
+            Ok(serde_json::Value::String(name)) => name,
+            _ => format!("{self:?}"),
+        }
+    }
+}
+
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct AnalyzeWorkLogParams {
     #[schemars(description = format!("Default {:?}.", fs_mcp_worklog::DEFAULT_PATH))]
     #[serde(default)]
     pub file_path: Option<String>,
-    /// Default json.
+    #[schemars(description = format!("Default {}.", WorkLogFormat::default().name()))]
     #[serde(default)]
     pub output_format: Option<WorkLogFormat>,
 }

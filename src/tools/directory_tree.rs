@@ -8,21 +8,19 @@ use rmcp::{ErrorData, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::lenient;
-use crate::params::{bounded, dot, lean_schema};
-use crate::render::listing::TreeAnswer;
 use crate::context::FsServer;
+use crate::lenient;
+use crate::params::{EXCLUDE_DIRS, MAX_DEPTH, Param, dot, lean_schema};
+use crate::render::listing::TreeAnswer;
 use crate::tools::reply::blocking;
 use crate::tools::search::structured_answer;
 use crate::tools::spec::{ResultBudget, ToolSpec};
-
-/// The deepest tree a call may ask for.
-const MAX_DEPTH_LIMIT: i64 = 64;
 
 /// What the server says about `directory_tree`.
 pub fn spec() -> ToolSpec {
     ToolSpec {
         result_budget: ResultBudget::ReplyCap,
+        params: &[Param::Int(&MAX_DEPTH), Param::List(&EXCLUDE_DIRS)],
         ..ToolSpec::new(
             "directory_tree",
             "Directory tree as compact JSON {name, type, children}; VCS and build directories \"excluded\", max_depth cuts \"truncated\".",
@@ -31,7 +29,10 @@ pub fn spec() -> ToolSpec {
 }
 
 pub(crate) fn route() -> ToolRoute<FsServer> {
-    spec().route(FsServer::directory_tree_tool_attr(), FsServer::directory_tree)
+    spec().route(
+        FsServer::directory_tree_tool_attr(),
+        FsServer::directory_tree,
+    )
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -39,19 +40,16 @@ pub(crate) fn route() -> ToolRoute<FsServer> {
 pub(crate) struct DirectoryTreeParams {
     #[serde(default = "dot")]
     pub path: String,
-    #[schemars(description = format!("Default {}.", TreeOptions::DEFAULT_MAX_DEPTH))]
+    #[schemars(description = MAX_DEPTH.description())]
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub max_depth: Option<i64>,
-    // At most `TreeOptions::MAX_EXCLUDE_DIRS` (said by the refusal: the listed text is paid on
-    // every model request, and no real call comes near it).
-    /// Names not to expand (default .git, node_modules, target…; [] none).
+    #[schemars(description = EXCLUDE_DIRS.description())]
     #[serde(default, deserialize_with = "exclude_list")]
     pub exclude_dirs: Option<Vec<String>>,
 }
 
-/// `exclude_dirs`, leniently, refused past [`TreeOptions::MAX_EXCLUDE_DIRS`] names.
 fn exclude_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
-    lenient::opt_list_at_most(d, TreeOptions::MAX_EXCLUDE_DIRS, "exclude_dirs")
+    EXCLUDE_DIRS.deserialize_opt(d)
 }
 
 impl FsServer {
@@ -62,7 +60,7 @@ impl FsServer {
     ) -> Result<CallToolResult, ErrorData> {
         let sandbox = self.sandbox();
         let options = TreeOptions {
-            max_depth: bounded(p.max_depth, TreeOptions::DEFAULT_MAX_DEPTH as i64, 0, MAX_DEPTH_LIMIT) as usize,
+            max_depth: MAX_DEPTH.clamp_usize(p.max_depth),
             exclude_dirs: p.exclude_dirs,
             ..TreeOptions::default()
         };

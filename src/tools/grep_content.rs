@@ -13,23 +13,26 @@ use rmcp::{ErrorData, RoleServer, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::lenient;
-use crate::params::{bounded, dot, lean_schema};
 use crate::context::FsServer;
-use crate::tools::reply::blocking;
+use crate::lenient;
+use crate::params::{
+    CONTEXT_LINES, GREP_TIMEOUT, MAX_MATCHES, Param, SECTION_PATTERNS, dot, lean_schema,
+};
 use crate::render;
 use crate::render::search::answer;
+use crate::tools::reply::blocking;
 use crate::tools::spec::{ResultBudget, ToolSpec};
-
-/// Bounds on what a client may ask for, so one call cannot hold the server for long.
-const MAX_MATCHES_LIMIT: i64 = 1000;
-const MAX_TIMEOUT_SECS: i64 = 300;
-const MAX_CONTEXT_LINES: i64 = 20;
 
 /// What the server says about `grep_content`.
 pub fn spec() -> ToolSpec {
     ToolSpec {
         result_budget: ResultBudget::ReplyCap,
+        params: &[
+            Param::Int(&CONTEXT_LINES),
+            Param::List(&SECTION_PATTERNS),
+            Param::Int(&MAX_MATCHES),
+            Param::Int(&GREP_TIMEOUT),
+        ],
         ..ToolSpec::new(
             "grep_content",
             "Regex search of file contents (ripgrep; skips .gitignored, hidden and binary files). For a match at line n with 'section end hint: L{m}', read_files start_line n, end_line m reads its block.",
@@ -50,31 +53,20 @@ pub(crate) struct GrepContentParams {
     pub search_path: String,
     #[serde(default, deserialize_with = "lenient::bool_or_default")]
     pub case_insensitive: bool,
-    #[schemars(description = format!(
-        "Default {}, at most {MAX_CONTEXT_LINES}.",
-        GrepOptions::DEFAULT_CONTEXT_LINES
-    ))]
+    #[schemars(description = CONTEXT_LINES.description())]
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub context_lines: Option<i64>,
-    // At most `GrepOptions::MAX_SECTION_PATTERNS` (said by the refusal: the listed text is paid
-    // on every model request, and no real call comes near it).
-    /// Section-start regexes (default per language; [] none): L{m} is the last line of the block, for end_line.
+    #[schemars(description = SECTION_PATTERNS.description())]
     #[serde(default, deserialize_with = "section_list")]
     pub section_patterns: Option<Vec<String>>,
-    #[schemars(description = format!(
-        "Default {}, at most {MAX_MATCHES_LIMIT}.",
-        GrepOptions::DEFAULT_MAX_MATCHES
-    ))]
+    #[schemars(description = MAX_MATCHES.description())]
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub max_matches: Option<i64>,
     #[serde(default, deserialize_with = "lenient::bool_or_default")]
     pub include_ignored: bool,
     #[serde(default, deserialize_with = "lenient::bool_or_default")]
     pub include_hidden: bool,
-    #[schemars(description = format!(
-        "Seconds. Default {}, at most {MAX_TIMEOUT_SECS}.",
-        GrepOptions::DEFAULT_TIMEOUT.as_secs()
-    ))]
+    #[schemars(description = GREP_TIMEOUT.description())]
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub timeout: Option<i64>,
 }
@@ -90,27 +82,12 @@ impl FsServer {
         let mut options = GrepOptions::new(p.pattern);
         options.search_path = p.search_path;
         options.case_insensitive = p.case_insensitive;
-        options.context_lines = bounded(
-            p.context_lines,
-            GrepOptions::DEFAULT_CONTEXT_LINES as i64,
-            0,
-            MAX_CONTEXT_LINES,
-        ) as usize;
+        options.context_lines = CONTEXT_LINES.clamp_usize(p.context_lines);
         options.section_patterns = p.section_patterns;
-        options.max_matches = bounded(
-            p.max_matches,
-            GrepOptions::DEFAULT_MAX_MATCHES as i64,
-            1,
-            MAX_MATCHES_LIMIT,
-        ) as usize;
+        options.max_matches = MAX_MATCHES.clamp_usize(p.max_matches);
         options.include_ignored = p.include_ignored;
         options.include_hidden = p.include_hidden;
-        options.timeout = Duration::from_secs(bounded(
-            p.timeout,
-            GrepOptions::DEFAULT_TIMEOUT.as_secs() as i64,
-            1,
-            MAX_TIMEOUT_SECS,
-        ) as u64);
+        options.timeout = Duration::from_secs(GREP_TIMEOUT.clamp_usize(p.timeout) as u64);
 
         // MCP cancellation stops the walk; the partial result is still returned.
         let cancel = Arc::new(AtomicBool::new(false));
@@ -142,9 +119,8 @@ impl FsServer {
     }
 }
 
-/// `section_patterns`, leniently, refused past [`GrepOptions::MAX_SECTION_PATTERNS`].
 fn section_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
-    lenient::opt_list_at_most(d, GrepOptions::MAX_SECTION_PATTERNS, "section_patterns")
+    SECTION_PATTERNS.deserialize_opt(d)
 }
 
 /// Turns the search's progress callbacks into MCP progress notifications when the client asked

@@ -87,6 +87,48 @@ mod tests {
         );
     }
 
+    /// Each declared parameter (`ToolSpec::params`, from `src/params.rs`) is a parameter of its
+    /// tool whose listed description is the declaration's; and every integer parameter of a
+    /// tool is declared, so a default or a bound cannot be written anywhere else.
+    #[test]
+    fn each_declared_parameter_is_its_tools_parameter_and_every_integer_is_declared() {
+        let specs = specs();
+        for route in routes() {
+            let tool = route.name().to_string();
+            let spec = specs
+                .iter()
+                .find(|s| s.name == tool)
+                .expect("a spec per route");
+            let schema = serde_json::Value::Object((*route.attr.input_schema).clone());
+            let properties = schema["properties"]
+                .as_object()
+                .cloned()
+                .unwrap_or_default();
+            for param in spec.params {
+                let property = properties
+                    .get(param.name())
+                    .unwrap_or_else(|| panic!("{tool} declares {}, no parameter", param.name()));
+                assert_eq!(
+                    property.get("description").and_then(|d| d.as_str()),
+                    Some(param.description().as_str()),
+                    "{tool}'s {}",
+                    param.name()
+                );
+            }
+            for (name, property) in &properties {
+                let integer = match &property["type"] {
+                    serde_json::Value::String(t) => t == "integer",
+                    serde_json::Value::Array(types) => types.iter().any(|t| t == "integer"),
+                    _ => false,
+                };
+                assert!(
+                    !integer || spec.params.iter().any(|p| p.name() == name),
+                    "{tool}'s integer parameter {name} has no declaration in src/params.rs"
+                );
+            }
+        }
+    }
+
     /// The server adds its routes without rmcp's `add_route` (see `server::prepared_router`),
     /// so the names get rmcp's check here instead.
     #[test]

@@ -10,9 +10,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::de::Deserializer;
 
-use crate::lenient;
-use crate::params::lean_schema;
 use crate::context::FsServer;
+use crate::lenient;
+use crate::params::{EDITS, EXPECTED_REPLACEMENTS, Param, lean_schema};
 use crate::render;
 use crate::tools::edit::InputRetry;
 use crate::tools::review;
@@ -25,6 +25,7 @@ pub fn spec() -> ToolSpec {
             destructive: true,
             idempotent: false,
         },
+        params: &[Param::Int(&EXPECTED_REPLACEMENTS), Param::List(&EDITS)],
         ..ToolSpec::new(
             "propose_and_review",
             "Propose an edit; the human reviews the diff (in the client's form, an editor or a browser page) and you get the verdict.\n\
@@ -63,30 +64,21 @@ pub(crate) struct ProposeParams {
     pub match_text: String,
     #[serde(default)]
     pub new_string: String,
-    #[schemars(description = format!(
-        "How often match_text must occur. Default {}.",
-        ProposeRequest::default().expected_replacements
-    ))]
+    #[schemars(description = EXPECTED_REPLACEMENTS.description())]
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub expected_replacements: Option<i64>,
     /// From a REVIEW/PENDING/TIMEOUT/CANCELLED reply. Alone: wait for the verdict; with an edit: edit the human's version.
     #[serde(default)]
     pub session_path: Option<String>,
-    #[schemars(description = format!(
-        "Instead of match_text/new_string, in order; all written or none. At most {MAX_EDITS}."
-    ))]
+    #[schemars(description = EDITS.description())]
     #[serde(default, deserialize_with = "edit_list")]
     pub edits: Option<Vec<EditParam>>,
     #[serde(default, deserialize_with = "lenient::bool_or_default")]
     pub bypass_match_text_limit: bool,
 }
 
-/// Most edits one proposal takes: more than a human reviews in one diff, and a list past it is
-/// refused before any item is read.
-const MAX_EDITS: usize = 100;
-
 fn edit_list<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<EditParam>>, D::Error> {
-    lenient::opt_list_at_most(d, MAX_EDITS, "edits")
+    EDITS.deserialize_opt(d)
 }
 
 impl From<ProposeParams> for ProposeRequest {
@@ -95,11 +87,10 @@ impl From<ProposeParams> for ProposeRequest {
             path: p.path,
             match_text: p.match_text,
             new_string: p.new_string,
-            expected_replacements: p
-                .expected_replacements
-                .map_or(ProposeRequest::default().expected_replacements, |n| {
-                    u32::try_from(n.max(0)).unwrap_or(u32::MAX)
-                }),
+            expected_replacements: u32::try_from(
+                EXPECTED_REPLACEMENTS.clamp(p.expected_replacements),
+            )
+            .unwrap_or(u32::MAX),
             session_path: p.session_path.filter(|s| !s.is_empty()),
             // An empty list is passed on: the crate tells it from a blank match_text.
             edits: p.edits.map(|edits| {

@@ -12,27 +12,19 @@ use rmcp::model::CallToolResult;
 use rmcp::service::RequestContext;
 
 use crate::context::FsServer;
+use crate::params::QUERY_TIMEOUT;
 use crate::render;
 use crate::tools::reply::{blocking, structured, text};
 use crate::tools::spec::ResultBudget;
 
 /// The hidden subcommand that evaluates one query.
 pub const WORKER_SUBCOMMAND: &str = "__query-worker";
-const MAX_TIMEOUT_SECS: i64 = 600;
 /// Room for the notes a query adds after its output cap.
 const QUERY_NOTE_ROOM: usize = 1_024;
 
 /// A query's result budget: its output cap and the notes after it.
 pub fn query_budget() -> ResultBudget {
     ResultBudget::OwnCap(Limits::default().max_output_bytes + QUERY_NOTE_ROOM)
-}
-
-/// The `timeout` parameter's description.
-pub fn timeout_description() -> String {
-    format!(
-        "Seconds. Default {}, at most {MAX_TIMEOUT_SECS}.",
-        fs_mcp_query::DEFAULT_TIMEOUT_SECS
-    )
 }
 
 impl FsServer {
@@ -53,9 +45,7 @@ impl FsServer {
             Ok(Err(e)) => return render::sandbox::access_failure(&e, self.listed_tools()),
             Err(e) => return render::failure(&e.message, None),
         };
-        let seconds = timeout
-            .unwrap_or(fs_mcp_query::DEFAULT_TIMEOUT_SECS as i64)
-            .clamp(1, MAX_TIMEOUT_SECS);
+        let seconds = QUERY_TIMEOUT.clamp_usize(timeout);
         let worker = match std::env::current_exe() {
             Ok(exe) => exe,
             Err(e) => {

@@ -9,15 +9,16 @@ use rmcp::{ErrorData, RoleServer, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::lenient;
-use crate::params::lean_schema;
 use crate::context::FsServer;
-use crate::tools::query::{query_budget, timeout_description};
+use crate::lenient;
+use crate::params::{Param, QUERY_TIMEOUT, lean_schema};
+use crate::tools::query::query_budget;
 use crate::tools::spec::ToolSpec;
 
 /// What the server says about `query_yaml`.
 pub fn spec() -> ToolSpec {
     ToolSpec {
+        params: &[Param::Int(&QUERY_TIMEOUT)],
         result_budget: query_budget(),
         ..ToolSpec::new(
             "query_yaml",
@@ -36,7 +37,7 @@ pub(crate) struct QueryYamlParams {
     pub file_path: String,
     /// jq syntax.
     pub yq_expression: String,
-    #[schemars(description = timeout_description())]
+    #[schemars(description = QUERY_TIMEOUT.description())]
     #[serde(default, deserialize_with = "lenient::opt_i64")]
     pub timeout: Option<i64>,
 }

@@ -9,17 +9,18 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer};
 use serde_json::Value;
 
-use crate::lenient;
-use crate::params::lean_schema;
-use crate::render;
 use crate::context::FsServer;
-use crate::tools::spec::{ResultBudget, ToolSpec};
+use crate::lenient;
+use crate::params::{FILES, Param, lean_schema};
+use crate::render;
 use crate::tools::reply::{blocking, text};
+use crate::tools::spec::{ResultBudget, ToolSpec};
 
 /// What the server says about `read_files`.
 pub fn spec() -> ToolSpec {
     ToolSpec {
         result_budget: ResultBudget::ReplyCap,
+        params: &[Param::List(&FILES)],
         ..ToolSpec::new(
             "read_files",
             "Read text files whole or in part: per item at most one of head, tail, start_line (+ end_line), start_line + read_to_next_pattern.\n\
@@ -71,10 +72,7 @@ impl From<FileReadRequest> for fs_mcp_read::ReadRequest {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[schemars(transform = lean_schema)]
 pub(crate) struct ReadFilesParams {
-    #[schemars(description = format!(
-        "E.g. [{{\"path\": \"a.md\", \"head\": 40}}]. At most {}.",
-        fs_mcp_text::thousands(fs_mcp_read::MAX_REQUESTS as u64)
-    ))]
+    #[schemars(description = FILES.description())]
     #[serde(deserialize_with = "file_list")]
     pub files: Vec<FileReadRequest>,
     /// Read big JSON/YAML whole, long lines uncut.
@@ -86,8 +84,8 @@ pub(crate) struct ReadFilesParams {
 /// string (what Gemini sends when a converter degraded the item schema to STRING).
 fn file_list<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<FileReadRequest>, D::Error> {
     let value = Value::deserialize(deserializer)?;
-    let items: Vec<Value> = lenient::list_of_at_most(value, fs_mcp_read::MAX_REQUESTS)
-        .map_err(|e| de::Error::custom(format!("files: {e}")))?;
+    let items: Vec<Value> = lenient::list_of_at_most(value, FILES.max)
+        .map_err(|e| de::Error::custom(format!("{}: {e}", FILES.name)))?;
     items
         .into_iter()
         .map(|item| match item {

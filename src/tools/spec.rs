@@ -1,5 +1,5 @@
 //! A tool's facts in one place (ripgrep's `Flag` in spirit): its name, description, effect
-//! (annotations), tier and result budget. The router, the tier filter, the `_meta` result budget
+//! (annotations), tier, result budget and declared parameters. The router, the tier filter, the `_meta` result budget
 //! and the generated docs (`cargo xtask docs`) all read them from here; the parameters are the
 //! handler's `Parameters<…>` type in the same file.
 
@@ -11,6 +11,7 @@ use rmcp::handler::server::tool::CallToolHandler;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 
 use crate::context::{FsServer, ReadLimits, Tier};
+use crate::params::Param;
 
 /// What one tool is, apart from its handler.
 pub struct ToolSpec {
@@ -26,6 +27,9 @@ pub struct ToolSpec {
     pub result_budget: ResultBudget,
     /// The schema of the tool's `structuredContent`, for tools whose results are data.
     pub output_schema: Option<Arc<JsonObject>>,
+    /// Its parameters with a default or a bound, as declared in `src/params.rs`: the docs'
+    /// "In detail" lines read them, and a test checks each against the listed schema.
+    pub params: &'static [Param],
 }
 
 /// What a call does to the files (the MCP annotations; `--read-only` lists only `ReadOnly`).
@@ -93,6 +97,7 @@ impl ToolSpec {
             tier: ToolTier::Core,
             result_budget: ResultBudget::Small,
             output_schema: None,
+            params: &[],
         }
     }
 

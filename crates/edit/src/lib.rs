@@ -130,7 +130,8 @@ pub use outcome::{
     Written,
 };
 pub use request::{
-    APPEND_TO_FILE, EditSpec, MATCH_TEXT_MAX_LENGTH, OVERWRITE_FILE, ProposeRequest,
+    APPEND_TO_FILE, DEFAULT_EXPECTED_REPLACEMENTS, EditSpec, MATCH_TEXT_MAX_LENGTH, OVERWRITE_FILE,
+    ProposeRequest,
 };
 pub use session::{
     Handed, MAX_FILE_BYTES, MAX_OPEN_REVIEW_BYTES, MAX_OPEN_REVIEWS, MAX_REVIEW_BYTES_PER_CLIENT,

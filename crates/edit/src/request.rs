@@ -8,6 +8,8 @@ pub const OVERWRITE_FILE: &str = "OVERWRITE_FILE";
 pub const APPEND_TO_FILE: &str = "APPEND_TO_FILE";
 /// Longest `match_text`, in characters, accepted without `bypass_match_text_limit`.
 pub const MATCH_TEXT_MAX_LENGTH: usize = 2000;
+/// How often `match_text` must occur when the request does not say.
+pub const DEFAULT_EXPECTED_REPLACEMENTS: u32 = 1;
 
 /// One edit of a batch.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,7 +73,7 @@ pub struct ProposeRequest {
 }
 
 fn one() -> u32 {
-    1
+    DEFAULT_EXPECTED_REPLACEMENTS
 }
 
 impl Default for ProposeRequest {
@@ -80,7 +82,7 @@ impl Default for ProposeRequest {
             path: String::new(),
             match_text: String::new(),
             new_string: String::new(),
-            expected_replacements: 1,
+            expected_replacements: DEFAULT_EXPECTED_REPLACEMENTS,
             session_path: None,
             edits: None,
             bypass_match_text_limit: false,
