@@ -123,6 +123,24 @@ impl ArgumentGuard {
         let Some(inputs) = self.tools.get(tool) else {
             return Ok(arguments);
         };
+        // One of our tools that takes no argument: any name is unknown (a served `{"type":
+        // "object"}` alone would read as "anything goes", as it does for an upstream's tool).
+        if self.tools_read_lenient_forms
+            && !arguments.is_empty()
+            && inputs
+                .raw
+                .get("properties")
+                .and_then(Value::as_object)
+                .is_none_or(|p| p.is_empty())
+        {
+            let mut names: Vec<&str> = arguments.keys().map(String::as_str).collect();
+            names.sort_unstable();
+            return Err(format!(
+                "unknown argument{} `{}`: {tool} takes no arguments.\nNothing was done; call {tool} again with {{}}.",
+                if names.len() == 1 { "" } else { "s" },
+                names.join("`, `")
+            ));
+        }
         let arguments = Value::Object(arguments);
         let unknown = gemini_compat::unknown_arguments(&inputs.served, &arguments);
         if !unknown.is_empty() {
@@ -147,5 +165,37 @@ impl ArgumentGuard {
             Value::Object(map) => map,
             _ => JsonObject::new(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn object(value: Value) -> JsonObject {
+        match value {
+            Value::Object(map) => map,
+            _ => JsonObject::new(),
+        }
+    }
+
+    #[test]
+    fn our_tool_without_parameters_refuses_any_argument_an_upstreams_takes_them() {
+        let raw = json!({"type": "object", "properties": {}});
+        let served = json!({"type": "object"});
+        let mut ours = ArgumentGuard::new(true);
+        ours.insert("none".into(), raw.clone(), served.clone());
+        assert!(ours.check("none", JsonObject::new()).is_ok());
+        let refused = ours
+            .check("none", object(json!({"unexpected": 1})))
+            .unwrap_err();
+        assert_eq!(
+            refused,
+            "unknown argument `unexpected`: none takes no arguments.\nNothing was done; call none again with {}."
+        );
+        let mut upstream = ArgumentGuard::new(false);
+        upstream.insert("free".into(), json!({"type": "object"}), served);
+        assert!(upstream.check("free", object(json!({"any": 1}))).is_ok());
     }
 }
