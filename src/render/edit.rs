@@ -444,6 +444,9 @@ pub fn next_step(next: &NextStep, listed: &ListedTools) -> Option<String> {
         NextStep::SaveAsUtf8 => "Ask the user to save it as UTF-8 text".to_string(),
         NextStep::WaitForOtherCall => "Wait for that call to finish, or cancel it".to_string(),
         NextStep::ConfigureReview => "Start the server with --review-command (an installed diff tool) or --auto-approve".to_string(),
+        NextStep::FinishOpenReviews { idle_minutes } => format!(
+            "Finish the open ones (collect each verdict: {propose} with its path and session_path), or wait until they close after {idle_minutes} minutes unused"
+        ),
     };
     Some(capitalized(words))
 }

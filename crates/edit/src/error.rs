@@ -112,6 +112,11 @@ pub enum NextStep {
     WaitForOtherCall,
     /// Another review channel is needed (a diff command, or auto-approve).
     ConfigureReview,
+    /// Too many reviews are open: collect their verdicts, or wait until they close unused.
+    FinishOpenReviews {
+        /// Minutes unused after which an open review closes.
+        idle_minutes: u64,
+    },
 }
 
 /// A failed operation: its kind, what happened (`Display`), and the data to act on it.

@@ -383,15 +383,13 @@ impl Registry {
                 .filter(|r| mine(r.client))
                 .map(|r| r.bytes)
                 .sum::<usize>();
-        let idle = format!(
-            "finish the open ones (collect each verdict: propose_and_review with its path and session_path), or wait until they close after {} minutes unused",
-            self.max_idle.as_secs() / 60
-        );
+        let idle_minutes = self.max_idle.as_secs() / 60;
         let refuse = |what: String| {
             Err(EditError::new(
                 crate::error::ErrorKind::Io,
-                format!("{what} Nothing was proposed; {idle}."),
-            ))
+                format!("{what} Nothing was proposed."),
+            )
+            .with_next(crate::error::NextStep::FinishOpenReviews { idle_minutes }))
         };
         if new_session && my_count >= MAX_REVIEWS_PER_CLIENT {
             return refuse(format!(

@@ -1640,6 +1640,26 @@ async fn open_reviews_are_bounded_in_count_and_bytes() {
     );
     let all = refused(ReviewOwner::client(99, &e.sandbox)).await;
     assert!(all.contains("Too many open reviews: this server"), "{all}");
+    // The way on is data the binary words (naming only tools it lists), not a sentence here.
+    let next = e
+        .mgr
+        .stage(
+            &e.sandbox,
+            ProposeRequest::single("one-more.txt", "x", "y"),
+            &ReviewOwner::client(99, &e.sandbox),
+        )
+        .await
+        .err()
+        .expect("refused");
+    assert!(
+        matches!(
+            next.next(),
+            Some(fs_mcp_edit::NextStep::FinishOpenReviews { idle_minutes }) if *idle_minutes > 0
+        ),
+        "{:?}",
+        next.next()
+    );
+    assert!(!next.to_string().contains("propose_and_review"), "{next}");
     assert_eq!(e.mgr.open_sessions(), fs_mcp_edit::MAX_OPEN_REVIEWS);
 
     // Bytes: a few large files fill a client's byte share long before the count.
