@@ -7,6 +7,7 @@ use fs_mcp_read::{
     thousands,
 };
 use fs_mcp_sandbox::{AccessError, EntryKind};
+use fs_mcp_text::describe_io;
 
 use super::{ListedTools, error_text, sandbox};
 
@@ -228,7 +229,73 @@ const GENERIC_QUERIES: [&str; 3] = ["keys", ".[0:5]", "length"];
 
 /// `Error: <what>. <next step>.`, for the frame of a failed item (after the reply's tag).
 pub fn read_error(error: &ReadError, listed: &ListedTools) -> String {
-    error_text(error, next_step(error, listed).as_deref())
+    error_text(what_failed(error), next_step(error, listed).as_deref())
+}
+
+/// What failed, as the model reads it (the sentence before the next step). The crate's
+/// `Display` states the same facts for logs; the words the model reads are these.
+pub fn what_failed(error: &ReadError) -> String {
+    match error {
+        ReadError::Access { path, error } => match error {
+            AccessError::NotFound { .. } => format!("File not found: {path}"),
+            AccessError::NotRegular {
+                kind: EntryKind::Dir,
+                ..
+            } => format!("{path} is a directory, not a file"),
+            AccessError::NotRegular { kind, .. } => format!(
+                "{path} is {}, not a regular file; only regular files are read (a pipe, socket or device could block or never end)",
+                kind.described()
+            ),
+            other => format!("{other}"),
+        },
+        ReadError::Negative { name, value } => format!("{name}={value} is negative"),
+        ReadError::MixedModes => {
+            String::from("Cannot mix start_line/end_line/read_to_next_pattern with head/tail")
+        }
+        ReadError::HeadAndTail => String::from("Cannot use head and tail together"),
+        ReadError::EndLineWithPattern { end_line, pattern } => format!(
+            "end_line={end_line} and read_to_next_pattern='{pattern}' cannot be used together"
+        ),
+        ReadError::PatternWithoutStart { pattern } => format!(
+            "read_to_next_pattern='{pattern}' needs a start_line to know where to begin scanning"
+        ),
+        ReadError::BadPattern { pattern, error } => {
+            // The parser's error spans lines (the pattern, a caret); the reply's frame line
+            // holds one.
+            let error = error.to_string().replace('\n', " ");
+            format!("Invalid read_to_next_pattern '{pattern}': {error}")
+        }
+        ReadError::EndBeforeStart { start, end } => {
+            format!("end_line ({end}) is before start_line ({start})")
+        }
+        ReadError::StartPastEnd { path, start, lines } => {
+            format!("Invalid start_line={start}: {path} only has {lines} lines")
+        }
+        ReadError::Binary { path } => format!("{path} is a binary file (not UTF-8 text)"),
+        ReadError::NotUtf8 { path, line } => {
+            format!("{path} is not valid UTF-8 text at line {line}")
+        }
+        ReadError::TooLarge {
+            path,
+            size,
+            structured,
+            ..
+        } => {
+            let kind = match structured {
+                Some(StructuredKind::Json) => "a large JSON file",
+                Some(StructuredKind::Yaml) => "a large YAML file",
+                None => "large",
+            };
+            format!(
+                "{path} is {kind} ({}, ~{} tokens); reading it whole may overflow your context window",
+                format_size(*size),
+                thousands(size / 4)
+            )
+        }
+        ReadError::Io { path, error } => {
+            format!("Cannot read {path}: {}", describe_io(error))
+        }
+    }
 }
 
 /// The next step after `error`, if there is one to give.

@@ -12,7 +12,7 @@ use fs_mcp_text::{format_size, thousands};
 use rmcp::model::CallToolResult;
 use serde::Serialize;
 
-use super::{ListedTools, error_text, failure, sandbox};
+use super::{ListedTools, error_text, sandbox};
 use crate::params::{MAX_MATCHES, SECTION_PATTERNS};
 
 /// The next step after `error`, if there is one to give.
@@ -44,14 +44,72 @@ pub fn next_step(error: &SearchError, listed: &ListedTools) -> Option<String> {
 
 /// `Error: <what>. <next step>.`
 pub fn search_error(error: &SearchError, listed: &ListedTools) -> String {
-    error_text(error, next_step(error, listed).as_deref())
+    error_text(what_failed(error), next_step(error, listed).as_deref())
+}
+
+/// What failed, as the model reads it (the sentence before the next step). The crate's
+/// `Display` states the same facts for logs; the words the model reads are these.
+pub fn what_failed(error: &SearchError) -> String {
+    match error {
+        SearchError::Access(e) => format!("{e}"),
+        SearchError::NotFound { path } => format!("{path} does not exist."),
+        SearchError::NotADirectory { path } => format!("{path} is not a directory."),
+        SearchError::NotSearchable { path, kind } => format!(
+            "{path} is {}; only regular files (and directories of them) are searched.",
+            kind.described()
+        ),
+        SearchError::UnsafeIgnoreFile { path } => format!(
+            "{path} is {}, so it is not read as ignore rules, and the search that needs them is not run.",
+            UNSAFE_RULES_KINDS
+        ),
+        SearchError::EmptyRegex => String::from("pattern is empty."),
+        SearchError::InvalidRegex {
+            pattern,
+            reason,
+            too_large: true,
+        } => format!(
+            "regex '{pattern}' is too large: {}.",
+            reason.trim_end_matches('.')
+        ),
+        SearchError::InvalidRegex {
+            pattern, reason, ..
+        } => format!("invalid regex '{pattern}': {reason}"),
+        SearchError::InvalidSectionPattern {
+            pattern: Some(pattern),
+            reason,
+        } => format!(
+            "invalid {} entry '{pattern}': {reason}",
+            SECTION_PATTERNS.name
+        ),
+        SearchError::InvalidSectionPattern {
+            pattern: None,
+            reason,
+        } => format!("invalid {}: {reason}", SECTION_PATTERNS.name),
+        SearchError::InvalidGlob {
+            pattern,
+            reason: None,
+        } => format!("empty glob pattern '{pattern}'."),
+        SearchError::InvalidGlob {
+            pattern,
+            reason: Some(reason),
+        } => format!("invalid glob '{pattern}': {reason}"),
+        SearchError::NoMatchesAllowed => {
+            String::from("the match limit is 0; it must be at least 1")
+        }
+        SearchError::Io { path, message } => format!("{path}: {message}."),
+    }
+}
+
+/// A failed search call: `Error: <what>. <next step>.`
+pub fn failure(error: &SearchError, listed: &ListedTools) -> CallToolResult {
+    super::failure(what_failed(error), next_step(error, listed).as_deref())
 }
 
 /// A search answer, or the call's failure.
 pub fn answer(result: Result<String, SearchError>, listed: &ListedTools) -> CallToolResult {
     match result {
         Ok(body) => CallToolResult::success(vec![rmcp::model::ContentBlock::text(body)]),
-        Err(e) => failure(&e, next_step(&e, listed).as_deref()),
+        Err(e) => failure(&e, listed),
     }
 }
 

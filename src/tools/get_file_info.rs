@@ -109,7 +109,7 @@ impl FsServer {
                         let item = InfoItem::Described(info);
                         structured(text, &Described::of(std::slice::from_ref(&item), listed))
                     }
-                    Err(e) => render::failure(&e, render::search::next_step(&e, listed).as_deref()),
+                    Err(e) => render::search::failure(&e, listed),
                 })
             }
             Err(paths) if paths.is_empty() => Ok(render::failure(

@@ -18,7 +18,7 @@ pub fn structured_answer<T: serde::Serialize>(
 ) -> CallToolResult {
     match result {
         Ok(data) => structured(to_text(&data), &data),
-        Err(e) => render::failure(&e, render::search::next_step(&e, listed).as_deref()),
+        Err(e) => render::search::failure(&e, listed),
     }
 }
 

@@ -4,13 +4,13 @@
 use std::fmt;
 use std::io;
 
-use fs_mcp_sandbox::{AccessError, EntryKind};
-use fs_mcp_text::{describe_io, format_size, thousands};
+use fs_mcp_sandbox::AccessError;
+use fs_mcp_text::describe_io;
 
 use crate::request::StructuredKind;
 
 /// Why one requested item could not be read. `path` is always the name as the reply shows it.
-/// `Display` states the facts in one sentence (no next step, no tool names).
+/// `Display` states the facts tersely (for logs); the binary words them for the model.
 #[derive(Debug)]
 pub enum ReadError {
     /// The sandbox would not open the file (missing, a directory, outside, not regular…).
@@ -98,73 +98,39 @@ pub enum ReadError {
     },
 }
 
+/// The facts, tersely, for logs and other callers; the sentences a model reads are the binary's
+/// (`src/render/read.rs`).
 impl fmt::Display for ReadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ReadError::Access { path, error } => match error {
-                AccessError::NotFound { .. } => write!(f, "File not found: {path}"),
-                AccessError::NotRegular {
-                    kind: EntryKind::Dir,
-                    ..
-                } => write!(f, "{path} is a directory, not a file"),
-                AccessError::NotRegular { kind, .. } => write!(
-                    f,
-                    "{path} is {}, not a regular file; only regular files are read (a pipe, socket or device could block or never end)",
-                    kind.described()
-                ),
-                other => write!(f, "{other}"),
-            },
-            ReadError::Negative { name, value } => write!(f, "{name}={value} is negative"),
-            ReadError::MixedModes => {
-                f.write_str("Cannot mix start_line/end_line/read_to_next_pattern with head/tail")
-            }
-            ReadError::HeadAndTail => f.write_str("Cannot use head and tail together"),
-            ReadError::EndLineWithPattern { end_line, pattern } => write!(
-                f,
-                "end_line={end_line} and read_to_next_pattern='{pattern}' cannot be used together"
-            ),
-            ReadError::PatternWithoutStart { pattern } => write!(
-                f,
-                "read_to_next_pattern='{pattern}' needs a start_line to know where to begin scanning"
-            ),
-            ReadError::BadPattern { pattern, error } => {
-                // The parser's error spans lines (the pattern, a caret); the reply's frame line
-                // holds one.
-                let error = error.to_string().replace('\n', " ");
-                write!(f, "Invalid read_to_next_pattern '{pattern}': {error}")
-            }
-            ReadError::EndBeforeStart { start, end } => {
-                write!(f, "end_line ({end}) is before start_line ({start})")
-            }
-            ReadError::StartPastEnd { path, start, lines } => write!(
-                f,
-                "Invalid start_line={start}: {path} only has {lines} lines"
-            ),
-            ReadError::Binary { path } => write!(f, "{path} is a binary file (not UTF-8 text)"),
-            ReadError::NotUtf8 { path, line } => {
-                write!(f, "{path} is not valid UTF-8 text at line {line}")
-            }
-            ReadError::TooLarge {
-                path,
-                size,
-                structured,
-                ..
-            } => {
-                let kind = match structured {
-                    Some(StructuredKind::Json) => "a large JSON file",
-                    Some(StructuredKind::Yaml) => "a large YAML file",
-                    None => "large",
-                };
+            ReadError::Access { error, .. } => write!(f, "{error}"),
+            ReadError::Negative { name, value } => write!(f, "negative {name}: {value}"),
+            ReadError::MixedModes => f.write_str("a line range or stop pattern with head or tail"),
+            ReadError::HeadAndTail => f.write_str("head and tail in one request"),
+            ReadError::EndLineWithPattern { end_line, pattern } => {
                 write!(
                     f,
-                    "{path} is {kind} ({}, ~{} tokens); reading it whole may overflow your context window",
-                    format_size(*size),
-                    thousands(size / 4)
+                    "end line {end_line} and stop pattern {pattern:?} in one request"
                 )
             }
-            ReadError::Io { path, error } => {
-                write!(f, "Cannot read {path}: {}", describe_io(error))
+            ReadError::PatternWithoutStart { pattern } => {
+                write!(f, "stop pattern {pattern:?} without a start line")
             }
+            ReadError::BadPattern { pattern, error } => {
+                write!(f, "invalid stop pattern {pattern:?}: {error}")
+            }
+            ReadError::EndBeforeStart { start, end } => {
+                write!(f, "end line {end} before start line {start}")
+            }
+            ReadError::StartPastEnd { path, start, lines } => {
+                write!(f, "{path}: start line {start} past its {lines} lines")
+            }
+            ReadError::Binary { path } => write!(f, "{path}: binary, not UTF-8 text"),
+            ReadError::NotUtf8 { path, line } => write!(f, "{path}: not UTF-8 at line {line}"),
+            ReadError::TooLarge { path, size, .. } => {
+                write!(f, "{path}: {size} bytes, over the whole-file read guard")
+            }
+            ReadError::Io { path, error } => write!(f, "{path}: {}", describe_io(error)),
         }
     }
 }

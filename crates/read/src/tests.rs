@@ -218,21 +218,18 @@ fn range_errors() {
         ..req("five.txt")
     };
     let e = read(&f, r).unwrap_err();
-    assert!(
-        e == "Invalid start_line=6: five.txt only has 5 lines",
-        "{e}"
-    );
+    assert_eq!(e, "five.txt: start line 6 past its 5 lines");
     let r = ReadRequest {
         start_line: Some(4),
         ..req("nonl.txt")
     };
-    assert!(read(&f, r).unwrap_err().contains("only has 3 lines"));
+    assert!(read(&f, r).unwrap_err().contains("past its 3 lines"));
     let r = ReadRequest {
         start_line: Some(3),
         end_line: Some(2),
         ..req("five.txt")
     };
-    assert!(read(&f, r).unwrap_err().contains("before start_line"));
+    assert!(read(&f, r).unwrap_err().contains("before start line"));
     let r = ReadRequest {
         start_line: Some(-2),
         ..req("five.txt")
@@ -242,12 +239,12 @@ fn range_errors() {
         tail: Some(-1),
         ..req("five.txt")
     };
-    assert!(read(&f, r).unwrap_err().contains("tail=-1 is negative"));
+    assert!(read(&f, r).unwrap_err().contains("negative tail: -1"));
     let r = ReadRequest {
         start_line: Some(1),
         ..req("empty.txt")
     };
-    assert!(read(&f, r).unwrap_err().contains("only has 0 lines"));
+    assert!(read(&f, r).unwrap_err().contains("past its 0 lines"));
 }
 
 #[test]
@@ -346,31 +343,24 @@ fn pattern_errors() {
         ..req("code.py")
     };
     let e = read(&f, r).unwrap_err();
-    assert_eq!(
-        e,
-        "end_line=4 and read_to_next_pattern='x' cannot be used together"
-    );
+    assert_eq!(e, "end line 4 and stop pattern \"x\" in one request");
     let r = ReadRequest {
         read_to_next_pattern: Some("x".into()),
         ..req("code.py")
     };
-    assert!(read(&f, r).unwrap_err().contains("needs a start_line"));
+    assert!(read(&f, r).unwrap_err().contains("without a start line"));
     let r = ReadRequest {
         start_line: Some(1),
         read_to_next_pattern: Some("(".into()),
         ..req("code.py")
     };
-    assert!(
-        read(&f, r)
-            .unwrap_err()
-            .contains("Invalid read_to_next_pattern")
-    );
+    assert!(read(&f, r).unwrap_err().contains("invalid stop pattern"));
     let r = ReadRequest {
         start_line: Some(99),
         read_to_next_pattern: Some("x".into()),
         ..req("code.py")
     };
-    assert!(read(&f, r).unwrap_err().contains("only has 7 lines"));
+    assert!(read(&f, r).unwrap_err().contains("past its 7 lines"));
 }
 
 #[test]
@@ -381,7 +371,11 @@ fn mode_mixing_errors() {
         start_line: Some(2),
         ..req("five.txt")
     };
-    assert!(read(&f, r).unwrap_err().starts_with("Cannot mix"));
+    assert!(
+        read(&f, r)
+            .unwrap_err()
+            .starts_with("a line range or stop pattern with head or tail")
+    );
     let r = ReadRequest {
         head: Some(1),
         tail: Some(2),
@@ -390,7 +384,7 @@ fn mode_mixing_errors() {
     assert!(
         read(&f, r)
             .unwrap_err()
-            .starts_with("Cannot use head and tail")
+            .starts_with("head and tail in one request")
     );
 }
 
@@ -401,22 +395,22 @@ fn directories_binaries_missing_and_bad_utf8() {
     assert!(
         read(&f, req("bin.dat"))
             .unwrap_err()
-            .contains("binary file")
+            .contains("binary, not UTF-8 text")
     );
     let r = ReadRequest {
         head: Some(1),
         ..req("bin.dat")
     };
-    assert!(read(&f, r).unwrap_err().contains("binary file"));
+    assert!(read(&f, r).unwrap_err().contains("binary, not UTF-8 text"));
     assert!(
         read(&f, req("missing.txt"))
             .unwrap_err()
-            .starts_with("File not found: missing.txt")
+            .contains("'missing.txt' does not exist")
     );
     assert!(
         read(&f, req("latin1.txt"))
             .unwrap_err()
-            .contains("binary file")
+            .contains("binary, not UTF-8 text")
     );
     let r = ReadRequest {
         head: Some(1),
@@ -427,11 +421,7 @@ fn directories_binaries_missing_and_bad_utf8() {
         head: Some(2),
         ..req("latin1.txt")
     };
-    assert!(
-        read(&f, r)
-            .unwrap_err()
-            .contains("not valid UTF-8 text at line 2")
-    );
+    assert!(read(&f, r).unwrap_err().contains("not UTF-8 at line 2"));
 }
 
 #[test]
@@ -470,8 +460,17 @@ fn large_structured_guard_points_to_queries_only_for_whole_reads() {
     }
     json.push_str("{}]}\n");
     fs::write(f.root.join("big.json"), &json).unwrap();
-    let e = read(&f, req("big.json")).unwrap_err();
-    assert!(e.starts_with("big.json is a large JSON file ("), "{e}");
+    let e = read_one(&f.sandbox, &req("big.json"), &ReadOptions::default(), &Data).unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            ReadError::TooLarge {
+                structured: Some(StructuredKind::Json),
+                ..
+            }
+        ),
+        "{e:?}"
+    );
     let r = ReadRequest {
         head: Some(1),
         ..req("big.json")
@@ -488,8 +487,17 @@ fn large_structured_guard_points_to_queries_only_for_whole_reads() {
     );
 
     fs::write(f.root.join("big.yml"), "a: 1\n".repeat(20_000)).unwrap();
-    let e = read(&f, req("big.yml")).unwrap_err();
-    assert!(e.contains("large YAML file"), "{e}");
+    let e = read_one(&f.sandbox, &req("big.yml"), &ReadOptions::default(), &Data).unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            ReadError::TooLarge {
+                structured: Some(StructuredKind::Yaml),
+                ..
+            }
+        ),
+        "{e:?}"
+    );
 
     fn examples(_: &Path, _: StructuredKind, _: &[u8]) -> Vec<String> {
         vec![".items[0:3]".into()]
@@ -513,10 +521,17 @@ fn large_structured_guard_points_to_queries_only_for_whole_reads() {
 fn large_text_guard() {
     let f = fixture();
     fs::write(f.root.join("huge.log"), "x".repeat(300 * 1024)).unwrap();
-    let e = read(&f, req("huge.log")).unwrap_err();
+    let e = read_one(&f.sandbox, &req("huge.log"), &ReadOptions::default(), &Data).unwrap_err();
     assert!(
-        e.starts_with("huge.log is large (300.00 KB, ~76,800 tokens)"),
-        "{e}"
+        matches!(
+            &e,
+            ReadError::TooLarge {
+                size: 307_200,
+                structured: None,
+                ..
+            }
+        ),
+        "{e:?}"
     );
 }
 

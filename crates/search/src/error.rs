@@ -83,55 +83,34 @@ impl SearchError {
 
 pub(crate) use fs_mcp_text::describe_io;
 
+/// The facts, tersely, for logs and other callers; the sentences a model reads are the binary's
+/// (`src/render/search.rs`).
 impl fmt::Display for SearchError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SearchError::Access(e) => write!(f, "{e}"),
-            SearchError::NotFound { path } => write!(f, "{path} does not exist."),
-            SearchError::NotADirectory { path } => write!(f, "{path} is not a directory."),
-            SearchError::NotSearchable { path, kind } => write!(
-                f,
-                "{path} is {}; only regular files (and directories of them) are searched.",
-                kind.described()
-            ),
-            SearchError::UnsafeIgnoreFile { path } => write!(
-                f,
-                "{path} is {}, so it is not read as ignore rules, and the search that needs them is not run.",
-                crate::rules::UNSAFE_RULES_KINDS
-            ),
-            SearchError::EmptyRegex => f.write_str("pattern is empty."),
-            SearchError::InvalidRegex {
-                pattern,
-                reason,
-                too_large: true,
-            } => write!(
-                f,
-                "regex '{pattern}' is too large: {}.",
-                reason.trim_end_matches('.')
-            ),
+            SearchError::NotFound { path } => write!(f, "{path}: not found"),
+            SearchError::NotADirectory { path } => write!(f, "{path}: not a directory"),
+            SearchError::NotSearchable { path, kind } => {
+                write!(f, "{path}: {}, not searched", kind.described())
+            }
+            SearchError::UnsafeIgnoreFile { path } => {
+                write!(f, "{path}: an ignore file not read as rules")
+            }
+            SearchError::EmptyRegex => f.write_str("empty regex"),
             SearchError::InvalidRegex {
                 pattern, reason, ..
-            } => write!(f, "invalid regex '{pattern}': {reason}"),
-            SearchError::InvalidSectionPattern {
-                pattern: Some(pattern),
-                reason,
-            } => write!(f, "invalid section_patterns entry '{pattern}': {reason}"),
-            SearchError::InvalidSectionPattern {
-                pattern: None,
-                reason,
-            } => write!(f, "invalid section_patterns: {reason}"),
-            SearchError::InvalidGlob {
-                pattern,
-                reason: None,
-            } => write!(f, "empty glob pattern '{pattern}'."),
-            SearchError::InvalidGlob {
-                pattern,
-                reason: Some(reason),
-            } => write!(f, "invalid glob '{pattern}': {reason}"),
-            SearchError::NoMatchesAllowed => {
-                f.write_str("the match limit is 0; it must be at least 1")
-            }
-            SearchError::Io { path, message } => write!(f, "{path}: {message}."),
+            } => write!(f, "invalid regex {pattern:?}: {reason}"),
+            SearchError::InvalidSectionPattern { pattern, reason } => match pattern {
+                Some(pattern) => write!(f, "invalid section pattern {pattern:?}: {reason}"),
+                None => write!(f, "invalid section patterns: {reason}"),
+            },
+            SearchError::InvalidGlob { pattern, reason } => match reason {
+                Some(reason) => write!(f, "invalid glob {pattern:?}: {reason}"),
+                None => write!(f, "empty glob {pattern:?}"),
+            },
+            SearchError::NoMatchesAllowed => f.write_str("a match limit of 0"),
+            SearchError::Io { path, message } => write!(f, "{path}: {message}"),
         }
     }
 }

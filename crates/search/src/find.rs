@@ -849,7 +849,7 @@ mod tests {
         let err = find_files(&fx.sandbox, ".", "[a", &opts)
             .unwrap_err()
             .to_string();
-        assert!(err.contains("invalid glob '[a'"), "{err}");
+        assert!(err.contains("invalid glob \"[a\""), "{err}");
         assert!(find_files(&fx.sandbox, "missing", "*", &opts).is_err());
         assert!(
             find_files(&fx.sandbox, "f00.txt", "*", &opts)

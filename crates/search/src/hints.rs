@@ -869,7 +869,7 @@ a = 1
         let err = custom_profile(&["(".to_string()], false)
             .unwrap_err()
             .to_string();
-        assert!(err.contains("invalid section_patterns entry '('"), "{err}");
+        assert!(err.contains("invalid section pattern \"(\""), "{err}");
     }
 
     #[test]

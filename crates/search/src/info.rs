@@ -934,7 +934,7 @@ mod tests {
             (Details::Binary { mime: "image/png" }, "file", None)
         );
         let err = file_info(&fx.sandbox, "nope.txt", &InfoOptions::default()).unwrap_err();
-        assert_eq!(err.to_string(), "nope.txt does not exist.");
+        assert_eq!(err.to_string(), "nope.txt: not found");
         assert!(file_info(&fx.sandbox, "/etc/passwd", &InfoOptions::default()).is_err());
     }
 

@@ -182,11 +182,11 @@ mod tests {
         let fx = fixture();
         assert_eq!(
             list_entries(&fx.sandbox, "a.txt").unwrap_err().to_string(),
-            "a.txt is not a directory."
+            "a.txt: not a directory"
         );
         assert_eq!(
             list_entries(&fx.sandbox, "nope").unwrap_err().to_string(),
-            "nope does not exist."
+            "nope: not found"
         );
         let err = list_entries(&fx.sandbox, "../outside")
             .unwrap_err()

@@ -383,7 +383,7 @@ mod tests {
         );
         assert_eq!(t["children"][1], json!({"name": "out", "type": "symlink"}));
         let err = super::tree(&fx.sandbox, "nope", &TreeOptions::default()).unwrap_err();
-        assert_eq!(err.to_string(), "nope does not exist.");
+        assert_eq!(err.to_string(), "nope: not found");
         assert!(super::tree(&fx.sandbox, "../outside", &TreeOptions::default()).is_err());
     }
 

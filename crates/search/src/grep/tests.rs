@@ -152,12 +152,12 @@ fn bad_regex_is_a_clear_error() {
     let err = grep_content(&fx.sandbox, &opts("foo("), &GrepControl::default(), &Data)
         .unwrap_err()
         .to_string();
-    assert!(err.starts_with("invalid regex 'foo(':"), "{err}");
+    assert!(err.starts_with("invalid regex \"foo(\":"), "{err}");
     assert!(err.contains("unclosed group"), "{err}");
     let err = grep_content(&fx.sandbox, &opts(""), &GrepControl::default(), &Data)
         .unwrap_err()
         .to_string();
-    assert!(err.contains("pattern is empty"), "{err}");
+    assert!(err.contains("empty regex"), "{err}");
 }
 
 #[test]
@@ -169,7 +169,7 @@ fn missing_and_outside_paths_fail() {
         grep_content(&fx.sandbox, &o, &GrepControl::default(), &Data)
             .unwrap_err()
             .to_string(),
-        "nope does not exist."
+        "nope: not found"
     );
     o.search_path = "../outside".into();
     let err = grep_content(&fx.sandbox, &o, &GrepControl::default(), &Data)
@@ -258,7 +258,7 @@ fn custom_section_patterns_override_and_empty_disables() {
     let err = grep_content(&fx.sandbox, &o, &GrepControl::default(), &Data)
         .unwrap_err()
         .to_string();
-    assert!(err.contains("section_patterns"), "{err}");
+    assert!(err.contains("invalid section pattern"), "{err}");
 }
 
 #[test]
@@ -562,7 +562,7 @@ fn oversized_regexes_are_refused_with_a_hint() {
         ),
         "{err:?}"
     );
-    assert!(err.to_string().contains("is too large"), "{err}");
+    assert!(err.to_string().contains("exceeds size limit"), "{err}");
 }
 
 #[test]
