@@ -182,7 +182,8 @@ def main():
         page.click("#tab-reviews")
         # (The REVIEW above keeps its session open for the agent: it is listed too.)
         review = page.locator(".review", has_text="+third proposal")
-        expect(review).to_have_count(1)
+        # The page polls every second; under a loaded machine the proposal may take a while.
+        expect(review).to_have_count(1, timeout=20000)
         review.locator("button.as-app").click()
         view = page.frame_locator("iframe.app-view")
         expect(view.locator("tr.add td.c")).to_contain_text("third proposal")

@@ -232,8 +232,11 @@ function renderReviews(reviews) {
   banner.textContent = reviews.length ? reviews.length + " proposal(s) waiting for your review: open the Reviews tab." : "";
   banner.onclick = () => show("reviews");
   const list = $("review-list");
-  const open = new Set([...list.querySelectorAll(".review")].map((r) => r.dataset.session));
-  const now = new Set(reviews.map((r) => r.session_path));
+  // A review is the same while its session and its diff are: a continued proposal (same
+  // session, new diff) is shown anew, anything else keeps the edits in progress.
+  const keyOf = (r) => r.session_path + "\n" + r.diff;
+  const open = new Set([...list.querySelectorAll(".review")].map((r) => r.dataset.key));
+  const now = new Set(reviews.map(keyOf));
   if (open.size === now.size && [...now].every((s) => open.has(s))) return; // keep edits in progress
   if (!reviews.length) { list.replaceChildren(el("p", { class: "dim" }, "No proposal is waiting.")); return; }
   list.replaceChildren(...reviews.map((r) => {
@@ -262,12 +265,14 @@ function renderReviews(reviews) {
         setTimeout(pollReviews, 300);
       } catch (e) { status.textContent = "Failed: " + e.message; }
     };
-    return el("div", { class: "review", "data-session": r.session_path },
+    const item = el("div", { class: "review", "data-session": r.session_path },
       el("h3", {}, el("code", {}, r.path)),
       diff, ...whole,
       details,
       el("div", { class: "actions" }, el("button", { class: "primary approve", onclick: () => decide(undefined) }, "Approve"),
         el("button", { class: "as-app", onclick: (e) => { e.target.disabled = true; showAsApp(r, e.target.parentNode); } }, "Show as an MCP App"), status));
+    item.dataset.key = keyOf(r);
+    return item;
   }));
 }
 
