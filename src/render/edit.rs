@@ -7,14 +7,15 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use fs_mcp_edit::{
-    Approval, Decision, EditError, Hints, MATCH_TEXT_MAX_LENGTH, NextStep, Note, RecoveryStep,
-    ReviewCommitted, ReviewOutcome, Undecided, Written,
+    Approval, CrashCompleted, Decision, Diagnosis, EditError, Hints, MATCH_TEXT_MAX_LENGTH,
+    NearMiss, NextStep, Note, Recovery, RecoveryStep, ReviewCommitted, ReviewOutcome, Searched,
+    Undecided, Written,
 };
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 
 use super::ListedTools;
-use crate::params::EDITS;
+use crate::params::{EDITS, EXPECTED_REPLACEMENTS};
 
 /// The JSON object `propose_and_review` returns (keys in this order, absent ones omitted).
 #[derive(Debug, Serialize)]
@@ -256,8 +257,56 @@ fn note_text(note: &Note) -> String {
             launch,
             instructions,
         } => format!("Note: {launch}; the user has to {instructions}"),
-        Note::Text(text) => text.clone(),
+        Note::NearMiss(near_miss) => near_miss_text(near_miss),
+        Note::CrashCompleted(done) => crash_completed_text(done),
     }
+}
+
+/// A near-miss recovery: which `match_text` matched where, and how.
+fn near_miss_text(near_miss: &NearMiss) -> String {
+    let what = match near_miss.edit {
+        None => "match_text".to_string(),
+        Some(i) => format!("edit {i}'s match_text"),
+    };
+    let line = near_miss.line;
+    match near_miss.recovery {
+        Recovery::Typographic => format!(
+            "Note: {what} had no exact match; it matched at line {line} after normalising typographic characters (curly quotes, dashes, ellipsis, non-breaking spaces). Check the diff."
+        ),
+        Recovery::Fuzzy { similarity } => format!(
+            "Note: {what} had no exact match; the file's text at line {line} ({similarity}% similar, the only such block) was replaced instead. Check the diff."
+        ),
+    }
+}
+
+/// A multi-file change completed after the crash of the process writing it.
+fn crash_completed_text(done: &CrashCompleted) -> String {
+    let list = |files: &[String]| {
+        if files.is_empty() {
+            "none".to_string()
+        } else {
+            quoted(files)
+        }
+    };
+    let mut text = format!(
+        "Note: an approved multi-file change was interrupted by a crash of server process {}; it is now completed: written before the crash: {}; completed now: {}.",
+        done.pid,
+        list(&done.written_before),
+        list(&done.completed_now)
+    );
+    if !done.failed.is_empty() {
+        let failed: Vec<String> = done
+            .failed
+            .iter()
+            .map(|(file, why)| format!("'{file}' ({why})"))
+            .collect();
+        let _ = write!(
+            text,
+            " Could not complete (still old content): {}.",
+            failed.join(", ")
+        );
+    }
+    text
 }
 
 /// `commit_review`'s answer.
@@ -324,7 +373,7 @@ pub fn failure(error: &EditError, listed: &ListedTools) -> CallToolResult {
 /// changed on disk), one item a line.
 pub fn error_text(error: &EditError, listed: &ListedTools) -> String {
     let what = match error.hints() {
-        Some(hints) => format!("{} {}", error.message(), hints.hint),
+        Some(hints) => format!("{} {}", error.message(), diagnosis(hints)),
         None => error.message().to_string(),
     };
     // A refused path's next step is the sandbox's (the same words every tool gives).
@@ -507,6 +556,69 @@ fn hints_text(hints: &Hints, listed: &ListedTools) -> String {
         let _ = write!(text, "\n{}. {}.", i + 1, recovery_step(step, listed));
     }
     text
+}
+
+/// The one-sentence diagnosis of a failed `match_text`, ending with where it was searched.
+fn diagnosis(hints: &Hints) -> String {
+    let searched = match hints.searched {
+        Searched::File => String::new(),
+        Searched::Session => " (session)".to_string(),
+        Searched::FileEdit(i) => format!(" (edit {i})"),
+        Searched::SessionEdit(i) => format!(" (session edit {i})"),
+    };
+    let lines = hints.line_count;
+    match &hints.diagnosis {
+        Diagnosis::VerySimilar {
+            similarity,
+            line_start,
+            line_end,
+        } => format!(
+            "Found very similar text ({similarity}% character match) at lines {line_start}-{line_end}. Likely a whitespace or minor difference.{searched}"
+        ),
+        Diagnosis::SimilarBlocks {
+            count,
+            similarity,
+            line_start,
+            line_end,
+        } => format!(
+            "Found {count} similar block(s). Best: {similarity}% at lines {line_start}-{line_end}.{searched}"
+        ),
+        Diagnosis::NothingSimilar {
+            with_keywords: true,
+        } => format!("No similar text found in {lines}-line file.{searched}"),
+        Diagnosis::NothingSimilar {
+            with_keywords: false,
+        } => format!("No similar text found in {lines}-line file; its outline follows.{searched}"),
+        Diagnosis::NoMatch => format!(
+            "No match found in {lines}-line file. The match_text may be outdated or from a different file.{searched}"
+        ),
+        Diagnosis::WrongCount {
+            found,
+            expected,
+            more,
+            can_set_expected,
+        } => {
+            let listed = hints
+                .occurrences
+                .iter()
+                .flatten()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ");
+            let more = if *more { ", …" } else { "" };
+            let alternative = if *can_set_expected {
+                format!(
+                    ", or set {}={found} to replace every occurrence",
+                    EXPECTED_REPLACEMENTS.name
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                "match_text occurs {found} times (starting at lines {listed}{more}), expected {expected}.{searched} Add neighbouring lines to match_text so that it matches exactly the text you mean{alternative}."
+            )
+        }
+    }
 }
 
 /// One recovery step in words, naming only listed tools.
@@ -808,6 +920,112 @@ mod tests {
         let read_first = read_first.unwrap();
         assert!(
             read_first.contains("Use grep_content first") && !read_first.contains("read_files")
+        );
+    }
+
+    fn hints(searched: Searched, diagnosis: Diagnosis) -> Hints {
+        Hints {
+            searched,
+            diagnosis,
+            line_count: 12,
+            suggestions: None,
+            occurrences: Some((1..=20).collect()),
+            outline: None,
+            suggested_grep_keywords: None,
+            recovery_steps: Vec::new(),
+        }
+    }
+
+    /// Every diagnosis of a failed match_text in words, with where it was searched (the
+    /// recorded run covers only some of them).
+    #[test]
+    fn every_diagnosis_in_words() {
+        let cases = [
+            (
+                Searched::Session,
+                Diagnosis::VerySimilar {
+                    similarity: 95,
+                    line_start: 4,
+                    line_end: 5,
+                },
+                "Found very similar text (95% character match) at lines 4-5. Likely a whitespace or minor difference. (session)",
+            ),
+            (
+                Searched::SessionEdit(2),
+                Diagnosis::SimilarBlocks {
+                    count: 3,
+                    similarity: 70,
+                    line_start: 1,
+                    line_end: 2,
+                },
+                "Found 3 similar block(s). Best: 70% at lines 1-2. (session edit 2)",
+            ),
+            (
+                Searched::FileEdit(0),
+                Diagnosis::NothingSimilar {
+                    with_keywords: true,
+                },
+                "No similar text found in 12-line file. (edit 0)",
+            ),
+            (
+                Searched::File,
+                Diagnosis::NothingSimilar {
+                    with_keywords: false,
+                },
+                "No similar text found in 12-line file; its outline follows.",
+            ),
+            (
+                Searched::File,
+                Diagnosis::NoMatch,
+                "No match found in 12-line file. The match_text may be outdated or from a different file.",
+            ),
+            (
+                Searched::FileEdit(1),
+                Diagnosis::WrongCount {
+                    found: 25,
+                    expected: 1,
+                    more: true,
+                    can_set_expected: false,
+                },
+                "match_text occurs 25 times (starting at lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, …), expected 1. (edit 1) Add neighbouring lines to match_text so that it matches exactly the text you mean.",
+            ),
+        ];
+        for (searched, diagnosis_given, words) in cases {
+            assert_eq!(diagnosis(&hints(searched, diagnosis_given)), words);
+        }
+    }
+
+    /// The notes of near misses and of a multi-file change completed after a crash, in words
+    /// (neither is in the recorded run).
+    #[test]
+    fn near_miss_and_crash_notes_in_words() {
+        let typographic = Note::NearMiss(NearMiss {
+            edit: None,
+            line: 3,
+            recovery: Recovery::Typographic,
+        });
+        assert_eq!(
+            note_text(&typographic),
+            "Note: match_text had no exact match; it matched at line 3 after normalising typographic characters (curly quotes, dashes, ellipsis, non-breaking spaces). Check the diff."
+        );
+        let fuzzy = Note::NearMiss(NearMiss {
+            edit: Some(1),
+            line: 7,
+            recovery: Recovery::Fuzzy { similarity: 99 },
+        });
+        assert_eq!(
+            note_text(&fuzzy),
+            "Note: edit 1's match_text had no exact match; the file's text at line 7 (99% similar, the only such block) was replaced instead. Check the diff."
+        );
+        let crash = Note::CrashCompleted(CrashCompleted {
+            pid: 42,
+            written_before: Vec::new(),
+            completed_now: vec!["a.txt".into(), "sub/b.txt".into()],
+            failed: vec![("c.txt".into(), "gone".into())],
+        });
+        assert_eq!(
+            note_text(&crash),
+            "Note: an approved multi-file change was interrupted by a crash of server process 42; it is now completed: written before the crash: none; completed now: 'a.txt', 'sub/b.txt'. Could not complete (still old content): 'c.txt' (gone)."
         );
     }
 }

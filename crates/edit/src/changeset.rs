@@ -26,6 +26,7 @@ use crate::commit::{self, CommitFail, Current, ReadMode, identity, read_current}
 use crate::committed::{CommitInfo, commit_failure, model_of};
 use crate::diff::unified_diff;
 use crate::error::{EditError, ErrorKind, NextStep};
+use crate::outcome::CrashCompleted;
 use crate::session::{FileIdentity, Fingerprint, MAX_FILE_BYTES, Registry};
 
 /// The journal's file name in a sessions directory.
@@ -326,7 +327,7 @@ fn process_alive(pid: u32) -> bool {
 /// link), only a journal written for the same allowed directories is acted on, and only temp
 /// files of this server's form in the very directory the journal names are renamed; anything
 /// else is left alone, never deleted.
-pub(crate) fn recover(sandbox: &Sandbox, own_root: &Path) -> Vec<String> {
+pub(crate) fn recover(sandbox: &Sandbox, own_root: &Path) -> Vec<CrashCompleted> {
     let Some(parent) = own_root.parent() else {
         return Vec::new();
     };
@@ -403,8 +404,8 @@ fn is_temp_for(temp: &[u8], name: &[u8]) -> bool {
         && !temp.contains(&b'/')
 }
 
-/// Renames what is left of `journal`; the note for the model, and whether nothing is left.
-fn roll_forward(sandbox: &Sandbox, journal: &Journal) -> (String, bool) {
+/// Renames what is left of `journal`; what was done, and whether nothing is left.
+fn roll_forward(sandbox: &Sandbox, journal: &Journal) -> (CrashCompleted, bool) {
     let mut completed = Vec::new();
     let mut already = Vec::new();
     let mut failed = Vec::new();
@@ -435,31 +436,19 @@ fn roll_forward(sandbox: &Sandbox, journal: &Journal) -> (String, bool) {
                 }
             });
         match result {
-            Ok(true) => completed.push(format!("'{}'", entry.shown)),
-            Ok(false) => already.push(format!("'{}'", entry.shown)),
-            Err(e) => failed.push(format!("'{}' ({e})", entry.shown)),
+            Ok(true) => completed.push(entry.shown.clone()),
+            Ok(false) => already.push(entry.shown.clone()),
+            Err(e) => failed.push((entry.shown.clone(), e)),
         }
     }
-    let list = |v: &[String]| {
-        if v.is_empty() {
-            "none".to_string()
-        } else {
-            v.join(", ")
-        }
+    let complete = failed.is_empty();
+    let note = CrashCompleted {
+        pid: journal.pid,
+        written_before: already,
+        completed_now: completed,
+        failed,
     };
-    let mut note = format!(
-        "Note: an approved multi-file change was interrupted by a crash of server process {}; it is now completed: written before the crash: {}; completed now: {}.",
-        journal.pid,
-        list(&already),
-        list(&completed)
-    );
-    if !failed.is_empty() {
-        note.push_str(&format!(
-            " Could not complete (still old content): {}.",
-            failed.join(", ")
-        ));
-    }
-    (note, failed.is_empty())
+    (note, complete)
 }
 
 /// The commit of an approved multi-file proposal led by session `leader`; removes its sessions.

@@ -119,15 +119,16 @@ pub use editor::{
     expand_template, manual_instructions, parse_command_template,
 };
 pub use error::{EditError, ErrorKind, NextStep};
-pub use hints::{Hints, RecoveryStep};
+pub use hints::{Diagnosis, Hints, RecoveryStep, Searched};
 pub use manager::{
     FileDiff, MAX_LISTED_DIFF_BYTES, MAX_LISTED_DIFF_BYTES_EACH, MAX_LISTED_REVIEWS, OpenReview,
     ProposalView, ReviewConfig, ReviewDetail, ReviewList, ReviewListing, ReviewManager, Staged,
 };
 pub use mkdir::create_directory;
+pub use near_miss::{NearMiss, Recovery};
 pub use outcome::{
-    Approval, Committed, Decision, Note, ReviewCommitted, ReviewOutcome, Undecided, UserAction,
-    Written,
+    Approval, Committed, CrashCompleted, Decision, Note, ReviewCommitted, ReviewOutcome, Undecided,
+    UserAction, Written,
 };
 pub use request::{
     APPEND_TO_FILE, DEFAULT_EXPECTED_REPLACEMENTS, EditSpec, MATCH_TEXT_MAX_LENGTH, OVERWRITE_FILE,

@@ -16,7 +16,7 @@ use crate::diff::unified_diff;
 use crate::editor::{self, LaunchOutcome, WaitingHook};
 use crate::error::{EditError, NextStep};
 use crate::outcome::{
-    Approval, Decision, Note, ReviewCommitted, ReviewOutcome, Undecided, committed,
+    Approval, CrashCompleted, Decision, Note, ReviewCommitted, ReviewOutcome, Undecided, committed,
 };
 use crate::prepare::{Prepared, prepare};
 use crate::request::ProposeRequest;
@@ -455,22 +455,25 @@ impl ReviewManager {
         }
         match staged {
             Ok(Staged::Done(mut outcome)) => {
-                outcome.notes.extend(recovered.into_iter().map(Note::Text));
+                outcome
+                    .notes
+                    .extend(recovered.into_iter().map(Note::CrashCompleted));
                 Ok(Staged::Done(outcome))
             }
             Ok(Staged::Open(mut open)) => {
-                open.notes.extend(recovered.into_iter().map(Note::Text));
+                open.notes
+                    .extend(recovered.into_iter().map(Note::CrashCompleted));
                 Ok(Staged::Open(open))
             }
             Err(e) => {
-                tracing::warn!("{}", recovered.join(" "));
+                tracing::warn!("completed after a crash: {recovered:?}");
                 Err(e)
             }
         }
     }
 
     /// Completes, once per process, multi-file commits a crashed server left half done.
-    async fn recover(&self, sandbox: &Sandbox) -> Vec<String> {
+    async fn recover(&self, sandbox: &Sandbox) -> Vec<CrashCompleted> {
         use std::sync::atomic::Ordering;
         if self.inner.recovered.swap(true, Ordering::SeqCst) {
             return Vec::new();

@@ -10,6 +10,7 @@ use fs_mcp_sandbox::Sandbox;
 use crate::atomic::WriteReport;
 use crate::committed::CommitInfo;
 use crate::editor::LaunchOutcome;
+use crate::near_miss::NearMiss;
 
 /// What the human (or the wait) decided, as `propose_and_review` reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,6 +129,19 @@ pub enum Decision {
     },
 }
 
+/// A multi-file change interrupted by the crash of server process `pid`, rolled forward.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrashCompleted {
+    /// The process that crashed.
+    pub pid: u32,
+    /// The files written before the crash, as the client named them.
+    pub written_before: Vec<String>,
+    /// The files written now.
+    pub completed_now: Vec<String>,
+    /// The files that could not be completed (still old content), with why.
+    pub failed: Vec<(String, String)>,
+}
+
 /// Something else the reply says (after the verdict).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Note {
@@ -155,8 +169,11 @@ pub enum Note {
         /// How to open the diff by hand.
         instructions: String,
     },
-    /// A fact in words (a near-miss match, a half-done multi-file commit completed).
-    Text(String),
+    /// A `match_text` with no exact hit was resolved by a near miss.
+    NearMiss(NearMiss),
+    /// A multi-file change an earlier server process approved, and was writing when it
+    /// crashed, was completed.
+    CrashCompleted(CrashCompleted),
 }
 
 /// How a proposal ended: the decision, then the notes.

@@ -183,7 +183,7 @@ fn new_proposal(
             "Edit preparation failed: No changes to apply.",
         ));
     }
-    let mut notes: Vec<Note> = built.notes.into_iter().map(Note::Text).collect();
+    let mut notes: Vec<Note> = built.notes.into_iter().map(Note::NearMiss).collect();
     if style.mixed_line_endings {
         notes.push(Note::MixedLineEndings {
             path: shown.to_string(),
@@ -523,7 +523,7 @@ fn continue_session(
     }
     Ok(Prepared::Wait {
         key: key.to_path_buf(),
-        notes: built.notes.into_iter().map(Note::Text).collect(),
+        notes: built.notes.into_iter().map(Note::NearMiss).collect(),
     })
 }
 

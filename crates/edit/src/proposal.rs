@@ -28,8 +28,8 @@ pub(crate) enum Base {
 pub(crate) struct Built {
     /// The proposed model-view text (final newline not yet adjusted).
     pub text: String,
-    /// Sentences for the response message (near-miss recoveries).
-    pub notes: Vec<String>,
+    /// The near-miss recoveries (for the response message).
+    pub notes: Vec<near_miss::NearMiss>,
 }
 
 /// Appends `addition`, starting it on a new line unless `text` is empty or already ends with a
@@ -112,15 +112,15 @@ fn build_single(
     };
     let expected_n = expected as usize;
     let n = base.matches(mt.as_str()).count();
-    let (prefix, ctx) = match origin {
-        Base::File => ("Edit preparation failed: ", ""),
-        Base::Session => ("", " (session)"),
+    let (prefix, searched) = match origin {
+        Base::File => ("Edit preparation failed: ", hints::Searched::File),
+        Base::Session => ("", hints::Searched::Session),
     };
     if n == 0
         && expected_n == 1
         && let Some((span, how)) = near_miss::recover(base, mt)
     {
-        let note = how.describe("match_text", base, &span);
+        let note = near_miss::NearMiss::new(None, how, base, &span);
         return Ok(Built {
             text: replace_span(base, span, &edit.new_string),
             notes: vec![note],
@@ -135,9 +135,9 @@ fn build_single(
             ),
         };
         let hints = if n == 0 {
-            hints::not_found(mt, base, path, ctx)
+            hints::not_found(mt, base, path, searched)
         } else {
-            hints::wrong_count(mt, base, path, ctx, n, expected_n, true)
+            hints::wrong_count(mt, base, path, searched, n, expected_n, true)
         };
         return Err(EditError::new(ErrorKind::Validation, message).with_hints(Some(hints)));
     }
@@ -166,14 +166,14 @@ fn build_batch(edits: &[Edit], base: &str, origin: Base, path: &str) -> Result<B
             }
             Target::Text(mt) => {
                 let n = content.matches(mt.as_str()).count();
-                let ctx = match origin {
-                    Base::File => format!(" (edit {i})"),
-                    Base::Session => format!(" (session edit {i})"),
+                let searched = match origin {
+                    Base::File => hints::Searched::FileEdit(i),
+                    Base::Session => hints::Searched::SessionEdit(i),
                 };
                 if n == 0
                     && let Some((span, how)) = near_miss::recover(&content, mt)
                 {
-                    notes.push(how.describe(&format!("edit {i}'s match_text"), &content, &span));
+                    notes.push(near_miss::NearMiss::new(Some(i), how, &content, &span));
                     content = replace_span(&content, span, &edit.new_string);
                     continue;
                 }
@@ -193,9 +193,9 @@ fn build_batch(edits: &[Edit], base: &str, origin: Base, path: &str) -> Result<B
                     // their line numbers work with read_files; duplicates are located where
                     // they are.
                     let hints = if n == 0 {
-                        hints::not_found(mt, base, path, &ctx)
+                        hints::not_found(mt, base, path, searched)
                     } else {
-                        hints::wrong_count(mt, &content, path, &ctx, n, 1, false)
+                        hints::wrong_count(mt, &content, path, searched, n, 1, false)
                     };
                     return Err(
                         EditError::new(ErrorKind::Validation, message).with_hints(Some(hints))
@@ -320,7 +320,7 @@ mod tests {
             e.message(),
             "Contextual patch failed. The provided 'match_text' was found 0 times in the user's last version, but expected exactly 1."
         );
-        assert!(e.hints().unwrap().hint.ends_with(" (session)"));
+        assert_eq!(e.hints().unwrap().searched, hints::Searched::Session);
     }
 
     #[test]
@@ -359,7 +359,7 @@ mod tests {
         };
         let e = build(&plan, "a\n", Base::File, 1, "f").unwrap_err();
         assert_eq!(e.message(), "Edit 1: No match found for 'match_text'.");
-        assert!(e.hints().unwrap().hint.ends_with(" (edit 1)"));
+        assert_eq!(e.hints().unwrap().searched, hints::Searched::FileEdit(1));
         let plan = Plan {
             batch: true,
             edits: vec![Edit {
@@ -422,6 +422,13 @@ mod tests {
         )
         .unwrap();
         assert_eq!(b.text, "x = fine\n");
-        assert!(b.notes[0].contains("typographic"), "{:?}", b.notes);
+        assert_eq!(
+            b.notes,
+            [near_miss::NearMiss {
+                edit: None,
+                line: 1,
+                recovery: near_miss::Recovery::Typographic
+            }]
+        );
     }
 }

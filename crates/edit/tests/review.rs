@@ -12,9 +12,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fs_mcp_edit::{
-    Approval, Committed, Decision, EditError, EditSpec, ErrorKind, LaunchOutcome, NextStep, Note,
-    ProposeRequest, RecoveryStep, ReviewCommitted, ReviewConfig, ReviewManager, ReviewOutcome,
-    ReviewOwner, ReviewScope, Undecided, UserAction, WaitingInfo,
+    Approval, Committed, Decision, Diagnosis, EditError, EditSpec, ErrorKind, LaunchOutcome,
+    NearMiss, NextStep, Note, ProposeRequest, Recovery, RecoveryStep, ReviewCommitted,
+    ReviewConfig, ReviewManager, ReviewOutcome, ReviewOwner, ReviewScope, Searched, Undecided,
+    UserAction, WaitingInfo,
 };
 use fs_mcp_sandbox::Sandbox;
 use serde_json::Value;
@@ -170,7 +171,6 @@ fn err_json(e: &EditError) -> Value {
     });
     if let Some(h) = e.hints() {
         v["line_count"] = h.line_count.into();
-        v["hint"] = h.hint.clone().into();
         v["occurrences"] = serde_json::json!(h.occurrences);
         v["suggested_grep_keywords"] = serde_json::json!(h.suggested_grep_keywords);
         v["suggestions"] = serde_json::json!(h.suggestions.as_ref().map(|s| {
@@ -472,12 +472,13 @@ async fn validation_errors_and_hint_payloads() {
     assert_eq!(v["outline"][0]["type"], "function");
     assert_eq!(v["outline"][0]["name"], "hello");
     assert_eq!(v["suggested_grep_keywords"][0], "TotallyDifferentThing");
-    assert!(
-        v["hint"]
-            .as_str()
-            .unwrap()
-            .starts_with("No similar text found in 3-line file.")
+    assert_eq!(
+        err.hints().unwrap().diagnosis,
+        Diagnosis::NothingSimilar {
+            with_keywords: true
+        }
     );
+    assert_eq!(v["line_count"], 3);
     assert!(!err.to_string().contains("return 'world'"));
 
     // Duplicates: occurrences, and expected_replacements.
@@ -492,11 +493,14 @@ async fn validation_errors_and_hint_payloads() {
         "Edit preparation failed: Expected 1 occurrences but found 2."
     );
     assert_eq!(v["occurrences"], serde_json::json!([1, 3]));
-    assert!(
-        v["hint"]
-            .as_str()
-            .unwrap()
-            .contains("expected_replacements=2")
+    assert_eq!(
+        err.hints().unwrap().diagnosis,
+        Diagnosis::WrongCount {
+            found: 2,
+            expected: 1,
+            more: false,
+            can_set_expected: true
+        }
     );
     let err = e
         .propose_now(ProposeRequest::batch(
@@ -521,7 +525,7 @@ async fn validation_errors_and_hint_payloads() {
         .unwrap_err();
     let v = err_json(&err);
     assert_eq!(v["message"], "Edit 1: No match found for 'match_text'.");
-    assert!(v["hint"].as_str().unwrap().ends_with(" (edit 1)"));
+    assert_eq!(err.hints().unwrap().searched, Searched::FileEdit(1));
 
     // Missing files.
     let err = e
@@ -594,7 +598,13 @@ async fn near_miss_recovery_is_applied_and_reported() {
     let resp = finish(task).await.unwrap();
     assert_eq!(resp.user_action(), UserAction::Committed);
     assert!(
-        matches!(&resp.notes[..], [Note::Text(t)] if t.contains("typographic")),
+        matches!(
+            &resp.notes[..],
+            [Note::NearMiss(NearMiss {
+                recovery: Recovery::Typographic,
+                ..
+            })]
+        ),
         "{:?}",
         resp.notes
     );
