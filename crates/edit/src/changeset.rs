@@ -25,7 +25,7 @@ use crate::atomic::{NewDirs, Replace, WriteReport, write_temp};
 use crate::commit::{self, CommitFail, Current, ReadMode, identity, read_current};
 use crate::committed::{CommitInfo, commit_failure, model_of};
 use crate::diff::unified_diff;
-use crate::error::{EditError, ErrorKind, NextStep};
+use crate::error::{AccessThen, EditError, Failure, NextStep};
 use crate::outcome::CrashCompleted;
 use crate::session::{FileIdentity, Fingerprint, MAX_FILE_BYTES, Registry};
 
@@ -81,7 +81,7 @@ struct Located {
 /// files in one new directory: the second is not judged after the first made the directory).
 fn find(sandbox: &Sandbox, item: &Item) -> Result<fs_mcp_sandbox::Located, EditError> {
     let fail = |fail: CommitFail<EditError>| {
-        commit_failure(fail, sandbox, &item.shown, &item.target, "", None)
+        commit_failure(fail, sandbox, &item.shown, &item.target, None, None)
     };
     sandbox
         .refuse_if_read_only(&item.shown)
@@ -117,7 +117,7 @@ fn locate_all(sandbox: &Sandbox, items: &[Item]) -> Result<(Vec<Located>, NewDir
                 sandbox,
                 &item.shown,
                 &item.target,
-                "",
+                None,
                 None,
             )
         })?;
@@ -127,13 +127,9 @@ fn locate_all(sandbox: &Sandbox, items: &[Item]) -> Result<(Vec<Located>, NewDir
 }
 
 fn conflict(item: &Item, now: &Current, leader: &Path) -> EditError {
-    EditError::new(
-        ErrorKind::Conflict,
-        format!(
-            "Conflict: '{}' changed on disk after this multi-file proposal was made, so no file of the change was written.",
-            item.shown
-        ),
-    )
+    EditError::new(Failure::MultiFileConflict {
+        path: item.shown.clone(),
+    })
     .with_next(NextStep::ReadAndProposeAgain { path: None })
     .with_diff(unified_diff(
         &item.base_model,
@@ -157,11 +153,8 @@ pub(crate) fn commit_all(
             return Ok(done);
         }
     }
-    Err(EditError::new(
-        ErrorKind::Io,
-        "The files kept changing (renamed or replaced) while the change was being committed, so nothing was written.",
-    )
-    .with_next(NextStep::ReadAndProposeAgain { path: None }))
+    Err(EditError::new(Failure::FilesKeptChanging)
+        .with_next(NextStep::ReadAndProposeAgain { path: None }))
 }
 
 fn attempt(
@@ -171,12 +164,7 @@ fn attempt(
     leader: &Path,
 ) -> Result<Option<WriteReport>, EditError> {
     let (located, new_dirs) = locate_all(sandbox, items)?;
-    let io_error = |e: io::Error| {
-        EditError::new(
-            ErrorKind::Io,
-            format!("Cannot commit the change: {e}. Nothing was written."),
-        )
-    };
+    let io_error = |e: io::Error| EditError::new(Failure::CommitChange { error: e.into() });
     // Every directory once, in a fixed order.
     let mut dirs: Vec<((u64, u64), &DirHandle)> = located
         .iter()
@@ -195,7 +183,7 @@ fn attempt(
     for (item, l) in items.iter().zip(&located) {
         let again = sandbox
             .locate(&item.shown, FinalLink::Follow)
-            .map_err(|e| EditError::access(format!("{e} Nothing was written."), e))?;
+            .map_err(|e| EditError::access(e, AccessThen::NothingWritten))?;
         if again.rest.as_slice() != [l.name.clone()]
             || identity(&again.dir.meta().map_err(io_error)?)
                 != identity(&l.dir.meta().map_err(io_error)?)
@@ -217,7 +205,7 @@ fn attempt(
                     sandbox,
                     &item.shown,
                     &item.target,
-                    "",
+                    None,
                     None,
                 ));
             }
@@ -281,21 +269,14 @@ fn attempt(
         }
         if let Err(e) = l.dir.rename(t, &l.dir, &l.name, current.meta.is_none()) {
             // The journal stays: the next call completes the change or says what is left.
-            return Err(EditError::new(
-                ErrorKind::Io,
-                format!(
-                    "The change was committed only in part: {} written; writing '{}' failed: {e}. Every file holds either its old or its new content",
-                    if done.is_empty() {
-                        "no file".to_string()
-                    } else {
-                        done.join(", ")
-                    },
-                    items[i].shown
-                ),
-            )
+            return Err(EditError::new(Failure::PartlyCommitted {
+                written: done,
+                failed: items[i].shown.clone(),
+                error: e.into(),
+            })
             .with_next(NextStep::NextProposalCompletes));
         }
-        done.push(format!("'{}'", items[i].shown));
+        done.push(items[i].shown.clone());
         let _ = l.dir.sync();
     }
     let _ = fs::remove_file(&journal_path);
@@ -461,13 +442,13 @@ pub(crate) fn commit_group(
         let sessions = registry.lock();
         let lead = sessions
             .get(leader)
-            .ok_or_else(|| EditError::session("The review session has ended."))?;
+            .ok_or_else(|| EditError::new(Failure::SessionEnded))?;
         std::iter::once(leader.to_path_buf())
             .chain(lead.members.iter().cloned())
             .map(|key| {
                 let s = sessions
                     .get(&key)
-                    .ok_or_else(|| EditError::session("The review session has ended."))?;
+                    .ok_or_else(|| EditError::new(Failure::SessionEnded))?;
                 Ok(Item {
                     shown: s.shown.clone(),
                     identity: s.identity.clone(),

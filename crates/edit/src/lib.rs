@@ -118,7 +118,10 @@ pub use editor::{
     DEFAULT_REVIEW_COMMAND, LaunchOutcome, WaitingHook, WaitingInfo, default_review_command,
     expand_template, manual_instructions, parse_command_template,
 };
-pub use error::{EditError, ErrorKind, NextStep};
+pub use error::{
+    AccessThen, BadSessionPath, CommitRefusal, EditError, EndedWhy, ErrorKind, Failure, Limit,
+    NextStep, TokenPurpose, WriteAction, WriteRefusal,
+};
 pub use hints::{Diagnosis, Hints, RecoveryStep, Searched};
 pub use manager::{
     FileDiff, MAX_LISTED_DIFF_BYTES, MAX_LISTED_DIFF_BYTES_EACH, MAX_LISTED_REVIEWS, OpenReview,
