@@ -4,14 +4,15 @@
 //! steps naming only listed tools. `fs_mcp_edit` gives the facts and the next steps as data.
 
 use std::fmt::Write as _;
+use std::path::Path;
 use std::time::Duration;
 
 use fs_mcp_edit::{
     APPEND_TO_FILE, AccessThen, Approval, BadSessionPath, CommitRefusal, CrashCompleted, Decision,
-    Diagnosis, EditError, EndedWhy, Failure, Hints, Limit, MATCH_TEXT_MAX_LENGTH, MAX_FILE_BYTES,
-    MAX_OPEN_REVIEW_BYTES, MAX_OPEN_REVIEWS, MAX_REVIEW_BYTES_PER_CLIENT, MAX_REVIEWS_PER_CLIENT,
-    NearMiss, NextStep, Note, Recovery, RecoveryStep, ReviewCommitted, ReviewOutcome, Searched,
-    TokenPurpose, Undecided, WriteAction, WriteRefusal, Written,
+    Diagnosis, EditError, EndedWhy, Failure, Hints, LaunchOutcome, Limit, MATCH_TEXT_MAX_LENGTH,
+    MAX_FILE_BYTES, MAX_OPEN_REVIEW_BYTES, MAX_OPEN_REVIEWS, MAX_REVIEW_BYTES_PER_CLIENT,
+    MAX_REVIEWS_PER_CLIENT, NearMiss, NextStep, Note, Recovery, RecoveryStep, ReviewCommitted,
+    ReviewOutcome, Searched, TokenPurpose, Undecided, WriteAction, WriteRefusal, Written,
 };
 use fs_mcp_text::describe_io;
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -258,11 +259,43 @@ fn note_text(note: &Note) -> String {
         ),
         Note::EditorNotOpened {
             launch,
-            instructions,
-        } => format!("Note: {launch}; the user has to {instructions}"),
+            current,
+            future,
+        } => format!(
+            "Note: {}; the user has to {}",
+            launch_text(launch),
+            manual_instructions(current, future)
+        ),
         Note::NearMiss(near_miss) => near_miss_text(near_miss),
         Note::CrashCompleted(done) => crash_completed_text(done),
     }
+}
+
+/// What became of the review command, in words.
+fn launch_text(launch: &LaunchOutcome) -> String {
+    match launch {
+        LaunchOutcome::Launched { program } => format!("launched '{program}'"),
+        LaunchOutcome::NotFound { program } => {
+            format!("the review editor '{program}' is not installed (not found on PATH)")
+        }
+        LaunchOutcome::Failed { program, error } => {
+            format!("the review editor '{program}' could not be started: {error}")
+        }
+        LaunchOutcome::Disabled => "no review command is configured".to_string(),
+    }
+}
+
+/// A path quoted for a shell-like command (single quotes).
+fn shell_quote(path: &Path) -> String {
+    format!("'{}'", path.to_string_lossy().replace('\'', r"'\''"))
+}
+
+/// How to open a review by hand (after "the user has to").
+pub fn manual_instructions(current: &Path, future: &Path) -> String {
+    let (c, f) = (shell_quote(current), shell_quote(future));
+    format!(
+        "open the diff by hand, e.g. `code --diff {c} {f}` (or compare the two files in any editor): the first file is the current version, the second the proposal. Saving the proposal file unchanged approves it; editing and saving it sends the changes back as feedback."
+    )
 }
 
 /// A near-miss recovery: which `match_text` matched where, and how.
@@ -1413,6 +1446,31 @@ mod tests {
         assert_eq!(
             note_text(&crash),
             "Note: an approved multi-file change was interrupted by a crash of server process 42; it is now completed: written before the crash: none; completed now: 'a.txt', 'sub/b.txt'. Could not complete (still old content): 'c.txt' (gone)."
+        );
+        let not_opened = |launch: LaunchOutcome| {
+            note_text(&Note::EditorNotOpened {
+                launch,
+                current: "/s/current_a.txt".into(),
+                future: "/s/it's/future_a.txt".into(),
+            })
+        };
+        let by_hand = "open the diff by hand, e.g. `code --diff '/s/current_a.txt' '/s/it'\\''s/future_a.txt'` (or compare the two files in any editor): the first file is the current version, the second the proposal. Saving the proposal file unchanged approves it; editing and saving it sends the changes back as feedback.";
+        assert_eq!(
+            not_opened(LaunchOutcome::NotFound {
+                program: "code".into()
+            }),
+            format!(
+                "Note: the review editor 'code' is not installed (not found on PATH); the user has to {by_hand}"
+            )
+        );
+        assert_eq!(
+            not_opened(LaunchOutcome::Failed {
+                program: "code".into(),
+                error: "denied".into()
+            }),
+            format!(
+                "Note: the review editor 'code' could not be started: denied; the user has to {by_hand}"
+            )
         );
     }
 

@@ -116,7 +116,7 @@ mod watch;
 pub use diff::unified_diff;
 pub use editor::{
     DEFAULT_REVIEW_COMMAND, LaunchOutcome, WaitingHook, WaitingInfo, default_review_command,
-    expand_template, manual_instructions, parse_command_template,
+    expand_template, parse_command_template,
 };
 pub use error::{
     AccessThen, BadSessionPath, CommitRefusal, EditError, EndedWhy, ErrorKind, Failure, Limit,

@@ -1040,7 +1040,8 @@ impl ReviewManager {
             LaunchOutcome::Launched { .. } | LaunchOutcome::Disabled => None,
             other => Some(Note::EditorNotOpened {
                 launch: other,
-                instructions: waiting.instructions,
+                current: waiting.current,
+                future: waiting.future,
             }),
         }
     }

@@ -166,8 +166,10 @@ pub enum Note {
     EditorNotOpened {
         /// What happened to the command.
         launch: LaunchOutcome,
-        /// How to open the diff by hand.
-        instructions: String,
+        /// The "before" file, to open by hand.
+        current: PathBuf,
+        /// The proposal file, to open by hand (and save to decide).
+        future: PathBuf,
     },
     /// A `match_text` with no exact hit was resolved by a near miss.
     NearMiss(NearMiss),
