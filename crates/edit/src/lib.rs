@@ -5,8 +5,9 @@
 //! into a [`ProposeRequest`], calls [`ReviewManager::propose_and_review`] (passing the request's
 //! cancellation as a future) or [`ReviewManager::commit_review`], and words the result for the
 //! model: a [`ReviewOutcome`] (the verdict and its data, with [`Note`]s) or an [`EditError`]
-//! (what happened, its [`ErrorKind`], the [`NextStep`] as data, recovery [`Hints`], the diff of
-//! a conflict).
+//! (what failed as a [`Failure`] with its values, its [`ErrorKind`], the [`NextStep`], recovery
+//! [`Hints`] with their [`Diagnosis`], the diff of a conflict). All of it is data: no sentence
+//! for the model is written here.
 //!
 //! # The workflow
 //!
