@@ -11,8 +11,9 @@ use fs_mcp_edit::{
     APPEND_TO_FILE, AccessThen, Approval, BadSessionPath, CommitRefusal, CrashCompleted, Decision,
     Diagnosis, EditError, EndedWhy, Failure, Hints, LaunchOutcome, Limit, MATCH_TEXT_MAX_LENGTH,
     MAX_FILE_BYTES, MAX_OPEN_REVIEW_BYTES, MAX_OPEN_REVIEWS, MAX_REVIEW_BYTES_PER_CLIENT,
-    MAX_REVIEWS_PER_CLIENT, NearMiss, NextStep, Note, Recovery, RecoveryStep, ReviewCommitted,
-    ReviewOutcome, Searched, TokenPurpose, Undecided, WriteAction, WriteRefusal, Written,
+    MAX_REVIEWS_PER_CLIENT, NearMiss, NextStep, NotCompleted, Note, Recovery, RecoveryStep,
+    ReviewCommitted, ReviewOutcome, Searched, TokenPurpose, Undecided, WriteAction, WriteRefusal,
+    Written,
 };
 use fs_mcp_text::describe_io;
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -334,7 +335,16 @@ fn crash_completed_text(done: &CrashCompleted) -> String {
         let failed: Vec<String> = done
             .failed
             .iter()
-            .map(|(file, why)| format!("'{file}' ({why})"))
+            .map(|(file, why)| {
+                let why = match why {
+                    NotCompleted::Access(error) => error.to_string(),
+                    NotCompleted::OtherDirectory => {
+                        "its directory is not the one the change was for".to_string()
+                    }
+                    NotCompleted::Io(error) => error.to_string(),
+                };
+                format!("'{file}' ({why})")
+            })
             .collect();
         let _ = write!(
             text,
@@ -1441,11 +1451,17 @@ mod tests {
             pid: 42,
             written_before: Vec::new(),
             completed_now: vec!["a.txt".into(), "sub/b.txt".into()],
-            failed: vec![("c.txt".into(), "gone".into())],
+            failed: vec![
+                ("c.txt".into(), NotCompleted::OtherDirectory),
+                (
+                    "d.txt".into(),
+                    NotCompleted::Io(std::sync::Arc::new(std::io::Error::other("gone"))),
+                ),
+            ],
         });
         assert_eq!(
             note_text(&crash),
-            "Note: an approved multi-file change was interrupted by a crash of server process 42; it is now completed: written before the crash: none; completed now: 'a.txt', 'sub/b.txt'. Could not complete (still old content): 'c.txt' (gone)."
+            "Note: an approved multi-file change was interrupted by a crash of server process 42; it is now completed: written before the crash: none; completed now: 'a.txt', 'sub/b.txt'. Could not complete (still old content): 'c.txt' (its directory is not the one the change was for), 'd.txt' (gone)."
         );
         let not_opened = |launch: LaunchOutcome| {
             note_text(&Note::EditorNotOpened {

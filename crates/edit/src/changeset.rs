@@ -26,7 +26,7 @@ use crate::commit::{self, CommitFail, Current, ReadMode, identity, read_current}
 use crate::committed::{CommitInfo, commit_failure, model_of};
 use crate::diff::unified_diff;
 use crate::error::{AccessThen, EditError, Failure, NextStep};
-use crate::outcome::CrashCompleted;
+use crate::outcome::{CrashCompleted, NotCompleted};
 use crate::session::{FileIdentity, Fingerprint, MAX_FILE_BYTES, Registry};
 
 /// The journal's file name in a sessions directory.
@@ -393,27 +393,28 @@ fn roll_forward(sandbox: &Sandbox, journal: &Journal) -> (CrashCompleted, bool) 
     for entry in &journal.entries {
         let temp = OsString::from_vec(entry.temp.clone());
         let name = OsString::from_vec(entry.name.clone());
+        let io = |e: io::Error| NotCompleted::Io(e.into());
         let result = sandbox
             .locate(&entry.shown, FinalLink::Follow)
-            .map_err(|e| e.to_string())
+            .map_err(|e| NotCompleted::Access(e.into()))
             .and_then(|l| {
                 let mut rest = l.rest;
                 rest.pop();
                 let mut dir = l.dir;
                 for c in &rest {
-                    dir = dir.open_subdir(c).map_err(|e| e.to_string())?;
+                    dir = dir.open_subdir(c).map_err(io)?;
                 }
-                let here = dir.meta().map_err(|e| e.to_string())?;
+                let here = dir.meta().map_err(io)?;
                 if (here.dev, here.ino) != entry.dir {
-                    return Err("its directory is not the one the change was for".to_string());
+                    return Err(NotCompleted::OtherDirectory);
                 }
                 match dir.stat(&temp) {
                     Ok(_) => dir
                         .rename(&temp, &dir, &name, false)
                         .map(|()| true)
-                        .map_err(|e| e.to_string()),
+                        .map_err(io),
                     Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
-                    Err(e) => Err(e.to_string()),
+                    Err(e) => Err(io(e)),
                 }
             });
         match result {

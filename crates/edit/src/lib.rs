@@ -131,8 +131,8 @@ pub use manager::{
 pub use mkdir::create_directory;
 pub use near_miss::{NearMiss, Recovery};
 pub use outcome::{
-    Approval, Committed, CrashCompleted, Decision, Note, ReviewCommitted, ReviewOutcome, Undecided,
-    UserAction, Written,
+    Approval, Committed, CrashCompleted, Decision, NotCompleted, Note, ReviewCommitted,
+    ReviewOutcome, Undecided, UserAction, Written,
 };
 pub use request::{
     APPEND_TO_FILE, DEFAULT_EXPECTED_REPLACEMENTS, EditSpec, MATCH_TEXT_MAX_LENGTH, OVERWRITE_FILE,

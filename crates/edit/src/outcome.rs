@@ -2,10 +2,12 @@
 //! The binary words it for the model (the reply `propose_and_review` documents); nothing here
 //! names a tool.
 
+use std::io;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
-use fs_mcp_sandbox::Sandbox;
+use fs_mcp_sandbox::{AccessError, Sandbox};
 
 use crate::atomic::WriteReport;
 use crate::committed::CommitInfo;
@@ -139,8 +141,33 @@ pub struct CrashCompleted {
     /// The files written now.
     pub completed_now: Vec<String>,
     /// The files that could not be completed (still old content), with why.
-    pub failed: Vec<(String, String)>,
+    pub failed: Vec<(String, NotCompleted)>,
 }
+
+/// Why a file of a crash-interrupted multi-file change could not be completed.
+#[derive(Debug, Clone)]
+pub enum NotCompleted {
+    /// The sandbox refused its path now.
+    Access(Arc<AccessError>),
+    /// Its directory is not the one the change was for.
+    OtherDirectory,
+    /// Renaming (or looking at) it failed.
+    Io(Arc<io::Error>),
+}
+
+impl PartialEq for NotCompleted {
+    /// The same reason (errors compared by their text: neither error type compares).
+    fn eq(&self, other: &NotCompleted) -> bool {
+        match (self, other) {
+            (NotCompleted::Access(a), NotCompleted::Access(b)) => a.to_string() == b.to_string(),
+            (NotCompleted::OtherDirectory, NotCompleted::OtherDirectory) => true,
+            (NotCompleted::Io(a), NotCompleted::Io(b)) => a.to_string() == b.to_string(),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for NotCompleted {}
 
 /// Something else the reply says (after the verdict).
 #[derive(Debug, Clone, PartialEq, Eq)]
