@@ -187,7 +187,7 @@ pub fn submit(
         Ok(_) => CallToolResult::success(vec![ContentBlock::text(
             "Verdict received; the agent's call collecting it acts on it.",
         )]),
-        Err(e) => refused(e.message().to_string()),
+        Err(e) => refused(crate::render::edit::what_failed(e.failure())),
     }
 }
 

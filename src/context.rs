@@ -163,10 +163,7 @@ impl ClientReviews {
 
 impl Drop for ClientReviews {
     fn drop(&mut self) {
-        let ended = self.reviews.end_client(
-            self.client,
-            "the MCP session of the client that proposed it ended (closed, expired or replaced), so its approval could never be collected",
-        );
+        let ended = self.reviews.end_client(self.client);
         if ended > 0 {
             tracing::info!("a client session ended: its {ended} open review(s) were cancelled");
         }

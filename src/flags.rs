@@ -213,7 +213,7 @@ impl ServeArgs {
                 tracing::info!(
                     "review waiting for {}: {}",
                     waiting.path,
-                    waiting.instructions
+                    crate::render::edit::manual_instructions(&waiting.current, &waiting.future)
                 );
             })),
             ..fs_mcp_edit::ReviewConfig::default()

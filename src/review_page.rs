@@ -106,7 +106,12 @@ impl Pending {
         let detail = self
             .manager
             .review_detail(session_path, scope)
-            .map_err(|e| format!("{e} Reload the list of reviews."))?;
+            .map_err(|e| {
+                format!(
+                    "{} Reload the list of reviews.",
+                    crate::render::edit::what_failed(e.failure())
+                )
+            })?;
         Ok(json!({
             "session_path": detail.session_path,
             "path": detail.path,
@@ -121,7 +126,12 @@ impl Pending {
     pub fn decide(&self, body: &DecideBody, scope: &ReviewScope) -> Result<(), String> {
         self.manager
             .submit_verdict(&body.session_path, body.verdict(), scope)
-            .map_err(|e| format!("{e} Reload the list of reviews."))
+            .map_err(|e| {
+                format!(
+                    "{} Reload the list of reviews.",
+                    crate::render::edit::what_failed(e.failure())
+                )
+            })
     }
 }
 

@@ -4,17 +4,23 @@
 //! steps naming only listed tools. `fs_mcp_edit` gives the facts and the next steps as data.
 
 use std::fmt::Write as _;
+use std::path::Path;
 use std::time::Duration;
 
 use fs_mcp_edit::{
-    Approval, Decision, EditError, Hints, MATCH_TEXT_MAX_LENGTH, NextStep, Note, RecoveryStep,
-    ReviewCommitted, ReviewOutcome, Undecided, Written,
+    APPEND_TO_FILE, AccessThen, Approval, BadSessionPath, CommitRefusal, CrashCompleted, Decision,
+    Diagnosis, EditError, EndedWhy, Failure, Hints, LaunchOutcome, Limit, MATCH_TEXT_MAX_LENGTH,
+    MAX_FILE_BYTES, MAX_OPEN_REVIEW_BYTES, MAX_OPEN_REVIEWS, MAX_REVIEW_BYTES_PER_CLIENT,
+    MAX_REVIEWS_PER_CLIENT, NearMiss, NextStep, NotCompleted, Note, Recovery, RecoveryStep,
+    ReviewCommitted, ReviewOutcome, Searched, TokenPurpose, Undecided, WriteAction, WriteRefusal,
+    Written,
 };
+use fs_mcp_text::describe_io;
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 
 use super::ListedTools;
-use crate::params::EDITS;
+use crate::params::{EDITS, EXPECTED_REPLACEMENTS};
 
 /// The JSON object `propose_and_review` returns (keys in this order, absent ones omitted).
 #[derive(Debug, Serialize)]
@@ -254,10 +260,99 @@ fn note_text(note: &Note) -> String {
         ),
         Note::EditorNotOpened {
             launch,
-            instructions,
-        } => format!("Note: {launch}; the user has to {instructions}"),
-        Note::Text(text) => text.clone(),
+            current,
+            future,
+        } => format!(
+            "Note: {}; the user has to {}",
+            launch_text(launch),
+            manual_instructions(current, future)
+        ),
+        Note::NearMiss(near_miss) => near_miss_text(near_miss),
+        Note::CrashCompleted(done) => crash_completed_text(done),
     }
+}
+
+/// What became of the review command, in words.
+fn launch_text(launch: &LaunchOutcome) -> String {
+    match launch {
+        LaunchOutcome::Launched { program } => format!("launched '{program}'"),
+        LaunchOutcome::NotFound { program } => {
+            format!("the review editor '{program}' is not installed (not found on PATH)")
+        }
+        LaunchOutcome::Failed { program, error } => {
+            format!("the review editor '{program}' could not be started: {error}")
+        }
+        LaunchOutcome::Disabled => "no review command is configured".to_string(),
+    }
+}
+
+/// A path quoted for a shell-like command (single quotes).
+fn shell_quote(path: &Path) -> String {
+    format!("'{}'", path.to_string_lossy().replace('\'', r"'\''"))
+}
+
+/// How to open a review by hand (after "the user has to").
+pub fn manual_instructions(current: &Path, future: &Path) -> String {
+    let (c, f) = (shell_quote(current), shell_quote(future));
+    format!(
+        "open the diff by hand, e.g. `code --diff {c} {f}` (or compare the two files in any editor): the first file is the current version, the second the proposal. Saving the proposal file unchanged approves it; editing and saving it sends the changes back as feedback."
+    )
+}
+
+/// A near-miss recovery: which `match_text` matched where, and how.
+fn near_miss_text(near_miss: &NearMiss) -> String {
+    let what = match near_miss.edit {
+        None => "match_text".to_string(),
+        Some(i) => format!("edit {i}'s match_text"),
+    };
+    let line = near_miss.line;
+    match near_miss.recovery {
+        Recovery::Typographic => format!(
+            "Note: {what} had no exact match; it matched at line {line} after normalising typographic characters (curly quotes, dashes, ellipsis, non-breaking spaces). Check the diff."
+        ),
+        Recovery::Fuzzy { similarity } => format!(
+            "Note: {what} had no exact match; the file's text at line {line} ({similarity}% similar, the only such block) was replaced instead. Check the diff."
+        ),
+    }
+}
+
+/// A multi-file change completed after the crash of the process writing it.
+fn crash_completed_text(done: &CrashCompleted) -> String {
+    let list = |files: &[String]| {
+        if files.is_empty() {
+            "none".to_string()
+        } else {
+            quoted(files)
+        }
+    };
+    let mut text = format!(
+        "Note: an approved multi-file change was interrupted by a crash of server process {}; it is now completed: written before the crash: {}; completed now: {}.",
+        done.pid,
+        list(&done.written_before),
+        list(&done.completed_now)
+    );
+    if !done.failed.is_empty() {
+        let failed: Vec<String> = done
+            .failed
+            .iter()
+            .map(|(file, why)| {
+                let why = match why {
+                    NotCompleted::Access(error) => error.to_string(),
+                    NotCompleted::OtherDirectory => {
+                        "its directory is not the one the change was for".to_string()
+                    }
+                    NotCompleted::Io(error) => error.to_string(),
+                };
+                format!("'{file}' ({why})")
+            })
+            .collect();
+        let _ = write!(
+            text,
+            " Could not complete (still old content): {}.",
+            failed.join(", ")
+        );
+    }
+    text
 }
 
 /// `commit_review`'s answer.
@@ -324,8 +419,8 @@ pub fn failure(error: &EditError, listed: &ListedTools) -> CallToolResult {
 /// changed on disk), one item a line.
 pub fn error_text(error: &EditError, listed: &ListedTools) -> String {
     let what = match error.hints() {
-        Some(hints) => format!("{} {}", error.message(), hints.hint),
-        None => error.message().to_string(),
+        Some(hints) => format!("{} {}", what_failed(error.failure()), diagnosis(hints)),
+        None => what_failed(error.failure()),
     };
     // A refused path's next step is the sandbox's (the same words every tool gives).
     let next = error
@@ -348,6 +443,390 @@ pub fn error_text(error: &EditError, listed: &ListedTools) -> String {
         text.push_str(diff);
     }
     text
+}
+
+/// "Edit 2: " for edit 2 of a batch, "" for the single `match_text`.
+fn edit_prefix(edit: Option<usize>) -> String {
+    edit.map_or_else(String::new, |i| format!("Edit {i}: "))
+}
+
+/// Whole MiB, rounded down.
+fn mib(bytes: u64) -> u64 {
+    bytes / (1024 * 1024)
+}
+
+/// What failed, in words (the first part of the error's first line).
+pub fn what_failed(failure: &Failure) -> String {
+    let max_mib = mib(MAX_FILE_BYTES);
+    match failure {
+        Failure::Access { error, then } => match then {
+            AccessThen::AsIs => error.to_string(),
+            AccessThen::NothingWritten => format!("{error} Nothing was written."),
+            AccessThen::SessionStaysOpen => {
+                format!("{error} Nothing was written; the session stays open.")
+            }
+        },
+        Failure::NoEdit => "No edit given.".to_string(),
+        Failure::EditsAndMatchText { edits } => format!(
+            "Both {} ({edits} {}) and match_text/new_string were given, so it is unclear which change is meant. Put that change into {} as one more item, or leave {} out.",
+            EDITS.name,
+            if *edits == 1 { "edit" } else { "edits" },
+            EDITS.name,
+            EDITS.name
+        ),
+        Failure::EmptyEdits => format!(
+            "{} is empty and neither match_text nor new_string was given: there is no change to propose. Give {} at least one {{match_text, new_string}}.",
+            EDITS.name, EDITS.name
+        ),
+        Failure::BlankMatchText { edit } => format!(
+            "{}match_text is empty but the file has content",
+            edit_prefix(*edit)
+        ),
+        Failure::AppendToMissingFile { edit } => format!(
+            "{}File must exist for {APPEND_TO_FILE}.",
+            edit_prefix(*edit)
+        ),
+        Failure::MatchTextTooLong { edit } => format!(
+            "{}match_text is too long (over {MATCH_TEXT_MAX_LENGTH} characters)",
+            edit_prefix(*edit)
+        ),
+        Failure::OverwriteInBatch => {
+            "Edit with empty match_text (full rewrite) cannot be combined with other edits."
+                .to_string()
+        }
+        Failure::MatchCount {
+            edit: None,
+            in_session: false,
+            found: 0,
+            ..
+        } => "Edit preparation failed: No match found for 'match_text'.".to_string(),
+        Failure::MatchCount {
+            edit: None,
+            in_session: false,
+            found,
+            expected,
+        } => format!("Edit preparation failed: Expected {expected} occurrences but found {found}."),
+        Failure::MatchCount {
+            edit: None,
+            in_session: true,
+            found,
+            expected,
+        } => format!(
+            "Contextual patch failed. The provided 'match_text' was found {found} times in the user's last version, but expected exactly {expected}."
+        ),
+        Failure::MatchCount {
+            edit: Some(i),
+            in_session: false,
+            found: 0,
+            ..
+        } => format!("Edit {i}: No match found for 'match_text'."),
+        Failure::MatchCount {
+            edit: Some(i),
+            in_session: false,
+            found,
+            expected,
+        } => format!(
+            "Edit {i}: Expected {expected} occurrence{} but found {found}. Provide more context in match_text to ensure uniqueness.",
+            if *expected == 1 { "" } else { "s" }
+        ),
+        Failure::MatchCount {
+            edit: Some(i),
+            in_session: true,
+            found,
+            expected,
+        } => format!(
+            "Edit {i}: match_text found {found} times in session content, expected {expected}."
+        ),
+        Failure::NoChanges => "Edit preparation failed: No changes to apply.".to_string(),
+        Failure::FileNotFound { path } => {
+            format!("Edit preparation failed: File not found: {path}")
+        }
+        Failure::IsDirectory { path } => format!("'{path}' is a directory, not a file."),
+        Failure::NotRegularFile { path, kind } => format!(
+            "'{path}' is {}, not a regular file; only regular files are edited.",
+            kind.described()
+        ),
+        Failure::FileTooLarge { path, bytes } => format!(
+            "'{path}' is too large to review ({} MiB; the limit is {max_mib} MiB).",
+            mib(*bytes)
+        ),
+        Failure::FileNotText { path, error } => format!("Cannot edit '{path}': {error}."),
+        Failure::ReadFile { path, error } => format!("Cannot read '{path}': {error}"),
+        Failure::ProposalTooLarge { path, bytes } => format!(
+            "The proposed content for '{path}' is too large ({} MiB; the limit is {max_mib} MiB).",
+            mib(*bytes as u64)
+        ),
+        Failure::ProposalWouldGrow { path } => format!(
+            "The proposed content for '{path}' would be larger than the {} MiB a review takes; nothing was proposed. Propose a smaller change.",
+            MAX_FILE_BYTES >> 20
+        ),
+        Failure::SameFileTwice { path, other } => format!(
+            "'{path}' and '{other}' name the same file: give all its edits the same path."
+        ),
+        Failure::MultiFileContinued => {
+            "A proposal whose edits name several files cannot continue a session".to_string()
+        }
+        Failure::MultiFileSessionEdited { session_path } => format!(
+            "Session {session_path} reviews a multi-file proposal, which cannot be changed with new edits"
+        ),
+        Failure::OtherFileSession {
+            session_path,
+            reviews,
+            path,
+        } => format!("Session {session_path} reviews '{reviews}', not '{path}'"),
+        Failure::Limit(limit) => {
+            let what = match limit {
+                Limit::ClientReviews => format!(
+                    "Too many open reviews of this client: at most {MAX_REVIEWS_PER_CLIENT} review sessions a client (one a file) are open at once."
+                ),
+                Limit::ServerReviews => format!(
+                    "Too many open reviews: this server holds at most {MAX_OPEN_REVIEWS} review sessions at once, of all its clients."
+                ),
+                Limit::ClientBytes { needed, held } => format!(
+                    "This client's open reviews would hold more than {} MiB: this proposal needs {} MiB and {} MiB are held.",
+                    MAX_REVIEW_BYTES_PER_CLIENT >> 20,
+                    needed.div_ceil(1 << 20),
+                    held.div_ceil(1 << 20)
+                ),
+                Limit::ServerBytes { needed, held } => format!(
+                    "The open reviews would hold more than {} MiB: this proposal needs {} MiB and {} MiB are held.",
+                    MAX_OPEN_REVIEW_BYTES >> 20,
+                    needed.div_ceil(1 << 20),
+                    held.div_ceil(1 << 20)
+                ),
+            };
+            format!("{what} Nothing was proposed.")
+        }
+        Failure::ReadSessionFile { file, error } => {
+            format!("Cannot read {}: {error}", file.display())
+        }
+        Failure::WriteSessionFile { file, error } => {
+            format!("Cannot write {}: {error}", file.display())
+        }
+        Failure::SessionFileNotText { file, error } => {
+            format!("Cannot use {}: {error}.", file.display())
+        }
+        Failure::RecordUserVersion { file, error } => format!(
+            "Cannot record the user's version in {}: {error}",
+            file.display()
+        ),
+        Failure::ReviewedNotText {
+            file,
+            error,
+            stays_open,
+        } => format!(
+            "The reviewed file {} cannot be used: {error}{}",
+            file.display(),
+            if *stays_open {
+                "; the session stays open"
+            } else {
+                ""
+            }
+        ),
+        Failure::CreateSession { error } => format!("Cannot create a review session: {error}"),
+        Failure::WriteReviewFiles { error } => format!("Cannot write the review files: {error}"),
+        Failure::Random {
+            purpose: TokenPurpose::FormState,
+            error,
+        } => format!("Cannot draw a random state for the form: {error}"),
+        Failure::Random {
+            purpose: TokenPurpose::ViewToken,
+            error,
+        } => format!("Cannot draw a random token for the view: {error}"),
+        Failure::Watch { file, error } => format!(
+            "Cannot watch {} for the review: {error}. The session stays open",
+            file.display()
+        ),
+        Failure::WatchFailed { file, path, error } => format!(
+            "Watching {} for the review failed: {error}. '{path}' was not changed; the session stays open",
+            file.display()
+        ),
+        Failure::Internal { error } => {
+            format!("Internal error: the file operation did not finish ({error}).")
+        }
+        Failure::SessionEnded => "The review session has ended.".to_string(),
+        Failure::SessionEndedUnexpectedly => "The review session ended unexpectedly.".to_string(),
+        Failure::SessionClosed { session_path, why } => format!(
+            "The review session {session_path} has ended: {}. Nothing was written.",
+            ended_why(why)
+        ),
+        Failure::BadSessionPath { session_path, why } => {
+            let why = match why {
+                BadSessionPath::NotAbsolute => "It is not an absolute path.",
+                BadSessionPath::ParentDir => "It must not contain '..'.",
+                BadSessionPath::NotOpen => "It is not an open review session of this client.",
+            };
+            format!(
+                "Invalid session path: {session_path}. {why} A session ends when its changes are committed or rejected."
+            )
+        }
+        Failure::SessionGone { session_path } => {
+            format!("Invalid session path: {session_path}. The session has ended.")
+        }
+        Failure::SessionBusy { session_path } => format!(
+            "Session {session_path} is in use by another call (it is waiting for the user's review)"
+        ),
+        Failure::UnknownFormState => "The answer to the review form names no open review of this client (it ended, or the state was not the one this server sent). Nothing was written.".to_string(),
+        Failure::UnknownVerdictToken => "This verdict names no open review of this client (the review ended, its verdict was already given, or the token is not one this server gave). Nothing was written.".to_string(),
+        Failure::MultiFileEditedInView => "A multi-file proposal is approved or rejected as a whole, not edited in the view. Nothing was written.".to_string(),
+        Failure::MultiFileEdited => "An edited version cannot be sent for a multi-file proposal: approve or reject it (with a comment saying what to change).".to_string(),
+        Failure::MultiFileCommitted { session_path } => format!(
+            "Session {session_path} is a multi-file proposal: it is committed only as a whole, when the user approves it. Nothing was written."
+        ),
+        Failure::NotSessionFile {
+            original_path,
+            session_path,
+            file,
+        } => format!(
+            "original_path '{original_path}' is not the file of session {session_path} (that is '{file}'). Nothing was written."
+        ),
+        Failure::ApprovedFileMissing { file } => {
+            format!("Approved file not found in session: {}", file.display())
+        }
+        Failure::NotReviewed {
+            session_path,
+            file,
+            original_path,
+        } => format!(
+            "The proposal in session {session_path} has not been reviewed: the user has not saved {} since it was proposed, so nothing is approved and '{original_path}' was not changed",
+            file.display()
+        ),
+        Failure::Conflict { path, kept } => format!(
+            "Conflict: '{path}' changed on disk after this proposal was made (edited, created, moved or deleted by someone else), so nothing was written: the file on disk is as they left it, and the reviewed version is kept in {}.",
+            kept.display()
+        ),
+        Failure::AutoConflict { path } => format!(
+            "Conflict: '{path}' changed on disk while this edit was being committed (another edit landed first), and the edit does not apply cleanly to the new content (a match_text no longer occurs exactly as expected, the file was deleted, or the edit replaces the whole file); nothing was written"
+        ),
+        Failure::MultiFileConflict { path } => format!(
+            "Conflict: '{path}' changed on disk after this multi-file proposal was made, so no file of the change was written."
+        ),
+        Failure::CommitRefused { path, why, kept } => {
+            let kept = kept.as_ref().map_or_else(String::new, |file| {
+                format!(
+                    " The reviewed version is kept in {} and the session stays open.",
+                    file.display()
+                )
+            });
+            match why {
+                CommitRefusal::Access(error) => format!(
+                    "Cannot commit to '{path}' now: {error} Nothing was written.{kept}"
+                ),
+                CommitRefusal::Moved { now, target } => format!(
+                    "Conflict: '{path}' now leads to '{now}', not to '{target}' where this edit was proposed (a directory on the way was moved, renamed or replaced), so nothing was written.{kept}"
+                ),
+                CommitRefusal::NotRegular(kind) => format!(
+                    "Cannot commit to '{path}': it is now {}, not a regular file. Nothing was written.{kept}",
+                    kind.described()
+                ),
+                CommitRefusal::TooLarge(bytes) => format!(
+                    "Cannot commit to '{path}': it is now too large to edit ({} MiB; the limit is {max_mib} MiB). Nothing was written.{kept}",
+                    mib(*bytes)
+                ),
+                CommitRefusal::KeptChanging => format!(
+                    "Cannot commit to '{path}': it kept changing (renamed or replaced) while it was being written, so nothing was written.{kept}"
+                ),
+                CommitRefusal::Io(error) => format!(
+                    "Failed to write final content to {path}: {error}. The file was not changed.{kept}"
+                ),
+            }
+        }
+        Failure::FilesKeptChanging => "The files kept changing (renamed or replaced) while the change was being committed, so nothing was written.".to_string(),
+        Failure::CommitChange { error } => {
+            format!("Cannot commit the change: {error}. Nothing was written.")
+        }
+        Failure::PartlyCommitted {
+            written,
+            failed,
+            error,
+        } => format!(
+            "The change was committed only in part: {} written; writing '{failed}' failed: {error}. Every file holds either its old or its new content",
+            if written.is_empty() {
+                "no file".to_string()
+            } else {
+                quoted(written)
+            }
+        ),
+        Failure::WriteRefused { action, path, why } => {
+            let verb = match action {
+                WriteAction::Write => "write to",
+                WriteAction::Append => "append to",
+            };
+            match why {
+                WriteRefusal::IsDirectory => {
+                    format!("Cannot {verb} '{path}': it is a directory.")
+                }
+                WriteRefusal::NotRegular(kind) => format!(
+                    "Cannot {verb} '{path}': it is {}; only regular files are written. Nothing was read or written.",
+                    kind.described()
+                ),
+                WriteRefusal::KeptChanging => format!(
+                    "Cannot {verb} '{path}': it kept changing (renamed or replaced) while it was being written; nothing was written"
+                ),
+                WriteRefusal::TooLarge(bytes) => {
+                    format!("Cannot {verb} '{path}': it is too large ({bytes} bytes).")
+                }
+                WriteRefusal::Io(error) => format!("Failed to {verb} '{path}': {error}"),
+            }
+        }
+        Failure::HardLinked { path, links } => format!(
+            "Cannot append to '{path}': it has {links} hard links (other names for the same file, possibly outside the allowed directories), and an append in place would change them all; nothing was written"
+        ),
+        Failure::AppendToNonText { path } => {
+            format!("Cannot append text to '{path}': it is not a UTF-8 text file.")
+        }
+        Failure::MoveRoot { source } => {
+            format!("Cannot move {source}: it is an allowed directory itself.")
+        }
+        Failure::SourceMissing { source } => format!("Source {source} does not exist."),
+        Failure::DestinationExists { destination } => {
+            format!("Destination {destination} already exists")
+        }
+        Failure::MoveIntoItself {
+            source,
+            destination,
+        } => format!("Cannot move {source} into itself ({destination})."),
+        Failure::CreateDestination { error } => {
+            format!("Cannot create the destination directory: {error}")
+        }
+        Failure::CrossDevice {
+            source,
+            destination,
+        } => format!(
+            "Cannot move {source} to {destination}: they are on different filesystems (a rename cannot cross them)."
+        ),
+        Failure::SourceVanished {
+            source,
+            destination,
+        } => format!(
+            "Failed to move {source} to {destination}: it was moved or removed meanwhile; nothing was moved."
+        ),
+        Failure::MoveFailed {
+            source,
+            destination,
+            error,
+        } => format!("Failed to move {source} to {destination}: {error}"),
+        Failure::NotADirectory { shown } => format!(
+            "{shown} already exists and is not a directory, so no directory can be created there."
+        ),
+        Failure::CreateDirectory { shown, error } => format!(
+            "{shown}: cannot create directory: {}.",
+            describe_io(error)
+        ),
+        Failure::NoReviewChannel { error } => format!(
+            "Cannot start the review page on 127.0.0.1 ({error}), and no other review channel is available: nothing was written"
+        ),
+    }
+}
+
+/// Why a review ended without its client's call, in words.
+fn ended_why(why: &EndedWhy) -> String {
+    match why {
+        EndedWhy::ClientGone => "the MCP session of the client that proposed it ended (closed, expired or replaced), so its approval could never be collected".to_string(),
+        EndedWhy::OutsideRoots { file } => format!(
+            "this client's allowed directories (its roots) changed and '{file}' is no longer inside them"
+        ),
+    }
 }
 
 /// A proposal refused because the server is shutting down.
@@ -507,6 +986,69 @@ fn hints_text(hints: &Hints, listed: &ListedTools) -> String {
         let _ = write!(text, "\n{}. {}.", i + 1, recovery_step(step, listed));
     }
     text
+}
+
+/// The one-sentence diagnosis of a failed `match_text`, ending with where it was searched.
+fn diagnosis(hints: &Hints) -> String {
+    let searched = match hints.searched {
+        Searched::File => String::new(),
+        Searched::Session => " (session)".to_string(),
+        Searched::FileEdit(i) => format!(" (edit {i})"),
+        Searched::SessionEdit(i) => format!(" (session edit {i})"),
+    };
+    let lines = hints.line_count;
+    match &hints.diagnosis {
+        Diagnosis::VerySimilar {
+            similarity,
+            line_start,
+            line_end,
+        } => format!(
+            "Found very similar text ({similarity}% character match) at lines {line_start}-{line_end}. Likely a whitespace or minor difference.{searched}"
+        ),
+        Diagnosis::SimilarBlocks {
+            count,
+            similarity,
+            line_start,
+            line_end,
+        } => format!(
+            "Found {count} similar block(s). Best: {similarity}% at lines {line_start}-{line_end}.{searched}"
+        ),
+        Diagnosis::NothingSimilar {
+            with_keywords: true,
+        } => format!("No similar text found in {lines}-line file.{searched}"),
+        Diagnosis::NothingSimilar {
+            with_keywords: false,
+        } => format!("No similar text found in {lines}-line file; its outline follows.{searched}"),
+        Diagnosis::NoMatch => format!(
+            "No match found in {lines}-line file. The match_text may be outdated or from a different file.{searched}"
+        ),
+        Diagnosis::WrongCount {
+            found,
+            expected,
+            more,
+            can_set_expected,
+        } => {
+            let listed = hints
+                .occurrences
+                .iter()
+                .flatten()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ");
+            let more = if *more { ", …" } else { "" };
+            let alternative = if *can_set_expected {
+                format!(
+                    ", or set {}={found} to replace every occurrence",
+                    EXPECTED_REPLACEMENTS.name
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                "match_text occurs {found} times (starting at lines {listed}{more}), expected {expected}.{searched} Add neighbouring lines to match_text so that it matches exactly the text you mean{alternative}."
+            )
+        }
+    }
 }
 
 /// One recovery step in words, naming only listed tools.
@@ -809,5 +1351,534 @@ mod tests {
         assert!(
             read_first.contains("Use grep_content first") && !read_first.contains("read_files")
         );
+    }
+
+    fn hints(searched: Searched, diagnosis: Diagnosis) -> Hints {
+        Hints {
+            searched,
+            diagnosis,
+            line_count: 12,
+            suggestions: None,
+            occurrences: Some((1..=20).collect()),
+            outline: None,
+            suggested_grep_keywords: None,
+            recovery_steps: Vec::new(),
+        }
+    }
+
+    /// Every diagnosis of a failed match_text in words, with where it was searched (the
+    /// recorded run covers only some of them).
+    #[test]
+    fn every_diagnosis_in_words() {
+        let cases = [
+            (
+                Searched::Session,
+                Diagnosis::VerySimilar {
+                    similarity: 95,
+                    line_start: 4,
+                    line_end: 5,
+                },
+                "Found very similar text (95% character match) at lines 4-5. Likely a whitespace or minor difference. (session)",
+            ),
+            (
+                Searched::SessionEdit(2),
+                Diagnosis::SimilarBlocks {
+                    count: 3,
+                    similarity: 70,
+                    line_start: 1,
+                    line_end: 2,
+                },
+                "Found 3 similar block(s). Best: 70% at lines 1-2. (session edit 2)",
+            ),
+            (
+                Searched::FileEdit(0),
+                Diagnosis::NothingSimilar {
+                    with_keywords: true,
+                },
+                "No similar text found in 12-line file. (edit 0)",
+            ),
+            (
+                Searched::File,
+                Diagnosis::NothingSimilar {
+                    with_keywords: false,
+                },
+                "No similar text found in 12-line file; its outline follows.",
+            ),
+            (
+                Searched::File,
+                Diagnosis::NoMatch,
+                "No match found in 12-line file. The match_text may be outdated or from a different file.",
+            ),
+            (
+                Searched::FileEdit(1),
+                Diagnosis::WrongCount {
+                    found: 25,
+                    expected: 1,
+                    more: true,
+                    can_set_expected: false,
+                },
+                "match_text occurs 25 times (starting at lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, …), expected 1. (edit 1) Add neighbouring lines to match_text so that it matches exactly the text you mean.",
+            ),
+        ];
+        for (searched, diagnosis_given, words) in cases {
+            assert_eq!(diagnosis(&hints(searched, diagnosis_given)), words);
+        }
+    }
+
+    /// The notes of near misses and of a multi-file change completed after a crash, in words
+    /// (neither is in the recorded run).
+    #[test]
+    fn near_miss_and_crash_notes_in_words() {
+        let typographic = Note::NearMiss(NearMiss {
+            edit: None,
+            line: 3,
+            recovery: Recovery::Typographic,
+        });
+        assert_eq!(
+            note_text(&typographic),
+            "Note: match_text had no exact match; it matched at line 3 after normalising typographic characters (curly quotes, dashes, ellipsis, non-breaking spaces). Check the diff."
+        );
+        let fuzzy = Note::NearMiss(NearMiss {
+            edit: Some(1),
+            line: 7,
+            recovery: Recovery::Fuzzy { similarity: 99 },
+        });
+        assert_eq!(
+            note_text(&fuzzy),
+            "Note: edit 1's match_text had no exact match; the file's text at line 7 (99% similar, the only such block) was replaced instead. Check the diff."
+        );
+        let crash = Note::CrashCompleted(CrashCompleted {
+            pid: 42,
+            written_before: Vec::new(),
+            completed_now: vec!["a.txt".into(), "sub/b.txt".into()],
+            failed: vec![
+                ("c.txt".into(), NotCompleted::OtherDirectory),
+                (
+                    "d.txt".into(),
+                    NotCompleted::Io(std::sync::Arc::new(std::io::Error::other("gone"))),
+                ),
+            ],
+        });
+        assert_eq!(
+            note_text(&crash),
+            "Note: an approved multi-file change was interrupted by a crash of server process 42; it is now completed: written before the crash: none; completed now: 'a.txt', 'sub/b.txt'. Could not complete (still old content): 'c.txt' (its directory is not the one the change was for), 'd.txt' (gone)."
+        );
+        let not_opened = |launch: LaunchOutcome| {
+            note_text(&Note::EditorNotOpened {
+                launch,
+                current: "/s/current_a.txt".into(),
+                future: "/s/it's/future_a.txt".into(),
+            })
+        };
+        let by_hand = "open the diff by hand, e.g. `code --diff '/s/current_a.txt' '/s/it'\\''s/future_a.txt'` (or compare the two files in any editor): the first file is the current version, the second the proposal. Saving the proposal file unchanged approves it; editing and saving it sends the changes back as feedback.";
+        assert_eq!(
+            not_opened(LaunchOutcome::NotFound {
+                program: "code".into()
+            }),
+            format!(
+                "Note: the review editor 'code' is not installed (not found on PATH); the user has to {by_hand}"
+            )
+        );
+        assert_eq!(
+            not_opened(LaunchOutcome::Failed {
+                program: "code".into(),
+                error: "denied".into()
+            }),
+            format!(
+                "Note: the review editor 'code' could not be started: denied; the user has to {by_hand}"
+            )
+        );
+    }
+
+    /// Every failure of the edit crate in words: the sentences the recorded run does not reach
+    /// (most of them: a lost session, a conflict, a full disk) are pinned here, with the
+    /// limits read from their declarations.
+    #[test]
+    fn every_failure_in_words() {
+        use std::io;
+        use std::path::PathBuf;
+        use std::sync::Arc;
+
+        use fs_mcp_sandbox::{AccessError, EntryKind};
+        use fs_mcp_text::NotText;
+
+        let boom = || Arc::new(io::Error::other("boom"));
+        let file = || PathBuf::from("/s/future_a.txt");
+        let access = || {
+            Arc::new(AccessError::ReadOnly {
+                requested: "a.txt".into(),
+            })
+        };
+        let denied = access().to_string();
+        let s = || "/s".to_string();
+        let a = || "a.txt".to_string();
+        let commit = |why: CommitRefusal, kept: bool| Failure::CommitRefused {
+            path: a(),
+            why,
+            kept: kept.then(file),
+        };
+        let write = |action: WriteAction, why: WriteRefusal| Failure::WriteRefused {
+            action,
+            path: a(),
+            why,
+        };
+        let cases: Vec<(Failure, String)> = vec![
+            (Failure::Access { error: access(), then: AccessThen::AsIs }, denied.clone()),
+            (
+                Failure::Access { error: access(), then: AccessThen::NothingWritten },
+                format!("{denied} Nothing was written."),
+            ),
+            (
+                Failure::Access { error: access(), then: AccessThen::SessionStaysOpen },
+                format!("{denied} Nothing was written; the session stays open."),
+            ),
+            (Failure::NoEdit, "No edit given.".into()),
+            (
+                Failure::EditsAndMatchText { edits: 2 },
+                "Both edits (2 edits) and match_text/new_string were given, so it is unclear which change is meant. Put that change into edits as one more item, or leave edits out.".into(),
+            ),
+            (
+                Failure::EmptyEdits,
+                "edits is empty and neither match_text nor new_string was given: there is no change to propose. Give edits at least one {match_text, new_string}.".into(),
+            ),
+            (
+                Failure::BlankMatchText { edit: Some(1) },
+                "Edit 1: match_text is empty but the file has content".into(),
+            ),
+            (
+                Failure::AppendToMissingFile { edit: None },
+                "File must exist for APPEND_TO_FILE.".into(),
+            ),
+            (
+                Failure::MatchTextTooLong { edit: None },
+                "match_text is too long (over 2000 characters)".into(),
+            ),
+            (
+                Failure::OverwriteInBatch,
+                "Edit with empty match_text (full rewrite) cannot be combined with other edits.".into(),
+            ),
+            (
+                Failure::MatchCount { edit: None, in_session: false, found: 0, expected: 1 },
+                "Edit preparation failed: No match found for 'match_text'.".into(),
+            ),
+            (
+                Failure::MatchCount { edit: None, in_session: false, found: 2, expected: 1 },
+                "Edit preparation failed: Expected 1 occurrences but found 2.".into(),
+            ),
+            (
+                Failure::MatchCount { edit: None, in_session: true, found: 0, expected: 1 },
+                "Contextual patch failed. The provided 'match_text' was found 0 times in the user's last version, but expected exactly 1.".into(),
+            ),
+            (
+                Failure::MatchCount { edit: Some(1), in_session: false, found: 0, expected: 1 },
+                "Edit 1: No match found for 'match_text'.".into(),
+            ),
+            (
+                Failure::MatchCount { edit: Some(0), in_session: false, found: 2, expected: 1 },
+                "Edit 0: Expected 1 occurrence but found 2. Provide more context in match_text to ensure uniqueness.".into(),
+            ),
+            (
+                Failure::MatchCount { edit: Some(0), in_session: true, found: 2, expected: 1 },
+                "Edit 0: match_text found 2 times in session content, expected 1.".into(),
+            ),
+            (Failure::NoChanges, "Edit preparation failed: No changes to apply.".into()),
+            (
+                Failure::FileNotFound { path: a() },
+                "Edit preparation failed: File not found: a.txt".into(),
+            ),
+            (Failure::IsDirectory { path: a() }, "'a.txt' is a directory, not a file.".into()),
+            (
+                Failure::NotRegularFile { path: a(), kind: EntryKind::Fifo },
+                "'a.txt' is a named pipe (FIFO), not a regular file; only regular files are edited.".into(),
+            ),
+            (
+                Failure::FileTooLarge { path: a(), bytes: 60 << 20 },
+                "'a.txt' is too large to review (60 MiB; the limit is 50 MiB).".into(),
+            ),
+            (
+                Failure::FileNotText { path: a(), error: NotText::Binary },
+                "Cannot edit 'a.txt': it looks like a binary file (it contains a NUL byte).".into(),
+            ),
+            (Failure::ReadFile { path: a(), error: boom() }, "Cannot read 'a.txt': boom".into()),
+            (
+                Failure::ProposalTooLarge { path: a(), bytes: 51 << 20 },
+                "The proposed content for 'a.txt' is too large (51 MiB; the limit is 50 MiB).".into(),
+            ),
+            (
+                Failure::ProposalWouldGrow { path: a() },
+                "The proposed content for 'a.txt' would be larger than the 50 MiB a review takes; nothing was proposed. Propose a smaller change.".into(),
+            ),
+            (
+                Failure::SameFileTwice { path: a(), other: "./a.txt".into() },
+                "'a.txt' and './a.txt' name the same file: give all its edits the same path.".into(),
+            ),
+            (
+                Failure::MultiFileContinued,
+                "A proposal whose edits name several files cannot continue a session".into(),
+            ),
+            (
+                Failure::MultiFileSessionEdited { session_path: s() },
+                "Session /s reviews a multi-file proposal, which cannot be changed with new edits".into(),
+            ),
+            (
+                Failure::OtherFileSession { session_path: s(), reviews: a(), path: "b.txt".into() },
+                "Session /s reviews 'a.txt', not 'b.txt'".into(),
+            ),
+            (
+                Failure::Limit(Limit::ClientReviews),
+                "Too many open reviews of this client: at most 16 review sessions a client (one a file) are open at once. Nothing was proposed.".into(),
+            ),
+            (
+                Failure::Limit(Limit::ServerReviews),
+                "Too many open reviews: this server holds at most 64 review sessions at once, of all its clients. Nothing was proposed.".into(),
+            ),
+            (
+                Failure::Limit(Limit::ClientBytes { needed: (1 << 20) + 1, held: 0 }),
+                "This client's open reviews would hold more than 128 MiB: this proposal needs 2 MiB and 0 MiB are held. Nothing was proposed.".into(),
+            ),
+            (
+                Failure::Limit(Limit::ServerBytes { needed: 1, held: 3 << 20 }),
+                "The open reviews would hold more than 384 MiB: this proposal needs 1 MiB and 3 MiB are held. Nothing was proposed.".into(),
+            ),
+            (
+                Failure::ReadSessionFile { file: file(), error: boom() },
+                "Cannot read /s/future_a.txt: boom".into(),
+            ),
+            (
+                Failure::WriteSessionFile { file: file(), error: boom() },
+                "Cannot write /s/future_a.txt: boom".into(),
+            ),
+            (
+                Failure::SessionFileNotText { file: file(), error: NotText::Binary },
+                "Cannot use /s/future_a.txt: it looks like a binary file (it contains a NUL byte).".into(),
+            ),
+            (
+                Failure::RecordUserVersion { file: file(), error: boom() },
+                "Cannot record the user's version in /s/future_a.txt: boom".into(),
+            ),
+            (
+                Failure::ReviewedNotText {
+                    file: file(),
+                    error: NotText::InvalidUtf8 { valid_up_to: 3 },
+                    stays_open: true,
+                },
+                "The reviewed file /s/future_a.txt cannot be used: it is not valid UTF-8 text (first invalid byte at offset 3); the session stays open".into(),
+            ),
+            (
+                Failure::ReviewedNotText { file: file(), error: NotText::Binary, stays_open: false },
+                "The reviewed file /s/future_a.txt cannot be used: it looks like a binary file (it contains a NUL byte)".into(),
+            ),
+            (Failure::CreateSession { error: boom() }, "Cannot create a review session: boom".into()),
+            (Failure::WriteReviewFiles { error: boom() }, "Cannot write the review files: boom".into()),
+            (
+                Failure::Random { purpose: TokenPurpose::FormState, error: boom() },
+                "Cannot draw a random state for the form: boom".into(),
+            ),
+            (
+                Failure::Random { purpose: TokenPurpose::ViewToken, error: boom() },
+                "Cannot draw a random token for the view: boom".into(),
+            ),
+            (
+                Failure::Watch { file: file(), error: "boom".into() },
+                "Cannot watch /s/future_a.txt for the review: boom. The session stays open".into(),
+            ),
+            (
+                Failure::WatchFailed { file: file(), path: a(), error: "boom".into() },
+                "Watching /s/future_a.txt for the review failed: boom. 'a.txt' was not changed; the session stays open".into(),
+            ),
+            (
+                Failure::Internal { error: "task 1 panicked".into() },
+                "Internal error: the file operation did not finish (task 1 panicked).".into(),
+            ),
+            (Failure::SessionEnded, "The review session has ended.".into()),
+            (Failure::SessionEndedUnexpectedly, "The review session ended unexpectedly.".into()),
+            (
+                Failure::SessionClosed { session_path: s(), why: EndedWhy::ClientGone },
+                "The review session /s has ended: the MCP session of the client that proposed it ended (closed, expired or replaced), so its approval could never be collected. Nothing was written.".into(),
+            ),
+            (
+                Failure::SessionClosed { session_path: s(), why: EndedWhy::OutsideRoots { file: a() } },
+                "The review session /s has ended: this client's allowed directories (its roots) changed and 'a.txt' is no longer inside them. Nothing was written.".into(),
+            ),
+            (
+                Failure::BadSessionPath { session_path: "s".into(), why: BadSessionPath::NotAbsolute },
+                "Invalid session path: s. It is not an absolute path. A session ends when its changes are committed or rejected.".into(),
+            ),
+            (
+                Failure::BadSessionPath { session_path: "/s/..".into(), why: BadSessionPath::ParentDir },
+                "Invalid session path: /s/... It must not contain '..'. A session ends when its changes are committed or rejected.".into(),
+            ),
+            (
+                Failure::BadSessionPath { session_path: s(), why: BadSessionPath::NotOpen },
+                "Invalid session path: /s. It is not an open review session of this client. A session ends when its changes are committed or rejected.".into(),
+            ),
+            (
+                Failure::SessionGone { session_path: s() },
+                "Invalid session path: /s. The session has ended.".into(),
+            ),
+            (
+                Failure::SessionBusy { session_path: s() },
+                "Session /s is in use by another call (it is waiting for the user's review)".into(),
+            ),
+            (
+                Failure::UnknownFormState,
+                "The answer to the review form names no open review of this client (it ended, or the state was not the one this server sent). Nothing was written.".into(),
+            ),
+            (
+                Failure::UnknownVerdictToken,
+                "This verdict names no open review of this client (the review ended, its verdict was already given, or the token is not one this server gave). Nothing was written.".into(),
+            ),
+            (
+                Failure::MultiFileEditedInView,
+                "A multi-file proposal is approved or rejected as a whole, not edited in the view. Nothing was written.".into(),
+            ),
+            (
+                Failure::MultiFileEdited,
+                "An edited version cannot be sent for a multi-file proposal: approve or reject it (with a comment saying what to change).".into(),
+            ),
+            (
+                Failure::MultiFileCommitted { session_path: s() },
+                "Session /s is a multi-file proposal: it is committed only as a whole, when the user approves it. Nothing was written.".into(),
+            ),
+            (
+                Failure::NotSessionFile { original_path: "b.txt".into(), session_path: s(), file: a() },
+                "original_path 'b.txt' is not the file of session /s (that is 'a.txt'). Nothing was written.".into(),
+            ),
+            (
+                Failure::ApprovedFileMissing { file: file() },
+                "Approved file not found in session: /s/future_a.txt".into(),
+            ),
+            (
+                Failure::NotReviewed { session_path: s(), file: file(), original_path: a() },
+                "The proposal in session /s has not been reviewed: the user has not saved /s/future_a.txt since it was proposed, so nothing is approved and 'a.txt' was not changed".into(),
+            ),
+            (
+                Failure::Conflict { path: a(), kept: file() },
+                "Conflict: 'a.txt' changed on disk after this proposal was made (edited, created, moved or deleted by someone else), so nothing was written: the file on disk is as they left it, and the reviewed version is kept in /s/future_a.txt.".into(),
+            ),
+            (
+                Failure::AutoConflict { path: a() },
+                "Conflict: 'a.txt' changed on disk while this edit was being committed (another edit landed first), and the edit does not apply cleanly to the new content (a match_text no longer occurs exactly as expected, the file was deleted, or the edit replaces the whole file); nothing was written".into(),
+            ),
+            (
+                Failure::MultiFileConflict { path: a() },
+                "Conflict: 'a.txt' changed on disk after this multi-file proposal was made, so no file of the change was written.".into(),
+            ),
+            (
+                commit(CommitRefusal::Access(access()), true),
+                format!("Cannot commit to 'a.txt' now: {denied} Nothing was written. The reviewed version is kept in /s/future_a.txt and the session stays open."),
+            ),
+            (
+                commit(CommitRefusal::Moved { now: "b/a.txt".into(), target: "c/a.txt".into() }, false),
+                "Conflict: 'a.txt' now leads to 'b/a.txt', not to 'c/a.txt' where this edit was proposed (a directory on the way was moved, renamed or replaced), so nothing was written.".into(),
+            ),
+            (
+                commit(CommitRefusal::NotRegular(EntryKind::Socket), false),
+                "Cannot commit to 'a.txt': it is now a socket, not a regular file. Nothing was written.".into(),
+            ),
+            (
+                commit(CommitRefusal::TooLarge(70 << 20), false),
+                "Cannot commit to 'a.txt': it is now too large to edit (70 MiB; the limit is 50 MiB). Nothing was written.".into(),
+            ),
+            (
+                commit(CommitRefusal::KeptChanging, false),
+                "Cannot commit to 'a.txt': it kept changing (renamed or replaced) while it was being written, so nothing was written.".into(),
+            ),
+            (
+                commit(CommitRefusal::Io(boom()), true),
+                "Failed to write final content to a.txt: boom. The file was not changed. The reviewed version is kept in /s/future_a.txt and the session stays open.".into(),
+            ),
+            (
+                Failure::FilesKeptChanging,
+                "The files kept changing (renamed or replaced) while the change was being committed, so nothing was written.".into(),
+            ),
+            (
+                Failure::CommitChange { error: boom() },
+                "Cannot commit the change: boom. Nothing was written.".into(),
+            ),
+            (
+                Failure::PartlyCommitted { written: Vec::new(), failed: a(), error: boom() },
+                "The change was committed only in part: no file written; writing 'a.txt' failed: boom. Every file holds either its old or its new content".into(),
+            ),
+            (
+                Failure::PartlyCommitted { written: vec![a(), "b.txt".into()], failed: "c.txt".into(), error: boom() },
+                "The change was committed only in part: 'a.txt', 'b.txt' written; writing 'c.txt' failed: boom. Every file holds either its old or its new content".into(),
+            ),
+            (
+                write(WriteAction::Write, WriteRefusal::IsDirectory),
+                "Cannot write to 'a.txt': it is a directory.".into(),
+            ),
+            (
+                write(WriteAction::Append, WriteRefusal::NotRegular(EntryKind::Fifo)),
+                "Cannot append to 'a.txt': it is a named pipe (FIFO); only regular files are written. Nothing was read or written.".into(),
+            ),
+            (
+                write(WriteAction::Write, WriteRefusal::KeptChanging),
+                "Cannot write to 'a.txt': it kept changing (renamed or replaced) while it was being written; nothing was written".into(),
+            ),
+            (
+                write(WriteAction::Append, WriteRefusal::TooLarge(12)),
+                "Cannot append to 'a.txt': it is too large (12 bytes).".into(),
+            ),
+            (
+                write(WriteAction::Write, WriteRefusal::Io(boom())),
+                "Failed to write to 'a.txt': boom".into(),
+            ),
+            (
+                Failure::HardLinked { path: a(), links: 2 },
+                "Cannot append to 'a.txt': it has 2 hard links (other names for the same file, possibly outside the allowed directories), and an append in place would change them all; nothing was written".into(),
+            ),
+            (
+                Failure::AppendToNonText { path: a() },
+                "Cannot append text to 'a.txt': it is not a UTF-8 text file.".into(),
+            ),
+            (
+                Failure::MoveRoot { source: ".".into() },
+                "Cannot move .: it is an allowed directory itself.".into(),
+            ),
+            (Failure::SourceMissing { source: a() }, "Source a.txt does not exist.".into()),
+            (
+                Failure::DestinationExists { destination: a() },
+                "Destination a.txt already exists".into(),
+            ),
+            (
+                Failure::MoveIntoItself { source: "d".into(), destination: "d/e".into() },
+                "Cannot move d into itself (d/e).".into(),
+            ),
+            (
+                Failure::CreateDestination { error: boom() },
+                "Cannot create the destination directory: boom".into(),
+            ),
+            (
+                Failure::CrossDevice { source: a(), destination: "/mnt/a.txt".into() },
+                "Cannot move a.txt to /mnt/a.txt: they are on different filesystems (a rename cannot cross them).".into(),
+            ),
+            (
+                Failure::SourceVanished { source: a(), destination: "b.txt".into() },
+                "Failed to move a.txt to b.txt: it was moved or removed meanwhile; nothing was moved.".into(),
+            ),
+            (
+                Failure::MoveFailed { source: a(), destination: "b.txt".into(), error: boom() },
+                "Failed to move a.txt to b.txt: boom".into(),
+            ),
+            (
+                Failure::NotADirectory { shown: a() },
+                "a.txt already exists and is not a directory, so no directory can be created there.".into(),
+            ),
+            (
+                Failure::CreateDirectory {
+                    shown: "d".into(),
+                    error: Arc::new(io::Error::from(io::ErrorKind::PermissionDenied)),
+                },
+                "d: cannot create directory: permission denied.".into(),
+            ),
+            (
+                Failure::NoReviewChannel { error: "address in use".into() },
+                "Cannot start the review page on 127.0.0.1 (address in use), and no other review channel is available: nothing was written".into(),
+            ),
+        ];
+        for (failure, words) in cases {
+            assert_eq!(what_failed(&failure), words, "{failure:?}");
+        }
     }
 }

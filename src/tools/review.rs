@@ -462,12 +462,9 @@ pub fn in_app(
 
 async fn page_link(server: &FsServer, open: OpenReview) -> Result<ReviewOutcome, EditError> {
     let url = server.review_page_url(&open.scope).await.map_err(|e| {
-        EditError::new(
-            fs_mcp_edit::ErrorKind::Io,
-            format!(
-                "Cannot start the review page on 127.0.0.1 ({e}), and no other review channel is available: nothing was written"
-            ),
-        )
+        EditError::new(fs_mcp_edit::Failure::NoReviewChannel {
+            error: e.to_string(),
+        })
         .with_next(fs_mcp_edit::NextStep::ConfigureReview)
     })?;
     server.reviews().hand(&open, Handed::Page);

@@ -10,7 +10,7 @@ use fs_mcp_sandbox::Sandbox;
 use crate::commit::{self, Change, Options, ReadMode};
 use crate::committed::{CommitInfo, commit_failure, model_of};
 use crate::diff::unified_diff;
-use crate::error::{EditError, ErrorKind, NextStep};
+use crate::error::{EditError, Failure, NextStep};
 use crate::session::{Fingerprint, MAX_FILE_BYTES, Registry, Session, Verdict};
 use crate::text_style::{decode_text, to_model};
 use crate::watch::FileStamp;
@@ -24,14 +24,10 @@ pub(crate) enum SaveResult {
 
 fn conflict_error(session: &Session) -> EditError {
     let sp = session.dir.display().to_string();
-    EditError::new(
-        ErrorKind::Conflict,
-        format!(
-            "Conflict: '{shown}' changed on disk after this proposal was made (edited, created, moved or deleted by someone else), so nothing was written: the file on disk is as they left it, and the reviewed version is kept in {future}.",
-            shown = session.shown,
-            future = session.future.display()
-        ),
-    )
+    EditError::new(Failure::Conflict {
+        path: session.shown.clone(),
+        kept: session.future.clone(),
+    })
     .with_next(NextStep::ReadAndProposeAgainOrMerge {
         path: session.shown.clone(),
     })
@@ -52,7 +48,7 @@ pub(crate) fn commit_session(
         let sessions = registry.lock();
         let s = sessions
             .get(key)
-            .ok_or_else(|| EditError::session("The review session has ended."))?;
+            .ok_or_else(|| EditError::new(Failure::SessionEnded))?;
         (
             s.target.clone(),
             s.identity.clone(),
@@ -83,7 +79,7 @@ pub(crate) fn commit_session(
             let sessions = registry.lock();
             return Err(match sessions.get(key) {
                 Some(s) => conflict_error(s).with_diff(diff),
-                None => EditError::session("The review session has ended."),
+                None => EditError::new(Failure::SessionEnded),
             });
         }
         Ok(Change::Replace(bytes.to_vec()))
@@ -99,11 +95,7 @@ pub(crate) fn commit_session(
         }
         Err(fail) => {
             let session_path = key.display().to_string();
-            let kept = format!(
-                " The reviewed version is kept in {} and the session stays open.",
-                future.display()
-            );
-            let error = commit_failure(fail, sandbox, &shown, &target, &kept, Some(&shown));
+            let error = commit_failure(fail, sandbox, &shown, &target, Some(&future), Some(&shown));
             Err(match error.session_path() {
                 Some(_) => error,
                 None => error.with_session_path(session_path),
@@ -124,7 +116,7 @@ pub(crate) fn process_save(
         let sessions = registry.lock();
         let s = sessions
             .get(key)
-            .ok_or_else(|| EditError::session("The review session has ended."))?;
+            .ok_or_else(|| EditError::new(Failure::SessionEnded))?;
         (
             s.unreviewed,
             s.proposal.clone(),
@@ -134,11 +126,12 @@ pub(crate) fn process_save(
             s.future.clone(),
         )
     };
-    let text = decode_text(bytes.clone()).map_err(|e| {
-        EditError::invalid(format!(
-            "The reviewed file {} cannot be used: {e}; the session stays open",
-            future.display(),
-        ))
+    let text = decode_text(bytes.clone()).map_err(|error| {
+        EditError::new(Failure::ReviewedNotText {
+            file: future.clone(),
+            error,
+            stays_open: true,
+        })
         .with_next(NextStep::SaveAsUtf8)
         .with_session_path(key.display().to_string())
     })?;
@@ -182,10 +175,10 @@ pub(crate) fn process_save(
         &format!("b/{name} (user feedback)"),
     );
     fs::write(&current, &bytes).map_err(|e| {
-        EditError::io(format!(
-            "Cannot record the user's version in {}: {e}",
-            current.display()
-        ))
+        EditError::new(Failure::RecordUserVersion {
+            file: current.clone(),
+            error: e.into(),
+        })
     })?;
     record(false);
     // Both files hold the human's version now: nothing is proposed until the agent answers.
@@ -219,7 +212,7 @@ pub(crate) fn apply_verdict(
                 let mut sessions = registry.lock();
                 let s = sessions
                     .get_mut(key)
-                    .ok_or_else(|| EditError::session("The review session has ended."))?;
+                    .ok_or_else(|| EditError::new(Failure::SessionEnded))?;
                 // The approval is on record before the write, so a conflict keeps it.
                 s.unreviewed = false;
                 (s.proposal.clone(), s.style, !s.members.is_empty())
@@ -238,7 +231,7 @@ pub(crate) fn apply_verdict(
         }
         Verdict::Reject { comment } => {
             if registry.lock().get(key).is_none() {
-                return Err(EditError::session("The review session has ended."));
+                return Err(EditError::new(Failure::SessionEnded));
             }
             if let Some(e) = registry.remove_group(key) {
                 tracing::warn!(
@@ -253,24 +246,27 @@ pub(crate) fn apply_verdict(
                 let sessions = registry.lock();
                 let s = sessions
                     .get(key)
-                    .ok_or_else(|| EditError::session("The review session has ended."))?;
+                    .ok_or_else(|| EditError::new(Failure::SessionEnded))?;
                 if !s.members.is_empty() {
-                    return Err(EditError::invalid(
-                        "An edited version cannot be sent for a multi-file proposal: approve or reject it (with a comment saying what to change).",
-                    ));
+                    return Err(EditError::new(Failure::MultiFileEdited));
                 }
                 (s.future.clone(), s.style)
             };
             let bytes = style.render_verbatim(&to_model(&text)).into_bytes();
             fs::write(&future, &bytes).map_err(|e| {
-                EditError::io(format!(
-                    "Cannot record the user's version in {}: {e}",
-                    future.display()
-                ))
+                EditError::new(Failure::RecordUserVersion {
+                    file: future.clone(),
+                    error: e.into(),
+                })
             })?;
             let stamp = fs::metadata(&future)
                 .map(|m| FileStamp::of(&m))
-                .map_err(|e| EditError::io(format!("Cannot read {}: {e}", future.display())))?;
+                .map_err(|e| {
+                    EditError::new(Failure::ReadSessionFile {
+                        file: future.clone(),
+                        error: e.into(),
+                    })
+                })?;
             Ok(VerdictResult::Saved(process_save(
                 registry, sandbox, key, bytes, stamp,
             )?))

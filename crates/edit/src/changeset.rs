@@ -25,7 +25,8 @@ use crate::atomic::{NewDirs, Replace, WriteReport, write_temp};
 use crate::commit::{self, CommitFail, Current, ReadMode, identity, read_current};
 use crate::committed::{CommitInfo, commit_failure, model_of};
 use crate::diff::unified_diff;
-use crate::error::{EditError, ErrorKind, NextStep};
+use crate::error::{AccessThen, EditError, Failure, NextStep};
+use crate::outcome::{CrashCompleted, NotCompleted};
 use crate::session::{FileIdentity, Fingerprint, MAX_FILE_BYTES, Registry};
 
 /// The journal's file name in a sessions directory.
@@ -80,7 +81,7 @@ struct Located {
 /// files in one new directory: the second is not judged after the first made the directory).
 fn find(sandbox: &Sandbox, item: &Item) -> Result<fs_mcp_sandbox::Located, EditError> {
     let fail = |fail: CommitFail<EditError>| {
-        commit_failure(fail, sandbox, &item.shown, &item.target, "", None)
+        commit_failure(fail, sandbox, &item.shown, &item.target, None, None)
     };
     sandbox
         .refuse_if_read_only(&item.shown)
@@ -116,7 +117,7 @@ fn locate_all(sandbox: &Sandbox, items: &[Item]) -> Result<(Vec<Located>, NewDir
                 sandbox,
                 &item.shown,
                 &item.target,
-                "",
+                None,
                 None,
             )
         })?;
@@ -126,13 +127,9 @@ fn locate_all(sandbox: &Sandbox, items: &[Item]) -> Result<(Vec<Located>, NewDir
 }
 
 fn conflict(item: &Item, now: &Current, leader: &Path) -> EditError {
-    EditError::new(
-        ErrorKind::Conflict,
-        format!(
-            "Conflict: '{}' changed on disk after this multi-file proposal was made, so no file of the change was written.",
-            item.shown
-        ),
-    )
+    EditError::new(Failure::MultiFileConflict {
+        path: item.shown.clone(),
+    })
     .with_next(NextStep::ReadAndProposeAgain { path: None })
     .with_diff(unified_diff(
         &item.base_model,
@@ -156,11 +153,8 @@ pub(crate) fn commit_all(
             return Ok(done);
         }
     }
-    Err(EditError::new(
-        ErrorKind::Io,
-        "The files kept changing (renamed or replaced) while the change was being committed, so nothing was written.",
-    )
-    .with_next(NextStep::ReadAndProposeAgain { path: None }))
+    Err(EditError::new(Failure::FilesKeptChanging)
+        .with_next(NextStep::ReadAndProposeAgain { path: None }))
 }
 
 fn attempt(
@@ -170,12 +164,7 @@ fn attempt(
     leader: &Path,
 ) -> Result<Option<WriteReport>, EditError> {
     let (located, new_dirs) = locate_all(sandbox, items)?;
-    let io_error = |e: io::Error| {
-        EditError::new(
-            ErrorKind::Io,
-            format!("Cannot commit the change: {e}. Nothing was written."),
-        )
-    };
+    let io_error = |e: io::Error| EditError::new(Failure::CommitChange { error: e.into() });
     // Every directory once, in a fixed order.
     let mut dirs: Vec<((u64, u64), &DirHandle)> = located
         .iter()
@@ -194,7 +183,7 @@ fn attempt(
     for (item, l) in items.iter().zip(&located) {
         let again = sandbox
             .locate(&item.shown, FinalLink::Follow)
-            .map_err(|e| EditError::access(format!("{e} Nothing was written."), e))?;
+            .map_err(|e| EditError::access(e, AccessThen::NothingWritten))?;
         if again.rest.as_slice() != [l.name.clone()]
             || identity(&again.dir.meta().map_err(io_error)?)
                 != identity(&l.dir.meta().map_err(io_error)?)
@@ -216,7 +205,7 @@ fn attempt(
                     sandbox,
                     &item.shown,
                     &item.target,
-                    "",
+                    None,
                     None,
                 ));
             }
@@ -280,21 +269,14 @@ fn attempt(
         }
         if let Err(e) = l.dir.rename(t, &l.dir, &l.name, current.meta.is_none()) {
             // The journal stays: the next call completes the change or says what is left.
-            return Err(EditError::new(
-                ErrorKind::Io,
-                format!(
-                    "The change was committed only in part: {} written; writing '{}' failed: {e}. Every file holds either its old or its new content",
-                    if done.is_empty() {
-                        "no file".to_string()
-                    } else {
-                        done.join(", ")
-                    },
-                    items[i].shown
-                ),
-            )
+            return Err(EditError::new(Failure::PartlyCommitted {
+                written: done,
+                failed: items[i].shown.clone(),
+                error: e.into(),
+            })
             .with_next(NextStep::NextProposalCompletes));
         }
-        done.push(format!("'{}'", items[i].shown));
+        done.push(items[i].shown.clone());
         let _ = l.dir.sync();
     }
     let _ = fs::remove_file(&journal_path);
@@ -326,7 +308,7 @@ fn process_alive(pid: u32) -> bool {
 /// link), only a journal written for the same allowed directories is acted on, and only temp
 /// files of this server's form in the very directory the journal names are renamed; anything
 /// else is left alone, never deleted.
-pub(crate) fn recover(sandbox: &Sandbox, own_root: &Path) -> Vec<String> {
+pub(crate) fn recover(sandbox: &Sandbox, own_root: &Path) -> Vec<CrashCompleted> {
     let Some(parent) = own_root.parent() else {
         return Vec::new();
     };
@@ -403,63 +385,52 @@ fn is_temp_for(temp: &[u8], name: &[u8]) -> bool {
         && !temp.contains(&b'/')
 }
 
-/// Renames what is left of `journal`; the note for the model, and whether nothing is left.
-fn roll_forward(sandbox: &Sandbox, journal: &Journal) -> (String, bool) {
+/// Renames what is left of `journal`; what was done, and whether nothing is left.
+fn roll_forward(sandbox: &Sandbox, journal: &Journal) -> (CrashCompleted, bool) {
     let mut completed = Vec::new();
     let mut already = Vec::new();
     let mut failed = Vec::new();
     for entry in &journal.entries {
         let temp = OsString::from_vec(entry.temp.clone());
         let name = OsString::from_vec(entry.name.clone());
+        let io = |e: io::Error| NotCompleted::Io(e.into());
         let result = sandbox
             .locate(&entry.shown, FinalLink::Follow)
-            .map_err(|e| e.to_string())
+            .map_err(|e| NotCompleted::Access(e.into()))
             .and_then(|l| {
                 let mut rest = l.rest;
                 rest.pop();
                 let mut dir = l.dir;
                 for c in &rest {
-                    dir = dir.open_subdir(c).map_err(|e| e.to_string())?;
+                    dir = dir.open_subdir(c).map_err(io)?;
                 }
-                let here = dir.meta().map_err(|e| e.to_string())?;
+                let here = dir.meta().map_err(io)?;
                 if (here.dev, here.ino) != entry.dir {
-                    return Err("its directory is not the one the change was for".to_string());
+                    return Err(NotCompleted::OtherDirectory);
                 }
                 match dir.stat(&temp) {
                     Ok(_) => dir
                         .rename(&temp, &dir, &name, false)
                         .map(|()| true)
-                        .map_err(|e| e.to_string()),
+                        .map_err(io),
                     Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
-                    Err(e) => Err(e.to_string()),
+                    Err(e) => Err(io(e)),
                 }
             });
         match result {
-            Ok(true) => completed.push(format!("'{}'", entry.shown)),
-            Ok(false) => already.push(format!("'{}'", entry.shown)),
-            Err(e) => failed.push(format!("'{}' ({e})", entry.shown)),
+            Ok(true) => completed.push(entry.shown.clone()),
+            Ok(false) => already.push(entry.shown.clone()),
+            Err(e) => failed.push((entry.shown.clone(), e)),
         }
     }
-    let list = |v: &[String]| {
-        if v.is_empty() {
-            "none".to_string()
-        } else {
-            v.join(", ")
-        }
+    let complete = failed.is_empty();
+    let note = CrashCompleted {
+        pid: journal.pid,
+        written_before: already,
+        completed_now: completed,
+        failed,
     };
-    let mut note = format!(
-        "Note: an approved multi-file change was interrupted by a crash of server process {}; it is now completed: written before the crash: {}; completed now: {}.",
-        journal.pid,
-        list(&already),
-        list(&completed)
-    );
-    if !failed.is_empty() {
-        note.push_str(&format!(
-            " Could not complete (still old content): {}.",
-            failed.join(", ")
-        ));
-    }
-    (note, failed.is_empty())
+    (note, complete)
 }
 
 /// The commit of an approved multi-file proposal led by session `leader`; removes its sessions.
@@ -472,13 +443,13 @@ pub(crate) fn commit_group(
         let sessions = registry.lock();
         let lead = sessions
             .get(leader)
-            .ok_or_else(|| EditError::session("The review session has ended."))?;
+            .ok_or_else(|| EditError::new(Failure::SessionEnded))?;
         std::iter::once(leader.to_path_buf())
             .chain(lead.members.iter().cloned())
             .map(|key| {
                 let s = sessions
                     .get(&key)
-                    .ok_or_else(|| EditError::session("The review session has ended."))?;
+                    .ok_or_else(|| EditError::new(Failure::SessionEnded))?;
                 Ok(Item {
                     shown: s.shown.clone(),
                     identity: s.identity.clone(),

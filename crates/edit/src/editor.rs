@@ -26,15 +26,14 @@ pub struct WaitingInfo {
     pub current: PathBuf,
     /// The proposal the human saves (unchanged to approve, edited to give feedback).
     pub future: PathBuf,
-    /// Whether the diff window was opened.
+    /// Whether the diff window was opened (if not, the human opens `current` and `future` by
+    /// hand).
     pub launch: LaunchOutcome,
-    /// How to open the diff by hand.
-    pub instructions: String,
 }
 
 /// Shows a proposal to the human: starts the review `command` on the two files (`None` opens
-/// nothing), logs where the review waits, and calls `hook`. What became of the window, with how
-/// to open the diff by hand.
+/// nothing), logs where the review waits, and calls `hook`. What became of the window, with the
+/// files to open by hand.
 pub(crate) fn show(
     command: Option<&[String]>,
     hook: Option<&WaitingHook>,
@@ -44,18 +43,17 @@ pub(crate) fn show(
     future: &Path,
 ) -> WaitingInfo {
     let launched = launch(command, current, future);
-    let instructions = manual_instructions(current, future);
+    let (before, after) = (current.display(), future.display());
     match &launched {
         LaunchOutcome::Launched { program } => {
             tracing::info!(
-                "waiting for the review of '{shown}' (opened with '{program}'); save {} to decide",
-                future.display()
+                "waiting for the review of '{shown}' (opened with '{program}'); save {after} to decide"
             );
         }
         LaunchOutcome::Disabled => {
-            tracing::info!("waiting for the review of '{shown}': {instructions}");
+            tracing::info!("waiting for the review of '{shown}': diff {before} {after}");
         }
-        other => tracing::warn!("{other}; to review '{shown}', {instructions}"),
+        other => tracing::warn!("{other}; to review '{shown}': diff {before} {after}"),
     }
     let waiting = WaitingInfo {
         session_path: session_path.to_string(),
@@ -63,7 +61,6 @@ pub(crate) fn show(
         current: current.to_path_buf(),
         future: future.to_path_buf(),
         launch: launched,
-        instructions,
     };
     if let Some(hook) = hook {
         hook(&waiting);
@@ -247,20 +244,6 @@ impl fmt::Display for LaunchOutcome {
     }
 }
 
-/// Quotes a path for display in a shell-like command (single quotes).
-pub(crate) fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
-
-/// How to open the review by hand.
-pub fn manual_instructions(current: &Path, future: &Path) -> String {
-    let c = shell_quote(&current.to_string_lossy());
-    let f = shell_quote(&future.to_string_lossy());
-    format!(
-        "open the diff by hand, e.g. `code --diff {c} {f}` (or compare the two files in any editor): the first file is the current version, the second the proposal. Saving the proposal file unchanged approves it; editing and saving it sends the changes back as feedback."
-    )
-}
-
 /// Starts the review command for the two files. The child is not waited for; a detached thread
 /// reaps it when it exits, so no zombie is left and no async runtime is needed.
 pub(crate) fn launch(template: Option<&[String]>, current: &Path, future: &Path) -> LaunchOutcome {
@@ -341,10 +324,5 @@ mod tests {
         let t = vec!["--left={current}".to_string(), "{future}{x}".to_string()];
         let out = expand_template(&t, Path::new("/s/current_{future}"), Path::new("/s/f"));
         assert_eq!(out, vec!["--left=/s/current_{future}", "/s/f{x}"]);
-    }
-
-    #[test]
-    fn quotes_for_display() {
-        assert_eq!(shell_quote("a'b"), r"'a'\''b'");
     }
 }

@@ -1,12 +1,16 @@
-//! The error type of every operation in this crate: what went wrong (a fact, its `Display`), of
-//! which kind, with the data a reader needs (recovery hints, the diff of a conflict, the session
-//! that stays open) and what to do next as data ([`NextStep`]). No tool is named here: the
-//! binary renders the next step with the tools it lists.
+//! The error type of every operation in this crate: what failed, as facts ([`Failure`], with
+//! the values: paths, counts, limits, the session, the io error), the data a reader needs
+//! (recovery hints, the diff of a conflict, the session that stays open) and what to do next as
+//! data ([`NextStep`]). No tool is named and no sentence for the model is written here: the
+//! binary words the failure and the next step; `Display` is a terse line for logs.
 
 use std::fmt;
+use std::io;
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use fs_mcp_sandbox::AccessError;
+use fs_mcp_sandbox::{AccessError, EntryKind};
+use fs_mcp_text::NotText;
 
 use crate::hints::Hints;
 
@@ -119,54 +123,658 @@ pub enum NextStep {
     },
 }
 
-/// A failed operation: its kind, what happened (`Display`), and the data to act on it.
+/// What failed, as facts: the values a reader needs (paths as the client named them, counts,
+/// the io error, the session). The binary words each one; `Display` is a terse line for logs.
+#[derive(Debug, Clone)]
+pub enum Failure {
+    /// The sandbox refused a path.
+    Access {
+        /// The refusal.
+        error: Arc<AccessError>,
+        /// What it means for the call.
+        then: AccessThen,
+    },
+    /// A request with neither `match_text`/`new_string` nor edits reached the proposal.
+    NoEdit,
+    /// Both `edits` (this many) and `match_text`/`new_string` were given.
+    EditsAndMatchText {
+        /// How many edits.
+        edits: usize,
+    },
+    /// `edits` is empty and there is no `match_text` or `new_string`.
+    EmptyEdits,
+    /// A blank `match_text` for a file with content.
+    BlankMatchText {
+        /// The edit of a batch (0-based); `None`: the single `match_text`.
+        edit: Option<usize>,
+    },
+    /// `APPEND_TO_FILE` for a file that does not exist.
+    AppendToMissingFile {
+        /// The edit of a batch (0-based); `None`: the single `match_text`.
+        edit: Option<usize>,
+    },
+    /// A `match_text` longer than [`crate::MATCH_TEXT_MAX_LENGTH`] characters, without the
+    /// bypass.
+    MatchTextTooLong {
+        /// The edit of a batch (0-based); `None`: the single `match_text`.
+        edit: Option<usize>,
+    },
+    /// A whole-file overwrite combined with other edits of a new proposal.
+    OverwriteInBatch,
+    /// A `match_text` occurs `found` times where `expected` were required (the hints say more).
+    MatchCount {
+        /// The edit of a batch (0-based); `None`: the single `match_text`.
+        edit: Option<usize>,
+        /// It was searched in the session's current version (not the file).
+        in_session: bool,
+        /// Occurrences found.
+        found: usize,
+        /// Occurrences required.
+        expected: usize,
+    },
+    /// The edit changes nothing.
+    NoChanges,
+    /// The file to edit does not exist (and the edit does not create it).
+    FileNotFound {
+        /// As the client named it.
+        path: String,
+    },
+    /// The path to edit is a directory.
+    IsDirectory {
+        /// As the client named it.
+        path: String,
+    },
+    /// The path to edit is not a regular file.
+    NotRegularFile {
+        /// As the client named it.
+        path: String,
+        /// What it is.
+        kind: EntryKind,
+    },
+    /// The file is larger than [`crate::MAX_FILE_BYTES`].
+    FileTooLarge {
+        /// As the client named it.
+        path: String,
+        /// Its size.
+        bytes: u64,
+    },
+    /// The file is not text.
+    FileNotText {
+        /// As the client named it.
+        path: String,
+        /// Why.
+        error: NotText,
+    },
+    /// Reading the file to edit failed.
+    ReadFile {
+        /// As the client named it.
+        path: String,
+        /// The error.
+        error: Arc<io::Error>,
+    },
+    /// The proposal, as it would be written, is larger than [`crate::MAX_FILE_BYTES`].
+    ProposalTooLarge {
+        /// As the client named it.
+        path: String,
+        /// Its size.
+        bytes: usize,
+    },
+    /// The proposal would grow past [`crate::MAX_FILE_BYTES`] (refused before it is built).
+    ProposalWouldGrow {
+        /// As the client named it.
+        path: String,
+    },
+    /// Two paths of a multi-file proposal name the same file.
+    SameFileTwice {
+        /// The later path.
+        path: String,
+        /// The earlier one.
+        other: String,
+    },
+    /// A multi-file proposal with a `session_path`.
+    MultiFileContinued,
+    /// New edits for a session that reviews a multi-file proposal.
+    MultiFileSessionEdited {
+        /// The session.
+        session_path: String,
+    },
+    /// A session of another file.
+    OtherFileSession {
+        /// The session.
+        session_path: String,
+        /// Its file, as the client named it.
+        reviews: String,
+        /// The file asked for.
+        path: String,
+    },
+    /// Too many reviews, or too many bytes, are open.
+    Limit(Limit),
+    /// A review session file (`current_…`, `future_…`) could not be read.
+    ReadSessionFile {
+        /// The file.
+        file: PathBuf,
+        /// The error.
+        error: Arc<io::Error>,
+    },
+    /// A review session file could not be written.
+    WriteSessionFile {
+        /// The file.
+        file: PathBuf,
+        /// The error.
+        error: Arc<io::Error>,
+    },
+    /// The session's version of the file is not text.
+    SessionFileNotText {
+        /// The file.
+        file: PathBuf,
+        /// Why.
+        error: NotText,
+    },
+    /// The user's version could not be recorded in the session.
+    RecordUserVersion {
+        /// The file.
+        file: PathBuf,
+        /// The error.
+        error: Arc<io::Error>,
+    },
+    /// The reviewed file (the user's version) is not text.
+    ReviewedNotText {
+        /// The file.
+        file: PathBuf,
+        /// Why.
+        error: NotText,
+        /// The session stays open (a save while waiting; not a commit).
+        stays_open: bool,
+    },
+    /// A review session directory could not be made.
+    CreateSession {
+        /// The error.
+        error: Arc<io::Error>,
+    },
+    /// The review files could not be written.
+    WriteReviewFiles {
+        /// The error.
+        error: Arc<io::Error>,
+    },
+    /// No random bytes for a token.
+    Random {
+        /// What the token is for.
+        purpose: TokenPurpose,
+        /// The error.
+        error: Arc<io::Error>,
+    },
+    /// The proposal file could not be watched for the review.
+    Watch {
+        /// The file.
+        file: PathBuf,
+        /// The error.
+        error: String,
+    },
+    /// Watching the proposal file failed during the review.
+    WatchFailed {
+        /// The file.
+        file: PathBuf,
+        /// The file under review, as the client named it.
+        path: String,
+        /// The error.
+        error: String,
+    },
+    /// A blocking file operation did not finish (its task panicked or was cancelled).
+    Internal {
+        /// The task's error.
+        error: String,
+    },
+    /// The review session ended before this call used it.
+    SessionEnded,
+    /// The review session ended while this call was using it.
+    SessionEndedUnexpectedly,
+    /// `session_path` names a review that ended without its client's call.
+    SessionClosed {
+        /// The session.
+        session_path: String,
+        /// Why it ended.
+        why: EndedWhy,
+    },
+    /// `session_path` names no usable open review of this client.
+    BadSessionPath {
+        /// The session path, as given.
+        session_path: String,
+        /// Why.
+        why: BadSessionPath,
+    },
+    /// The session has ended (it was in the registry a moment ago).
+    SessionGone {
+        /// The session.
+        session_path: String,
+    },
+    /// Another call is using the session.
+    SessionBusy {
+        /// The session.
+        session_path: String,
+    },
+    /// The review form's answer names no open review of this client.
+    UnknownFormState,
+    /// An app verdict names no open review of this client.
+    UnknownVerdictToken,
+    /// An edited version was sent for a multi-file proposal from the review view.
+    MultiFileEditedInView,
+    /// An edited version was sent for a multi-file proposal.
+    MultiFileEdited,
+    /// `commit_review` of one file of a multi-file proposal.
+    MultiFileCommitted {
+        /// The session.
+        session_path: String,
+    },
+    /// `original_path` is not the session's file.
+    NotSessionFile {
+        /// As given.
+        original_path: String,
+        /// The session.
+        session_path: String,
+        /// The session's file, as the client named it.
+        file: String,
+    },
+    /// The reviewed file is missing from the session.
+    ApprovedFileMissing {
+        /// The file.
+        file: PathBuf,
+    },
+    /// `commit_review` before the user saved the proposal.
+    NotReviewed {
+        /// The session.
+        session_path: String,
+        /// The proposal file the user has not saved.
+        file: PathBuf,
+        /// As given.
+        original_path: String,
+    },
+    /// The file changed on disk after the proposal was made (a reviewed proposal).
+    Conflict {
+        /// As the client named it.
+        path: String,
+        /// Where the reviewed version is kept.
+        kept: PathBuf,
+    },
+    /// The file changed while an auto-approved edit was committed, and the edit does not apply
+    /// to the new content.
+    AutoConflict {
+        /// As the client named it.
+        path: String,
+    },
+    /// A file of a multi-file proposal changed on disk after the proposal was made.
+    MultiFileConflict {
+        /// As the client named it.
+        path: String,
+    },
+    /// A commit found the file unusable; nothing was written.
+    CommitRefused {
+        /// As the client named it.
+        path: String,
+        /// Why.
+        why: CommitRefusal,
+        /// Where the reviewed version is kept (the session stays open), if it is.
+        kept: Option<PathBuf>,
+    },
+    /// The files of a multi-file change kept changing while it was committed.
+    FilesKeptChanging,
+    /// A multi-file change could not be committed; nothing was written.
+    CommitChange {
+        /// The error.
+        error: Arc<io::Error>,
+    },
+    /// A multi-file change was written only in part (every file holds its old or its new
+    /// content; the journal completes it).
+    PartlyCommitted {
+        /// The files written, as the client named them.
+        written: Vec<String>,
+        /// The file whose rename failed.
+        failed: String,
+        /// The error.
+        error: Arc<io::Error>,
+    },
+    /// A direct write (`write_file`, `append_text`) did not happen.
+    WriteRefused {
+        /// What was done.
+        action: WriteAction,
+        /// As the client named it.
+        path: String,
+        /// Why.
+        why: WriteRefusal,
+    },
+    /// `append_text` to a file with other names.
+    HardLinked {
+        /// As the client named it.
+        path: String,
+        /// Its number of links.
+        links: u64,
+    },
+    /// `append_text` to a file that is not UTF-8 text.
+    AppendToNonText {
+        /// As the client named it.
+        path: String,
+    },
+    /// `move_file` of an allowed directory itself.
+    MoveRoot {
+        /// As the client named it.
+        source: String,
+    },
+    /// `move_file` of a path that does not exist.
+    SourceMissing {
+        /// As the client named it.
+        source: String,
+    },
+    /// `move_file` onto an existing path.
+    DestinationExists {
+        /// As the client named it.
+        destination: String,
+    },
+    /// `move_file` of a directory into itself.
+    MoveIntoItself {
+        /// As the client named it.
+        source: String,
+        /// As the client named it.
+        destination: String,
+    },
+    /// The destination's directories could not be made.
+    CreateDestination {
+        /// The error.
+        error: Arc<io::Error>,
+    },
+    /// `move_file` across filesystems.
+    CrossDevice {
+        /// As the client named it.
+        source: String,
+        /// As the client named it.
+        destination: String,
+    },
+    /// The source was moved or removed during `move_file`.
+    SourceVanished {
+        /// As the client named it.
+        source: String,
+        /// As the client named it.
+        destination: String,
+    },
+    /// The rename of `move_file` failed.
+    MoveFailed {
+        /// As the client named it.
+        source: String,
+        /// As the client named it.
+        destination: String,
+        /// The error.
+        error: Arc<io::Error>,
+    },
+    /// `create_directory` where something else than a directory is.
+    NotADirectory {
+        /// The path as the sandbox shows it.
+        shown: String,
+    },
+    /// `create_directory` failed.
+    CreateDirectory {
+        /// The path as the sandbox shows it.
+        shown: String,
+        /// The error.
+        error: Arc<io::Error>,
+    },
+    /// No channel could show the review (the caller's own, e.g. the review page, failed).
+    NoReviewChannel {
+        /// Why the last one failed.
+        error: String,
+    },
+}
+
+/// How a sandbox refusal ends the call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccessThen {
+    /// The refusal says it all.
+    AsIs,
+    /// A commit: nothing was written.
+    NothingWritten,
+    /// `commit_review`: nothing was written and the session stays open.
+    SessionStaysOpen,
+}
+
+/// Which bound on open reviews a proposal would pass (nothing was proposed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// [`crate::MAX_REVIEWS_PER_CLIENT`] sessions of this client.
+    ClientReviews,
+    /// [`crate::MAX_OPEN_REVIEWS`] sessions of the server.
+    ServerReviews,
+    /// [`crate::MAX_REVIEW_BYTES_PER_CLIENT`] held by this client's reviews.
+    ClientBytes {
+        /// What the proposal needs.
+        needed: usize,
+        /// What is held.
+        held: usize,
+    },
+    /// [`crate::MAX_OPEN_REVIEW_BYTES`] held by all reviews.
+    ServerBytes {
+        /// What the proposal needs.
+        needed: usize,
+        /// What is held.
+        held: usize,
+    },
+}
+
+/// What a random token is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenPurpose {
+    /// The state sent with the client's review form.
+    FormState,
+    /// The token of the review view inside the client.
+    ViewToken,
+}
+
+/// Why a review ended without its client's call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EndedWhy {
+    /// The client session that proposed it ended (closed, expired, replaced).
+    ClientGone,
+    /// The client's allowed directories changed and `file` is no longer inside them.
+    OutsideRoots {
+        /// The file, as the client named it.
+        file: String,
+    },
+}
+
+/// Why a `session_path` names no usable session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BadSessionPath {
+    /// It is relative.
+    NotAbsolute,
+    /// It contains `..`.
+    ParentDir,
+    /// It is not an open review session of this client.
+    NotOpen,
+}
+
+/// Why a commit of a reviewed (or auto-approved) proposal wrote nothing.
+#[derive(Debug, Clone)]
+pub enum CommitRefusal {
+    /// The sandbox refused the path now.
+    Access(Arc<AccessError>),
+    /// The path now leads elsewhere (`now`) than where the edit was proposed (`target`), both
+    /// as the sandbox shows them.
+    Moved {
+        /// Where it leads now.
+        now: String,
+        /// Where it led.
+        target: String,
+    },
+    /// It is now not a regular file.
+    NotRegular(EntryKind),
+    /// It is now larger than [`crate::MAX_FILE_BYTES`].
+    TooLarge(u64),
+    /// It kept changing (renamed or replaced) while it was being written.
+    KeptChanging,
+    /// Writing failed.
+    Io(Arc<io::Error>),
+}
+
+/// A direct write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteAction {
+    /// `write_file`.
+    Write,
+    /// `append_text`.
+    Append,
+}
+
+/// Why a direct write did not happen.
+#[derive(Debug, Clone)]
+pub enum WriteRefusal {
+    /// The path is a directory.
+    IsDirectory,
+    /// The path is not a regular file.
+    NotRegular(EntryKind),
+    /// It kept changing (renamed or replaced) while it was being written.
+    KeptChanging,
+    /// Larger than the write reads.
+    TooLarge(u64),
+    /// Writing failed.
+    Io(Arc<io::Error>),
+}
+
+impl Failure {
+    /// The kind of failure.
+    pub fn kind(&self) -> ErrorKind {
+        use ErrorKind::*;
+        match self {
+            Failure::Access { .. }
+            | Failure::CommitRefused {
+                why: CommitRefusal::Access(_),
+                ..
+            } => AccessDenied,
+            Failure::NoEdit
+            | Failure::EditsAndMatchText { .. }
+            | Failure::EmptyEdits
+            | Failure::BlankMatchText { .. }
+            | Failure::AppendToMissingFile { .. }
+            | Failure::MatchTextTooLong { .. }
+            | Failure::OverwriteInBatch
+            | Failure::IsDirectory { .. }
+            | Failure::NotRegularFile { .. }
+            | Failure::FileTooLarge { .. }
+            | Failure::FileNotText { .. }
+            | Failure::ProposalTooLarge { .. }
+            | Failure::ProposalWouldGrow { .. }
+            | Failure::SameFileTwice { .. }
+            | Failure::MultiFileContinued
+            | Failure::MultiFileSessionEdited { .. }
+            | Failure::SessionFileNotText { .. }
+            | Failure::ReviewedNotText { .. }
+            | Failure::MultiFileEditedInView
+            | Failure::MultiFileEdited
+            | Failure::CommitRefused {
+                why: CommitRefusal::NotRegular(_) | CommitRefusal::TooLarge(_),
+                ..
+            }
+            | Failure::WriteRefused {
+                why:
+                    WriteRefusal::IsDirectory | WriteRefusal::NotRegular(_) | WriteRefusal::TooLarge(_),
+                ..
+            }
+            | Failure::HardLinked { .. }
+            | Failure::AppendToNonText { .. }
+            | Failure::MoveRoot { .. }
+            | Failure::SourceMissing { .. }
+            | Failure::DestinationExists { .. }
+            | Failure::MoveIntoItself { .. }
+            | Failure::NotADirectory { .. } => InvalidRequest,
+            Failure::MatchCount { .. } | Failure::NoChanges => Validation,
+            Failure::FileNotFound { .. } => FileNotFound,
+            Failure::Conflict { .. }
+            | Failure::AutoConflict { .. }
+            | Failure::MultiFileConflict { .. }
+            | Failure::CommitRefused {
+                why: CommitRefusal::Moved { .. },
+                ..
+            } => Conflict,
+            Failure::OtherFileSession { .. }
+            | Failure::SessionEnded
+            | Failure::SessionEndedUnexpectedly
+            | Failure::SessionClosed { .. }
+            | Failure::BadSessionPath { .. }
+            | Failure::SessionGone { .. }
+            | Failure::SessionBusy { .. }
+            | Failure::UnknownFormState
+            | Failure::UnknownVerdictToken
+            | Failure::MultiFileCommitted { .. }
+            | Failure::NotSessionFile { .. }
+            | Failure::ApprovedFileMissing { .. }
+            | Failure::NotReviewed { .. } => Session,
+            Failure::ReadFile { .. }
+            | Failure::Limit(_)
+            | Failure::ReadSessionFile { .. }
+            | Failure::WriteSessionFile { .. }
+            | Failure::RecordUserVersion { .. }
+            | Failure::CreateSession { .. }
+            | Failure::WriteReviewFiles { .. }
+            | Failure::Random { .. }
+            | Failure::Watch { .. }
+            | Failure::WatchFailed { .. }
+            | Failure::Internal { .. }
+            | Failure::CommitRefused {
+                why: CommitRefusal::KeptChanging | CommitRefusal::Io(_),
+                ..
+            }
+            | Failure::FilesKeptChanging
+            | Failure::CommitChange { .. }
+            | Failure::PartlyCommitted { .. }
+            | Failure::WriteRefused {
+                why: WriteRefusal::KeptChanging | WriteRefusal::Io(_),
+                ..
+            }
+            | Failure::CreateDestination { .. }
+            | Failure::CrossDevice { .. }
+            | Failure::SourceVanished { .. }
+            | Failure::MoveFailed { .. }
+            | Failure::CreateDirectory { .. }
+            | Failure::NoReviewChannel { .. } => Io,
+        }
+    }
+
+    /// The sandbox's refusal it carries, if any.
+    pub fn access_error(&self) -> Option<&AccessError> {
+        match self {
+            Failure::Access { error, .. }
+            | Failure::CommitRefused {
+                why: CommitRefusal::Access(error),
+                ..
+            } => Some(error),
+            _ => None,
+        }
+    }
+}
+
+/// A failed operation: what failed ([`Failure`]), and the data to act on it.
 #[derive(Debug, Clone)]
 pub struct EditError {
-    kind: ErrorKind,
-    message: String,
+    failure: Box<Failure>,
     next: Option<Box<NextStep>>,
     hints: Option<Box<Hints>>,
     session_path: Option<String>,
     diff: Option<String>,
-    /// The sandbox's refusal this error wraps, if any (its `source`).
-    access: Option<Arc<AccessError>>,
 }
 
 impl EditError {
-    /// A new error of `kind`; `message` says what happened.
-    pub fn new(kind: ErrorKind, message: impl Into<String>) -> EditError {
+    /// The error of `failure`.
+    pub fn new(failure: Failure) -> EditError {
         EditError {
-            kind,
-            message: message.into(),
+            failure: Box::new(failure),
             next: None,
             hints: None,
             session_path: None,
             diff: None,
-            access: None,
         }
     }
 
-    /// A refusal of the sandbox, with `message` (which says it in context) wrapping it.
-    pub(crate) fn access(message: impl Into<String>, error: AccessError) -> EditError {
-        let mut wrapped = EditError::new(ErrorKind::AccessDenied, message);
-        wrapped.access = Some(Arc::new(error));
-        wrapped
-    }
-
-    pub(crate) fn invalid(message: impl Into<String>) -> EditError {
-        EditError::new(ErrorKind::InvalidRequest, message)
-    }
-
-    pub(crate) fn validation(message: impl Into<String>) -> EditError {
-        EditError::new(ErrorKind::Validation, message)
-    }
-
-    pub(crate) fn io(message: impl Into<String>) -> EditError {
-        EditError::new(ErrorKind::Io, message)
-    }
-
-    pub(crate) fn session(message: impl Into<String>) -> EditError {
-        EditError::new(ErrorKind::Session, message)
+    /// A refusal of the sandbox, `then` saying what it means for the call.
+    pub(crate) fn access(error: AccessError, then: AccessThen) -> EditError {
+        EditError::new(Failure::Access {
+            error: Arc::new(error),
+            then,
+        })
     }
 
     /// The error with `next` as its next step.
@@ -198,12 +806,12 @@ impl EditError {
 
     /// The kind of failure.
     pub fn kind(&self) -> ErrorKind {
-        self.kind
+        self.failure.kind()
     }
 
-    /// What happened.
-    pub fn message(&self) -> &str {
-        &self.message
+    /// What failed.
+    pub fn failure(&self) -> &Failure {
+        &self.failure
     }
 
     /// What to do next, when there is something to do.
@@ -228,27 +836,32 @@ impl EditError {
 
     /// The sandbox's refusal this error wraps (also its `source`).
     pub fn access_error(&self) -> Option<&AccessError> {
-        self.access.as_deref()
+        self.failure.access_error()
+    }
+}
+
+impl From<Failure> for EditError {
+    fn from(failure: Failure) -> Self {
+        EditError::new(failure)
     }
 }
 
 impl fmt::Display for EditError {
-    /// What happened (the next step, hints and diff are data: see the accessors).
+    /// The kind and the failure's facts, for logs (the binary words it for the model).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        write!(f, "{}: {:?}", self.kind().as_str(), self.failure)
     }
 }
 
 impl std::error::Error for EditError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.access
-            .as_deref()
+        self.access_error()
             .map(|e| e as &(dyn std::error::Error + 'static))
     }
 }
 
 impl From<AccessError> for EditError {
     fn from(e: AccessError) -> Self {
-        EditError::access(e.to_string(), e)
+        EditError::access(e, AccessThen::AsIs)
     }
 }

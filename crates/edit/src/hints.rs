@@ -28,9 +28,73 @@ pub const MAX_OUTLINE: usize = 500;
 /// At most this many occurrence line numbers are listed.
 pub const MAX_OCCURRENCES: usize = 20;
 
+/// Where a failed `match_text` was searched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Searched {
+    /// The file (a single edit of a new proposal).
+    File,
+    /// The session's current version (a single edit continuing a session).
+    Session,
+    /// The file, for edit `n` (0-based) of a batch.
+    FileEdit(usize),
+    /// The session's current version, for edit `n` (0-based) of a batch.
+    SessionEdit(usize),
+}
+
+/// What the hints found, as data (the binary words it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Diagnosis {
+    /// The best similar block (the first suggestion) is at least 90% similar: likely a
+    /// whitespace or minor difference.
+    VerySimilar {
+        /// Its similarity, percent.
+        similarity: u32,
+        /// Its first line, 1-based.
+        line_start: usize,
+        /// Its last line, inclusive.
+        line_end: usize,
+    },
+    /// Similar blocks were found (the suggestions), the best under 90% similar.
+    SimilarBlocks {
+        /// How many are suggested.
+        count: usize,
+        /// The best one's similarity, percent.
+        similarity: u32,
+        /// The best one's first line, 1-based.
+        line_start: usize,
+        /// The best one's last line, inclusive.
+        line_end: usize,
+    },
+    /// Nothing similar; the file's outline is given, with keywords to search for when
+    /// `match_text` had some.
+    NothingSimilar {
+        /// Keywords were found (the first is the step to search for).
+        with_keywords: bool,
+    },
+    /// Nothing similar and no outline: `match_text` may be outdated or from another file.
+    NoMatch,
+    /// `match_text` occurs `found` times (their lines: the occurrences) where `expected` were
+    /// required.
+    WrongCount {
+        /// Occurrences in the searched text.
+        found: usize,
+        /// Occurrences required.
+        expected: usize,
+        /// More occurrences than are listed ([`MAX_OCCURRENCES`]).
+        more: bool,
+        /// The mode takes `expected_replacements` (single edits do): setting it to `found`
+        /// replaces every occurrence.
+        can_set_expected: bool,
+    },
+}
+
 /// The fields of a failed `match_text`'s hints: data, worded by the binary.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Hints {
+    /// Where the text was searched.
+    pub searched: Searched,
+    /// What was found.
+    pub diagnosis: Diagnosis,
     /// Lines in the searched text (`count("\n") + 1`).
     pub line_count: usize,
     /// Similar blocks, best first (their previews may hide whitespace differences).
@@ -41,8 +105,6 @@ pub struct Hints {
     pub outline: Option<Vec<OutlineItem>>,
     /// Keywords to search for, taken from `match_text`.
     pub suggested_grep_keywords: Option<Vec<String>>,
-    /// One-sentence diagnosis.
-    pub hint: String,
     /// The recovery steps, in order.
     pub recovery_steps: Vec<RecoveryStep>,
 }
@@ -131,9 +193,9 @@ fn line_count(content: &str) -> usize {
 
 /// Hints for a `match_text` found 0 times in `content`.
 ///
-/// `path` is the path as the client gave it (used in the steps), `ctx` a suffix such as
-/// `" (edit 2)"` or `" (session)"`.
-pub fn not_found(match_text: &str, content: &str, path: &str, ctx: &str) -> Hints {
+/// `path` is the path as the client gave it (used in the steps), `searched` where the text was
+/// searched.
+pub fn not_found(match_text: &str, content: &str, path: &str, searched: Searched) -> Hints {
     let line_count = line_count(content);
     let blocks = fuzzy::similar_blocks(match_text, content, FUZZY_CUTOFF, Budget::HINTS);
     if let Some(best) = blocks.first() {
@@ -152,92 +214,97 @@ pub fn not_found(match_text: &str, content: &str, path: &str, ctx: &str) -> Hint
                 .into_owned(),
             })
             .collect();
-        let s = suggestions[0].similarity;
-        let (a, b) = (best.line_start, best.line_end);
-        let (hint, step2) = if s >= 90 {
+        let (similarity, line_start, line_end) =
+            (suggestions[0].similarity, best.line_start, best.line_end);
+        let (diagnosis, step2) = if similarity >= 90 {
             (
-                format!(
-                    "Found very similar text ({s}% character match) at lines {a}-{b}. Likely a whitespace or minor difference.{ctx}"
-                ),
+                Diagnosis::VerySimilar {
+                    similarity,
+                    line_start,
+                    line_end,
+                },
                 RecoveryStep::CompareWhitespace,
             )
         } else {
             (
-                format!(
-                    "Found {} similar block(s). Best: {s}% at lines {a}-{b}.{ctx}",
-                    suggestions.len()
-                ),
+                Diagnosis::SimilarBlocks {
+                    count: suggestions.len(),
+                    similarity,
+                    line_start,
+                    line_end,
+                },
                 RecoveryStep::VerifySection,
             )
         };
         return Hints {
+            searched,
+            diagnosis,
             line_count,
             suggestions: Some(suggestions),
-            hint,
+            occurrences: None,
+            outline: None,
+            suggested_grep_keywords: None,
             recovery_steps: vec![
                 RecoveryStep::ReadLines {
                     path: path.to_string(),
-                    start: a,
-                    end: b,
+                    start: best.line_start,
+                    end: best.line_end,
                 },
                 step2,
                 RecoveryStep::CopyExactText,
                 RecoveryStep::RetryCorrected,
             ],
-            ..Hints::default()
         };
     }
 
     let outline = extract_outline(content, path);
     let keywords = grep_keywords(match_text);
     if !outline.is_empty() {
-        let (hint, steps) = if let Some(first) = keywords.first() {
-            (
-                format!("No similar text found in {line_count}-line file.{ctx}"),
-                vec![
-                    RecoveryStep::Search {
-                        pattern: first.clone(),
-                    },
-                    RecoveryStep::NoteSearchLines,
-                    RecoveryStep::ReadFoundLines {
-                        path: path.to_string(),
-                    },
-                    RecoveryStep::CopyExactText,
-                    RecoveryStep::RetryCorrected,
-                ],
-            )
+        let steps = if let Some(first) = keywords.first() {
+            vec![
+                RecoveryStep::Search {
+                    pattern: first.clone(),
+                },
+                RecoveryStep::NoteSearchLines,
+                RecoveryStep::ReadFoundLines {
+                    path: path.to_string(),
+                },
+                RecoveryStep::CopyExactText,
+                RecoveryStep::RetryCorrected,
+            ]
         } else {
-            (
-                format!(
-                    "No similar text found in {line_count}-line file; its outline follows.{ctx}"
-                ),
-                vec![
-                    RecoveryStep::ReviewOutline,
-                    RecoveryStep::SearchKeyword,
-                    RecoveryStep::ReadFoundLines {
-                        path: path.to_string(),
-                    },
-                    RecoveryStep::CopyExactText,
-                    RecoveryStep::RetryCorrected,
-                ],
-            )
+            vec![
+                RecoveryStep::ReviewOutline,
+                RecoveryStep::SearchKeyword,
+                RecoveryStep::ReadFoundLines {
+                    path: path.to_string(),
+                },
+                RecoveryStep::CopyExactText,
+                RecoveryStep::RetryCorrected,
+            ]
         };
         return Hints {
+            searched,
+            diagnosis: Diagnosis::NothingSimilar {
+                with_keywords: !keywords.is_empty(),
+            },
             line_count,
+            suggestions: None,
+            occurrences: None,
             outline: Some(outline),
             suggested_grep_keywords: Some(keywords),
-            hint,
             recovery_steps: steps,
-            ..Hints::default()
         };
     }
 
     Hints {
+        searched,
+        diagnosis: Diagnosis::NoMatch,
         line_count,
+        suggestions: None,
+        occurrences: None,
+        outline: None,
         suggested_grep_keywords: (!keywords.is_empty()).then_some(keywords),
-        hint: format!(
-            "No match found in {line_count}-line file. The match_text may be outdated or from a different file.{ctx}"
-        ),
         recovery_steps: vec![
             RecoveryStep::VerifyPath,
             RecoveryStep::SearchKeyword,
@@ -246,7 +313,6 @@ pub fn not_found(match_text: &str, content: &str, path: &str, ctx: &str) -> Hint
             },
             RecoveryStep::UpdateMatchText,
         ],
-        ..Hints::default()
     }
 }
 
@@ -256,36 +322,27 @@ pub fn wrong_count(
     match_text: &str,
     content: &str,
     path: &str,
-    ctx: &str,
+    searched: Searched,
     found: usize,
     expected: usize,
     can_set_expected: bool,
 ) -> Hints {
     let lines = occurrence_lines(content, match_text);
-    let listed = lines
-        .iter()
-        .take(MAX_OCCURRENCES)
-        .map(|l| l.to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
-    let more = if lines.len() > MAX_OCCURRENCES {
-        ", …"
-    } else {
-        ""
-    };
     let span = match_text.trim_end_matches('\n').matches('\n').count();
     let first = lines.first().copied().unwrap_or(1);
-    let alternative = if can_set_expected {
-        format!(", or set expected_replacements={found} to replace every occurrence")
-    } else {
-        String::new()
-    };
     Hints {
+        searched,
+        diagnosis: Diagnosis::WrongCount {
+            found,
+            expected,
+            more: lines.len() > MAX_OCCURRENCES,
+            can_set_expected,
+        },
         line_count: line_count(content),
+        suggestions: None,
         occurrences: Some(lines.iter().take(MAX_OCCURRENCES).copied().collect()),
-        hint: format!(
-            "match_text occurs {found} times (starting at lines {listed}{more}), expected {expected}.{ctx} Add neighbouring lines to match_text so that it matches exactly the text you mean{alternative}."
-        ),
+        outline: None,
+        suggested_grep_keywords: None,
         recovery_steps: vec![
             RecoveryStep::ReadLines {
                 path: path.to_string(),
@@ -295,7 +352,6 @@ pub fn wrong_count(
             RecoveryStep::ExtendMatchText,
             RecoveryStep::RetryExtended,
         ],
-        ..Hints::default()
     }
 }
 
@@ -474,15 +530,18 @@ mod tests {
             "    def hello(self):\n        return \"world\"",
             PY,
             "g.py",
-            "",
+            Searched::File,
         );
         let s = h.suggestions.as_ref().unwrap();
         assert_eq!((s[0].line_start, s[0].line_end), (4, 5));
         assert!(s[0].similarity >= 90, "{}", s[0].similarity);
-        assert!(
-            h.hint.starts_with("Found very similar text ("),
-            "{}",
-            h.hint
+        assert_eq!(
+            h.diagnosis,
+            Diagnosis::VerySimilar {
+                similarity: s[0].similarity,
+                line_start: 4,
+                line_end: 5
+            }
         );
         assert_eq!(
             h.recovery_steps[0],
@@ -501,7 +560,7 @@ mod tests {
             "def completely_unrelated_function_name(argument_one, argument_two):\n    total_value = argument_one + argument_two * 99999",
             PY,
             "g.py",
-            " (edit 1)",
+            Searched::FileEdit(1),
         );
         let outline = h.outline.as_ref().unwrap();
         let names: Vec<_> = outline
@@ -521,7 +580,13 @@ mod tests {
             h.suggested_grep_keywords.as_deref().unwrap(),
             ["completely_unrelated_function_name", "total_value"]
         );
-        assert_eq!(h.hint, "No similar text found in 12-line file. (edit 1)");
+        assert_eq!(
+            h.diagnosis,
+            Diagnosis::NothingSimilar {
+                with_keywords: true
+            }
+        );
+        assert_eq!((h.line_count, h.searched), (12, Searched::FileEdit(1)));
         assert_eq!(
             h.recovery_steps[0],
             RecoveryStep::Search {
@@ -532,17 +597,33 @@ mod tests {
 
     #[test]
     fn no_outline_no_keywords() {
-        let h = not_found("zzz qqq", "a\nb\n", "notes.txt", "");
+        let h = not_found("zzz qqq", "a\nb\n", "notes.txt", Searched::File);
         assert!(h.outline.is_none() && h.suggested_grep_keywords.is_none());
         assert_eq!(h.line_count, 3);
-        assert!(h.hint.starts_with("No match found in 3-line file."));
+        assert_eq!(h.diagnosis, Diagnosis::NoMatch);
     }
 
     #[test]
     fn duplicates_list_their_lines() {
-        let h = wrong_count("x = 1", "x = 1\ny\nx = 1\n", "a.py", "", 2, 1, true);
+        let h = wrong_count(
+            "x = 1",
+            "x = 1\ny\nx = 1\n",
+            "a.py",
+            Searched::File,
+            2,
+            1,
+            true,
+        );
         assert_eq!(h.occurrences.as_deref(), Some(&[1usize, 3][..]));
-        assert!(h.hint.contains("expected_replacements=2"), "{}", h.hint);
+        assert_eq!(
+            h.diagnosis,
+            Diagnosis::WrongCount {
+                found: 2,
+                expected: 1,
+                more: false,
+                can_set_expected: true
+            }
+        );
     }
 
     #[test]

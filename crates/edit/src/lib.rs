@@ -5,8 +5,9 @@
 //! into a [`ProposeRequest`], calls [`ReviewManager::propose_and_review`] (passing the request's
 //! cancellation as a future) or [`ReviewManager::commit_review`], and words the result for the
 //! model: a [`ReviewOutcome`] (the verdict and its data, with [`Note`]s) or an [`EditError`]
-//! (what happened, its [`ErrorKind`], the [`NextStep`] as data, recovery [`Hints`], the diff of
-//! a conflict).
+//! (what failed as a [`Failure`] with its values, its [`ErrorKind`], the [`NextStep`], recovery
+//! [`Hints`] with their [`Diagnosis`], the diff of a conflict). All of it is data: no sentence
+//! for the model is written here.
 //!
 //! # The workflow
 //!
@@ -116,18 +117,22 @@ mod watch;
 pub use diff::unified_diff;
 pub use editor::{
     DEFAULT_REVIEW_COMMAND, LaunchOutcome, WaitingHook, WaitingInfo, default_review_command,
-    expand_template, manual_instructions, parse_command_template,
+    expand_template, parse_command_template,
 };
-pub use error::{EditError, ErrorKind, NextStep};
-pub use hints::{Hints, RecoveryStep};
+pub use error::{
+    AccessThen, BadSessionPath, CommitRefusal, EditError, EndedWhy, ErrorKind, Failure, Limit,
+    NextStep, TokenPurpose, WriteAction, WriteRefusal,
+};
+pub use hints::{Diagnosis, Hints, RecoveryStep, Searched};
 pub use manager::{
     FileDiff, MAX_LISTED_DIFF_BYTES, MAX_LISTED_DIFF_BYTES_EACH, MAX_LISTED_REVIEWS, OpenReview,
     ProposalView, ReviewConfig, ReviewDetail, ReviewList, ReviewListing, ReviewManager, Staged,
 };
 pub use mkdir::create_directory;
+pub use near_miss::{NearMiss, Recovery};
 pub use outcome::{
-    Approval, Committed, Decision, Note, ReviewCommitted, ReviewOutcome, Undecided, UserAction,
-    Written,
+    Approval, Committed, CrashCompleted, Decision, NotCompleted, Note, ReviewCommitted,
+    ReviewOutcome, Undecided, UserAction, Written,
 };
 pub use request::{
     APPEND_TO_FILE, DEFAULT_EXPECTED_REPLACEMENTS, EditSpec, MATCH_TEXT_MAX_LENGTH, OVERWRITE_FILE,

@@ -14,9 +14,9 @@ use fs_mcp_sandbox::Sandbox;
 use crate::approval::{SaveResult, VerdictResult, apply_verdict, commit_session, process_save};
 use crate::diff::unified_diff;
 use crate::editor::{self, LaunchOutcome, WaitingHook};
-use crate::error::{EditError, NextStep};
+use crate::error::{AccessThen, EditError, EndedWhy, Failure, NextStep, TokenPurpose};
 use crate::outcome::{
-    Approval, Decision, Note, ReviewCommitted, ReviewOutcome, Undecided, committed,
+    Approval, CrashCompleted, Decision, Note, ReviewCommitted, ReviewOutcome, Undecided, committed,
 };
 use crate::prepare::{Prepared, prepare};
 use crate::request::ProposeRequest;
@@ -305,7 +305,7 @@ fn unseen_save(
         let sessions = registry.lock();
         let s = sessions
             .get(key)
-            .ok_or_else(|| EditError::session("The review session has ended."))?;
+            .ok_or_else(|| EditError::new(Failure::SessionEnded))?;
         (s.future.clone(), s.known_stamp, s.known_future.clone())
     };
     match read_with_stamp(&future) {
@@ -317,10 +317,10 @@ fn unseen_save(
         }
         Ok(_) => Ok(None),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(EditError::io(format!(
-            "Cannot read {}: {e}",
-            future.display()
-        ))),
+        Err(e) => Err(EditError::new(Failure::ReadSessionFile {
+            file: future,
+            error: e.into(),
+        })),
     }
 }
 
@@ -370,9 +370,9 @@ where
     F: FnOnce() -> Result<T, EditError> + Send + 'static,
 {
     tokio::task::spawn_blocking(f).await.map_err(|e| {
-        EditError::io(format!(
-            "Internal error: the file operation did not finish ({e})."
-        ))
+        EditError::new(Failure::Internal {
+            error: e.to_string(),
+        })
     })?
 }
 
@@ -455,22 +455,25 @@ impl ReviewManager {
         }
         match staged {
             Ok(Staged::Done(mut outcome)) => {
-                outcome.notes.extend(recovered.into_iter().map(Note::Text));
+                outcome
+                    .notes
+                    .extend(recovered.into_iter().map(Note::CrashCompleted));
                 Ok(Staged::Done(outcome))
             }
             Ok(Staged::Open(mut open)) => {
-                open.notes.extend(recovered.into_iter().map(Note::Text));
+                open.notes
+                    .extend(recovered.into_iter().map(Note::CrashCompleted));
                 Ok(Staged::Open(open))
             }
             Err(e) => {
-                tracing::warn!("{}", recovered.join(" "));
+                tracing::warn!("completed after a crash: {recovered:?}");
                 Err(e)
             }
         }
     }
 
     /// Completes, once per process, multi-file commits a crashed server left half done.
-    async fn recover(&self, sandbox: &Sandbox) -> Vec<String> {
+    async fn recover(&self, sandbox: &Sandbox) -> Vec<CrashCompleted> {
         use std::sync::atomic::Ordering;
         if self.inner.recovered.swap(true, Ordering::SeqCst) {
             return Vec::new();
@@ -518,13 +521,15 @@ impl ReviewManager {
                 .get(&key)
                 .is_some_and(|s| !s.members.is_empty());
             if request.is_collect() && group {
-                return Ok(Staged::Open(self.open_review(
-                    key,
-                    Vec::new(),
-                    guard.take().ok_or_else(|| {
-                        EditError::session("The review session ended unexpectedly.")
-                    })?,
-                )?));
+                return Ok(Staged::Open(
+                    self.open_review(
+                        key,
+                        Vec::new(),
+                        guard
+                            .take()
+                            .ok_or_else(|| EditError::new(Failure::SessionEndedUnexpectedly))?,
+                    )?,
+                ));
             }
             if request.is_collect() {
                 let save_inner = Arc::clone(&inner);
@@ -541,13 +546,15 @@ impl ReviewManager {
                         Vec::new(),
                         sandbox,
                     ))),
-                    None => Ok(Staged::Open(self.open_review(
-                        key,
-                        Vec::new(),
-                        guard.take().ok_or_else(|| {
-                            EditError::session("The review session ended unexpectedly.")
-                        })?,
-                    )?)),
+                    None => Ok(Staged::Open(
+                        self.open_review(
+                            key,
+                            Vec::new(),
+                            guard
+                                .take()
+                                .ok_or_else(|| EditError::new(Failure::SessionEndedUnexpectedly))?,
+                        )?,
+                    )),
                 };
             }
         }
@@ -583,7 +590,7 @@ impl ReviewManager {
             .lock()
             .get(key)
             .map(|s| s.shown.clone())
-            .ok_or_else(|| EditError::session("The review session has ended."))
+            .ok_or_else(|| EditError::new(Failure::SessionEnded))
     }
 
     fn open_review(
@@ -596,7 +603,7 @@ impl ReviewManager {
             let sessions = self.inner.registry.lock();
             let s = sessions
                 .get(&key)
-                .ok_or_else(|| EditError::session("The review session ended unexpectedly."))?;
+                .ok_or_else(|| EditError::new(Failure::SessionEndedUnexpectedly))?;
             let scope = s
                 .owner
                 .as_ref()
@@ -631,11 +638,15 @@ impl ReviewManager {
     /// random token bound to this session, which only its client's answer may carry back
     /// ([`ReviewManager::session_of_input_state`]).
     pub fn input_state(&self, open: &OpenReview) -> Result<String, EditError> {
-        let token = crate::session::random_hex(16)
-            .map_err(|e| EditError::io(format!("Cannot draw a random state for the form: {e}")))?;
+        let token = crate::session::random_hex(16).map_err(|e| {
+            EditError::new(Failure::Random {
+                purpose: TokenPurpose::FormState,
+                error: e.into(),
+            })
+        })?;
         match self.inner.registry.lock().get_mut(&open.key) {
             Some(s) => s.input_state = Some(token.clone()),
-            None => return Err(EditError::session("The review session has ended.")),
+            None => return Err(EditError::new(Failure::SessionEnded)),
         }
         Ok(token)
     }
@@ -643,16 +654,16 @@ impl ReviewManager {
     /// Ends every open review of the client session `client`, whose session ended (closed by
     /// the client, expired, evicted, its connection gone): nobody can collect or commit them any
     /// more, so they are cancelled at once, nothing written, their files removed; the review page
-    /// no longer lists them, and a verdict or a later use of their path is told `why`. Returns
-    /// how many proposals ended.
-    pub fn end_client(&self, client: u64, why: &str) -> usize {
+    /// no longer lists them, and a later use of their path is told why
+    /// ([`EndedWhy::ClientGone`]). Returns how many proposals ended.
+    pub fn end_client(&self, client: u64) -> usize {
         self.inner.registry.end_where(
             |s| {
                 s.owner
                     .as_ref()
                     .is_some_and(|o| o.client_id() == Some(client))
             },
-            why,
+            EndedWhy::ClientGone,
         )
     }
 
@@ -701,11 +712,15 @@ impl ReviewManager {
     /// verdict for `open` ([`ReviewManager::submit_app_verdict`]): random, bound to this
     /// session, spent by the first verdict. A new one replaces the last.
     pub fn app_token(&self, open: &OpenReview) -> Result<String, EditError> {
-        let token = crate::session::random_hex(16)
-            .map_err(|e| EditError::io(format!("Cannot draw a random token for the view: {e}")))?;
+        let token = crate::session::random_hex(16).map_err(|e| {
+            EditError::new(Failure::Random {
+                purpose: TokenPurpose::ViewToken,
+                error: e.into(),
+            })
+        })?;
         match self.inner.registry.lock().get_mut(&open.key) {
             Some(s) => s.app_token = Some(token.clone()),
-            None => return Err(EditError::session("The review session has ended.")),
+            None => return Err(EditError::new(Failure::SessionEnded)),
         }
         Ok(token)
     }
@@ -814,7 +829,7 @@ impl ReviewManager {
         let key = self.inner.registry.key_in_scope(session_path, scope)?;
         match self.inner.registry.lock().get_mut(&key) {
             Some(s) => s.verdict = Some(verdict),
-            None => return Err(EditError::session("The review session has ended.")),
+            None => return Err(EditError::new(Failure::SessionEnded)),
         }
         self.inner.registry.decided.notify_waiters();
         Ok(())
@@ -879,7 +894,7 @@ impl ReviewManager {
             let sessions = self.inner.registry.lock();
             let s = sessions
                 .get(&key)
-                .ok_or_else(|| EditError::session("The review session has ended."))?;
+                .ok_or_else(|| EditError::new(Failure::SessionEnded))?;
             let files: Vec<String> = group_files(&sessions, s).into_iter().map(|f| f.0).collect();
             let proposed = s.members.is_empty().then(|| s.known_future.clone());
             (files, s.diff.clone(), proposed)
@@ -965,10 +980,10 @@ impl ReviewManager {
         let session_path = key.display().to_string();
         let mut watcher =
             SaveWatcher::start(&files.future, self.inner.config.debounce).map_err(|e| {
-                EditError::io(format!(
-                    "Cannot watch {} for the review: {e}. The session stays open",
-                    files.future.display()
-                ))
+                EditError::new(Failure::Watch {
+                    file: files.future.clone(),
+                    error: e.to_string(),
+                })
                 .with_next(NextStep::CommitAfterSave {
                     session_path: session_path.clone(),
                     path: shown.to_string(),
@@ -989,7 +1004,7 @@ impl ReviewManager {
         let sessions = self.inner.registry.lock();
         let s = sessions
             .get(key)
-            .ok_or_else(|| EditError::session("The review session ended unexpectedly."))?;
+            .ok_or_else(|| EditError::new(Failure::SessionEndedUnexpectedly))?;
         Ok(ReviewFiles {
             current: s.current.clone(),
             future: s.future.clone(),
@@ -1025,7 +1040,8 @@ impl ReviewManager {
             LaunchOutcome::Launched { .. } | LaunchOutcome::Disabled => None,
             other => Some(Note::EditorNotOpened {
                 launch: other,
-                instructions: waiting.instructions,
+                current: waiting.current,
+                future: waiting.future,
             }),
         }
     }
@@ -1081,10 +1097,11 @@ impl ReviewManager {
             ))),
             WaitEnd::Cancelled => Ok(undecided(Undecided::Cancelled)),
             WaitEnd::Decided(verdict) => self.act(sandbox, key, shown, verdict, notes).await,
-            WaitEnd::Saved(Err(e)) => Err(EditError::io(format!(
-                "Watching {} for the review failed: {e}. '{shown}' was not changed; the session stays open",
-                files.future.display()
-            ))
+            WaitEnd::Saved(Err(e)) => Err(EditError::new(Failure::WatchFailed {
+                file: files.future.clone(),
+                path: shown.to_string(),
+                error: e.to_string(),
+            })
             .with_next(NextStep::CommitAfterSave {
                 session_path: session_path.clone(),
                 path: shown.to_string(),
@@ -1167,12 +1184,7 @@ fn roots_changed_blocking(registry: &Registry, client: u64, sandbox: &Sandbox) -
     outside
         .into_iter()
         .map(|(leader, file)| {
-            registry.end_where(
-                |s| s.dir == leader,
-                &format!(
-                    "this client's allowed directories (its roots) changed and '{file}' is no longer inside them"
-                ),
-            )
+            registry.end_where(|s| s.dir == leader, EndedWhy::OutsideRoots { file })
         })
         .sum()
 }
@@ -1187,22 +1199,19 @@ fn commit_review_blocking(
     // By handle, to check that it names the session's file; the commit itself locates the file
     // again by handles.
     let (identity, _) = FileIdentity::of(sandbox, original_path).map_err(|e| {
-        EditError::access(
-            format!("{e} Nothing was written; the session stays open."),
-            e,
-        )
-        .with_session_path(session_path.to_string())
+        EditError::access(e, AccessThen::SessionStaysOpen)
+            .with_session_path(session_path.to_string())
     })?;
     let (future, known_stamp, known_future, unreviewed, proposal, style, session_identity, shown) = {
         let sessions = inner.registry.lock();
         let s = sessions
             .get(key)
-            .ok_or_else(|| EditError::session("The review session has ended."))?;
+            .ok_or_else(|| EditError::new(Failure::SessionEnded))?;
         if !s.members.is_empty() || s.member_of.is_some() {
             // One file of it alone would break "all or none".
-            return Err(EditError::session(format!(
-                "Session {session_path} is a multi-file proposal: it is committed only as a whole, when the user approves it. Nothing was written."
-            ))
+            return Err(EditError::new(Failure::MultiFileCommitted {
+                session_path: session_path.to_string(),
+            })
             .with_next(NextStep::CollectVerdict {
                 session_path: session_path.to_string(),
                 path: s.shown.clone(),
@@ -1220,40 +1229,43 @@ fn commit_review_blocking(
         )
     };
     if identity != session_identity {
-        return Err(EditError::session(format!(
-            "original_path '{original_path}' is not the file of session {session_path} (that is '{shown}'). Nothing was written."
-        )));
+        return Err(EditError::new(Failure::NotSessionFile {
+            original_path: original_path.to_string(),
+            session_path: session_path.to_string(),
+            file: shown,
+        }));
     }
     let (bytes, stamp) = match read_with_stamp(&future) {
         Ok(found) => found,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Err(EditError::session(format!(
-                "Approved file not found in session: {}",
-                future.display()
-            )));
+            return Err(EditError::new(Failure::ApprovedFileMissing {
+                file: future,
+            }));
         }
         Err(e) => {
-            return Err(EditError::io(format!(
-                "Cannot read {}: {e}",
-                future.display()
-            )));
+            return Err(EditError::new(Failure::ReadSessionFile {
+                file: future,
+                error: e.into(),
+            }));
         }
     };
     let changed = Some(stamp) != known_stamp || bytes != known_future;
     if !changed && unreviewed {
-        return Err(EditError::session(format!(
-            "The proposal in session {session_path} has not been reviewed: the user has not saved {} since it was proposed, so nothing is approved and '{original_path}' was not changed",
-            future.display()
-        ))
+        return Err(EditError::new(Failure::NotReviewed {
+            session_path: session_path.to_string(),
+            file: future,
+            original_path: original_path.to_string(),
+        })
         .with_next(NextStep::AwaitReview {
             session_path: session_path.to_string(),
         }));
     }
-    let text = decode_text(bytes.clone()).map_err(|e| {
-        EditError::invalid(format!(
-            "The reviewed file {} cannot be used: {e}",
-            future.display()
-        ))
+    let text = decode_text(bytes.clone()).map_err(|error| {
+        EditError::new(Failure::ReviewedNotText {
+            file: future.clone(),
+            error,
+            stays_open: false,
+        })
         .with_next(NextStep::SaveAsUtf8)
     })?;
     let model = to_model(&text);

@@ -1,10 +1,8 @@
 //! `create_directory`: `mkdir -p` inside the sandbox (a write, so it lives with the write tools).
 
-use fs_mcp_sandbox::{AccessError, EntryKind, FinalLink, Sandbox};
-use fs_mcp_text::describe_io;
-
-use crate::error::{EditError, ErrorKind};
+use crate::error::{EditError, Failure};
 use crate::outcome::Written;
+use fs_mcp_sandbox::{AccessError, EntryKind, FinalLink, Sandbox};
 
 /// Creates the directory and any missing parents, each by handle beneath the allowed directory
 /// (a directory on the way swapped for a symlink is never followed outside). An existing
@@ -20,18 +18,16 @@ pub fn create_directory(sandbox: &Sandbox, path: &str) -> Result<Written, EditEr
             });
         }
         Some(_) => {
-            return Err(EditError::invalid(format!(
-                "{shown} already exists and is not a directory, so no directory can be created there."
-            )));
+            return Err(EditError::new(Failure::NotADirectory { shown }));
         }
         None => {}
     }
     match sandbox.create_dir_all(path) {
         Ok((_, created)) => Ok(Written::Directory { shown, created }),
-        Err(AccessError::Io { error, .. }) => Err(EditError::new(
-            ErrorKind::Io,
-            format!("{shown}: cannot create directory: {}.", describe_io(&error)),
-        )),
+        Err(AccessError::Io { error, .. }) => Err(EditError::new(Failure::CreateDirectory {
+            shown,
+            error: error.into(),
+        })),
         Err(e) => Err(e.into()),
     }
 }
@@ -68,15 +64,13 @@ mod tests {
         let fx = Fixture::new();
         let (root, outside, sandbox) = (&fx.root, &fx.outside, &fx.sandbox);
         fs::write(root.join("f.txt"), "x").unwrap();
-        let err = create_directory(sandbox, "f.txt").unwrap_err().to_string();
+        let err = create_directory(sandbox, "f.txt").unwrap_err();
         assert!(
-            err.contains("f.txt already exists and is not a directory"),
+            matches!(err.failure(), Failure::NotADirectory { shown } if shown == "f.txt"),
             "{err}"
         );
-        let err = create_directory(sandbox, "f.txt/sub")
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("not a directory"), "{err}");
+        assert!(create_directory(sandbox, "f.txt/sub").is_err());
+        assert!(root.join("f.txt").is_file());
         assert!(create_directory(sandbox, "../outside/x").is_err());
         assert!(!outside.join("x").exists());
         std::os::unix::fs::symlink(outside, root.join("out")).unwrap();

@@ -34,18 +34,29 @@ pub enum Recovery {
     },
 }
 
-impl Recovery {
-    /// A sentence for the response message; `what` names the edit ("match_text", "edit 2's
-    /// match_text").
-    pub fn describe(&self, what: &str, content: &str, span: &Range<usize>) -> String {
-        let line = content[..span.start].matches('\n').count() + 1;
-        match self {
-            Recovery::Typographic => format!(
-                "Note: {what} had no exact match; it matched at line {line} after normalising typographic characters (curly quotes, dashes, ellipsis, non-breaking spaces). Check the diff."
-            ),
-            Recovery::Fuzzy { similarity } => format!(
-                "Note: {what} had no exact match; the file's text at line {line} ({similarity}% similar, the only such block) was replaced instead. Check the diff."
-            ),
+/// A `match_text` with no exact hit that was resolved by a near miss (the caller reports it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NearMiss {
+    /// The edit of a batch (0-based); `None`: the single `match_text`.
+    pub edit: Option<usize>,
+    /// The 1-based line where the replaced text starts.
+    pub line: usize,
+    /// How it was resolved.
+    pub recovery: Recovery,
+}
+
+impl NearMiss {
+    /// The near miss of `edit` resolved by `recovery` at `span` of `content`.
+    pub fn new(
+        edit: Option<usize>,
+        recovery: Recovery,
+        content: &str,
+        span: &Range<usize>,
+    ) -> NearMiss {
+        NearMiss {
+            edit,
+            line: content[..span.start].matches('\n').count() + 1,
+            recovery,
         }
     }
 }
@@ -130,6 +141,22 @@ pub fn recover(content: &str, needle: &str) -> Option<(Range<usize>, Recovery)> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The line reported is the one where the replaced span starts.
+    #[test]
+    fn a_near_miss_names_the_line_it_starts_on() {
+        let content = "a\nb\nsay(\u{201C}x\u{201D})\n";
+        let (span, how) = recover(content, "say(\"x\")").unwrap();
+        let near = NearMiss::new(Some(2), how, content, &span);
+        assert_eq!(
+            near,
+            NearMiss {
+                edit: Some(2),
+                line: 3,
+                recovery: Recovery::Typographic
+            }
+        );
+    }
 
     #[test]
     fn curly_quotes_in_file() {

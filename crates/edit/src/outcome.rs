@@ -2,14 +2,17 @@
 //! The binary words it for the model (the reply `propose_and_review` documents); nothing here
 //! names a tool.
 
+use std::io;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
-use fs_mcp_sandbox::Sandbox;
+use fs_mcp_sandbox::{AccessError, Sandbox};
 
 use crate::atomic::WriteReport;
 use crate::committed::CommitInfo;
 use crate::editor::LaunchOutcome;
+use crate::near_miss::NearMiss;
 
 /// What the human (or the wait) decided, as `propose_and_review` reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,6 +131,44 @@ pub enum Decision {
     },
 }
 
+/// A multi-file change interrupted by the crash of server process `pid`, rolled forward.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrashCompleted {
+    /// The process that crashed.
+    pub pid: u32,
+    /// The files written before the crash, as the client named them.
+    pub written_before: Vec<String>,
+    /// The files written now.
+    pub completed_now: Vec<String>,
+    /// The files that could not be completed (still old content), with why.
+    pub failed: Vec<(String, NotCompleted)>,
+}
+
+/// Why a file of a crash-interrupted multi-file change could not be completed.
+#[derive(Debug, Clone)]
+pub enum NotCompleted {
+    /// The sandbox refused its path now.
+    Access(Arc<AccessError>),
+    /// Its directory is not the one the change was for.
+    OtherDirectory,
+    /// Renaming (or looking at) it failed.
+    Io(Arc<io::Error>),
+}
+
+impl PartialEq for NotCompleted {
+    /// The same reason (errors compared by their text: neither error type compares).
+    fn eq(&self, other: &NotCompleted) -> bool {
+        match (self, other) {
+            (NotCompleted::Access(a), NotCompleted::Access(b)) => a.to_string() == b.to_string(),
+            (NotCompleted::OtherDirectory, NotCompleted::OtherDirectory) => true,
+            (NotCompleted::Io(a), NotCompleted::Io(b)) => a.to_string() == b.to_string(),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for NotCompleted {}
+
 /// Something else the reply says (after the verdict).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Note {
@@ -152,11 +193,16 @@ pub enum Note {
     EditorNotOpened {
         /// What happened to the command.
         launch: LaunchOutcome,
-        /// How to open the diff by hand.
-        instructions: String,
+        /// The "before" file, to open by hand.
+        current: PathBuf,
+        /// The proposal file, to open by hand (and save to decide).
+        future: PathBuf,
     },
-    /// A fact in words (a near-miss match, a half-done multi-file commit completed).
-    Text(String),
+    /// A `match_text` with no exact hit was resolved by a near miss.
+    NearMiss(NearMiss),
+    /// A multi-file change an earlier server process approved, and was writing when it
+    /// crashed, was completed.
+    CrashCompleted(CrashCompleted),
 }
 
 /// How a proposal ended: the decision, then the notes.

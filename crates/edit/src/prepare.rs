@@ -12,7 +12,7 @@ use crate::approval::{SaveResult, process_save};
 use crate::commit::{self, Change, Options, ReadMode};
 use crate::committed::{commit_failure, model_of};
 use crate::diff::unified_diff;
-use crate::error::{EditError, ErrorKind, NextStep};
+use crate::error::{EditError, Failure, NextStep};
 use crate::outcome::{
     Approval, Committed, Decision, Note, ReviewOutcome, committed, created_dirs_note,
 };
@@ -46,24 +46,23 @@ fn read_target(sandbox: &Sandbox, shown: &str) -> Result<Option<(Fingerprint, St
             kind: EntryKind::Dir,
             ..
         }) => {
-            return Err(EditError::invalid(format!(
-                "'{shown}' is a directory, not a file."
-            )));
+            return Err(EditError::new(Failure::IsDirectory {
+                path: shown.to_string(),
+            }));
         }
         Err(AccessError::NotRegular { kind, .. }) => {
-            return Err(EditError::invalid(format!(
-                "'{shown}' is {}, not a regular file; only regular files are edited.",
-                kind.described()
-            )));
+            return Err(EditError::new(Failure::NotRegularFile {
+                path: shown.to_string(),
+                kind,
+            }));
         }
         Err(e) => return Err(e.into()),
     };
-    let too_large = |len: u64| {
-        EditError::invalid(format!(
-            "'{shown}' is too large to review ({} MiB; the limit is {} MiB).",
-            len / (1024 * 1024),
-            MAX_FILE_BYTES / (1024 * 1024)
-        ))
+    let too_large = |bytes: u64| {
+        EditError::new(Failure::FileTooLarge {
+            path: shown.to_string(),
+            bytes,
+        })
     };
     if opened.meta.len > MAX_FILE_BYTES {
         return Err(too_large(opened.meta.len));
@@ -72,13 +71,22 @@ fn read_target(sandbox: &Sandbox, shown: &str) -> Result<Option<(Fingerprint, St
     (&mut opened.file)
         .take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| EditError::io(format!("Cannot read '{shown}': {e}")))?;
+        .map_err(|e| {
+            EditError::new(Failure::ReadFile {
+                path: shown.to_string(),
+                error: e.into(),
+            })
+        })?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(too_large(bytes.len() as u64));
     }
     let fp = Fingerprint::of(&bytes);
-    let text = decode_text(bytes)
-        .map_err(|e| EditError::invalid(format!("Cannot edit '{shown}': {e}.")))?;
+    let text = decode_text(bytes).map_err(|error| {
+        EditError::new(Failure::FileNotText {
+            path: shown.to_string(),
+            error,
+        })
+    })?;
     Ok(Some((fp, text)))
 }
 
@@ -99,10 +107,8 @@ pub(crate) fn prepare(
 ) -> Result<Prepared, EditError> {
     if req.files().is_some() {
         if continued.is_some() {
-            return Err(EditError::invalid(
-                "A proposal whose edits name several files cannot continue a session",
-            )
-            .with_next(NextStep::ProposeWithoutSession));
+            return Err(EditError::new(Failure::MultiFileContinued)
+                .with_next(NextStep::ProposeWithoutSession));
         }
         return prepare_many(registry, auto_approve, sandbox, req, owner);
     }
@@ -132,11 +138,10 @@ pub(crate) fn prepare(
 
 fn too_large(shown: &str, len: usize) -> Option<EditError> {
     (len as u64 > MAX_FILE_BYTES).then(|| {
-        EditError::invalid(format!(
-            "The proposed content for '{shown}' is too large ({} MiB; the limit is {} MiB).",
-            len / (1024 * 1024),
-            MAX_FILE_BYTES / (1024 * 1024)
-        ))
+        EditError::new(Failure::ProposalTooLarge {
+            path: shown.to_string(),
+            bytes: len,
+        })
     })
 }
 
@@ -162,10 +167,9 @@ fn new_proposal(
                     .first()
                     .is_some_and(|e| e.target == validate::Target::Overwrite);
             if !creates {
-                return Err(EditError::new(
-                    ErrorKind::FileNotFound,
-                    format!("Edit preparation failed: File not found: {shown}"),
-                ));
+                return Err(EditError::new(Failure::FileNotFound {
+                    path: shown.to_string(),
+                }));
             }
             (String::new(), TextStyle::PLAIN, None)
         }
@@ -179,11 +183,9 @@ fn new_proposal(
     )?;
     let proposal_text = style.apply_final_newline(&built.text).into_owned();
     if disk.is_some() && proposal_text == base_model {
-        return Err(EditError::validation(
-            "Edit preparation failed: No changes to apply.",
-        ));
+        return Err(EditError::new(Failure::NoChanges));
     }
-    let mut notes: Vec<Note> = built.notes.into_iter().map(Note::Text).collect();
+    let mut notes: Vec<Note> = built.notes.into_iter().map(Note::NearMiss).collect();
     if style.mixed_line_endings {
         notes.push(Note::MixedLineEndings {
             path: shown.to_string(),
@@ -220,7 +222,7 @@ fn new_proposal(
     )?;
     let (dir, current, future) = registry
         .new_session_dir(target.path)
-        .map_err(|e| EditError::io(format!("Cannot create a review session: {e}")))?;
+        .map_err(|e| EditError::new(Failure::CreateSession { error: e.into() }))?;
     let written = (|| -> io::Result<FileStamp> {
         fs::write(&current, style.render_verbatim(&base_model))?;
         fs::write(&future, native.as_bytes())?;
@@ -230,7 +232,9 @@ fn new_proposal(
         Ok(s) => s,
         Err(e) => {
             let _ = fs::remove_dir_all(&dir);
-            return Err(EditError::io(format!("Cannot write the review files: {e}")));
+            return Err(EditError::new(Failure::WriteReviewFiles {
+                error: e.into(),
+            }));
         }
     };
     registry.lock().insert(
@@ -304,12 +308,9 @@ fn auto_commit(
             return Ok(Change::Replace(base.native.clone().into_bytes()));
         }
         let conflict = |now_model: &str| {
-            EditError::new(
-                ErrorKind::Conflict,
-                format!(
-                    "Conflict: '{shown}' changed on disk while this edit was being committed (another edit landed first), and the edit does not apply cleanly to the new content (a match_text no longer occurs exactly as expected, the file was deleted, or the edit replaces the whole file); nothing was written"
-                ),
-            )
+            EditError::new(Failure::AutoConflict {
+                path: shown.to_string(),
+            })
             .with_next(NextStep::ReadAndProposeAgain {
                 path: Some(shown.to_string()),
             })
@@ -341,7 +342,7 @@ fn auto_commit(
         Ok(Change::Replace(native.into_bytes()))
     });
     let committed = result
-        .map_err(|fail| commit_failure(fail, sandbox, shown, target.path, "", Some(shown)))?;
+        .map_err(|fail| commit_failure(fail, sandbox, shown, target.path, None, Some(shown)))?;
     let mut all: Vec<Note> = created_dirs_note(&committed.report, sandbox)
         .into_iter()
         .collect();
@@ -400,23 +401,22 @@ fn continue_session(
         let sessions = registry.lock();
         let s = sessions
             .get(key)
-            .ok_or_else(|| EditError::session("The review session has ended."))?;
+            .ok_or_else(|| EditError::new(Failure::SessionEnded))?;
         if !s.members.is_empty() || s.member_of.is_some() {
-            return Err(EditError::invalid(format!(
-                "Session {} reviews a multi-file proposal, which cannot be changed with new edits",
-                key.display()
-            ))
+            return Err(EditError::new(Failure::MultiFileSessionEdited {
+                session_path: key.display().to_string(),
+            })
             .with_next(NextStep::CollectVerdict {
                 session_path: key.display().to_string(),
                 path: s.shown.clone(),
             }));
         }
         if s.identity != *target.identity {
-            return Err(EditError::session(format!(
-                "Session {} reviews '{}', not '{shown}'",
-                key.display(),
-                s.shown
-            ))
+            return Err(EditError::new(Failure::OtherFileSession {
+                session_path: key.display().to_string(),
+                reviews: s.shown.clone(),
+                path: shown.to_string(),
+            })
             .with_next(NextStep::SameFileOrNewSession {
                 path: shown.to_string(),
             }));
@@ -463,19 +463,25 @@ fn continue_session(
         Ok(_) => {}
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
         Err(e) => {
-            return Err(EditError::io(format!(
-                "Cannot read {}: {e}",
-                future.display()
-            )));
+            return Err(EditError::new(Failure::ReadSessionFile {
+                file: future.clone(),
+                error: e.into(),
+            }));
         }
     }
 
-    let staged_raw = fs::read(&current)
-        .map_err(|e| EditError::io(format!("Cannot read {}: {e}", current.display())))?;
-    let staged = to_model(
-        &decode_text(staged_raw)
-            .map_err(|e| EditError::invalid(format!("Cannot use {}: {e}.", current.display())))?,
-    );
+    let staged_raw = fs::read(&current).map_err(|e| {
+        EditError::new(Failure::ReadSessionFile {
+            file: current.clone(),
+            error: e.into(),
+        })
+    })?;
+    let staged = to_model(&decode_text(staged_raw).map_err(|error| {
+        EditError::new(Failure::SessionFileNotText {
+            file: current.clone(),
+            error,
+        })
+    })?);
     let style = style.with_final_newline_of(&staged);
     let built = proposal::build(
         plan,
@@ -487,12 +493,10 @@ fn continue_session(
     let proposal_text = style.apply_final_newline(&built.text).into_owned();
     if proposal_text == staged {
         return Err(
-            EditError::validation("Edit preparation failed: No changes to apply.").with_next(
-                NextStep::AcceptUserVersion {
-                    session_path,
-                    path: shown.to_string(),
-                },
-            ),
+            EditError::new(Failure::NoChanges).with_next(NextStep::AcceptUserVersion {
+                session_path,
+                path: shown.to_string(),
+            }),
         );
     }
     let native = style.render_verbatim(&proposal_text);
@@ -509,12 +513,21 @@ fn continue_session(
     let _reserved = registry.admit(owner, growth, false)?;
     let on_disk = fs::read(&future).ok();
     if on_disk.as_deref() != Some(native.as_bytes()) {
-        fs::write(&future, native.as_bytes())
-            .map_err(|e| EditError::io(format!("Cannot write {}: {e}", future.display())))?;
+        fs::write(&future, native.as_bytes()).map_err(|e| {
+            EditError::new(Failure::WriteSessionFile {
+                file: future.clone(),
+                error: e.into(),
+            })
+        })?;
     }
     let stamp = fs::metadata(&future)
         .map(|m| FileStamp::of(&m))
-        .map_err(|e| EditError::io(format!("Cannot read {}: {e}", future.display())))?;
+        .map_err(|e| {
+            EditError::new(Failure::ReadSessionFile {
+                file: future.clone(),
+                error: e.into(),
+            })
+        })?;
     if let Some(s) = registry.lock().get_mut(key) {
         s.proposal = proposal_text;
         s.known_future = native.into_bytes();
@@ -523,7 +536,7 @@ fn continue_session(
     }
     Ok(Prepared::Wait {
         key: key.to_path_buf(),
-        notes: built.notes.into_iter().map(Note::Text).collect(),
+        notes: built.notes.into_iter().map(Note::NearMiss).collect(),
     })
 }
 
@@ -570,9 +583,10 @@ fn prepare_many(
                 keys.push(key);
                 if let Some(other) = duplicate {
                     undo(&keys);
-                    return Err(EditError::invalid(format!(
-                        "'{path}' and '{other}' name the same file: give all its edits the same path."
-                    )));
+                    return Err(EditError::new(Failure::SameFileTwice {
+                        path: path.to_string(),
+                        other,
+                    }));
                 }
                 notes.extend(more);
             }
@@ -584,9 +598,7 @@ fn prepare_many(
         }
     }
     let Some((leader, members)) = keys.split_first() else {
-        return Err(EditError::validation(
-            "Edit preparation failed: No changes to apply.",
-        ));
+        return Err(EditError::new(Failure::NoChanges));
     };
     {
         let mut sessions = registry.lock();

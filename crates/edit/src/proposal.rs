@@ -9,7 +9,7 @@
 //! * A `match_text` with no exact hit gets the near-miss recovery of v1.32.1 (see
 //!   [`crate::near_miss`]) before it is reported as not found.
 
-use crate::error::{EditError, ErrorKind};
+use crate::error::{EditError, Failure};
 use crate::hints;
 use crate::near_miss;
 use crate::validate::{Edit, Plan, Target};
@@ -28,8 +28,8 @@ pub(crate) enum Base {
 pub(crate) struct Built {
     /// The proposed model-view text (final newline not yet adjusted).
     pub text: String,
-    /// Sentences for the response message (near-miss recoveries).
-    pub notes: Vec<String>,
+    /// The near-miss recoveries (for the response message).
+    pub notes: Vec<near_miss::NearMiss>,
 }
 
 /// Appends `addition`, starting it on a new line unless `text` is empty or already ends with a
@@ -55,10 +55,9 @@ fn grown(len: usize, count: usize, removed: usize, added: usize) -> Option<usize
 }
 
 fn too_large(path: &str) -> EditError {
-    EditError::invalid(format!(
-        "The proposed content for '{path}' would be larger than the {} MiB a review takes; nothing was proposed. Propose a smaller change.",
-        crate::session::MAX_FILE_BYTES >> 20
-    ))
+    EditError::new(Failure::ProposalWouldGrow {
+        path: path.to_string(),
+    })
 }
 
 fn replace_span(text: &str, span: std::ops::Range<usize>, with: &str) -> String {
@@ -82,7 +81,7 @@ pub(crate) fn build(
     } else {
         match plan.edits.first() {
             Some(edit) => build_single(edit, base, origin, expected, path),
-            None => Err(EditError::invalid("No edit given.")),
+            None => Err(EditError::new(Failure::NoEdit)),
         }
     }
 }
@@ -112,34 +111,33 @@ fn build_single(
     };
     let expected_n = expected as usize;
     let n = base.matches(mt.as_str()).count();
-    let (prefix, ctx) = match origin {
-        Base::File => ("Edit preparation failed: ", ""),
-        Base::Session => ("", " (session)"),
+    let searched = match origin {
+        Base::File => hints::Searched::File,
+        Base::Session => hints::Searched::Session,
     };
     if n == 0
         && expected_n == 1
         && let Some((span, how)) = near_miss::recover(base, mt)
     {
-        let note = how.describe("match_text", base, &span);
+        let note = near_miss::NearMiss::new(None, how, base, &span);
         return Ok(Built {
             text: replace_span(base, span, &edit.new_string),
             notes: vec![note],
         });
     }
     if n == 0 || n != expected_n {
-        let message = match origin {
-            Base::File if n == 0 => format!("{prefix}No match found for 'match_text'."),
-            Base::File => format!("{prefix}Expected {expected} occurrences but found {n}."),
-            Base::Session => format!(
-                "Contextual patch failed. The provided 'match_text' was found {n} times in the user's last version, but expected exactly {expected}."
-            ),
+        let failure = Failure::MatchCount {
+            edit: None,
+            in_session: origin == Base::Session,
+            found: n,
+            expected: expected_n,
         };
         let hints = if n == 0 {
-            hints::not_found(mt, base, path, ctx)
+            hints::not_found(mt, base, path, searched)
         } else {
-            hints::wrong_count(mt, base, path, ctx, n, expected_n, true)
+            hints::wrong_count(mt, base, path, searched, n, expected_n, true)
         };
-        return Err(EditError::new(ErrorKind::Validation, message).with_hints(Some(hints)));
+        return Err(EditError::new(failure).with_hints(Some(hints)));
     }
     grown(base.len(), n, mt.len(), edit.new_string.len()).ok_or_else(|| too_large(path))?;
     Ok(Built {
@@ -158,48 +156,39 @@ fn build_batch(edits: &[Edit], base: &str, origin: Base, path: &str) -> Result<B
             Target::Append => content = append(&content, &edit.new_string),
             Target::Overwrite => {
                 if origin == Base::File && edits.len() > 1 {
-                    return Err(EditError::invalid(
-                        "Edit with empty match_text (full rewrite) cannot be combined with other edits.",
-                    ));
+                    return Err(EditError::new(Failure::OverwriteInBatch));
                 }
                 content = edit.new_string.clone();
             }
             Target::Text(mt) => {
                 let n = content.matches(mt.as_str()).count();
-                let ctx = match origin {
-                    Base::File => format!(" (edit {i})"),
-                    Base::Session => format!(" (session edit {i})"),
+                let searched = match origin {
+                    Base::File => hints::Searched::FileEdit(i),
+                    Base::Session => hints::Searched::SessionEdit(i),
                 };
                 if n == 0
                     && let Some((span, how)) = near_miss::recover(&content, mt)
                 {
-                    notes.push(how.describe(&format!("edit {i}'s match_text"), &content, &span));
+                    notes.push(near_miss::NearMiss::new(Some(i), how, &content, &span));
                     content = replace_span(&content, span, &edit.new_string);
                     continue;
                 }
                 if n != 1 {
-                    let message = match origin {
-                        Base::File if n == 0 => {
-                            format!("Edit {i}: No match found for 'match_text'.")
-                        }
-                        Base::File => format!(
-                            "Edit {i}: Expected 1 occurrence but found {n}. Provide more context in match_text to ensure uniqueness."
-                        ),
-                        Base::Session => format!(
-                            "Edit {i}: match_text found {n} times in session content, expected 1."
-                        ),
+                    let failure = Failure::MatchCount {
+                        edit: Some(i),
+                        in_session: origin == Base::Session,
+                        found: n,
+                        expected: 1,
                     };
                     // Not-found hints point at the text as it is on disk (or in the session), so
                     // their line numbers work with read_files; duplicates are located where
                     // they are.
                     let hints = if n == 0 {
-                        hints::not_found(mt, base, path, &ctx)
+                        hints::not_found(mt, base, path, searched)
                     } else {
-                        hints::wrong_count(mt, &content, path, &ctx, n, 1, false)
+                        hints::wrong_count(mt, &content, path, searched, n, 1, false)
                     };
-                    return Err(
-                        EditError::new(ErrorKind::Validation, message).with_hints(Some(hints))
-                    );
+                    return Err(EditError::new(failure).with_hints(Some(hints)));
                 }
                 content = content.replacen(mt.as_str(), &edit.new_string, 1);
             }
@@ -255,7 +244,10 @@ mod tests {
         let err = build(&plan, &base, Base::File, 2000, "f.txt")
             .err()
             .unwrap();
-        assert!(err.to_string().contains("larger than the 50 MiB"), "{err}");
+        assert!(
+            matches!(err.failure(), Failure::ProposalWouldGrow { path } if path == "f.txt"),
+            "{err}"
+        );
         assert!(reapply(&plan, &base, 2000).is_none());
         let fits = single(Target::Text("x".into()), "yy");
         assert_eq!(
@@ -281,21 +273,28 @@ mod tests {
         Target::Text(s.into())
     }
 
+    /// A failed match's facts: (edit, in the session, found, expected).
+    fn count(e: &EditError) -> Option<(Option<usize>, bool, usize, usize)> {
+        match *e.failure() {
+            Failure::MatchCount {
+                edit,
+                in_session,
+                found,
+                expected,
+            } => Some((edit, in_session, found, expected)),
+            _ => None,
+        }
+    }
+
     #[test]
     fn single_edits() {
         let b = build(&single(text("b"), "B"), "a\nb\nc\n", Base::File, 1, "f").unwrap();
         assert_eq!(b.text, "a\nB\nc\n");
         let e = build(&single(text("zz"), "B"), "a\nb\n", Base::File, 1, "f").unwrap_err();
-        assert_eq!(
-            e.message(),
-            "Edit preparation failed: No match found for 'match_text'."
-        );
+        assert_eq!(count(&e), Some((None, false, 0, 1)));
         assert!(e.hints().is_some());
         let e = build(&single(text("x"), "y"), "x x", Base::File, 1, "f").unwrap_err();
-        assert_eq!(
-            e.message(),
-            "Edit preparation failed: Expected 1 occurrences but found 2."
-        );
+        assert_eq!(count(&e), Some((None, false, 2, 1)));
         let b = build(&single(text("x"), "y"), "x x", Base::File, 2, "f").unwrap();
         assert_eq!(b.text, "y y");
         let b = build(&single(Target::Append, "d"), "abc", Base::File, 1, "f").unwrap();
@@ -316,11 +315,8 @@ mod tests {
     #[test]
     fn session_messages() {
         let e = build(&single(text("q"), "y"), "abc", Base::Session, 1, "f").unwrap_err();
-        assert_eq!(
-            e.message(),
-            "Contextual patch failed. The provided 'match_text' was found 0 times in the user's last version, but expected exactly 1."
-        );
-        assert!(e.hints().unwrap().hint.ends_with(" (session)"));
+        assert_eq!(count(&e), Some((None, true, 0, 1)));
+        assert_eq!(e.hints().unwrap().searched, hints::Searched::Session);
     }
 
     #[test]
@@ -358,8 +354,8 @@ mod tests {
             ],
         };
         let e = build(&plan, "a\n", Base::File, 1, "f").unwrap_err();
-        assert_eq!(e.message(), "Edit 1: No match found for 'match_text'.");
-        assert!(e.hints().unwrap().hint.ends_with(" (edit 1)"));
+        assert_eq!(count(&e), Some((Some(1), false, 0, 1)));
+        assert_eq!(e.hints().unwrap().searched, hints::Searched::FileEdit(1));
         let plan = Plan {
             batch: true,
             edits: vec![Edit {
@@ -368,10 +364,7 @@ mod tests {
             }],
         };
         let e = build(&plan, "a a", Base::Session, 1, "f").unwrap_err();
-        assert_eq!(
-            e.message(),
-            "Edit 0: match_text found 2 times in session content, expected 1."
-        );
+        assert_eq!(count(&e), Some((Some(0), true, 2, 1)));
         let plan = Plan {
             batch: true,
             edits: vec![
@@ -386,10 +379,7 @@ mod tests {
             ],
         };
         let e = build(&plan, "a", Base::File, 1, "f").unwrap_err();
-        assert_eq!(
-            e.message(),
-            "Edit with empty match_text (full rewrite) cannot be combined with other edits."
-        );
+        assert!(matches!(e.failure(), Failure::OverwriteInBatch), "{e}");
         assert_eq!(build(&plan, "a", Base::Session, 1, "f").unwrap().text, "c");
     }
 
@@ -422,6 +412,13 @@ mod tests {
         )
         .unwrap();
         assert_eq!(b.text, "x = fine\n");
-        assert!(b.notes[0].contains("typographic"), "{:?}", b.notes);
+        assert_eq!(
+            b.notes,
+            [near_miss::NearMiss {
+                edit: None,
+                line: 1,
+                recovery: near_miss::Recovery::Typographic
+            }]
+        );
     }
 }

@@ -22,7 +22,7 @@ use std::ffi::OsString;
 
 use fs_mcp_sandbox::{AccessError, FinalLink, Sandbox};
 
-use crate::error::{EditError, NextStep};
+use crate::error::{BadSessionPath, EditError, EndedWhy, Failure, Limit, NextStep};
 use crate::text_style::TextStyle;
 use crate::watch::FileStamp;
 
@@ -384,39 +384,27 @@ impl Registry {
                 .map(|r| r.bytes)
                 .sum::<usize>();
         let idle_minutes = self.max_idle.as_secs() / 60;
-        let refuse = |what: String| {
-            Err(EditError::new(
-                crate::error::ErrorKind::Io,
-                format!("{what} Nothing was proposed."),
-            )
-            .with_next(crate::error::NextStep::FinishOpenReviews { idle_minutes }))
+        let refuse = |limit: Limit| {
+            Err(EditError::new(Failure::Limit(limit))
+                .with_next(NextStep::FinishOpenReviews { idle_minutes }))
         };
         if new_session && my_count >= MAX_REVIEWS_PER_CLIENT {
-            return refuse(format!(
-                "Too many open reviews of this client: at most {MAX_REVIEWS_PER_CLIENT} review sessions a client (one a file) are open at once."
-            ));
+            return refuse(Limit::ClientReviews);
         }
         if new_session && count >= MAX_OPEN_REVIEWS {
-            return refuse(format!(
-                "Too many open reviews: this server holds at most {MAX_OPEN_REVIEWS} review sessions at once, of all its clients."
-            ));
+            return refuse(Limit::ServerReviews);
         }
-        let mib = |b: usize| b.div_ceil(1 << 20);
         if my_held.saturating_add(bytes) > MAX_REVIEW_BYTES_PER_CLIENT {
-            return refuse(format!(
-                "This client's open reviews would hold more than {} MiB: this proposal needs {} MiB and {} MiB are held.",
-                MAX_REVIEW_BYTES_PER_CLIENT >> 20,
-                mib(bytes),
-                mib(my_held)
-            ));
+            return refuse(Limit::ClientBytes {
+                needed: bytes,
+                held: my_held,
+            });
         }
         if held.saturating_add(bytes) > MAX_OPEN_REVIEW_BYTES {
-            return refuse(format!(
-                "The open reviews would hold more than {} MiB: this proposal needs {} MiB and {} MiB are held.",
-                MAX_OPEN_REVIEW_BYTES >> 20,
-                mib(bytes),
-                mib(held)
-            ));
+            return refuse(Limit::ServerBytes {
+                needed: bytes,
+                held,
+            });
         }
         let id = self
             .next_reservation
@@ -490,10 +478,10 @@ impl Registry {
             .rev()
             .find(|e| e.key == key && usable(&e.owner, &e.key))
         {
-            Some(e) => Err(EditError::session(format!(
-                "The review session {session_path} has ended: {}. Nothing was written.",
-                e.why
-            ))
+            Some(e) => Err(EditError::new(Failure::SessionClosed {
+                session_path: session_path.to_string(),
+                why: e.why.clone(),
+            })
             .with_next(NextStep::ProposeWithoutSession)),
             None => Err(not_open(session_path)),
         }
@@ -505,7 +493,7 @@ impl Registry {
 
     /// Ends the proposals (their leaders and members) whose leader `ends`, as if cancelled:
     /// nothing written, files removed, a later use of their path told `why`. Returns how many.
-    pub fn end_where(&self, ends: impl Fn(&Session) -> bool, why: &str) -> usize {
+    pub fn end_where(&self, ends: impl Fn(&Session) -> bool, why: EndedWhy) -> usize {
         let doomed: Vec<(PathBuf, Vec<PathBuf>, ReviewOwner)> = self
             .lock()
             .values()
@@ -524,7 +512,7 @@ impl Registry {
                 ended.push_back(Ended {
                     key: key.clone(),
                     owner: owner.clone(),
-                    why: why.to_string(),
+                    why: why.clone(),
                 });
             }
             for dir in members.iter().chain(std::iter::once(key)) {
@@ -554,10 +542,8 @@ impl Registry {
             {
                 Ok(s.dir.clone())
             }
-            _ => Err(EditError::session(
-                "The answer to the review form names no open review of this client (it ended, or the state was not the one this server sent). Nothing was written.",
-            )
-            .with_next(NextStep::ProposeWithoutSession)),
+            _ => Err(EditError::new(Failure::UnknownFormState)
+                .with_next(NextStep::ProposeWithoutSession)),
         }
     }
 
@@ -583,9 +569,7 @@ impl Registry {
                     && s.owner.as_ref().is_some_and(|o| o.admits(caller)) =>
             {
                 if matches!(verdict, Verdict::Edited(_)) && !s.members.is_empty() {
-                    return Err(EditError::invalid(
-                        "A multi-file proposal is approved or rejected as a whole, not edited in the view. Nothing was written.",
-                    ));
+                    return Err(EditError::new(Failure::MultiFileEditedInView));
                 }
                 s.app_token = None;
                 s.verdict = Some(verdict);
@@ -594,26 +578,25 @@ impl Registry {
                 self.decided.notify_waiters();
                 Ok(key)
             }
-            _ => Err(EditError::session(
-                "This verdict names no open review of this client (the review ended, its verdict was already given, or the token is not one this server gave). Nothing was written.",
-            )),
+            _ => Err(EditError::new(Failure::UnknownVerdictToken)),
         }
     }
 
     /// The key `session_path` names, open or not, whoever owns it (for the checks above).
     fn key_of(&self, session_path: &str) -> Result<PathBuf, EditError> {
-        let refuse = |why: &str| {
-            EditError::session(format!(
-                "Invalid session path: {session_path}. {why} A session ends when its changes are committed or rejected."
-            ))
+        let refuse = |why: BadSessionPath| {
+            EditError::new(Failure::BadSessionPath {
+                session_path: session_path.to_string(),
+                why,
+            })
             .with_next(NextStep::UseReturnedSessionPath)
         };
         let p = Path::new(session_path);
         if !p.is_absolute() {
-            return Err(refuse("It is not an absolute path."));
+            return Err(refuse(BadSessionPath::NotAbsolute));
         }
         if p.components().any(|c| matches!(c, Component::ParentDir)) {
-            return Err(refuse("It must not contain '..'."));
+            return Err(refuse(BadSessionPath::ParentDir));
         }
         // Decided on the text, without the lock: a path of another shape names no session and
         // is never looked at on disk (a FUSE mount, a FIFO or a long symlink chain would stall).
@@ -685,7 +668,7 @@ const MAX_ENDED_REMEMBERED: usize = 256;
 struct Ended {
     key: PathBuf,
     owner: ReviewOwner,
-    why: String,
+    why: EndedWhy,
 }
 
 /// Room [`Registry::admit`] gave and nobody has taken yet.
@@ -724,16 +707,14 @@ impl BusyGuard {
     pub fn acquire(registry: &Arc<Registry>, key: PathBuf) -> Result<BusyGuard, EditError> {
         let mut sessions = registry.lock();
         let Some(session) = sessions.get_mut(&key) else {
-            return Err(EditError::session(format!(
-                "Invalid session path: {}. The session has ended.",
-                key.display()
-            )));
+            return Err(EditError::new(Failure::SessionGone {
+                session_path: key.display().to_string(),
+            }));
         };
         if session.busy {
-            return Err(EditError::session(format!(
-                "Session {} is in use by another call (it is waiting for the user's review)",
-                key.display()
-            ))
+            return Err(EditError::new(Failure::SessionBusy {
+                session_path: key.display().to_string(),
+            })
             .with_next(NextStep::WaitForOtherCall));
         }
         session.busy = true;
@@ -761,9 +742,10 @@ impl Drop for BusyGuard {
 
 /// The refusal of a `session_path` that names no open session this caller may use.
 fn not_open(session_path: &str) -> EditError {
-    EditError::session(format!(
-        "Invalid session path: {session_path}. It is not an open review session of this client. A session ends when its changes are committed or rejected."
-    ))
+    EditError::new(Failure::BadSessionPath {
+        session_path: session_path.to_string(),
+        why: BadSessionPath::NotOpen,
+    })
     .with_next(NextStep::UseReturnedSessionPath)
 }
 
@@ -898,7 +880,13 @@ mod tests {
                 .unwrap_or_else(|| panic!("{path}: waited for the registry lock"));
             let err = answer.unwrap_err();
             assert!(
-                err.to_string().contains("not an open review session"),
+                matches!(
+                    err.failure(),
+                    Failure::BadSessionPath {
+                        why: BadSessionPath::NotOpen,
+                        ..
+                    }
+                ),
                 "{path}: {err}"
             );
         }
@@ -920,19 +908,36 @@ mod tests {
         let (sandbox, _) = Sandbox::new(&[sandbox_dir.path().to_path_buf()]).unwrap();
         let owner = ReviewOwner::client(1, &sandbox);
         let key = insert(&registry, owner.clone());
-        assert_eq!(registry.end_where(|_| true, "it was ended for a test"), 1);
+        assert_eq!(registry.end_where(|_| true, EndedWhy::ClientGone), 1);
         assert!(!key.exists());
         let path = key.display().to_string();
-        let err = registry.key_for(&path, &owner).unwrap_err().to_string();
-        assert!(err.contains("has ended: it was ended for a test"), "{err}");
-        let err = registry
-            .key_in_scope(&path, &ReviewScope::Client(1))
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("has ended"), "{err}");
+        let ended = |err: EditError| {
+            matches!(
+                err.failure(),
+                Failure::SessionClosed {
+                    session_path,
+                    why: EndedWhy::ClientGone,
+                } if *session_path == path
+            )
+        };
+        assert!(ended(registry.key_for(&path, &owner).unwrap_err()));
+        assert!(ended(
+            registry
+                .key_in_scope(&path, &ReviewScope::Client(1))
+                .unwrap_err()
+        ));
         let other = ReviewOwner::client(2, &sandbox);
-        let err = registry.key_for(&path, &other).unwrap_err().to_string();
-        assert!(err.contains("not an open review session"), "{err}");
+        let err = registry.key_for(&path, &other).unwrap_err();
+        assert!(
+            matches!(
+                err.failure(),
+                Failure::BadSessionPath {
+                    why: BadSessionPath::NotOpen,
+                    ..
+                }
+            ),
+            "{err}"
+        );
     }
 
     /// The exact path in other spellings of the same text (`a/./b//`) is found; through a

@@ -22,7 +22,7 @@ use fs_mcp_sandbox::{EntryKind, FinalLink, Sandbox};
 
 use crate::atomic::{NewDirs, WriteReport};
 use crate::commit::{self, Change, CommitFail, Current, Options, ReadMode};
-use crate::error::{EditError, ErrorKind, NextStep};
+use crate::error::{EditError, Failure, NextStep, WriteAction, WriteRefusal};
 use crate::outcome::{Written, created_dirs};
 use crate::text_style::{BOM, TextStyle, normalize_newlines};
 
@@ -32,26 +32,25 @@ fn sniffed_text(current: &Current) -> Option<&str> {
     fs_mcp_text::as_text(&current.bytes, current.complete).ok()
 }
 
-/// The message for a write that did not happen.
-fn write_failure(fail: CommitFail<EditError>, verb: &str, path: &str) -> EditError {
+/// The error of a write that did not happen.
+fn write_failure(fail: CommitFail<EditError>, action: WriteAction, path: &str) -> EditError {
+    let refused = |why: WriteRefusal| {
+        EditError::new(Failure::WriteRefused {
+            action,
+            path: path.to_string(),
+            why,
+        })
+    };
     match fail {
         CommitFail::Decide(e) => e,
         CommitFail::Access(e) => e.into(),
-        CommitFail::NotRegular(EntryKind::Dir) => {
-            EditError::invalid(format!("Cannot {verb} '{path}': it is a directory."))
+        CommitFail::NotRegular(EntryKind::Dir) => refused(WriteRefusal::IsDirectory),
+        CommitFail::NotRegular(kind) => refused(WriteRefusal::NotRegular(kind)),
+        CommitFail::Moved { .. } | CommitFail::Changed => {
+            refused(WriteRefusal::KeptChanging).with_next(NextStep::TryAgain)
         }
-        CommitFail::NotRegular(kind) => EditError::invalid(format!(
-            "Cannot {verb} '{path}': it is {}; only regular files are written. Nothing was read or written.",
-            kind.described()
-        )),
-        CommitFail::Moved { .. } | CommitFail::Changed => EditError::io(format!(
-            "Cannot {verb} '{path}': it kept changing (renamed or replaced) while it was being written; nothing was written"
-        ))
-        .with_next(NextStep::TryAgain),
-        CommitFail::TooLarge(len) => EditError::invalid(format!(
-            "Cannot {verb} '{path}': it is too large ({len} bytes)."
-        )),
-        CommitFail::Io(e) => EditError::io(format!("Failed to {verb} '{path}': {e}")),
+        CommitFail::TooLarge(len) => refused(WriteRefusal::TooLarge(len)),
+        CommitFail::Io(e) => refused(WriteRefusal::Io(e.into())),
     }
 }
 
@@ -87,7 +86,7 @@ pub fn write_file(sandbox: &Sandbox, path: &str, content: &str) -> Result<Writte
         };
         Ok::<_, EditError>(Change::Replace(bytes.into_bytes()))
     })
-    .map_err(|fail| write_failure(fail, "write to", path))?;
+    .map_err(|fail| write_failure(fail, WriteAction::Write, path))?;
     Ok(Written::Wrote {
         path: path.to_string(),
         created_dirs: created_dirs(&committed.report, sandbox),
@@ -117,9 +116,9 @@ pub fn append_text(sandbox: &Sandbox, path: &str, content: &str) -> Result<Writt
             return Err(hard_linked(path, meta.nlink));
         }
         let Some(text) = sniffed_text(current) else {
-            return Err(EditError::invalid(format!(
-                "Cannot append text to '{path}': it is not a UTF-8 text file."
-            )));
+            return Err(EditError::new(Failure::AppendToNonText {
+                path: path.to_string(),
+            }));
         };
         // The file's line endings, without a second BOM in the middle of the file.
         let style = TextStyle {
@@ -134,7 +133,7 @@ pub fn append_text(sandbox: &Sandbox, path: &str, content: &str) -> Result<Writt
         model.push_str(&addition);
         Ok(Change::Append(style.render_verbatim(&model).into_bytes()))
     })
-    .map_err(|fail| write_failure(fail, "append to", path))?;
+    .map_err(|fail| write_failure(fail, WriteAction::Append, path))?;
     Ok(Written::Appended {
         path: path.to_string(),
         created_dirs: created_dirs(&committed.report, sandbox),
@@ -144,9 +143,10 @@ pub fn append_text(sandbox: &Sandbox, path: &str, content: &str) -> Result<Writt
 /// Refusal of an in-place append to a file with other names: they would change too, and they may
 /// lie outside the allowed directories.
 fn hard_linked(path: &str, links: u64) -> EditError {
-    EditError::invalid(format!(
-        "Cannot append to '{path}': it has {links} hard links (other names for the same file, possibly outside the allowed directories), and an append in place would change them all; nothing was written"
-    ))
+    EditError::new(Failure::HardLinked {
+        path: path.to_string(),
+        links,
+    })
     .with_next(NextStep::WriteWholeFile)
 }
 
@@ -158,35 +158,36 @@ pub fn move_file(sandbox: &Sandbox, source: &str, destination: &str) -> Result<W
     let src = sandbox.locate(source, FinalLink::Keep)?;
     let (Some(src_meta), Some(src_name)) = (src.meta, src.name()) else {
         if src.exists() {
-            return Err(EditError::invalid(format!(
-                "Cannot move {source}: it is an allowed directory itself."
-            )));
+            return Err(EditError::new(Failure::MoveRoot {
+                source: source.to_string(),
+            }));
         }
-        return Err(EditError::new(
-            ErrorKind::InvalidRequest,
-            format!("Source {source} does not exist."),
-        ));
+        return Err(EditError::new(Failure::SourceMissing {
+            source: source.to_string(),
+        }));
     };
     let src_path = src.path.clone();
     let dst = sandbox.locate(destination, FinalLink::Keep)?;
+    let exists = || {
+        EditError::new(Failure::DestinationExists {
+            destination: destination.to_string(),
+        })
+    };
     if dst.exists() {
-        return Err(EditError::invalid(format!(
-            "Destination {destination} already exists"
-        )));
+        return Err(exists());
     }
     if src_meta.kind == EntryKind::Dir && dst.path.starts_with(&src_path) {
-        return Err(EditError::invalid(format!(
-            "Cannot move {source} into itself ({destination})."
-        )));
+        return Err(EditError::new(Failure::MoveIntoItself {
+            source: source.to_string(),
+            destination: destination.to_string(),
+        }));
     }
     let mut rest = dst.rest;
     let Some(dst_name) = rest.pop() else {
-        return Err(EditError::invalid(format!(
-            "Destination {destination} already exists"
-        )));
+        return Err(exists());
     };
     let (dir, new_dirs) = NewDirs::create(dst.dir, &rest)
-        .map_err(|e| EditError::io(format!("Cannot create the destination directory: {e}")))?;
+        .map_err(|e| EditError::new(Failure::CreateDestination { error: e.into() }))?;
     src.dir
         .rename(src_name, &dir, &dst_name, true)
         .map_err(|e| move_error(e, source, destination))?;
@@ -207,21 +208,27 @@ pub fn move_file(sandbox: &Sandbox, source: &str, destination: &str) -> Result<W
 
 fn move_error(e: io::Error, source: &str, destination: &str) -> EditError {
     use rustix::io::Errno;
-    match Errno::from_io_error(&e) {
-        Some(Errno::EXIST) | Some(Errno::NOTEMPTY) => {
-            EditError::invalid(format!("Destination {destination} already exists"))
-        }
-        Some(Errno::XDEV) => EditError::io(format!(
-            "Cannot move {source} to {destination}: they are on different filesystems (a rename cannot cross them)."
-        )),
-        Some(Errno::INVAL) => {
-            EditError::invalid(format!("Cannot move {source} into itself ({destination})."))
-        }
-        Some(Errno::NOENT) => EditError::io(format!(
-            "Failed to move {source} to {destination}: it was moved or removed meanwhile; nothing was moved."
-        )),
-        _ => EditError::io(format!("Failed to move {source} to {destination}: {e}")),
-    }
+    let (source, destination) = (source.to_string(), destination.to_string());
+    EditError::new(match Errno::from_io_error(&e) {
+        Some(Errno::EXIST) | Some(Errno::NOTEMPTY) => Failure::DestinationExists { destination },
+        Some(Errno::XDEV) => Failure::CrossDevice {
+            source,
+            destination,
+        },
+        Some(Errno::INVAL) => Failure::MoveIntoItself {
+            source,
+            destination,
+        },
+        Some(Errno::NOENT) => Failure::SourceVanished {
+            source,
+            destination,
+        },
+        _ => Failure::MoveFailed {
+            source,
+            destination,
+            error: e.into(),
+        },
+    })
 }
 
 #[cfg(test)]
@@ -273,12 +280,14 @@ mod tests {
         );
         assert!(write_file(&sb, "../outside/x", "no").is_err());
         assert!(!ws.join("../outside/x").exists());
-        assert!(
-            write_file(&sb, "a", "x")
-                .unwrap_err()
-                .message()
-                .contains("directory")
-        );
+        assert!(matches!(
+            write_file(&sb, "a", "x").unwrap_err().failure(),
+            Failure::WriteRefused {
+                action: WriteAction::Write,
+                why: WriteRefusal::IsDirectory,
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -311,10 +320,10 @@ mod tests {
         let (_t, ws, sb) = setup();
         fs::write(ws.join("a.txt"), "a").unwrap();
         fs::write(ws.join("b.txt"), "b").unwrap();
-        assert_eq!(
-            move_file(&sb, "a.txt", "b.txt").unwrap_err().message(),
-            "Destination b.txt already exists"
-        );
+        assert!(matches!(
+            move_file(&sb, "a.txt", "b.txt").unwrap_err().failure(),
+            Failure::DestinationExists { destination } if destination == "b.txt"
+        ));
         assert_eq!(
             move_file(&sb, "a.txt", "d/c.txt").unwrap(),
             Written::Moved {
@@ -324,12 +333,10 @@ mod tests {
             }
         );
         assert_eq!(fs::read_to_string(ws.join("d/c.txt")).unwrap(), "a");
-        assert!(
-            move_file(&sb, "nope", "x")
-                .unwrap_err()
-                .message()
-                .contains("does not exist")
-        );
+        assert!(matches!(
+            move_file(&sb, "nope", "x").unwrap_err().failure(),
+            Failure::SourceMissing { source } if source == "nope"
+        ));
         assert!(move_file(&sb, "b.txt", "../outside/b.txt").is_err());
         assert!(ws.join("b.txt").exists());
         assert!(move_file(&sb, ".", "elsewhere").is_err());
@@ -344,12 +351,10 @@ mod tests {
         );
         assert!(ws.join("../outside").is_dir());
         fs::create_dir(ws.join("dir")).unwrap();
-        assert!(
-            move_file(&sb, "dir", "dir/sub")
-                .unwrap_err()
-                .message()
-                .contains("into itself")
-        );
+        assert!(matches!(
+            move_file(&sb, "dir", "dir/sub").unwrap_err().failure(),
+            Failure::MoveIntoItself { .. }
+        ));
     }
 
     #[test]
@@ -366,15 +371,19 @@ mod tests {
         let _socket = std::os::unix::net::UnixListener::bind(ws.join("sock")).unwrap();
         for name in ["pipe", "sock"] {
             let what = if name == "pipe" {
-                "a named pipe (FIFO)"
+                EntryKind::Fifo
             } else {
-                "a socket"
+                EntryKind::Socket
             };
             for result in [write_file(&sb, name, "x"), append_text(&sb, name, "x")] {
-                let message = result.unwrap_err().message().to_string();
+                let err = result.unwrap_err();
                 assert!(
-                    message.contains(what) && message.contains("only regular files"),
-                    "{message}"
+                    matches!(
+                        err.failure(),
+                        Failure::WriteRefused { why: WriteRefusal::NotRegular(kind), .. }
+                            if *kind == what
+                    ),
+                    "{err}"
                 );
             }
         }

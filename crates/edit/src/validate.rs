@@ -1,15 +1,11 @@
 //! The first steps of a proposal: normalising the edits and validating every
 //! `match_text` before any session is touched.
 
-use crate::error::{EditError, NextStep};
+use crate::error::{EditError, Failure, NextStep};
 use crate::request::{
     APPEND_TO_FILE, EditSpec, MATCH_TEXT_MAX_LENGTH, OVERWRITE_FILE, ProposeRequest,
 };
 use crate::text_style::normalize_newlines;
-
-const BLANK_MESSAGE: &str = "match_text is empty but the file has content";
-
-const TOO_LONG_MESSAGE: &str = "match_text is too long (over 2000 characters)";
 
 /// What an edit replaces.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,13 +46,7 @@ pub(crate) fn validate(req: &ProposeRequest, file: Option<&str>) -> Result<Plan,
             )],
         ),
     };
-    let prefix = |idx: usize| {
-        if batch {
-            format!("Edit {idx}: ")
-        } else {
-            String::new()
-        }
-    };
+    let edit = |idx: usize| batch.then_some(idx);
     let file_blank = file.is_none_or(|t| t.trim().is_empty());
     // `edits` and `match_text`/`new_string` are two ways to say the change: one of them only,
     // and an empty `edits` with nothing else is no change (not a blank match_text).
@@ -64,16 +54,12 @@ pub(crate) fn validate(req: &ProposeRequest, file: Option<&str>) -> Result<Plan,
         Some(edits)
             if !edits.is_empty() && (!req.match_text.is_empty() || !req.new_string.is_empty()) =>
         {
-            return Err(EditError::invalid(format!(
-                "Both edits ({} {}) and match_text/new_string were given, so it is unclear which change is meant. Put that change into edits as one more item, or leave edits out.",
-                edits.len(),
-                if edits.len() == 1 { "edit" } else { "edits" }
-            )));
+            return Err(EditError::new(Failure::EditsAndMatchText {
+                edits: edits.len(),
+            }));
         }
         Some([]) if req.match_text.is_empty() && req.new_string.is_empty() && !file_blank => {
-            return Err(EditError::invalid(
-                "edits is empty and neither match_text nor new_string was given: there is no change to propose. Give edits at least one {match_text, new_string}.",
-            ));
+            return Err(EditError::new(Failure::EmptyEdits));
         }
         _ => {}
     }
@@ -84,20 +70,17 @@ pub(crate) fn validate(req: &ProposeRequest, file: Option<&str>) -> Result<Plan,
         let mt = spec.match_text.as_str();
         let target = if mt.trim().is_empty() {
             if !file_blank {
-                return Err(
-                    EditError::invalid(format!("{}{BLANK_MESSAGE}", prefix(idx)))
-                        .with_next(NextStep::ReadBeforeReplacing),
-                );
+                return Err(EditError::new(Failure::BlankMatchText { edit: edit(idx) })
+                    .with_next(NextStep::ReadBeforeReplacing));
             }
             Target::Overwrite
         } else if mt == OVERWRITE_FILE {
             Target::Overwrite
         } else if mt == APPEND_TO_FILE {
             if file.is_none() {
-                return Err(EditError::invalid(format!(
-                    "{}File must exist for APPEND_TO_FILE.",
-                    prefix(idx)
-                )));
+                return Err(EditError::new(Failure::AppendToMissingFile {
+                    edit: edit(idx),
+                }));
             }
             Target::Append
         } else {
@@ -113,7 +96,7 @@ pub(crate) fn validate(req: &ProposeRequest, file: Option<&str>) -> Result<Plan,
                 && spec.match_text.chars().count() > MATCH_TEXT_MAX_LENGTH
             {
                 return Err(
-                    EditError::invalid(format!("{}{TOO_LONG_MESSAGE}", prefix(idx)))
+                    EditError::new(Failure::MatchTextTooLong { edit: edit(idx) })
                         .with_next(NextStep::ShortenMatchText),
                 );
             }
@@ -144,7 +127,10 @@ mod tests {
     #[test]
     fn blank_match_text() {
         let e = validate(&req("   "), Some("def hello(): pass\n")).unwrap_err();
-        assert_eq!(e.message(), "match_text is empty but the file has content");
+        assert!(matches!(
+            e.failure(),
+            Failure::BlankMatchText { edit: None }
+        ));
         assert_eq!(e.next(), Some(&NextStep::ReadBeforeReplacing));
         let plan = validate(&req(""), Some("  \n")).unwrap();
         assert_eq!(plan.edits[0].target, Target::Overwrite);
@@ -158,20 +144,13 @@ mod tests {
         both.edits = Some(vec![EditSpec::new("a", "b")]);
         let e = validate(&both, Some("old a\n")).unwrap_err();
         assert!(
-            e.message()
-                .starts_with("Both edits (1 edit) and match_text/new_string were given"),
-            "{}",
-            e.message()
+            matches!(e.failure(), Failure::EditsAndMatchText { edits: 1 }),
+            "{e}"
         );
         let mut empty = ProposeRequest::single("f.py", "", "");
         empty.edits = Some(Vec::new());
         let e = validate(&empty, Some("content\n")).unwrap_err();
-        assert!(
-            e.message()
-                .starts_with("edits is empty and neither match_text"),
-            "{}",
-            e.message()
-        );
+        assert!(matches!(e.failure(), Failure::EmptyEdits), "{e}");
         // `[]` still falls back to match_text/new_string, and proposes a new empty file
         // where there is none.
         let mut fallback = req("def");
@@ -184,7 +163,10 @@ mod tests {
     fn length_limit_and_bypass() {
         assert!(validate(&req(&"x".repeat(2000)), Some("y")).is_ok());
         let e = validate(&req(&"x".repeat(2001)), Some("y")).unwrap_err();
-        assert!(e.message().starts_with("match_text is too long"));
+        assert!(matches!(
+            e.failure(),
+            Failure::MatchTextTooLong { edit: None }
+        ));
         assert_eq!(e.next(), Some(&NextStep::ShortenMatchText));
         let mut r = req(&"x".repeat(2500));
         r.bypass_match_text_limit = true;
@@ -202,9 +184,8 @@ mod tests {
         // The blank-text loop runs first, so edit 1's blank error wins over edit 0's length.
         let e = validate(&r, Some("content")).unwrap_err();
         assert!(
-            e.message().starts_with("Edit 1: match_text is empty"),
-            "{}",
-            e.message()
+            matches!(e.failure(), Failure::BlankMatchText { edit: Some(1) }),
+            "{e}"
         );
         let r = ProposeRequest::batch(
             "f",
@@ -213,12 +194,10 @@ mod tests {
                 EditSpec::new("a".repeat(2001), "c"),
             ],
         );
-        assert!(
-            validate(&r, Some("content"))
-                .unwrap_err()
-                .message()
-                .starts_with("Edit 1: match_text is too long")
-        );
+        assert!(matches!(
+            validate(&r, Some("content")).unwrap_err().failure(),
+            Failure::MatchTextTooLong { edit: Some(1) }
+        ));
     }
 
     #[test]
@@ -228,7 +207,10 @@ mod tests {
         let plan = validate(&req(APPEND_TO_FILE), Some("abc")).unwrap();
         assert_eq!(plan.edits[0].target, Target::Append);
         let e = validate(&req(APPEND_TO_FILE), None).unwrap_err();
-        assert_eq!(e.message(), "File must exist for APPEND_TO_FILE.");
+        assert!(matches!(
+            e.failure(),
+            Failure::AppendToMissingFile { edit: None }
+        ));
         // `edits: []` falls back to single mode.
         let mut r = req("abc");
         r.edits = Some(vec![]);

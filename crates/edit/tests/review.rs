@@ -12,9 +12,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fs_mcp_edit::{
-    Approval, Committed, Decision, EditError, EditSpec, ErrorKind, LaunchOutcome, NextStep, Note,
-    ProposeRequest, RecoveryStep, ReviewCommitted, ReviewConfig, ReviewManager, ReviewOutcome,
-    ReviewOwner, ReviewScope, Undecided, UserAction, WaitingInfo,
+    AccessThen, Approval, CommitRefusal, Committed, Decision, Diagnosis, EditError, EditSpec,
+    ErrorKind, Failure, LaunchOutcome, Limit, NearMiss, NextStep, Note, ProposeRequest, Recovery,
+    RecoveryStep, ReviewCommitted, ReviewConfig, ReviewManager, ReviewOutcome, ReviewOwner,
+    ReviewScope, Searched, Undecided, UserAction, WaitingInfo,
 };
 use fs_mcp_sandbox::Sandbox;
 use serde_json::Value;
@@ -160,17 +161,29 @@ fn committed(files: &[&str], approval: Approval) -> Decision {
     })
 }
 
+/// A failed match's facts: (edit, in the session, found, expected).
+fn count(e: &EditError) -> Option<(Option<usize>, bool, usize, usize)> {
+    match *e.failure() {
+        Failure::MatchCount {
+            edit,
+            in_session,
+            found,
+            expected,
+        } => Some((edit, in_session, found, expected)),
+        _ => None,
+    }
+}
+
 /// The typed error's data as a JSON value, to compare fields compactly.
 fn err_json(e: &EditError) -> Value {
     let mut v = serde_json::json!({
         "error_type": e.kind().as_str(),
-        "message": e.message(),
+        "failure": format!("{:?}", e.failure()),
         "session_path": e.session_path(),
         "diff": e.diff(),
     });
     if let Some(h) = e.hints() {
         v["line_count"] = h.line_count.into();
-        v["hint"] = h.hint.clone().into();
         v["occurrences"] = serde_json::json!(h.occurrences);
         v["suggested_grep_keywords"] = serde_json::json!(h.suggested_grep_keywords);
         v["suggestions"] = serde_json::json!(h.suggestions.as_ref().map(|s| {
@@ -265,7 +278,10 @@ async fn edited_proposal_is_a_review_then_continues() {
     assert_eq!(e.read("t.py"), "a\nBEE\nc\n");
     // The session is gone.
     let err = e.commit_review(&sp, "t.py").await.unwrap_err();
-    assert!(err.to_string().starts_with("Invalid session path"), "{err}");
+    assert!(
+        matches!(err.failure(), Failure::BadSessionPath { .. }),
+        "{err}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -281,7 +297,7 @@ async fn commit_review_accepts_the_users_version() {
     fs::write(e.ws.join("other.py"), "x").unwrap();
     let err = e.commit_review(&sp, "other.py").await.unwrap_err();
     assert!(
-        err.to_string().contains("is not the file of session"),
+        matches!(err.failure(), Failure::NotSessionFile { original_path, file, .. } if original_path == "other.py" && file == "t.py"),
         "{err}"
     );
     assert_eq!(e.read("other.py"), "x");
@@ -299,7 +315,7 @@ async fn commit_review_accepts_the_users_version() {
     assert_eq!(e.read("t.py"), "a\nB!!\nc\n");
     assert_eq!(e.session_dirs(), 0);
     let err = e.commit_review(&sp, "t.py").await.unwrap_err();
-    assert!(err.to_string().starts_with("Invalid session path"));
+    assert!(matches!(err.failure(), Failure::BadSessionPath { .. }));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -386,28 +402,31 @@ async fn validation_errors_and_hint_payloads() {
     // Blank match_text on a non-empty file (plain message).
     let err = e.propose_now(p("", "x")).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidRequest);
-    assert_eq!(
-        err.to_string(),
-        "match_text is empty but the file has content"
-    );
+    assert!(matches!(
+        err.failure(),
+        Failure::BlankMatchText { edit: None }
+    ));
     assert_eq!(err.next(), Some(&NextStep::ReadBeforeReplacing));
     let err = e.propose_now(p("   ", "x")).await.unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("match_text is empty but the file has content")
-    );
+    assert!(matches!(
+        err.failure(),
+        Failure::BlankMatchText { edit: None }
+    ));
 
     // Too long, and its bypass.
     let err = e.propose_now(p(&"x".repeat(2001), "y")).await.unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "match_text is too long (over 2000 characters)"
-    );
+    assert!(matches!(
+        err.failure(),
+        Failure::MatchTextTooLong { edit: None }
+    ));
     assert_eq!(err.next(), Some(&NextStep::ShortenMatchText));
     let mut bypass = p(&"x".repeat(2500), "y");
     bypass.bypass_match_text_limit = true;
     let err = e.propose_now(bypass).await.unwrap_err();
-    assert!(err.message().contains("No match found"), "{err}");
+    assert!(
+        matches!(err.failure(), Failure::MatchCount { found: 0, .. }),
+        "{err}"
+    );
     let err = e
         .propose_now(ProposeRequest::batch(
             "existing_file.py",
@@ -419,8 +438,7 @@ async fn validation_errors_and_hint_payloads() {
         .await
         .unwrap_err();
     assert!(
-        err.to_string()
-            .starts_with("Edit 1: match_text is too long"),
+        matches!(err.failure(), Failure::MatchTextTooLong { edit: Some(1) }),
         "{err}"
     );
 
@@ -431,10 +449,7 @@ async fn validation_errors_and_hint_payloads() {
         .unwrap_err();
     let v = err_json(&err);
     assert_eq!(v["error_type"], "validation_error");
-    assert_eq!(
-        v["message"],
-        "Edit preparation failed: No changes to apply."
-    );
+    assert!(matches!(err.failure(), Failure::NoChanges));
 
     // Not found: a similar-block suggestion (relative path, sandbox-resolved).
     let err = e
@@ -442,10 +457,7 @@ async fn validation_errors_and_hint_payloads() {
         .await
         .unwrap_err();
     let v = err_json(&err);
-    assert_eq!(
-        v["message"],
-        "Edit preparation failed: No match found for 'match_text'."
-    );
+    assert_eq!(count(&err), Some((None, false, 0, 1)));
     assert_eq!(v["line_count"], 3);
     assert_eq!(v["suggestions"][0]["line_start"], 2);
     assert_eq!(v["suggestions"][0]["line_end"], 2);
@@ -472,12 +484,13 @@ async fn validation_errors_and_hint_payloads() {
     assert_eq!(v["outline"][0]["type"], "function");
     assert_eq!(v["outline"][0]["name"], "hello");
     assert_eq!(v["suggested_grep_keywords"][0], "TotallyDifferentThing");
-    assert!(
-        v["hint"]
-            .as_str()
-            .unwrap()
-            .starts_with("No similar text found in 3-line file.")
+    assert_eq!(
+        err.hints().unwrap().diagnosis,
+        Diagnosis::NothingSimilar {
+            with_keywords: true
+        }
     );
+    assert_eq!(v["line_count"], 3);
     assert!(!err.to_string().contains("return 'world'"));
 
     // Duplicates: occurrences, and expected_replacements.
@@ -487,16 +500,16 @@ async fn validation_errors_and_hint_payloads() {
         .await
         .unwrap_err();
     let v = err_json(&err);
-    assert_eq!(
-        v["message"],
-        "Edit preparation failed: Expected 1 occurrences but found 2."
-    );
+    assert_eq!(count(&err), Some((None, false, 2, 1)));
     assert_eq!(v["occurrences"], serde_json::json!([1, 3]));
-    assert!(
-        v["hint"]
-            .as_str()
-            .unwrap()
-            .contains("expected_replacements=2")
+    assert_eq!(
+        err.hints().unwrap().diagnosis,
+        Diagnosis::WrongCount {
+            found: 2,
+            expected: 1,
+            more: false,
+            can_set_expected: true
+        }
     );
     let err = e
         .propose_now(ProposeRequest::batch(
@@ -505,10 +518,7 @@ async fn validation_errors_and_hint_payloads() {
         ))
         .await
         .unwrap_err();
-    assert_eq!(
-        err_json(&err)["message"],
-        "Edit 0: Expected 1 occurrence but found 2. Provide more context in match_text to ensure uniqueness."
-    );
+    assert_eq!(count(&err), Some((Some(0), false, 2, 1)));
     let err = e
         .propose_now(ProposeRequest::batch(
             "dup.py",
@@ -519,9 +529,8 @@ async fn validation_errors_and_hint_payloads() {
         ))
         .await
         .unwrap_err();
-    let v = err_json(&err);
-    assert_eq!(v["message"], "Edit 1: No match found for 'match_text'.");
-    assert!(v["hint"].as_str().unwrap().ends_with(" (edit 1)"));
+    assert_eq!(count(&err), Some((Some(1), false, 0, 1)));
+    assert_eq!(err.hints().unwrap().searched, Searched::FileEdit(1));
 
     // Missing files.
     let err = e
@@ -529,10 +538,7 @@ async fn validation_errors_and_hint_payloads() {
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::FileNotFound);
-    assert_eq!(
-        err_json(&err)["message"],
-        "Edit preparation failed: File not found: missing.py"
-    );
+    assert!(matches!(err.failure(), Failure::FileNotFound { path } if path == "missing.py"));
     let err = e
         .propose_now(ProposeRequest::batch(
             "missing.py",
@@ -545,7 +551,10 @@ async fn validation_errors_and_hint_payloads() {
         .propose_now(ProposeRequest::single("missing.py", "APPEND_TO_FILE", "b"))
         .await
         .unwrap_err();
-    assert_eq!(err.to_string(), "File must exist for APPEND_TO_FILE.");
+    assert!(matches!(
+        err.failure(),
+        Failure::AppendToMissingFile { edit: None }
+    ));
     assert!(!e.ws.join("missing.py").exists());
 
     // Outside the sandbox.
@@ -562,7 +571,10 @@ async fn validation_errors_and_hint_payloads() {
         .propose_now(ProposeRequest::single("adir", "OVERWRITE_FILE", "b"))
         .await
         .unwrap_err();
-    assert!(err.to_string().contains("is a directory"), "{err}");
+    assert!(
+        matches!(err.failure(), Failure::IsDirectory { path } if path == "adir"),
+        "{err}"
+    );
 
     // No session was created by any of this.
     assert_eq!(e.session_dirs(), 0);
@@ -594,7 +606,13 @@ async fn near_miss_recovery_is_applied_and_reported() {
     let resp = finish(task).await.unwrap();
     assert_eq!(resp.user_action(), UserAction::Committed);
     assert!(
-        matches!(&resp.notes[..], [Note::Text(t)] if t.contains("typographic")),
+        matches!(
+            &resp.notes[..],
+            [Note::NearMiss(NearMiss {
+                recovery: Recovery::Typographic,
+                ..
+            })]
+        ),
         "{:?}",
         resp.notes
     );
@@ -671,12 +689,7 @@ async fn conflict_leaves_both_versions() {
     let v = err_json(&err);
     assert_eq!(v["error_type"], "conflict");
     assert_eq!(v["session_path"], info.session_path.as_str());
-    assert!(
-        v["message"]
-            .as_str()
-            .unwrap()
-            .contains("changed on disk after this proposal was made")
-    );
+    assert!(matches!(err.failure(), Failure::Conflict { path, .. } if path == "t.py"));
     assert_eq!(e.read("t.py"), "a\nb\nsomeone else\n");
     assert_eq!(fs::read_to_string(&info.future).unwrap(), "a\nB\n");
     // commit_review refuses too; the session stays.
@@ -728,7 +741,10 @@ async fn session_path_abuse_is_refused_and_touches_nothing() {
     for sp in &candidates {
         let err = e.commit_review(sp, "t.py").await.unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Session, "{sp}: {err}");
-        assert!(err.to_string().starts_with("Invalid session path"), "{err}");
+        assert!(
+            matches!(err.failure(), Failure::BadSessionPath { .. }),
+            "{err}"
+        );
         let err = e
             .propose_now(ProposeRequest::single("t.py", "b", "B").in_session(sp))
             .await
@@ -755,12 +771,15 @@ async fn session_path_abuse_is_refused_and_touches_nothing() {
         .await
         .unwrap_err();
     assert!(
-        err.to_string().contains("reviews 't.py', not 'u.py'"),
+        matches!(err.failure(), Failure::OtherFileSession { reviews, path, .. } if reviews == "t.py" && path == "u.py"),
         "{err}"
     );
     // The unreviewed proposal cannot be committed.
     let err = e.commit_review(&real, "t.py").await.unwrap_err();
-    assert!(err.to_string().contains("has not been reviewed"), "{err}");
+    assert!(
+        matches!(err.failure(), Failure::NotReviewed { .. }),
+        "{err}"
+    );
     assert_eq!(e.read("t.py"), "a\nb\n");
     // A trailing slash still names the session.
     human_save(&real_path.join("future_t.py"), "a\nB\n");
@@ -874,7 +893,10 @@ async fn cancellation_and_dropped_calls() {
         .commit_review(&info.session_path, "t.py")
         .await
         .unwrap_err();
-    assert!(err.to_string().contains("in use by another call"), "{err}");
+    assert!(
+        matches!(err.failure(), Failure::SessionBusy { .. }),
+        "{err}"
+    );
     // Dropping the call (the client went away) frees the session again.
     task.abort();
     let _ = task.await;
@@ -955,32 +977,15 @@ async fn missing_editor_explains_how_to_open_by_hand() {
         }
     );
     assert_eq!(resp.user_action(), UserAction::Timeout);
-    let [
-        Note::EditorNotOpened {
-            launch,
-            instructions: m,
-        },
-    ] = &resp.notes[..]
-    else {
-        panic!("{:?}", resp.notes)
-    };
-    assert!(
-        launch
-            .to_string()
-            .contains("'fs-mcp-no-such-editor-xyz' is not installed"),
-        "{launch}"
-    );
-    assert!(
-        m.contains(&format!(
-            "code --diff '{}' '{}'",
-            info.current.display(),
-            info.future.display()
-        )),
-        "{m}"
-    );
-    assert!(
-        m.contains("Saving the proposal file unchanged approves it"),
-        "{m}"
+    assert_eq!(
+        resp.notes,
+        [Note::EditorNotOpened {
+            launch: LaunchOutcome::NotFound {
+                program: "fs-mcp-no-such-editor-xyz".into()
+            },
+            current: info.current.clone(),
+            future: info.future.clone(),
+        }]
     );
 }
 
@@ -1143,8 +1148,20 @@ async fn a_directory_swapped_for_a_symlink_during_review_is_not_written_through(
     human_approve(&info);
     let err = finish(task).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::AccessDenied, "{err}");
-    assert!(err.message().contains("outside"), "{err}");
-    assert!(err.message().contains("Nothing was written"), "{err}");
+    assert!(
+        matches!(
+            err.failure(),
+            Failure::CommitRefused {
+                why: CommitRefusal::Access(_),
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(
+        err.access_error().unwrap().to_string().contains("outside"),
+        "{err}"
+    );
     assert_eq!(err.session_path(), Some(info.session_path.as_str()));
     assert_eq!(snapshot(&outside), before, "something was written outside");
     assert!(!e.ws.join("d_old/new.txt").exists());
@@ -1154,7 +1171,19 @@ async fn a_directory_swapped_for_a_symlink_during_review_is_not_written_through(
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::AccessDenied, "{err}");
-    assert!(err.message().contains("Nothing was written"), "{err}");
+    assert!(
+        matches!(
+            err.failure(),
+            Failure::Access {
+                then: AccessThen::SessionStaysOpen,
+                ..
+            } | Failure::CommitRefused {
+                why: CommitRefusal::Access(_),
+                ..
+            }
+        ),
+        "{err}"
+    );
     assert_eq!(snapshot(&outside), before);
     // Once `d` is a directory inside again, the approved version can be committed.
     fs::remove_file(e.ws.join("d")).unwrap();
@@ -1198,7 +1227,7 @@ async fn identity_is_the_directory_handle_not_the_resolved_path() {
     let err = e.commit_review(&sp, "d/f.txt").await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Session, "{err}");
     assert!(
-        err.message().contains("is not the file of session"),
+        matches!(err.failure(), Failure::NotSessionFile { .. }),
         "{err}"
     );
     // Collecting the verdict (the approval) commits nothing into the new directory.
@@ -1209,7 +1238,16 @@ async fn identity_is_the_directory_handle_not_the_resolved_path() {
     };
     let err = e.propose_now(collect).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Conflict, "{err}");
-    assert!(err.message().contains("now leads to"), "{err}");
+    assert!(
+        matches!(
+            err.failure(),
+            Failure::CommitRefused {
+                why: CommitRefusal::Moved { .. },
+                ..
+            }
+        ),
+        "{err}"
+    );
     assert_eq!(e.read("d/f.txt"), "one\n", "written into the new directory");
     assert_eq!(e.read("d_old/f.txt"), "one\n");
 }
@@ -1258,7 +1296,16 @@ async fn a_target_that_moved_during_review_is_a_conflict() {
     human_approve(&info);
     let err = finish(task).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Conflict, "{err}");
-    assert!(err.message().contains("now leads to 'b.txt'"), "{err}");
+    assert!(
+        matches!(
+            err.failure(),
+            Failure::CommitRefused {
+                why: CommitRefusal::Moved { now, .. },
+                ..
+            } if now == "b.txt"
+        ),
+        "{err}"
+    );
     assert_eq!(e.read("a.txt"), "same\n");
     assert_eq!(e.read("b.txt"), "same\n");
 }
@@ -1379,7 +1426,17 @@ async fn a_directory_moved_away_during_review_is_a_conflict_that_creates_nothing
     human_approve(&info);
     let err = finish(task).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Conflict, "{err}");
-    assert!(err.message().contains("moved"), "{err}");
+    assert!(
+        matches!(
+            err.failure(),
+            Failure::Conflict { .. }
+                | Failure::CommitRefused {
+                    why: CommitRefusal::Moved { .. },
+                    ..
+                }
+        ),
+        "{err}"
+    );
     assert!(!e.ws.join("docs").exists(), "a directory was created");
     assert_eq!(e.read("docs_old/notes.md"), "notes\n");
     assert_eq!(err.session_path(), Some(info.session_path.as_str()));
@@ -1397,8 +1454,14 @@ fn a_read_only_sandbox_refuses_every_edit_tool() {
         fs_mcp_edit::append_text(&sandbox, "a.txt", "more"),
         fs_mcp_edit::move_file(&sandbox, "a.txt", "c.txt"),
     ] {
-        let message = result.unwrap_err().to_string();
-        assert!(message.contains("read-only"), "{message}");
+        let err = result.unwrap_err();
+        assert!(
+            matches!(
+                err.access_error(),
+                Some(fs_mcp_sandbox::AccessError::ReadOnly { .. })
+            ),
+            "{err}"
+        );
     }
     assert_eq!(std::fs::read_to_string(root.join("a.txt")).unwrap(), "a\n");
     assert!(!root.join("b.txt").exists() && !root.join("c.txt").exists());
@@ -1630,16 +1693,20 @@ async fn open_reviews_are_bounded_in_count_and_bytes() {
             .await
             .err()
             .expect("refused")
-            .to_string()
+            .failure()
+            .clone()
         }
     };
     let mine = refused(ReviewOwner::client(1, &e.sandbox)).await;
     assert!(
-        mine.contains("Too many open reviews of this client"),
-        "{mine}"
+        matches!(mine, Failure::Limit(Limit::ClientReviews)),
+        "{mine:?}"
     );
     let all = refused(ReviewOwner::client(99, &e.sandbox)).await;
-    assert!(all.contains("Too many open reviews: this server"), "{all}");
+    assert!(
+        matches!(all, Failure::Limit(Limit::ServerReviews)),
+        "{all:?}"
+    );
     // The way on is data the binary words (naming only tools it lists), not a sentence here.
     let next = e
         .mgr
@@ -1681,13 +1748,16 @@ async fn open_reviews_are_bounded_in_count_and_bytes() {
         {
             Ok(_) => {}
             Err(err) => {
-                refused = Some((i, err.to_string()));
+                refused = Some((i, err.failure().clone()));
                 break;
             }
         }
     }
     let (at, message) = refused.expect("the byte bound was never reached");
-    assert!(at > 0 && message.contains("MiB"), "{at}: {message}");
+    assert!(
+        at > 0 && matches!(message, Failure::Limit(Limit::ClientBytes { .. })),
+        "{at}: {message:?}"
+    );
     let held: u64 = fs::read_dir(e.mgr.sessions_dir())
         .unwrap()
         .flat_map(|d| fs::read_dir(d.unwrap().path()).unwrap())
