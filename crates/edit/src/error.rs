@@ -145,25 +145,29 @@ pub enum Failure {
     EmptyEdits,
     /// A blank `match_text` for a file with content.
     BlankMatchText {
-        /// The edit of a batch (0-based); `None`: the single `match_text`.
+        /// The edit of a batch (its place in the request's `edits`, 0-based); `None`: the single
+        /// `match_text`.
         edit: Option<usize>,
     },
     /// `APPEND_TO_FILE` for a file that does not exist.
     AppendToMissingFile {
-        /// The edit of a batch (0-based); `None`: the single `match_text`.
+        /// The edit of a batch (its place in the request's `edits`, 0-based); `None`: the single
+        /// `match_text`.
         edit: Option<usize>,
     },
     /// A `match_text` longer than [`crate::MATCH_TEXT_MAX_LENGTH`] characters, without the
     /// bypass.
     MatchTextTooLong {
-        /// The edit of a batch (0-based); `None`: the single `match_text`.
+        /// The edit of a batch (its place in the request's `edits`, 0-based); `None`: the single
+        /// `match_text`.
         edit: Option<usize>,
     },
     /// A whole-file overwrite combined with other edits of a new proposal.
     OverwriteInBatch,
     /// A `match_text` occurs `found` times where `expected` were required (the hints say more).
     MatchCount {
-        /// The edit of a batch (0-based); `None`: the single `match_text`.
+        /// The edit of a batch (its place in the request's `edits`, 0-based); `None`: the single
+        /// `match_text`.
         edit: Option<usize>,
         /// It was searched in the session's current version (not the file).
         in_session: bool,
@@ -630,7 +634,12 @@ pub enum WriteRefusal {
     /// It kept changing (renamed or replaced) while it was being written.
     KeptChanging,
     /// Larger than the write reads.
-    TooLarge(u64),
+    TooLarge {
+        /// Its size, bytes.
+        bytes: u64,
+        /// The limit it exceeds, bytes.
+        limit: u64,
+    },
     /// Writing failed.
     Io(Arc<io::Error>),
 }
@@ -671,7 +680,9 @@ impl Failure {
             }
             | Failure::WriteRefused {
                 why:
-                    WriteRefusal::IsDirectory | WriteRefusal::NotRegular(_) | WriteRefusal::TooLarge(_),
+                    WriteRefusal::IsDirectory
+                    | WriteRefusal::NotRegular(_)
+                    | WriteRefusal::TooLarge { .. },
                 ..
             }
             | Failure::HardLinked { .. }
@@ -790,6 +801,22 @@ impl EditError {
 
     pub(crate) fn with_session_path(mut self, session_path: impl Into<String>) -> EditError {
         self.session_path = Some(session_path.into());
+        self
+    }
+
+    /// The error with every edit it names renumbered by `place` (from its number in one file's
+    /// edits to its place in the request's `edits`).
+    pub(crate) fn placed(mut self, place: impl Fn(Option<usize>) -> Option<usize>) -> EditError {
+        match &mut *self.failure {
+            Failure::BlankMatchText { edit }
+            | Failure::AppendToMissingFile { edit }
+            | Failure::MatchTextTooLong { edit }
+            | Failure::MatchCount { edit, .. } => *edit = place(*edit),
+            _ => {}
+        }
+        if let Some(hints) = &mut self.hints {
+            hints.searched = hints.searched.placed(place);
+        }
         self
     }
 

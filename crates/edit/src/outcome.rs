@@ -205,6 +205,19 @@ pub enum Note {
     CrashCompleted(CrashCompleted),
 }
 
+impl Note {
+    /// The same note, a near miss's edit renumbered by `place`.
+    pub(crate) fn placed(self, place: impl Fn(Option<usize>) -> Option<usize>) -> Note {
+        match self {
+            Note::NearMiss(near_miss) => Note::NearMiss(NearMiss {
+                edit: place(near_miss.edit),
+                ..near_miss
+            }),
+            other => other,
+        }
+    }
+}
+
 /// How a proposal ended: the decision, then the notes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReviewOutcome {

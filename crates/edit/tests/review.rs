@@ -2034,3 +2034,64 @@ async fn a_view_verdict_is_its_clients_own_and_taken_once() {
     assert!(matches!(done, fs_mcp_edit::Staged::Done(_)));
     assert_eq!(e.read("t.py"), "a\nB\n");
 }
+
+/// A multi-file proposal is prepared file by file, but a failed edit is named by its place in
+/// the request's `edits` (what the model sent), not by its place among its file's edits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_edit_of_a_multi_file_proposal_is_named_by_its_place_in_edits() {
+    let e = env(|_| {});
+    fs::write(e.ws.join("a.txt"), "alpha\n").unwrap();
+    fs::write(e.ws.join("b.txt"), "beta\n").unwrap();
+    let a = e.owner();
+    let failed = |edits: Vec<EditSpec>| {
+        let req = ProposeRequest {
+            edits: Some(edits),
+            ..ProposeRequest::single("a.txt", "", "")
+        };
+        let e = &e;
+        let a = &a;
+        async move {
+            match e.mgr.stage(&e.sandbox, req, a).await {
+                Err(err) => (err.failure().clone(), err.hints().map(|h| h.searched)),
+                Ok(_) => panic!("the missing match_text was proposed"),
+            }
+        }
+    };
+    // The third edit, the second of b.txt's.
+    let (failure, searched) = failed(vec![
+        EditSpec::new("alpha", "ALPHA"),
+        EditSpec::new("beta", "BETA").in_file("b.txt"),
+        EditSpec::new("gone", "x").in_file("b.txt"),
+    ])
+    .await;
+    assert!(
+        matches!(
+            failure,
+            Failure::MatchCount {
+                edit: Some(2),
+                found: 0,
+                ..
+            }
+        ),
+        "{failure:?}"
+    );
+    assert_eq!(searched, Some(Searched::FileEdit(2)));
+    // The second edit, b.txt's only one (prepared as a single match_text).
+    let (failure, searched) = failed(vec![
+        EditSpec::new("alpha", "ALPHA"),
+        EditSpec::new("gone", "x").in_file("b.txt"),
+    ])
+    .await;
+    assert!(
+        matches!(
+            failure,
+            Failure::MatchCount {
+                edit: Some(1),
+                found: 0,
+                ..
+            }
+        ),
+        "{failure:?}"
+    );
+    assert_eq!(searched, Some(Searched::FileEdit(1)));
+}
