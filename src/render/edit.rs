@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use fs_mcp_edit::{
     APPEND_TO_FILE, AccessThen, Approval, BadSessionPath, CommitRefusal, CrashCompleted, Decision,
-    Diagnosis, EditError, EndedWhy, Failure, Hints, LaunchOutcome, Limit, MATCH_TEXT_MAX_LENGTH,
-    MAX_FILE_BYTES, MAX_OPEN_REVIEW_BYTES, MAX_OPEN_REVIEWS, MAX_REVIEW_BYTES_PER_CLIENT,
-    MAX_REVIEWS_PER_CLIENT, NearMiss, NextStep, NotCompleted, Note, Recovery, RecoveryStep,
-    ReviewCommitted, ReviewOutcome, Searched, TokenPurpose, Undecided, WriteAction, WriteRefusal,
-    Written,
+    Diagnosis, DiffVersion, EditError, EndedWhy, Failure, Hints, LaunchOutcome, Limit,
+    MATCH_TEXT_MAX_LENGTH, MAX_FILE_BYTES, MAX_OPEN_REVIEW_BYTES, MAX_OPEN_REVIEWS,
+    MAX_REVIEW_BYTES_PER_CLIENT, MAX_REVIEWS_PER_CLIENT, NearMiss, NextStep, NotCompleted, Note,
+    Recovery, RecoveryStep, ReviewCommitted, ReviewOutcome, Searched, TokenPurpose, Undecided,
+    VersionDiff, WriteAction, WriteRefusal, Written,
 };
 use fs_mcp_text::describe_io;
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -37,7 +37,7 @@ struct VerdictReply<'a> {
     user_comment: Option<&'a str>,
     /// REVIEW: unified diff from the proposal to the human's version.
     #[serde(skip_serializing_if = "Option::is_none")]
-    user_feedback_diff: Option<&'a str>,
+    user_feedback_diff: Option<String>,
     /// Auto-approve: what was written; PENDING: the proposal.
     #[serde(skip_serializing_if = "Option::is_none")]
     diff: Option<&'a str>,
@@ -154,7 +154,7 @@ fn verdict<'a>(
             before_this_call,
             ..
         } => {
-            reply.user_feedback_diff = Some(diff);
+            reply.user_feedback_diff = Some(version_diff(diff));
             let lead = if *before_this_call {
                 "The user edited the proposal after the last call ended; the diff shows their changes. Your new edit was NOT applied. Propose it again against the user's version."
             } else {
@@ -440,9 +440,34 @@ pub fn error_text(error: &EditError, listed: &ListedTools) -> String {
     }
     if let Some(diff) = error.diff() {
         text.push_str("\nWhat changed on disk since the proposal:\n");
-        text.push_str(diff);
+        text.push_str(&version_diff(diff));
     }
     text
+}
+
+/// A diff between two versions of a file, its header naming them: `--- a/x.txt (when proposed)`.
+fn version_diff(diff: &VersionDiff) -> String {
+    if diff.hunks.is_empty() {
+        return String::new();
+    }
+    format!(
+        "--- a/{name} ({})\n+++ b/{name} ({})\n{}",
+        version(diff.old),
+        version(diff.new),
+        diff.hunks,
+        name = diff.name
+    )
+}
+
+/// A version of a file, as a diff header names it.
+fn version(version: DiffVersion) -> &'static str {
+    match version {
+        DiffVersion::WhenProposed => "when proposed",
+        DiffVersion::OnDiskNow => "on disk now",
+        DiffVersion::AgentProposal => "agent proposal",
+        DiffVersion::UsersPreviousVersion => "user's previous version",
+        DiffVersion::UserFeedback => "user feedback",
+    }
 }
 
 /// An edit of a batch as the model wrote it: `edits[2]` is the third item of its `edits` array
@@ -1278,7 +1303,7 @@ mod tests {
             Decision::Feedback {
                 session_path: "/s".into(),
                 path: "t.py".into(),
-                diff: "-a\n+b\n".into(),
+                diff: feedback_diff(),
                 before_this_call: false,
             },
             Vec::new(),
@@ -1294,6 +1319,53 @@ mod tests {
             ]
         );
         assert_eq!(v["user_action"], "REVIEW");
+        assert_eq!(
+            v["user_feedback_diff"],
+            "--- a/future_t.py (agent proposal)\n+++ b/future_t.py (user feedback)\n@@ -1 +1 @@\n-a\n+b\n"
+        );
+    }
+
+    fn feedback_diff() -> VersionDiff {
+        VersionDiff {
+            name: "future_t.py".into(),
+            old: DiffVersion::AgentProposal,
+            new: DiffVersion::UserFeedback,
+            hunks: "@@ -1 +1 @@\n-a\n+b\n".into(),
+        }
+    }
+
+    /// A diff's header names its two versions (the crate gives them as data); equal versions
+    /// give no diff at all.
+    #[test]
+    fn diff_headers_name_the_versions() {
+        let diff = |old, new, hunks: &str| {
+            version_diff(&VersionDiff {
+                name: "x.txt".into(),
+                old,
+                new,
+                hunks: hunks.into(),
+            })
+        };
+        assert_eq!(
+            diff(
+                DiffVersion::WhenProposed,
+                DiffVersion::OnDiskNow,
+                "@@ -1 +1 @@\n-a\n+b\n"
+            ),
+            "--- a/x.txt (when proposed)\n+++ b/x.txt (on disk now)\n@@ -1 +1 @@\n-a\n+b\n"
+        );
+        assert_eq!(
+            diff(
+                DiffVersion::UsersPreviousVersion,
+                DiffVersion::UserFeedback,
+                "@@\n"
+            ),
+            "--- a/x.txt (user's previous version)\n+++ b/x.txt (user feedback)\n@@\n"
+        );
+        assert_eq!(
+            diff(DiffVersion::AgentProposal, DiffVersion::UserFeedback, ""),
+            ""
+        );
     }
 
     #[test]
@@ -1401,7 +1473,7 @@ mod tests {
             Decision::Feedback {
                 session_path: "/s".into(),
                 path: "t.py".into(),
-                diff: "-a\n+b\n".into(),
+                diff: feedback_diff(),
                 before_this_call: false,
             },
             undecided(

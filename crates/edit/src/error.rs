@@ -12,6 +12,7 @@ use std::sync::Arc;
 use fs_mcp_sandbox::{AccessError, EntryKind};
 use fs_mcp_text::NotText;
 
+use crate::diff::VersionDiff;
 use crate::hints::Hints;
 
 /// What kind of failure an [`EditError`] is.
@@ -765,7 +766,7 @@ pub struct EditError {
     next: Option<Box<NextStep>>,
     hints: Option<Box<Hints>>,
     session_path: Option<String>,
-    diff: Option<String>,
+    diff: Option<Box<VersionDiff>>,
 }
 
 impl EditError {
@@ -826,8 +827,8 @@ impl EditError {
         self
     }
 
-    pub(crate) fn with_diff(mut self, diff: impl Into<String>) -> EditError {
-        self.diff = Some(diff.into());
+    pub(crate) fn with_diff(mut self, diff: VersionDiff) -> EditError {
+        self.diff = Some(Box::new(diff));
         self
     }
 
@@ -857,7 +858,7 @@ impl EditError {
     }
 
     /// Conflicts: a unified diff of what changed in the file since the proposal was made.
-    pub fn diff(&self) -> Option<&str> {
+    pub fn diff(&self) -> Option<&VersionDiff> {
         self.diff.as_deref()
     }
 

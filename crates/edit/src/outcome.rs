@@ -11,6 +11,7 @@ use fs_mcp_sandbox::{AccessError, Sandbox};
 
 use crate::atomic::WriteReport;
 use crate::committed::CommitInfo;
+use crate::diff::VersionDiff;
 use crate::editor::LaunchOutcome;
 use crate::near_miss::NearMiss;
 
@@ -102,8 +103,8 @@ pub enum Decision {
         session_path: String,
         /// The file, as the client named it.
         path: String,
-        /// Unified diff from the proposal (or the human's previous version) to theirs.
-        diff: String,
+        /// The diff from the proposal (or the human's previous version) to theirs.
+        diff: VersionDiff,
         /// The edit was made after the last call ended; this call's new edit was not applied.
         before_this_call: bool,
     },

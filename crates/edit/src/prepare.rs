@@ -11,7 +11,7 @@ use fs_mcp_sandbox::{AccessError, EntryKind, Sandbox};
 use crate::approval::{SaveResult, process_save};
 use crate::commit::{self, Change, Options, ReadMode};
 use crate::committed::{commit_failure, model_of};
-use crate::diff::unified_diff;
+use crate::diff::{DiffVersion, VersionDiff, unified_diff};
 use crate::error::{EditError, Failure, NextStep};
 use crate::outcome::{
     Approval, Committed, Decision, Note, ReviewOutcome, committed, created_dirs_note,
@@ -314,11 +314,10 @@ fn auto_commit(
             .with_next(NextStep::ReadAndProposeAgain {
                 path: Some(shown.to_string()),
             })
-            .with_diff(unified_diff(
-                &base.model,
-                now_model,
-                &format!("a/{shown} (when proposed)"),
-                &format!("b/{shown} (on disk now)"),
+            .with_diff(VersionDiff::new(
+                shown,
+                (DiffVersion::WhenProposed, &base.model),
+                (DiffVersion::OnDiskNow, now_model),
             ))
         };
         let text = current

@@ -12,10 +12,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fs_mcp_edit::{
-    AccessThen, Approval, CommitRefusal, Committed, Decision, Diagnosis, EditError, EditSpec,
-    ErrorKind, Failure, LaunchOutcome, Limit, NearMiss, NextStep, Note, ProposeRequest, Recovery,
-    RecoveryStep, ReviewCommitted, ReviewConfig, ReviewManager, ReviewOutcome, ReviewOwner,
-    ReviewScope, Searched, Undecided, UserAction, WaitingInfo,
+    AccessThen, Approval, CommitRefusal, Committed, Decision, Diagnosis, DiffVersion, EditError,
+    EditSpec, ErrorKind, Failure, LaunchOutcome, Limit, NearMiss, NextStep, Note, ProposeRequest,
+    Recovery, RecoveryStep, ReviewCommitted, ReviewConfig, ReviewManager, ReviewOutcome,
+    ReviewOwner, ReviewScope, Searched, Undecided, UserAction, VersionDiff, WaitingInfo,
 };
 use fs_mcp_sandbox::Sandbox;
 use serde_json::Value;
@@ -134,8 +134,13 @@ fn human_approve(info: &WaitingInfo) {
     human_save(&info.future, content);
 }
 
-/// REVIEW: the human's changes.
+/// REVIEW: the hunks of the human's changes.
 fn feedback_diff(outcome: &ReviewOutcome) -> Option<String> {
+    feedback_version_diff(outcome).map(|d| d.hunks)
+}
+
+/// REVIEW: the diff of the human's changes.
+fn feedback_version_diff(outcome: &ReviewOutcome) -> Option<VersionDiff> {
     match &outcome.decision {
         Decision::Feedback { diff, .. } => Some(diff.clone()),
         _ => None,
@@ -180,7 +185,7 @@ fn err_json(e: &EditError) -> Value {
         "error_type": e.kind().as_str(),
         "failure": format!("{:?}", e.failure()),
         "session_path": e.session_path(),
-        "diff": e.diff(),
+        "diff": e.diff().map(|d| &d.hunks),
     });
     if let Some(h) = e.hints() {
         v["line_count"] = h.line_count.into();
@@ -258,10 +263,13 @@ async fn edited_proposal_is_a_review_then_continues() {
         }
     ));
     assert_eq!(
-        feedback_diff(&resp).as_deref(),
-        Some(
-            "--- a/future_t.py (agent proposal)\n+++ b/future_t.py (user feedback)\n@@ -1,3 +1,3 @@\n a\n-B\n+Bee\n c\n"
-        )
+        feedback_version_diff(&resp),
+        Some(VersionDiff {
+            name: "future_t.py".into(),
+            old: DiffVersion::AgentProposal,
+            new: DiffVersion::UserFeedback,
+            hunks: "@@ -1,3 +1,3 @@\n a\n-B\n+Bee\n c\n".into(),
+        })
     );
     assert_eq!(e.read("t.py"), "a\nb\nc\n");
     assert_eq!(fs::read_to_string(&info.current).unwrap(), "a\nBee\nc\n");
