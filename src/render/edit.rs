@@ -15,7 +15,7 @@ use fs_mcp_edit::{
     Recovery, RecoveryStep, ReviewCommitted, ReviewOutcome, Searched, TokenPurpose, Undecided,
     VersionDiff, WriteAction, WriteRefusal, Written,
 };
-use fs_mcp_text::describe_io;
+use fs_mcp_text::{NotText, describe_io};
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 
@@ -470,6 +470,16 @@ fn version(version: DiffVersion) -> &'static str {
     }
 }
 
+/// Why a file's bytes are not text, worded to follow "Cannot edit 'x': ".
+fn not_text(error: NotText) -> String {
+    match error {
+        NotText::Binary => "it looks like a binary file (it contains a NUL byte)".to_string(),
+        NotText::InvalidUtf8 { valid_up_to } => {
+            format!("it is not valid UTF-8 text (first invalid byte at offset {valid_up_to})")
+        }
+    }
+}
+
 /// An edit of a batch as the model wrote it: `edits[2]` is the third item of its `edits` array
 /// (a bare "edit 2" reads as 1-based to a model).
 fn edit_name(edit: usize) -> String {
@@ -638,7 +648,9 @@ pub fn what_failed(failure: &Failure) -> String {
             "'{path}' is too large to review ({}; the limit is {max_mib} MiB).",
             size_over(*bytes, MAX_FILE_BYTES)
         ),
-        Failure::FileNotText { path, error } => format!("Cannot edit '{path}': {error}."),
+        Failure::FileNotText { path, error } => {
+            format!("Cannot edit '{path}': {}.", not_text(*error))
+        }
         Failure::ReadFile { path, error } => format!("Cannot read '{path}': {error}"),
         Failure::ProposalTooLarge { path, bytes } => format!(
             "The proposed content for '{path}' is too large ({}; the limit is {max_mib} MiB).",
@@ -692,7 +704,7 @@ pub fn what_failed(failure: &Failure) -> String {
             format!("Cannot write {}: {error}", file.display())
         }
         Failure::SessionFileNotText { file, error } => {
-            format!("Cannot use {}: {error}.", file.display())
+            format!("Cannot use {}: {}.", file.display(), not_text(*error))
         }
         Failure::RecordUserVersion { file, error } => format!(
             "Cannot record the user's version in {}: {error}",
@@ -703,8 +715,9 @@ pub fn what_failed(failure: &Failure) -> String {
             error,
             stays_open,
         } => format!(
-            "The reviewed file {} cannot be used: {error}{}",
+            "The reviewed file {} cannot be used: {}{}",
             file.display(),
+            not_text(*error),
             if *stays_open {
                 "; the session stays open"
             } else {
