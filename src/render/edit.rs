@@ -9,13 +9,13 @@ use std::time::Duration;
 
 use fs_mcp_edit::{
     APPEND_TO_FILE, AccessThen, Approval, BadSessionPath, CommitRefusal, CrashCompleted, Decision,
-    Diagnosis, EditError, EndedWhy, Failure, Hints, LaunchOutcome, Limit, MATCH_TEXT_MAX_LENGTH,
-    MAX_FILE_BYTES, MAX_OPEN_REVIEW_BYTES, MAX_OPEN_REVIEWS, MAX_REVIEW_BYTES_PER_CLIENT,
-    MAX_REVIEWS_PER_CLIENT, NearMiss, NextStep, NotCompleted, Note, Recovery, RecoveryStep,
-    ReviewCommitted, ReviewOutcome, Searched, TokenPurpose, Undecided, WriteAction, WriteRefusal,
-    Written,
+    Diagnosis, DiffVersion, EditError, EndedWhy, Failure, Hints, LaunchOutcome, Limit,
+    MATCH_TEXT_MAX_LENGTH, MAX_FILE_BYTES, MAX_OPEN_REVIEW_BYTES, MAX_OPEN_REVIEWS,
+    MAX_REVIEW_BYTES_PER_CLIENT, MAX_REVIEWS_PER_CLIENT, NearMiss, NextStep, NotCompleted, Note,
+    Recovery, RecoveryStep, ReviewCommitted, ReviewOutcome, Searched, TokenPurpose, Undecided,
+    VersionDiff, WriteAction, WriteRefusal, Written,
 };
-use fs_mcp_text::describe_io;
+use fs_mcp_text::{NotText, describe_io};
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 
@@ -37,7 +37,7 @@ struct VerdictReply<'a> {
     user_comment: Option<&'a str>,
     /// REVIEW: unified diff from the proposal to the human's version.
     #[serde(skip_serializing_if = "Option::is_none")]
-    user_feedback_diff: Option<&'a str>,
+    user_feedback_diff: Option<String>,
     /// Auto-approve: what was written; PENDING: the proposal.
     #[serde(skip_serializing_if = "Option::is_none")]
     diff: Option<&'a str>,
@@ -154,7 +154,7 @@ fn verdict<'a>(
             before_this_call,
             ..
         } => {
-            reply.user_feedback_diff = Some(diff);
+            reply.user_feedback_diff = Some(version_diff(diff));
             let lead = if *before_this_call {
                 "The user edited the proposal after the last call ended; the diff shows their changes. Your new edit was NOT applied. Propose it again against the user's version."
             } else {
@@ -303,7 +303,7 @@ pub fn manual_instructions(current: &Path, future: &Path) -> String {
 fn near_miss_text(near_miss: &NearMiss) -> String {
     let what = match near_miss.edit {
         None => "match_text".to_string(),
-        Some(i) => format!("edit {i}'s match_text"),
+        Some(i) => format!("{}.match_text", edit_name(i)),
     };
     let line = near_miss.line;
     match near_miss.recovery {
@@ -440,19 +440,110 @@ pub fn error_text(error: &EditError, listed: &ListedTools) -> String {
     }
     if let Some(diff) = error.diff() {
         text.push_str("\nWhat changed on disk since the proposal:\n");
-        text.push_str(diff);
+        text.push_str(&version_diff(diff));
     }
     text
 }
 
-/// "Edit 2: " for edit 2 of a batch, "" for the single `match_text`.
-fn edit_prefix(edit: Option<usize>) -> String {
-    edit.map_or_else(String::new, |i| format!("Edit {i}: "))
+/// A diff between two versions of a file, its header naming them: `--- a/x.txt (when proposed)`.
+fn version_diff(diff: &VersionDiff) -> String {
+    if diff.hunks.is_empty() {
+        return String::new();
+    }
+    format!(
+        "--- a/{name} ({})\n+++ b/{name} ({})\n{}",
+        version(diff.old),
+        version(diff.new),
+        diff.hunks,
+        name = diff.name
+    )
 }
+
+/// A version of a file, as a diff header names it.
+fn version(version: DiffVersion) -> &'static str {
+    match version {
+        DiffVersion::WhenProposed => "when proposed",
+        DiffVersion::OnDiskNow => "on disk now",
+        DiffVersion::AgentProposal => "agent proposal",
+        DiffVersion::UsersPreviousVersion => "user's previous version",
+        DiffVersion::UserFeedback => "user feedback",
+    }
+}
+
+/// Why a file's bytes are not text, worded to follow "Cannot edit 'x': ".
+fn not_text(error: NotText) -> String {
+    match error {
+        NotText::Binary => "it looks like a binary file (it contains a NUL byte)".to_string(),
+        NotText::InvalidUtf8 { valid_up_to } => {
+            format!("it is not valid UTF-8 text (first invalid byte at offset {valid_up_to})")
+        }
+    }
+}
+
+/// An edit of a batch as the model wrote it: `edits[2]` is the third item of its `edits` array
+/// (a bare "edit 2" reads as 1-based to a model).
+fn edit_name(edit: usize) -> String {
+    format!("{}[{edit}]", EDITS.name)
+}
+
+/// "edits[2]: " for the third item of `edits`, "" for the single `match_text`.
+fn edit_prefix(edit: Option<usize>) -> String {
+    edit.map_or_else(String::new, |i| format!("{}: ", edit_name(i)))
+}
+
+/// `count` and `noun`, the noun in the plural unless the count is one: "1 line", "2 lines".
+fn counted(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
+}
+
+/// "1 time", "2 times".
+fn times(count: usize) -> String {
+    counted(count, "time")
+}
+
+/// The session's text a continuing edit is searched in: the last proposal, or the user's changes
+/// to it (the session does not say whether the user changed it).
+const SESSION_VERSION: &str =
+    "the session's current version (your last proposal, with any changes the user saved)";
 
 /// Whole MiB, rounded down.
 fn mib(bytes: u64) -> u64 {
     bytes / (1024 * 1024)
+}
+
+/// A limit in whole MiB, or in bytes when it is not a whole number of MiB.
+fn size_limit(limit: u64) -> String {
+    if limit.is_multiple_of(1024 * 1024) {
+        format!("{} MiB", mib(limit))
+    } else {
+        format!("{limit} bytes")
+    }
+}
+
+/// "3 MiB are held", "1 MiB is held" (rounded up, as the proposal's need).
+fn mib_held(bytes: usize) -> String {
+    match bytes.div_ceil(1024 * 1024) {
+        1 => "1 MiB is".to_string(),
+        n => format!("{n} MiB are"),
+    }
+}
+
+/// The size of `bytes`, over `limit`, worded so the number shown exceeds the limit shown in
+/// whole MiB: whole MiB when they do, else tenths of a MiB (rounded down), else bytes.
+fn size_over(bytes: u64, limit: u64) -> String {
+    const MIB: u64 = 1024 * 1024;
+    if mib(bytes) > mib(limit) {
+        return format!("{} MiB", mib(bytes));
+    }
+    let tenths = bytes.saturating_mul(10) / MIB;
+    if tenths > mib(limit) * 10 {
+        return format!("{}.{} MiB", tenths / 10, tenths % 10);
+    }
+    format!("{bytes} bytes")
 }
 
 /// What failed, in words (the first part of the error's first line).
@@ -505,29 +596,34 @@ pub fn what_failed(failure: &Failure) -> String {
             in_session: false,
             found,
             expected,
-        } => format!("Edit preparation failed: Expected {expected} occurrences but found {found}."),
+        } => format!(
+            "Edit preparation failed: Expected {} but found {found}.",
+            counted(*expected, "occurrence")
+        ),
         Failure::MatchCount {
             edit: None,
             in_session: true,
             found,
             expected,
         } => format!(
-            "Contextual patch failed. The provided 'match_text' was found {found} times in the user's last version, but expected exactly {expected}."
+            "Contextual patch failed. The provided 'match_text' was found {} in {SESSION_VERSION}, but expected exactly {expected}.",
+            times(*found)
         ),
         Failure::MatchCount {
             edit: Some(i),
             in_session: false,
             found: 0,
             ..
-        } => format!("Edit {i}: No match found for 'match_text'."),
+        } => format!("{}: No match found for 'match_text'.", edit_name(*i)),
         Failure::MatchCount {
             edit: Some(i),
             in_session: false,
             found,
             expected,
         } => format!(
-            "Edit {i}: Expected {expected} occurrence{} but found {found}. Provide more context in match_text to ensure uniqueness.",
-            if *expected == 1 { "" } else { "s" }
+            "{}: Expected {} but found {found}. Provide more context in match_text to ensure uniqueness.",
+            edit_name(*i),
+            counted(*expected, "occurrence")
         ),
         Failure::MatchCount {
             edit: Some(i),
@@ -535,7 +631,9 @@ pub fn what_failed(failure: &Failure) -> String {
             found,
             expected,
         } => format!(
-            "Edit {i}: match_text found {found} times in session content, expected {expected}."
+            "{}: match_text found {} in {SESSION_VERSION}, expected {expected}.",
+            edit_name(*i),
+            times(*found)
         ),
         Failure::NoChanges => "Edit preparation failed: No changes to apply.".to_string(),
         Failure::FileNotFound { path } => {
@@ -547,14 +645,16 @@ pub fn what_failed(failure: &Failure) -> String {
             kind.described()
         ),
         Failure::FileTooLarge { path, bytes } => format!(
-            "'{path}' is too large to review ({} MiB; the limit is {max_mib} MiB).",
-            mib(*bytes)
+            "'{path}' is too large to review ({}; the limit is {max_mib} MiB).",
+            size_over(*bytes, MAX_FILE_BYTES)
         ),
-        Failure::FileNotText { path, error } => format!("Cannot edit '{path}': {error}."),
+        Failure::FileNotText { path, error } => {
+            format!("Cannot edit '{path}': {}.", not_text(*error))
+        }
         Failure::ReadFile { path, error } => format!("Cannot read '{path}': {error}"),
         Failure::ProposalTooLarge { path, bytes } => format!(
-            "The proposed content for '{path}' is too large ({} MiB; the limit is {max_mib} MiB).",
-            mib(*bytes as u64)
+            "The proposed content for '{path}' is too large ({}; the limit is {max_mib} MiB).",
+            size_over(*bytes as u64, MAX_FILE_BYTES)
         ),
         Failure::ProposalWouldGrow { path } => format!(
             "The proposed content for '{path}' would be larger than the {} MiB a review takes; nothing was proposed. Propose a smaller change.",
@@ -583,16 +683,16 @@ pub fn what_failed(failure: &Failure) -> String {
                     "Too many open reviews: this server holds at most {MAX_OPEN_REVIEWS} review sessions at once, of all its clients."
                 ),
                 Limit::ClientBytes { needed, held } => format!(
-                    "This client's open reviews would hold more than {} MiB: this proposal needs {} MiB and {} MiB are held.",
+                    "This client's open reviews would hold more than {} MiB: this proposal needs {} MiB and {} held.",
                     MAX_REVIEW_BYTES_PER_CLIENT >> 20,
                     needed.div_ceil(1 << 20),
-                    held.div_ceil(1 << 20)
+                    mib_held(*held)
                 ),
                 Limit::ServerBytes { needed, held } => format!(
-                    "The open reviews would hold more than {} MiB: this proposal needs {} MiB and {} MiB are held.",
+                    "The open reviews would hold more than {} MiB: this proposal needs {} MiB and {} held.",
                     MAX_OPEN_REVIEW_BYTES >> 20,
                     needed.div_ceil(1 << 20),
-                    held.div_ceil(1 << 20)
+                    mib_held(*held)
                 ),
             };
             format!("{what} Nothing was proposed.")
@@ -604,7 +704,7 @@ pub fn what_failed(failure: &Failure) -> String {
             format!("Cannot write {}: {error}", file.display())
         }
         Failure::SessionFileNotText { file, error } => {
-            format!("Cannot use {}: {error}.", file.display())
+            format!("Cannot use {}: {}.", file.display(), not_text(*error))
         }
         Failure::RecordUserVersion { file, error } => format!(
             "Cannot record the user's version in {}: {error}",
@@ -615,8 +715,9 @@ pub fn what_failed(failure: &Failure) -> String {
             error,
             stays_open,
         } => format!(
-            "The reviewed file {} cannot be used: {error}{}",
+            "The reviewed file {} cannot be used: {}{}",
             file.display(),
+            not_text(*error),
             if *stays_open {
                 "; the session stays open"
             } else {
@@ -720,8 +821,8 @@ pub fn what_failed(failure: &Failure) -> String {
                     kind.described()
                 ),
                 CommitRefusal::TooLarge(bytes) => format!(
-                    "Cannot commit to '{path}': it is now too large to edit ({} MiB; the limit is {max_mib} MiB). Nothing was written.{kept}",
-                    mib(*bytes)
+                    "Cannot commit to '{path}': it is now too large to edit ({}; the limit is {max_mib} MiB). Nothing was written.{kept}",
+                    size_over(*bytes, MAX_FILE_BYTES)
                 ),
                 CommitRefusal::KeptChanging => format!(
                     "Cannot commit to '{path}': it kept changing (renamed or replaced) while it was being written, so nothing was written.{kept}"
@@ -763,9 +864,11 @@ pub fn what_failed(failure: &Failure) -> String {
                 WriteRefusal::KeptChanging => format!(
                     "Cannot {verb} '{path}': it kept changing (renamed or replaced) while it was being written; nothing was written"
                 ),
-                WriteRefusal::TooLarge(bytes) => {
-                    format!("Cannot {verb} '{path}': it is too large ({bytes} bytes).")
-                }
+                WriteRefusal::TooLarge { bytes, limit } => format!(
+                    "Cannot {verb} '{path}': it is too large ({}; the limit is {}). Nothing was written.",
+                    size_over(*bytes, *limit),
+                    size_limit(*limit)
+                ),
                 WriteRefusal::Io(error) => format!("Failed to {verb} '{path}': {error}"),
             }
         }
@@ -924,7 +1027,8 @@ pub fn next_step(next: &NextStep, listed: &ListedTools) -> Option<String> {
         NextStep::WaitForOtherCall => "Wait for that call to finish, or cancel it".to_string(),
         NextStep::ConfigureReview => "Start the server with --review-command (an installed diff tool) or --auto-approve".to_string(),
         NextStep::FinishOpenReviews { idle_minutes } => format!(
-            "Finish the open ones (collect each verdict: {propose} with its path and session_path), or wait until they close after {idle_minutes} minutes unused"
+            "Finish the open ones (collect each verdict: {propose} with its path and session_path), or wait until they close after {} unused",
+            counted(usize::try_from(*idle_minutes).unwrap_or(usize::MAX), "minute")
         ),
     };
     Some(capitalized(words))
@@ -964,10 +1068,19 @@ fn hints_text(hints: &Hints, listed: &ListedTools) -> String {
     }
     if let Some(occurrences) = &hints.occurrences {
         let lines: Vec<String> = occurrences.iter().map(usize::to_string).collect();
-        let _ = writeln!(text, "Occurrences start at lines {}.", lines.join(", "));
+        let start = if lines.len() == 1 {
+            "The occurrence starts at line"
+        } else {
+            "Occurrences start at lines"
+        };
+        let _ = writeln!(text, "{start} {}.", lines.join(", "));
     }
     if let Some(outline) = &hints.outline {
-        let _ = writeln!(text, "Outline of the file ({} lines):", hints.line_count);
+        let _ = writeln!(
+            text,
+            "Outline of the file ({}):",
+            counted(hints.line_count, "line")
+        );
         for item in outline {
             let _ = writeln!(text, "  line {}: {} {}", item.line, item.kind, item.name);
         }
@@ -993,8 +1106,8 @@ fn diagnosis(hints: &Hints) -> String {
     let searched = match hints.searched {
         Searched::File => String::new(),
         Searched::Session => " (session)".to_string(),
-        Searched::FileEdit(i) => format!(" (edit {i})"),
-        Searched::SessionEdit(i) => format!(" (session edit {i})"),
+        Searched::FileEdit(i) => format!(" ({})", edit_name(i)),
+        Searched::SessionEdit(i) => format!(" (session, {})", edit_name(i)),
     };
     let lines = hints.line_count;
     match &hints.diagnosis {
@@ -1011,7 +1124,8 @@ fn diagnosis(hints: &Hints) -> String {
             line_start,
             line_end,
         } => format!(
-            "Found {count} similar block(s). Best: {similarity}% at lines {line_start}-{line_end}.{searched}"
+            "Found {}. Best: {similarity}% at lines {line_start}-{line_end}.{searched}",
+            counted(*count, "similar block")
         ),
         Diagnosis::NothingSimilar {
             with_keywords: true,
@@ -1044,8 +1158,14 @@ fn diagnosis(hints: &Hints) -> String {
             } else {
                 String::new()
             };
+            let starting = if *found == 1 {
+                "starting at line"
+            } else {
+                "starting at lines"
+            };
             format!(
-                "match_text occurs {found} times (starting at lines {listed}{more}), expected {expected}.{searched} Add neighbouring lines to match_text so that it matches exactly the text you mean{alternative}."
+                "match_text occurs {} ({starting} {listed}{more}), expected {expected}.{searched} Add neighbouring lines to match_text so that it matches exactly the text you mean{alternative}.",
+                times(*found)
             )
         }
     }
@@ -1196,7 +1316,7 @@ mod tests {
             Decision::Feedback {
                 session_path: "/s".into(),
                 path: "t.py".into(),
-                diff: "-a\n+b\n".into(),
+                diff: feedback_diff(),
                 before_this_call: false,
             },
             Vec::new(),
@@ -1212,6 +1332,53 @@ mod tests {
             ]
         );
         assert_eq!(v["user_action"], "REVIEW");
+        assert_eq!(
+            v["user_feedback_diff"],
+            "--- a/future_t.py (agent proposal)\n+++ b/future_t.py (user feedback)\n@@ -1 +1 @@\n-a\n+b\n"
+        );
+    }
+
+    fn feedback_diff() -> VersionDiff {
+        VersionDiff {
+            name: "future_t.py".into(),
+            old: DiffVersion::AgentProposal,
+            new: DiffVersion::UserFeedback,
+            hunks: "@@ -1 +1 @@\n-a\n+b\n".into(),
+        }
+    }
+
+    /// A diff's header names its two versions (the crate gives them as data); equal versions
+    /// give no diff at all.
+    #[test]
+    fn diff_headers_name_the_versions() {
+        let diff = |old, new, hunks: &str| {
+            version_diff(&VersionDiff {
+                name: "x.txt".into(),
+                old,
+                new,
+                hunks: hunks.into(),
+            })
+        };
+        assert_eq!(
+            diff(
+                DiffVersion::WhenProposed,
+                DiffVersion::OnDiskNow,
+                "@@ -1 +1 @@\n-a\n+b\n"
+            ),
+            "--- a/x.txt (when proposed)\n+++ b/x.txt (on disk now)\n@@ -1 +1 @@\n-a\n+b\n"
+        );
+        assert_eq!(
+            diff(
+                DiffVersion::UsersPreviousVersion,
+                DiffVersion::UserFeedback,
+                "@@\n"
+            ),
+            "--- a/x.txt (user's previous version)\n+++ b/x.txt (user feedback)\n@@\n"
+        );
+        assert_eq!(
+            diff(DiffVersion::AgentProposal, DiffVersion::UserFeedback, ""),
+            ""
+        );
     }
 
     #[test]
@@ -1319,7 +1486,7 @@ mod tests {
             Decision::Feedback {
                 session_path: "/s".into(),
                 path: "t.py".into(),
-                diff: "-a\n+b\n".into(),
+                diff: feedback_diff(),
                 before_this_call: false,
             },
             undecided(
@@ -1388,14 +1555,14 @@ mod tests {
                     line_start: 1,
                     line_end: 2,
                 },
-                "Found 3 similar block(s). Best: 70% at lines 1-2. (session edit 2)",
+                "Found 3 similar blocks. Best: 70% at lines 1-2. (session, edits[2])",
             ),
             (
                 Searched::FileEdit(0),
                 Diagnosis::NothingSimilar {
                     with_keywords: true,
                 },
-                "No similar text found in 12-line file. (edit 0)",
+                "No similar text found in 12-line file. (edits[0])",
             ),
             (
                 Searched::File,
@@ -1417,7 +1584,7 @@ mod tests {
                     more: true,
                     can_set_expected: false,
                 },
-                "match_text occurs 25 times (starting at lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, …), expected 1. (edit 1) Add neighbouring lines to match_text so that it matches exactly the text you mean.",
+                "match_text occurs 25 times (starting at lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, …), expected 1. (edits[1]) Add neighbouring lines to match_text so that it matches exactly the text you mean.",
             ),
         ];
         for (searched, diagnosis_given, words) in cases {
@@ -1445,7 +1612,7 @@ mod tests {
         });
         assert_eq!(
             note_text(&fuzzy),
-            "Note: edit 1's match_text had no exact match; the file's text at line 7 (99% similar, the only such block) was replaced instead. Check the diff."
+            "Note: edits[1].match_text had no exact match; the file's text at line 7 (99% similar, the only such block) was replaced instead. Check the diff."
         );
         let crash = Note::CrashCompleted(CrashCompleted {
             pid: 42,
@@ -1543,7 +1710,7 @@ mod tests {
             ),
             (
                 Failure::BlankMatchText { edit: Some(1) },
-                "Edit 1: match_text is empty but the file has content".into(),
+                "edits[1]: match_text is empty but the file has content".into(),
             ),
             (
                 Failure::AppendToMissingFile { edit: None },
@@ -1563,23 +1730,23 @@ mod tests {
             ),
             (
                 Failure::MatchCount { edit: None, in_session: false, found: 2, expected: 1 },
-                "Edit preparation failed: Expected 1 occurrences but found 2.".into(),
+                "Edit preparation failed: Expected 1 occurrence but found 2.".into(),
             ),
             (
                 Failure::MatchCount { edit: None, in_session: true, found: 0, expected: 1 },
-                "Contextual patch failed. The provided 'match_text' was found 0 times in the user's last version, but expected exactly 1.".into(),
+                "Contextual patch failed. The provided 'match_text' was found 0 times in the session's current version (your last proposal, with any changes the user saved), but expected exactly 1.".into(),
             ),
             (
                 Failure::MatchCount { edit: Some(1), in_session: false, found: 0, expected: 1 },
-                "Edit 1: No match found for 'match_text'.".into(),
+                "edits[1]: No match found for 'match_text'.".into(),
             ),
             (
                 Failure::MatchCount { edit: Some(0), in_session: false, found: 2, expected: 1 },
-                "Edit 0: Expected 1 occurrence but found 2. Provide more context in match_text to ensure uniqueness.".into(),
+                "edits[0]: Expected 1 occurrence but found 2. Provide more context in match_text to ensure uniqueness.".into(),
             ),
             (
                 Failure::MatchCount { edit: Some(0), in_session: true, found: 2, expected: 1 },
-                "Edit 0: match_text found 2 times in session content, expected 1.".into(),
+                "edits[0]: match_text found 2 times in the session's current version (your last proposal, with any changes the user saved), expected 1.".into(),
             ),
             (Failure::NoChanges, "Edit preparation failed: No changes to apply.".into()),
             (
@@ -1817,8 +1984,8 @@ mod tests {
                 "Cannot write to 'a.txt': it kept changing (renamed or replaced) while it was being written; nothing was written".into(),
             ),
             (
-                write(WriteAction::Append, WriteRefusal::TooLarge(12)),
-                "Cannot append to 'a.txt': it is too large (12 bytes).".into(),
+                write(WriteAction::Append, WriteRefusal::TooLarge { bytes: 12, limit: 10 }),
+                "Cannot append to 'a.txt': it is too large (12 bytes; the limit is 10 bytes). Nothing was written.".into(),
             ),
             (
                 write(WriteAction::Write, WriteRefusal::Io(boom())),
@@ -1880,5 +2047,161 @@ mod tests {
         for (failure, words) in cases {
             assert_eq!(what_failed(&failure), words, "{failure:?}");
         }
+    }
+
+    /// Counts agree with their nouns, edits are named as the model's `edits` array indexes them,
+    /// and a size over a limit never reads as equal to (or under) it.
+    #[test]
+    fn counts_edit_places_and_sizes_are_worded_truly() {
+        let mib = |n: u64| n << 20;
+        let over = |bytes| Failure::FileTooLarge {
+            path: "a.txt".into(),
+            bytes,
+        };
+        let cases = [
+            (
+                Failure::MatchCount {
+                    edit: None,
+                    in_session: false,
+                    found: 2,
+                    expected: 1,
+                },
+                "Edit preparation failed: Expected 1 occurrence but found 2.",
+            ),
+            (
+                Failure::MatchCount {
+                    edit: None,
+                    in_session: false,
+                    found: 3,
+                    expected: 2,
+                },
+                "Edit preparation failed: Expected 2 occurrences but found 3.",
+            ),
+            (
+                Failure::MatchCount {
+                    edit: None,
+                    in_session: true,
+                    found: 1,
+                    expected: 2,
+                },
+                "Contextual patch failed. The provided 'match_text' was found 1 time in the session's current version (your last proposal, with any changes the user saved), but expected exactly 2.",
+            ),
+            (
+                Failure::MatchCount {
+                    edit: Some(0),
+                    in_session: false,
+                    found: 0,
+                    expected: 1,
+                },
+                "edits[0]: No match found for 'match_text'.",
+            ),
+            (
+                Failure::MatchCount {
+                    edit: Some(2),
+                    in_session: true,
+                    found: 3,
+                    expected: 1,
+                },
+                "edits[2]: match_text found 3 times in the session's current version (your last proposal, with any changes the user saved), expected 1.",
+            ),
+            (
+                Failure::MatchTextTooLong { edit: Some(0) },
+                "edits[0]: match_text is too long (over 2000 characters)",
+            ),
+            (
+                over(mib(50) + 1),
+                "'a.txt' is too large to review (52428801 bytes; the limit is 50 MiB).",
+            ),
+            (
+                over(mib(50) + mib(1) / 4),
+                "'a.txt' is too large to review (50.2 MiB; the limit is 50 MiB).",
+            ),
+            (
+                over(mib(51) + 7),
+                "'a.txt' is too large to review (51 MiB; the limit is 50 MiB).",
+            ),
+            (
+                Failure::ProposalTooLarge {
+                    path: "a.txt".into(),
+                    bytes: (mib(50) + 10) as usize,
+                },
+                "The proposed content for 'a.txt' is too large (52428810 bytes; the limit is 50 MiB).",
+            ),
+            (
+                Failure::CommitRefused {
+                    path: "a.txt".into(),
+                    why: CommitRefusal::TooLarge(mib(50) + mib(1) / 2),
+                    kept: None,
+                },
+                "Cannot commit to 'a.txt': it is now too large to edit (50.5 MiB; the limit is 50 MiB). Nothing was written.",
+            ),
+            (
+                Failure::WriteRefused {
+                    action: WriteAction::Write,
+                    path: "a.txt".into(),
+                    why: WriteRefusal::TooLarge {
+                        bytes: mib(3),
+                        limit: mib(2),
+                    },
+                },
+                "Cannot write to 'a.txt': it is too large (3 MiB; the limit is 2 MiB). Nothing was written.",
+            ),
+            (
+                Failure::Limit(Limit::ServerBytes {
+                    needed: 10,
+                    held: 1,
+                }),
+                "The open reviews would hold more than 384 MiB: this proposal needs 1 MiB and 1 MiB is held. Nothing was proposed.",
+            ),
+        ];
+        for (failure, words) in cases {
+            assert_eq!(what_failed(&failure), words, "{failure:?}");
+        }
+
+        let one = Hints {
+            line_count: 1,
+            occurrences: Some(vec![3]),
+            outline: Some(Vec::new()),
+            ..hints(
+                Searched::SessionEdit(0),
+                Diagnosis::WrongCount {
+                    found: 1,
+                    expected: 2,
+                    more: false,
+                    can_set_expected: false,
+                },
+            )
+        };
+        assert_eq!(
+            diagnosis(&one),
+            "match_text occurs 1 time (starting at line 3), expected 2. (session, edits[0]) Add neighbouring lines to match_text so that it matches exactly the text you mean."
+        );
+        assert_eq!(
+            hints_text(&one, &listed(&[])),
+            "The occurrence starts at line 3.\nOutline of the file (1 line):\nRecovery steps:"
+        );
+        let block = hints(
+            Searched::File,
+            Diagnosis::SimilarBlocks {
+                count: 1,
+                similarity: 70,
+                line_start: 1,
+                line_end: 2,
+            },
+        );
+        assert_eq!(
+            diagnosis(&block),
+            "Found 1 similar block. Best: 70% at lines 1-2."
+        );
+        let after = |idle_minutes| {
+            next_step(&NextStep::FinishOpenReviews { idle_minutes }, &listed(&[]))
+                .unwrap_or_default()
+        };
+        assert!(after(1).ends_with("after 1 minute unused"), "{}", after(1));
+        assert!(
+            after(30).ends_with("after 30 minutes unused"),
+            "{}",
+            after(30)
+        );
     }
 }

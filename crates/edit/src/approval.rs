@@ -9,7 +9,7 @@ use fs_mcp_sandbox::Sandbox;
 
 use crate::commit::{self, Change, Options, ReadMode};
 use crate::committed::{CommitInfo, commit_failure, model_of};
-use crate::diff::unified_diff;
+use crate::diff::{DiffVersion, VersionDiff};
 use crate::error::{EditError, Failure, NextStep};
 use crate::session::{Fingerprint, MAX_FILE_BYTES, Registry, Session, Verdict};
 use crate::text_style::{decode_text, to_model};
@@ -18,7 +18,7 @@ use crate::watch::FileStamp;
 /// What a save of the proposal file meant.
 pub(crate) enum SaveResult {
     Committed(CommitInfo),
-    Review(String),
+    Review(VersionDiff),
     NoNews,
 }
 
@@ -70,11 +70,10 @@ pub(crate) fn commit_session(
     let result = commit::commit(sandbox, &shown, options, |current| {
         let now = current.exists().then(|| Fingerprint::of(&current.bytes));
         if now != base {
-            let diff = unified_diff(
-                &base_model,
-                &model_of(current),
-                &format!("a/{shown} (when proposed)"),
-                &format!("b/{shown} (on disk now)"),
+            let diff = VersionDiff::new(
+                &shown,
+                (DiffVersion::WhenProposed, &base_model),
+                (DiffVersion::OnDiskNow, &model_of(current)),
             );
             let sessions = registry.lock();
             return Err(match sessions.get(key) {
@@ -164,15 +163,14 @@ pub(crate) fn process_save(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let from = if unreviewed {
-        format!("a/{name} (agent proposal)")
+        DiffVersion::AgentProposal
     } else {
-        format!("a/{name} (user's previous version)")
+        DiffVersion::UsersPreviousVersion
     };
-    let diff = unified_diff(
-        &known_model,
-        &model,
-        &from,
-        &format!("b/{name} (user feedback)"),
+    let diff = VersionDiff::new(
+        &name,
+        (from, &known_model),
+        (DiffVersion::UserFeedback, &model),
     );
     fs::write(&current, &bytes).map_err(|e| {
         EditError::new(Failure::RecordUserVersion {

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::atomic::{NewDirs, Replace, WriteReport, write_temp};
 use crate::commit::{self, CommitFail, Current, ReadMode, identity, read_current};
 use crate::committed::{CommitInfo, commit_failure, model_of};
-use crate::diff::unified_diff;
+use crate::diff::{DiffVersion, VersionDiff};
 use crate::error::{AccessThen, EditError, Failure, NextStep};
 use crate::outcome::{CrashCompleted, NotCompleted};
 use crate::session::{FileIdentity, Fingerprint, MAX_FILE_BYTES, Registry};
@@ -131,11 +131,10 @@ fn conflict(item: &Item, now: &Current, leader: &Path) -> EditError {
         path: item.shown.clone(),
     })
     .with_next(NextStep::ReadAndProposeAgain { path: None })
-    .with_diff(unified_diff(
-        &item.base_model,
-        &model_of(now),
-        &format!("a/{} (when proposed)", item.shown),
-        &format!("b/{} (on disk now)", item.shown),
+    .with_diff(VersionDiff::new(
+        &item.shown,
+        (DiffVersion::WhenProposed, &item.base_model),
+        (DiffVersion::OnDiskNow, &model_of(now)),
     ))
     .with_session_path(leader.display().to_string())
 }

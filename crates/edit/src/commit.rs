@@ -98,7 +98,12 @@ pub(crate) enum CommitFail<E> {
     /// Something other than a regular file is there.
     NotRegular(EntryKind),
     /// Larger than [`ReadMode::Whole`]'s limit.
-    TooLarge(u64),
+    TooLarge {
+        /// Its size, bytes.
+        bytes: u64,
+        /// The limit it exceeds, bytes.
+        limit: u64,
+    },
     /// The target kept changing while it was being locked.
     Changed,
     /// The caller's decision (e.g. a conflict).
@@ -251,13 +256,19 @@ pub(crate) fn read_current<E>(
     let (bytes, complete) = match mode {
         ReadMode::Whole { limit } => {
             if meta.len > limit {
-                return Err(CommitFail::TooLarge(meta.len));
+                return Err(CommitFail::TooLarge {
+                    bytes: meta.len,
+                    limit,
+                });
             }
             let mut bytes = Vec::with_capacity(usize::try_from(meta.len).unwrap_or(0));
             // `take` bounds the read even if the file grows meanwhile.
             (&mut file).take(limit + 1).read_to_end(&mut bytes)?;
             if bytes.len() as u64 > limit {
-                return Err(CommitFail::TooLarge(bytes.len() as u64));
+                return Err(CommitFail::TooLarge {
+                    bytes: bytes.len() as u64,
+                    limit,
+                });
             }
             (bytes, true)
         }

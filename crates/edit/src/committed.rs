@@ -48,7 +48,7 @@ pub(crate) fn commit_failure(
             target: sandbox.display(target),
         },
         CommitFail::NotRegular(kind) => CommitRefusal::NotRegular(kind),
-        CommitFail::TooLarge(len) => CommitRefusal::TooLarge(len),
+        CommitFail::TooLarge { bytes, .. } => CommitRefusal::TooLarge(bytes),
         CommitFail::Changed => CommitRefusal::KeptChanging,
         CommitFail::Io(e) => CommitRefusal::Io(e.into()),
     };

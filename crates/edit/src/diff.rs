@@ -19,6 +19,55 @@ pub const MAX_DIFF_LINE_CHARS: usize = 2000;
 /// `… [N more characters]`, and a diff cut ends with the line
 /// `@@ diff cut: N more lines not shown (the whole proposal is in the review files) @@`.
 pub fn unified_diff(old: &str, new: &str, from: &str, to: &str) -> String {
+    bounded_diff(old, new, Some((from, to)))
+}
+
+/// Which version of a file a side of a diff shows; the binary words it in the diff's header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiffVersion {
+    /// The file as it was when the edit was proposed.
+    WhenProposed,
+    /// The file as it is on disk now.
+    OnDiskNow,
+    /// The agent's proposal.
+    AgentProposal,
+    /// The version the user saved before (an earlier round of feedback).
+    UsersPreviousVersion,
+    /// The version the user saved now, their feedback.
+    UserFeedback,
+}
+
+/// A unified diff of one file between two versions, its header as data: the binary writes
+/// `--- a/{name} ({old})` and `+++ b/{name} ({new})` above `hunks`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VersionDiff {
+    /// The file's name as shown.
+    pub name: String,
+    /// The version of the `-` side.
+    pub old: DiffVersion,
+    /// The version of the `+` side.
+    pub new: DiffVersion,
+    /// The hunks, bounded as [`unified_diff`]'s; empty when the versions are equal.
+    pub hunks: String,
+}
+
+impl VersionDiff {
+    /// The diff of `name` from `old_text` (version `old`) to `new_text` (version `new`).
+    pub(crate) fn new(
+        name: &str,
+        (old, old_text): (DiffVersion, &str),
+        (new, new_text): (DiffVersion, &str),
+    ) -> VersionDiff {
+        VersionDiff {
+            name: name.to_string(),
+            old,
+            new,
+            hunks: bounded_diff(old_text, new_text, None),
+        }
+    }
+}
+
+fn bounded_diff(old: &str, new: &str, header: Option<(&str, &str)>) -> String {
     if old == new {
         return String::new();
     }
@@ -27,11 +76,12 @@ pub fn unified_diff(old: &str, new: &str, from: &str, to: &str) -> String {
         .timeout(DIFF_TIMEOUT)
         .diff_lines(old, new);
     let mut out = Bounded::default();
-    let _ = write!(
-        out,
-        "{}",
-        diff.unified_diff().context_radius(3).header(from, to)
-    );
+    let mut unified = diff.unified_diff();
+    unified.context_radius(3);
+    if let Some((from, to)) = header {
+        unified.header(from, to);
+    }
+    let _ = write!(out, "{unified}");
     out.finish()
 }
 

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use fs_mcp_sandbox::{AccessError, EntryKind};
 use fs_mcp_text::NotText;
 
+use crate::diff::VersionDiff;
 use crate::hints::Hints;
 
 /// What kind of failure an [`EditError`] is.
@@ -145,25 +146,29 @@ pub enum Failure {
     EmptyEdits,
     /// A blank `match_text` for a file with content.
     BlankMatchText {
-        /// The edit of a batch (0-based); `None`: the single `match_text`.
+        /// The edit of a batch (its place in the request's `edits`, 0-based); `None`: the single
+        /// `match_text`.
         edit: Option<usize>,
     },
     /// `APPEND_TO_FILE` for a file that does not exist.
     AppendToMissingFile {
-        /// The edit of a batch (0-based); `None`: the single `match_text`.
+        /// The edit of a batch (its place in the request's `edits`, 0-based); `None`: the single
+        /// `match_text`.
         edit: Option<usize>,
     },
     /// A `match_text` longer than [`crate::MATCH_TEXT_MAX_LENGTH`] characters, without the
     /// bypass.
     MatchTextTooLong {
-        /// The edit of a batch (0-based); `None`: the single `match_text`.
+        /// The edit of a batch (its place in the request's `edits`, 0-based); `None`: the single
+        /// `match_text`.
         edit: Option<usize>,
     },
     /// A whole-file overwrite combined with other edits of a new proposal.
     OverwriteInBatch,
     /// A `match_text` occurs `found` times where `expected` were required (the hints say more).
     MatchCount {
-        /// The edit of a batch (0-based); `None`: the single `match_text`.
+        /// The edit of a batch (its place in the request's `edits`, 0-based); `None`: the single
+        /// `match_text`.
         edit: Option<usize>,
         /// It was searched in the session's current version (not the file).
         in_session: bool,
@@ -630,7 +635,12 @@ pub enum WriteRefusal {
     /// It kept changing (renamed or replaced) while it was being written.
     KeptChanging,
     /// Larger than the write reads.
-    TooLarge(u64),
+    TooLarge {
+        /// Its size, bytes.
+        bytes: u64,
+        /// The limit it exceeds, bytes.
+        limit: u64,
+    },
     /// Writing failed.
     Io(Arc<io::Error>),
 }
@@ -671,7 +681,9 @@ impl Failure {
             }
             | Failure::WriteRefused {
                 why:
-                    WriteRefusal::IsDirectory | WriteRefusal::NotRegular(_) | WriteRefusal::TooLarge(_),
+                    WriteRefusal::IsDirectory
+                    | WriteRefusal::NotRegular(_)
+                    | WriteRefusal::TooLarge { .. },
                 ..
             }
             | Failure::HardLinked { .. }
@@ -754,7 +766,7 @@ pub struct EditError {
     next: Option<Box<NextStep>>,
     hints: Option<Box<Hints>>,
     session_path: Option<String>,
-    diff: Option<String>,
+    diff: Option<Box<VersionDiff>>,
 }
 
 impl EditError {
@@ -793,14 +805,30 @@ impl EditError {
         self
     }
 
+    /// The error with every edit it names renumbered by `place` (from its number in one file's
+    /// edits to its place in the request's `edits`).
+    pub(crate) fn placed(mut self, place: impl Fn(Option<usize>) -> Option<usize>) -> EditError {
+        match &mut *self.failure {
+            Failure::BlankMatchText { edit }
+            | Failure::AppendToMissingFile { edit }
+            | Failure::MatchTextTooLong { edit }
+            | Failure::MatchCount { edit, .. } => *edit = place(*edit),
+            _ => {}
+        }
+        if let Some(hints) = &mut self.hints {
+            hints.searched = hints.searched.placed(place);
+        }
+        self
+    }
+
     /// The error without a session (it was removed: nothing to continue).
     pub(crate) fn without_session(mut self) -> EditError {
         self.session_path = None;
         self
     }
 
-    pub(crate) fn with_diff(mut self, diff: impl Into<String>) -> EditError {
-        self.diff = Some(diff.into());
+    pub(crate) fn with_diff(mut self, diff: VersionDiff) -> EditError {
+        self.diff = Some(Box::new(diff));
         self
     }
 
@@ -830,7 +858,7 @@ impl EditError {
     }
 
     /// Conflicts: a unified diff of what changed in the file since the proposal was made.
-    pub fn diff(&self) -> Option<&str> {
+    pub fn diff(&self) -> Option<&VersionDiff> {
         self.diff.as_deref()
     }
 

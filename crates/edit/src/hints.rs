@@ -35,10 +35,22 @@ pub enum Searched {
     File,
     /// The session's current version (a single edit continuing a session).
     Session,
-    /// The file, for edit `n` (0-based) of a batch.
+    /// The file, for edit `n` of a batch (its place in the request's `edits`, 0-based).
     FileEdit(usize),
-    /// The session's current version, for edit `n` (0-based) of a batch.
+    /// The session's current version, for edit `n` of a batch (its place in the request's `edits`, 0-based).
     SessionEdit(usize),
+}
+
+impl Searched {
+    /// The same place, its edit renumbered by `place` (`None`: the single `match_text`).
+    pub(crate) fn placed(self, place: impl Fn(Option<usize>) -> Option<usize>) -> Searched {
+        match self {
+            Searched::File => place(None).map_or(Searched::File, Searched::FileEdit),
+            Searched::Session => place(None).map_or(Searched::Session, Searched::SessionEdit),
+            Searched::FileEdit(i) => place(Some(i)).map_or(self, Searched::FileEdit),
+            Searched::SessionEdit(i) => place(Some(i)).map_or(self, Searched::SessionEdit),
+        }
+    }
 }
 
 /// What the hints found, as data (the binary words it).

@@ -37,7 +37,8 @@ pub enum Recovery {
 /// A `match_text` with no exact hit that was resolved by a near miss (the caller reports it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NearMiss {
-    /// The edit of a batch (0-based); `None`: the single `match_text`.
+    /// The edit of a batch (its place in the request's `edits`, 0-based); `None`: the single
+    /// `match_text`.
     pub edit: Option<usize>,
     /// The 1-based line where the replaced text starts.
     pub line: usize,

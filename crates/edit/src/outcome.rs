@@ -11,6 +11,7 @@ use fs_mcp_sandbox::{AccessError, Sandbox};
 
 use crate::atomic::WriteReport;
 use crate::committed::CommitInfo;
+use crate::diff::VersionDiff;
 use crate::editor::LaunchOutcome;
 use crate::near_miss::NearMiss;
 
@@ -102,8 +103,8 @@ pub enum Decision {
         session_path: String,
         /// The file, as the client named it.
         path: String,
-        /// Unified diff from the proposal (or the human's previous version) to theirs.
-        diff: String,
+        /// The diff from the proposal (or the human's previous version) to theirs.
+        diff: VersionDiff,
         /// The edit was made after the last call ended; this call's new edit was not applied.
         before_this_call: bool,
     },
@@ -203,6 +204,19 @@ pub enum Note {
     /// A multi-file change an earlier server process approved, and was writing when it
     /// crashed, was completed.
     CrashCompleted(CrashCompleted),
+}
+
+impl Note {
+    /// The same note, a near miss's edit renumbered by `place`.
+    pub(crate) fn placed(self, place: impl Fn(Option<usize>) -> Option<usize>) -> Note {
+        match self {
+            Note::NearMiss(near_miss) => Note::NearMiss(NearMiss {
+                edit: place(near_miss.edit),
+                ..near_miss
+            }),
+            other => other,
+        }
+    }
 }
 
 /// How a proposal ended: the decision, then the notes.

@@ -11,13 +11,13 @@ use fs_mcp_sandbox::{AccessError, EntryKind, Sandbox};
 use crate::approval::{SaveResult, process_save};
 use crate::commit::{self, Change, Options, ReadMode};
 use crate::committed::{commit_failure, model_of};
-use crate::diff::unified_diff;
+use crate::diff::{DiffVersion, VersionDiff, unified_diff};
 use crate::error::{EditError, Failure, NextStep};
 use crate::outcome::{
     Approval, Committed, Decision, Note, ReviewOutcome, committed, created_dirs_note,
 };
 use crate::proposal::{self, Base};
-use crate::request::ProposeRequest;
+use crate::request::{EditSpec, ProposeRequest};
 use crate::session::{FileIdentity, Fingerprint, MAX_FILE_BYTES, Registry, ReviewOwner, Session};
 use crate::text_style::{LineEnding, TextStyle, decode_text, to_model};
 use crate::validate::{self, Plan};
@@ -314,11 +314,10 @@ fn auto_commit(
             .with_next(NextStep::ReadAndProposeAgain {
                 path: Some(shown.to_string()),
             })
-            .with_diff(unified_diff(
-                &base.model,
-                now_model,
-                &format!("a/{shown} (when proposed)"),
-                &format!("b/{shown} (on disk now)"),
+            .with_diff(VersionDiff::new(
+                shown,
+                (DiffVersion::WhenProposed, &base.model),
+                (DiffVersion::OnDiskNow, now_model),
             ))
         };
         let text = current
@@ -558,7 +557,12 @@ fn prepare_many(
             registry.remove(key);
         }
     };
-    for (path, edits) in files {
+    for (path, placed) in files {
+        let places: Vec<usize> = placed.iter().map(|(place, _)| *place).collect();
+        // Each file is prepared on its own, so its errors and notes number its edits from 0 (or
+        // not at all, for a lone edit): the model needs their places in the `edits` it sent.
+        let place = |edit: Option<usize>| places.get(edit.unwrap_or(0)).copied().or(edit);
+        let edits: Vec<EditSpec> = placed.into_iter().map(|(_, edit)| edit).collect();
         let one = match edits.as_slice() {
             [single] => ProposeRequest {
                 expected_replacements: req.expected_replacements,
@@ -572,6 +576,7 @@ fn prepare_many(
         };
         match prepare(registry, false, sandbox, &one, None, owner) {
             Ok(Prepared::Wait { key, notes: more }) => {
+                let more = more.into_iter().map(|note| note.placed(place));
                 let duplicate = {
                     let sessions = registry.lock();
                     let identity = sessions.get(&key).map(|s| s.identity.clone());
@@ -593,7 +598,7 @@ fn prepare_many(
             Ok(Prepared::Done(_)) => {}
             Err(e) => {
                 undo(&keys);
-                return Err(e);
+                return Err(e.placed(place));
             }
         }
     }

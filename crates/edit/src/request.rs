@@ -40,6 +40,9 @@ impl EditSpec {
     }
 }
 
+/// One file's edits of a multi-file proposal, each with its place in the request's `edits`.
+pub type PlacedEdits = Vec<(usize, EditSpec)>;
+
 /// The arguments of `propose_and_review`.
 ///
 /// * `match_text = ""` on a missing file proposes a new file; on an empty file it replaces the
@@ -138,8 +141,9 @@ impl ProposeRequest {
     }
 
     /// A multi-file proposal: the files and their edits in the order first named (the request's
-    /// `path` first), when some edit names a file other than `path`; `None` otherwise.
-    pub fn files(&self) -> Option<Vec<(String, Vec<EditSpec>)>> {
+    /// `path` first), each edit with its place in `edits` (0-based), when some edit names a file
+    /// other than `path`; `None` otherwise.
+    pub fn files(&self) -> Option<Vec<(String, PlacedEdits)>> {
         let edits = self.batch_edits()?;
         let file_of = |e: &EditSpec| {
             e.path
@@ -151,14 +155,14 @@ impl ProposeRequest {
         if edits.iter().all(|e| file_of(e) == self.path) {
             return None;
         }
-        let mut files: Vec<(String, Vec<EditSpec>)> = Vec::new();
-        for edit in edits {
+        let mut files: Vec<(String, PlacedEdits)> = Vec::new();
+        for (place, edit) in edits.iter().enumerate() {
             let file = file_of(edit);
             let mut edit = edit.clone();
             edit.path = None;
             match files.iter_mut().find(|(f, _)| *f == file) {
-                Some((_, list)) => list.push(edit),
-                None => files.push((file, vec![edit])),
+                Some((_, list)) => list.push((place, edit)),
+                None => files.push((file, vec![(place, edit)])),
             }
         }
         Some(files)

@@ -49,7 +49,7 @@ fn write_failure(fail: CommitFail<EditError>, action: WriteAction, path: &str) -
         CommitFail::Moved { .. } | CommitFail::Changed => {
             refused(WriteRefusal::KeptChanging).with_next(NextStep::TryAgain)
         }
-        CommitFail::TooLarge(len) => refused(WriteRefusal::TooLarge(len)),
+        CommitFail::TooLarge { bytes, limit } => refused(WriteRefusal::TooLarge { bytes, limit }),
         CommitFail::Io(e) => refused(WriteRefusal::Io(e.into())),
     }
 }

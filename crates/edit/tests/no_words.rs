@@ -61,6 +61,15 @@ fn is_sentence(literal: &str) -> bool {
     (starts_capitalised && literal.contains(' ')) || second_sentence
 }
 
+/// Whether `literal` is a diff header naming more than the file: `a/{shown} (when proposed)`
+/// (the versions a diff shows are data, worded by the binary).
+fn is_diff_label(literal: &str) -> bool {
+    ["a/", "b/", "--- ", "+++ "]
+        .iter()
+        .filter_map(|prefix| literal.strip_prefix(prefix))
+        .any(|rest| rest.contains(' '))
+}
+
 /// Every (file, line number, line) of the crate's source before its tests, comments left out.
 fn source_lines() -> Vec<(String, usize, String)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -96,6 +105,11 @@ fn the_sentence_check_recognises_sentences() {
     assert!(is_sentence("The review session has ended."));
     assert!(is_sentence("{what} had no exact match. Check the diff."));
     assert!(!is_sentence("a/{shown} (when proposed)"));
+    assert!(is_diff_label("a/{shown} (when proposed)"));
+    assert!(is_diff_label("b/{} (on disk now)"));
+    assert!(is_diff_label("+++ b/{name} (user feedback)"));
+    assert!(!is_diff_label("a/{shown}"));
+    assert!(!is_diff_label("b/{}"));
     assert!(!is_sentence("could not remove the review {}: {e}"));
     assert!(!is_sentence("LF"));
     assert_eq!(
@@ -111,7 +125,7 @@ fn the_crate_writes_no_sentence_for_the_model() {
         .flat_map(|(file, n, line)| {
             literals(&line)
                 .into_iter()
-                .filter(|l| is_sentence(l))
+                .filter(|l| is_sentence(l) || is_diff_label(l))
                 .map(move |l| format!("{file}:{n}: \"{l}\""))
         })
         .collect();

@@ -12,10 +12,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fs_mcp_edit::{
-    AccessThen, Approval, CommitRefusal, Committed, Decision, Diagnosis, EditError, EditSpec,
-    ErrorKind, Failure, LaunchOutcome, Limit, NearMiss, NextStep, Note, ProposeRequest, Recovery,
-    RecoveryStep, ReviewCommitted, ReviewConfig, ReviewManager, ReviewOutcome, ReviewOwner,
-    ReviewScope, Searched, Undecided, UserAction, WaitingInfo,
+    AccessThen, Approval, CommitRefusal, Committed, Decision, Diagnosis, DiffVersion, EditError,
+    EditSpec, ErrorKind, Failure, LaunchOutcome, Limit, NearMiss, NextStep, Note, ProposeRequest,
+    Recovery, RecoveryStep, ReviewCommitted, ReviewConfig, ReviewManager, ReviewOutcome,
+    ReviewOwner, ReviewScope, Searched, Undecided, UserAction, VersionDiff, WaitingInfo,
 };
 use fs_mcp_sandbox::Sandbox;
 use serde_json::Value;
@@ -134,8 +134,13 @@ fn human_approve(info: &WaitingInfo) {
     human_save(&info.future, content);
 }
 
-/// REVIEW: the human's changes.
+/// REVIEW: the hunks of the human's changes.
 fn feedback_diff(outcome: &ReviewOutcome) -> Option<String> {
+    feedback_version_diff(outcome).map(|d| d.hunks)
+}
+
+/// REVIEW: the diff of the human's changes.
+fn feedback_version_diff(outcome: &ReviewOutcome) -> Option<VersionDiff> {
     match &outcome.decision {
         Decision::Feedback { diff, .. } => Some(diff.clone()),
         _ => None,
@@ -180,7 +185,7 @@ fn err_json(e: &EditError) -> Value {
         "error_type": e.kind().as_str(),
         "failure": format!("{:?}", e.failure()),
         "session_path": e.session_path(),
-        "diff": e.diff(),
+        "diff": e.diff().map(|d| &d.hunks),
     });
     if let Some(h) = e.hints() {
         v["line_count"] = h.line_count.into();
@@ -258,10 +263,13 @@ async fn edited_proposal_is_a_review_then_continues() {
         }
     ));
     assert_eq!(
-        feedback_diff(&resp).as_deref(),
-        Some(
-            "--- a/future_t.py (agent proposal)\n+++ b/future_t.py (user feedback)\n@@ -1,3 +1,3 @@\n a\n-B\n+Bee\n c\n"
-        )
+        feedback_version_diff(&resp),
+        Some(VersionDiff {
+            name: "future_t.py".into(),
+            old: DiffVersion::AgentProposal,
+            new: DiffVersion::UserFeedback,
+            hunks: "@@ -1,3 +1,3 @@\n a\n-B\n+Bee\n c\n".into(),
+        })
     );
     assert_eq!(e.read("t.py"), "a\nb\nc\n");
     assert_eq!(fs::read_to_string(&info.current).unwrap(), "a\nBee\nc\n");
@@ -2033,4 +2041,65 @@ async fn a_view_verdict_is_its_clients_own_and_taken_once() {
         .unwrap();
     assert!(matches!(done, fs_mcp_edit::Staged::Done(_)));
     assert_eq!(e.read("t.py"), "a\nB\n");
+}
+
+/// A multi-file proposal is prepared file by file, but a failed edit is named by its place in
+/// the request's `edits` (what the model sent), not by its place among its file's edits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_edit_of_a_multi_file_proposal_is_named_by_its_place_in_edits() {
+    let e = env(|_| {});
+    fs::write(e.ws.join("a.txt"), "alpha\n").unwrap();
+    fs::write(e.ws.join("b.txt"), "beta\n").unwrap();
+    let a = e.owner();
+    let failed = |edits: Vec<EditSpec>| {
+        let req = ProposeRequest {
+            edits: Some(edits),
+            ..ProposeRequest::single("a.txt", "", "")
+        };
+        let e = &e;
+        let a = &a;
+        async move {
+            match e.mgr.stage(&e.sandbox, req, a).await {
+                Err(err) => (err.failure().clone(), err.hints().map(|h| h.searched)),
+                Ok(_) => panic!("the missing match_text was proposed"),
+            }
+        }
+    };
+    // The third edit, the second of b.txt's.
+    let (failure, searched) = failed(vec![
+        EditSpec::new("alpha", "ALPHA"),
+        EditSpec::new("beta", "BETA").in_file("b.txt"),
+        EditSpec::new("gone", "x").in_file("b.txt"),
+    ])
+    .await;
+    assert!(
+        matches!(
+            failure,
+            Failure::MatchCount {
+                edit: Some(2),
+                found: 0,
+                ..
+            }
+        ),
+        "{failure:?}"
+    );
+    assert_eq!(searched, Some(Searched::FileEdit(2)));
+    // The second edit, b.txt's only one (prepared as a single match_text).
+    let (failure, searched) = failed(vec![
+        EditSpec::new("alpha", "ALPHA"),
+        EditSpec::new("gone", "x").in_file("b.txt"),
+    ])
+    .await;
+    assert!(
+        matches!(
+            failure,
+            Failure::MatchCount {
+                edit: Some(1),
+                found: 0,
+                ..
+            }
+        ),
+        "{failure:?}"
+    );
+    assert_eq!(searched, Some(Searched::FileEdit(1)));
 }

@@ -27,14 +27,13 @@ pub enum NotText {
 }
 
 impl std::fmt::Display for NotText {
-    /// Worded to follow "Cannot edit 'x': ".
+    /// Terse, for logs: the binary words it for the model (`src/render/edit.rs`).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            NotText::Binary => write!(f, "it looks like a binary file (it contains a NUL byte)"),
-            NotText::InvalidUtf8 { valid_up_to } => write!(
-                f,
-                "it is not valid UTF-8 text (first invalid byte at offset {valid_up_to})"
-            ),
+            NotText::Binary => write!(f, "binary (NUL byte)"),
+            NotText::InvalidUtf8 { valid_up_to } => {
+                write!(f, "invalid UTF-8 at byte {valid_up_to}")
+            }
         }
     }
 }
