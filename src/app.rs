@@ -127,7 +127,7 @@ pub fn view_data(open: &OpenReview, view: &ProposalView, token: &str) -> Value {
     json!({
         "review": token,
         "path": open.path,
-        "files": view.files.iter().map(|f| json!({"path": f.path, "diff": f.diff})).collect::<Vec<_>>(),
+        "files": view.files.iter().map(|f| json!({"path": f.path, "diff": crate::render::edit::diff_text(&f.diff)})).collect::<Vec<_>>(),
         "proposed": view.proposed,
     })
 }

@@ -84,7 +84,7 @@ impl Pending {
                     "session_path": r.session_path,
                     "path": r.path,
                     "files": r.files,
-                    "diff": r.diff,
+                    "diff": crate::render::edit::diff_text(&r.diff),
                     "diff_cut": r.diff_cut,
                 })
             })
@@ -116,7 +116,7 @@ impl Pending {
             "session_path": detail.session_path,
             "path": detail.path,
             "files": detail.files,
-            "diff": detail.diff,
+            "diff": crate::render::edit::diff_text(&detail.diff),
             "proposed": detail.proposed,
         }))
     }

@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use fs_mcp_edit::{
     APPEND_TO_FILE, AccessThen, Approval, BadSessionPath, CommitRefusal, CrashCompleted, Decision,
-    Diagnosis, DiffVersion, EditError, EndedWhy, Failure, Hints, LaunchOutcome, Limit,
-    MATCH_TEXT_MAX_LENGTH, MAX_FILE_BYTES, MAX_OPEN_REVIEW_BYTES, MAX_OPEN_REVIEWS,
-    MAX_REVIEW_BYTES_PER_CLIENT, MAX_REVIEWS_PER_CLIENT, NearMiss, NextStep, NotCompleted, Note,
-    Recovery, RecoveryStep, ReviewCommitted, ReviewOutcome, Searched, TokenPurpose, Undecided,
-    VersionDiff, WriteAction, WriteRefusal, Written,
+    Diagnosis, Diff, DiffCut, DiffVersion, DiffWords, EditError, EndedWhy, Failure, Hints,
+    LaunchOutcome, Limit, MATCH_TEXT_MAX_LENGTH, MAX_FILE_BYTES, MAX_OPEN_REVIEW_BYTES,
+    MAX_OPEN_REVIEWS, MAX_REVIEW_BYTES_PER_CLIENT, MAX_REVIEWS_PER_CLIENT, NearMiss, NextStep,
+    NotCompleted, Note, Recovery, RecoveryStep, ReviewCommitted, ReviewOutcome, Searched,
+    TokenPurpose, Undecided, VersionDiff, WriteAction, WriteRefusal, Written,
 };
 use fs_mcp_text::{NotText, describe_io};
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -40,7 +40,7 @@ struct VerdictReply<'a> {
     user_feedback_diff: Option<String>,
     /// Auto-approve: what was written; PENDING: the proposal.
     #[serde(skip_serializing_if = "Option::is_none")]
-    diff: Option<&'a str>,
+    diff: Option<String>,
 }
 
 /// Around a verdict: what the binary knows and the crate does not.
@@ -116,7 +116,7 @@ fn verdict<'a>(
         Decision::Committed(c) => {
             let files = quoted(&c.files);
             reply.user_comment = c.comment.as_deref();
-            reply.diff = c.diff.as_deref();
+            reply.diff = c.diff.as_ref().map(diff_text);
             let mut message = match (&c.cleanup_failed, c.approval) {
                 (Some((_, e)), _) => format!(
                     "Successfully committed changes to {files}, but failed to clean up session dir: {e}"
@@ -170,7 +170,7 @@ fn verdict<'a>(
             diff,
             link,
         } => {
-            reply.diff = Some(diff);
+            reply.diff = Some(diff_text(diff));
             if context.in_app {
                 return VerdictReply {
                     message: format!(
@@ -454,9 +454,29 @@ fn version_diff(diff: &VersionDiff) -> String {
         "--- a/{name} ({})\n+++ b/{name} ({})\n{}",
         version(diff.old),
         version(diff.new),
-        diff.hunks,
+        diff_text(&diff.hunks),
         name = diff.name
     )
+}
+
+/// The words of a diff's cuts: a cut line ends in how much of it is left out, a cut diff ends in
+/// a line saying how many lines are not shown and where the whole proposal is.
+struct DiffCutWords;
+
+impl DiffWords for DiffCutWords {
+    fn cut(&self, cut: DiffCut) -> String {
+        match cut {
+            DiffCut::Line { more_characters } => format!("… [{more_characters} more characters]"),
+            DiffCut::Diff { more_lines } => format!(
+                "@@ diff cut: {more_lines} more lines not shown (the whole proposal is in the review files) @@"
+            ),
+        }
+    }
+}
+
+/// A diff as text, its cuts worded.
+pub fn diff_text(diff: &Diff) -> String {
+    diff.worded(&DiffCutWords)
 }
 
 /// A version of a file, as a diff header names it.
@@ -1345,6 +1365,40 @@ mod tests {
             new: DiffVersion::UserFeedback,
             hunks: "@@ -1 +1 @@\n-a\n+b\n".into(),
         }
+    }
+
+    /// A diff's cuts (data from the crate) are worded here: a cut line ends in how much was left
+    /// out, a cut diff ends in a line counting the lines not shown.
+    #[test]
+    fn a_diffs_cuts_are_worded() {
+        let long = "x".repeat(fs_mcp_edit::MAX_DIFF_LINE_CHARS + 500);
+        let cut_line = diff_text(&fs_mcp_edit::unified_diff(
+            &format!("{long}\n"),
+            "y\n",
+            "a/f",
+            "b/f",
+        ));
+        assert_eq!(
+            cut_line,
+            format!(
+                "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-{}… [501 more characters]\n+y\n",
+                "x".repeat(fs_mcp_edit::MAX_DIFF_LINE_CHARS - 1)
+            )
+        );
+        let old: String = (0..40_000).map(|i| format!("line {i}\n")).collect();
+        let new: String = (0..40_000).map(|i| format!("LINE {i}\n")).collect();
+        let cut_diff = diff_text(&fs_mcp_edit::unified_diff(&old, &new, "a/f", "b/f"));
+        let last = cut_diff.lines().last().unwrap_or_default();
+        let kept = cut_diff.lines().count() - 1;
+        // Header, hunk header, and 80,000 changed lines in all.
+        assert_eq!(
+            last,
+            format!(
+                "@@ diff cut: {} more lines not shown (the whole proposal is in the review files) @@",
+                80_003 - kept
+            )
+        );
+        assert!(cut_diff.ends_with("@@\n"));
     }
 
     /// A diff's header names its two versions (the crate gives them as data); equal versions

@@ -3,7 +3,7 @@
 //! listed tools.
 
 use fs_mcp_read::{
-    LineLen, MediaError, Note, ReadError, ReadOn, RenderReply, Shown, StructuredKind, format_size,
+    LineLen, MediaError, Note, ReadError, ReadOn, ReadWords, Shown, StructuredKind, format_size,
     thousands,
 };
 use fs_mcp_sandbox::{AccessError, EntryKind};
@@ -17,7 +17,7 @@ pub struct ReplyWords<'a> {
     pub listed: &'a ListedTools,
 }
 
-impl RenderReply for ReplyWords<'_> {
+impl ReadWords for ReplyWords<'_> {
     fn error(&self, error: &ReadError) -> String {
         read_error(error, self.listed)
     }

@@ -139,7 +139,7 @@ fn diff(tool: &str) -> anyhow::Result<ExitCode> {
         &format!("{tool} (raw)"),
         &format!("{tool} (transformed)"),
     );
-    print!("{diff}");
+    print!("{}", crate::render::edit::diff_text(&diff));
     Ok(ExitCode::SUCCESS)
 }
 

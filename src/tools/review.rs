@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 
 use crate::context::FsServer;
 use crate::context::ReviewVia;
-use crate::render::edit::FormFailure;
+use crate::render::edit::{FormFailure, diff_text};
 
 /// The key of our one input request in an MRTR round.
 const REVIEW_INPUT: &str = "review";
@@ -148,7 +148,8 @@ impl DiffLayout {
 /// The diff as the form shows it: at most [`FORM_DIFF_LINES`] lines and [`FORM_DIFF_CHARS`]
 /// characters, then how many lines were cut and where the whole proposal is.
 fn bounded_diff(open: &OpenReview, layout: DiffLayout) -> String {
-    let lines: Vec<&str> = open.diff.lines().collect();
+    let diff = diff_text(&open.diff);
+    let lines: Vec<&str> = diff.lines().collect();
     let mut shown = String::new();
     let mut count = 0;
     for line in &lines {
@@ -171,13 +172,12 @@ fn bounded_diff(open: &OpenReview, layout: DiffLayout) -> String {
 
 /// The form: approve (its description holds the diff, which clients show whole) and a comment.
 fn form(open: &OpenReview, layout: DiffLayout) -> ElicitRequestParams {
-    let added = open
-        .diff
+    let diff = diff_text(&open.diff);
+    let added = diff
         .lines()
         .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
         .count();
-    let removed = open
-        .diff
+    let removed = diff
         .lines()
         .filter(|l| l.starts_with('-') && !l.starts_with("---"))
         .count();
@@ -243,7 +243,8 @@ fn verdict_of(result: &ElicitResult) -> Verdict {
 
 /// Whether the diff is cut in the form (then a client taking URL mode is sent to the page).
 pub fn too_long_for_form(open: &OpenReview) -> bool {
-    open.diff.len() > FORM_DIFF_CHARS || open.diff.lines().count() > FORM_DIFF_LINES
+    let diff = diff_text(&open.diff);
+    diff.len() > FORM_DIFF_CHARS || diff.lines().count() > FORM_DIFF_LINES
 }
 
 /// The URL-mode request: review the whole diff in the page (the verdict is given there).
@@ -257,7 +258,7 @@ fn url_request(open: &OpenReview, link: &str) -> ElicitRequestParams {
         message: format!(
             "The agent's edit of {} is too long for this form ({} diff lines): review it in your browser, and approve or reject it there.",
             open.files.join(", "),
-            open.diff.lines().count()
+            diff_text(&open.diff).lines().count()
         ),
         url: link.to_string(),
         elicitation_id: id,

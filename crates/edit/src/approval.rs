@@ -9,7 +9,7 @@ use fs_mcp_sandbox::Sandbox;
 
 use crate::commit::{self, Change, Options, ReadMode};
 use crate::committed::{CommitInfo, commit_failure, model_of};
-use crate::diff::{DiffVersion, VersionDiff};
+use crate::diff::{Diff, DiffVersion, VersionDiff};
 use crate::error::{EditError, Failure, NextStep};
 use crate::session::{Fingerprint, MAX_FILE_BYTES, Registry, Session, Verdict};
 use crate::text_style::{decode_text, to_model};
@@ -181,7 +181,7 @@ pub(crate) fn process_save(
     record(false);
     // Both files hold the human's version now: nothing is proposed until the agent answers.
     if let Some(s) = registry.lock().get_mut(key) {
-        s.diff.clear();
+        s.diff = Diff::default();
     }
     Ok(SaveResult::Review(diff))
 }

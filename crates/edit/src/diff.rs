@@ -1,5 +1,6 @@
 //! Unified diffs for the responses, bounded: however large the files, a diff holds at most
-//! [`MAX_DIFF_BYTES`] and no line longer than [`MAX_DIFF_LINE_CHARS`], each cut said in the diff.
+//! [`MAX_DIFF_BYTES`] and no line longer than [`MAX_DIFF_LINE_CHARS`], each cut kept as data
+//! ([`DiffCut`]) that the caller words ([`DiffWords`]).
 
 use std::fmt::{self, Write};
 use std::time::Duration;
@@ -15,11 +16,118 @@ pub const MAX_DIFF_LINE_CHARS: usize = 2000;
 
 /// A unified diff (3 lines of context, no timestamps) from `old` to `new` with the given
 /// header names; `\ No newline at end of file` marks a last line without a newline.
-/// Empty when the texts are equal. Bounded (see the module documentation): a line cut ends in
-/// `… [N more characters]`, and a diff cut ends with the line
-/// `@@ diff cut: N more lines not shown (the whole proposal is in the review files) @@`.
-pub fn unified_diff(old: &str, new: &str, from: &str, to: &str) -> String {
+/// Empty when the texts are equal. Bounded (see the module documentation): a cut line and a cut
+/// diff carry a [`DiffCut`] where the caller's words go.
+pub fn unified_diff(old: &str, new: &str, from: &str, to: &str) -> Diff {
     bounded_diff(old, new, Some((from, to)))
+}
+
+/// What a bounded diff left out, where it did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiffCut {
+    /// The line goes on for this many more characters (the words go at its end).
+    Line {
+        /// Characters of the line left out.
+        more_characters: usize,
+    },
+    /// The diff stops here; this many more lines are not shown (the words are a line of
+    /// their own).
+    Diff {
+        /// Lines of the diff left out.
+        more_lines: usize,
+    },
+}
+
+/// The words of a diff's cuts.
+///
+/// The crate frames the reply; the caller (the binary's `src/render/`) words its typed notes
+/// and errors, so no crate writes a sentence for the model and no wording can forge the frame.
+/// The frame here: the diff's lines, and where each cut goes.
+pub trait DiffWords {
+    /// The text of `cut`, one line or the end of one.
+    fn cut(&self, cut: DiffCut) -> String;
+}
+
+/// A bounded unified diff: its text and, at byte offsets into it, what was cut there.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Diff {
+    text: String,
+    cuts: Vec<(usize, DiffCut)>,
+}
+
+impl From<&str> for Diff {
+    /// A diff of `text` with no cut.
+    fn from(text: &str) -> Diff {
+        Diff {
+            text: text.to_string(),
+            cuts: Vec::new(),
+        }
+    }
+}
+
+impl Diff {
+    /// Whether the diff shows nothing (the versions are equal).
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    /// Bytes of the diff's text (its cuts' words not counted).
+    pub fn len(&self) -> usize {
+        self.text.len()
+    }
+
+    /// The diff's text, its cuts left unworded.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The cuts, each with the byte offset into the text where its words go.
+    pub fn cuts(&self) -> &[(usize, DiffCut)] {
+        &self.cuts
+    }
+
+    /// The diff as text, each cut worded by `words`.
+    pub fn worded(&self, words: &dyn DiffWords) -> String {
+        let mut out = String::with_capacity(self.text.len());
+        let mut from = 0;
+        for &(at, cut) in &self.cuts {
+            out.push_str(&self.text[from..at]);
+            out.push_str(&words.cut(cut));
+            from = at;
+        }
+        out.push_str(&self.text[from..]);
+        out
+    }
+
+    /// `other` after this diff (the diffs of a proposal's files, one after the other).
+    pub fn append(&mut self, other: Diff) {
+        let shift = self.text.len();
+        self.text.push_str(&other.text);
+        self.cuts
+            .extend(other.cuts.into_iter().map(|(at, cut)| (at + shift, cut)));
+    }
+
+    /// The first `max` bytes of the diff's text, cut at a line end (or a character boundary),
+    /// with the cuts in them.
+    pub(crate) fn head(&self, max: usize) -> Diff {
+        if self.text.len() <= max {
+            return self.clone();
+        }
+        let mut end = max;
+        while !self.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let end = self.text[..end].rfind('\n').map_or(end, |i| i + 1);
+        Diff {
+            text: self.text[..end].to_string(),
+            cuts: self
+                .cuts
+                .iter()
+                .copied()
+                .filter(|&(at, _)| at < end)
+                .collect(),
+        }
+    }
 }
 
 /// Which version of a file a side of a diff shows; the binary words it in the diff's header.
@@ -48,7 +156,7 @@ pub struct VersionDiff {
     /// The version of the `+` side.
     pub new: DiffVersion,
     /// The hunks, bounded as [`unified_diff`]'s; empty when the versions are equal.
-    pub hunks: String,
+    pub hunks: Diff,
 }
 
 impl VersionDiff {
@@ -67,9 +175,9 @@ impl VersionDiff {
     }
 }
 
-fn bounded_diff(old: &str, new: &str, header: Option<(&str, &str)>) -> String {
+fn bounded_diff(old: &str, new: &str, header: Option<(&str, &str)>) -> Diff {
     if old == new {
-        return String::new();
+        return Diff::default();
     }
     let diff = TextDiff::configure()
         .algorithm(Algorithm::Myers)
@@ -89,6 +197,7 @@ fn bounded_diff(old: &str, new: &str, header: Option<(&str, &str)>) -> String {
 #[derive(Default)]
 struct Bounded {
     kept: String,
+    cuts: Vec<(usize, DiffCut)>,
     /// Characters of the current line seen so far (kept or not).
     line_chars: usize,
     /// Characters of the current line left out.
@@ -103,9 +212,7 @@ impl Bounded {
         if self.full {
             self.lines_left_out += 1;
         } else {
-            if self.line_cut > 0 {
-                let _ = write!(self.kept, "… [{} more characters]", self.line_cut);
-            }
+            self.mark_line_cut();
             self.kept.push('\n');
             if self.kept.len() >= MAX_DIFF_BYTES {
                 self.full = true;
@@ -115,23 +222,39 @@ impl Bounded {
         self.line_cut = 0;
     }
 
-    fn finish(mut self) -> String {
+    fn mark_line_cut(&mut self) {
+        if self.line_cut > 0 {
+            self.cuts.push((
+                self.kept.len(),
+                DiffCut::Line {
+                    more_characters: self.line_cut,
+                },
+            ));
+        }
+    }
+
+    fn finish(mut self) -> Diff {
         // A last line without a newline (similar ends every line with one; kept for safety).
         if self.line_chars > 0 {
             if self.full {
                 self.lines_left_out += 1;
-            } else if self.line_cut > 0 {
-                let _ = write!(self.kept, "… [{} more characters]", self.line_cut);
+            } else {
+                self.mark_line_cut();
             }
         }
         if self.lines_left_out > 0 {
-            let _ = writeln!(
-                self.kept,
-                "@@ diff cut: {} more lines not shown (the whole proposal is in the review files) @@",
-                self.lines_left_out
-            );
+            self.cuts.push((
+                self.kept.len(),
+                DiffCut::Diff {
+                    more_lines: self.lines_left_out,
+                },
+            ));
+            self.kept.push('\n');
         }
-        self.kept
+        Diff {
+            text: self.kept,
+            cuts: self.cuts,
+        }
     }
 }
 
@@ -170,6 +293,22 @@ impl Write for Bounded {
 mod tests {
     use super::*;
 
+    /// Words each cut with its numbers, as tests read them.
+    struct Numbers;
+
+    impl DiffWords for Numbers {
+        fn cut(&self, cut: DiffCut) -> String {
+            match cut {
+                DiffCut::Line { more_characters } => format!("[+{more_characters} chars]"),
+                DiffCut::Diff { more_lines } => format!("[+{more_lines} lines]"),
+            }
+        }
+    }
+
+    fn unified_diff(old: &str, new: &str, from: &str, to: &str) -> String {
+        super::unified_diff(old, new, from, to).worded(&Numbers)
+    }
+
     #[test]
     fn shape() {
         let d = unified_diff("a\nB\nc\n", "a\nBee\nc\n", "a/f", "b/f");
@@ -188,10 +327,7 @@ mod tests {
         let line = line.unwrap();
         assert_eq!(
             line,
-            format!(
-                "-{}… [501 more characters]",
-                "x".repeat(MAX_DIFF_LINE_CHARS - 1)
-            )
+            format!("-{}[+501 chars]", "x".repeat(MAX_DIFF_LINE_CHARS - 1))
         );
         assert!(d.ends_with("+y\n"), "{d}");
     }
@@ -203,22 +339,32 @@ mod tests {
         let d = unified_diff(&old, &new, "a/f", "b/f");
         assert!(d.len() < MAX_DIFF_BYTES + 200, "{}", d.len());
         let last = d.lines().last().unwrap();
-        assert!(last.starts_with("@@ diff cut: "), "{last}");
-        let kept = d.lines().count() - 1;
-        let said: usize = last["@@ diff cut: ".len()..]
-            .split(' ')
-            .next()
+        let said: usize = last
+            .strip_prefix("[+")
+            .and_then(|l| l.strip_suffix(" lines]"))
             .unwrap()
             .parse()
             .unwrap();
+        let kept = d.lines().count() - 1;
         // Header, hunk header, and 200,000 changed lines in all.
         assert_eq!(kept + said, 200_003);
+    }
+
+    #[test]
+    fn a_diff_head_keeps_the_cuts_in_it_and_appended_cuts_move_along() {
+        let long = "x".repeat(MAX_DIFF_LINE_CHARS + 1);
+        let mut d = super::unified_diff("a\n", &format!("{long}\n"), "a/f", "b/f");
+        assert_eq!(d.cuts().len(), 1);
+        let once = d.worded(&Numbers);
+        d.append(d.clone());
+        assert_eq!(d.worded(&Numbers), format!("{once}{once}"));
+        assert_eq!(d.head(d.len() / 2).worded(&Numbers), once);
     }
 
     #[test]
     fn multibyte_text_is_cut_at_a_character_boundary() {
         let long = "é".repeat(MAX_DIFF_LINE_CHARS * 2);
         let d = unified_diff(&long, "", "a", "b");
-        assert!(d.contains("… [2001 more characters]"), "{d}");
+        assert!(d.contains("[+2001 chars]"), "{d}");
     }
 }

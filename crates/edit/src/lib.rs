@@ -114,7 +114,9 @@ pub mod tier_tools;
 mod validate;
 mod watch;
 
-pub use diff::{DiffVersion, VersionDiff, unified_diff};
+pub use diff::{
+    Diff, DiffCut, DiffVersion, DiffWords, MAX_DIFF_LINE_CHARS, VersionDiff, unified_diff,
+};
 pub use editor::{
     DEFAULT_REVIEW_COMMAND, LaunchOutcome, WaitingHook, WaitingInfo, default_review_command,
     expand_template, parse_command_template,

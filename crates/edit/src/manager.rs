@@ -12,7 +12,7 @@ use std::time::Duration;
 use fs_mcp_sandbox::Sandbox;
 
 use crate::approval::{SaveResult, VerdictResult, apply_verdict, commit_session, process_save};
-use crate::diff::unified_diff;
+use crate::diff::{Diff, unified_diff};
 use crate::editor::{self, LaunchOutcome, WaitingHook};
 use crate::error::{AccessThen, EditError, EndedWhy, Failure, NextStep, TokenPurpose};
 use crate::outcome::{
@@ -136,7 +136,7 @@ pub struct OpenReview {
     /// Every file of the proposal, as the client named them (one for most proposals).
     pub files: Vec<String>,
     /// The proposal as a unified diff (current → proposed), LF text, every file.
-    pub diff: String,
+    pub diff: Diff,
     /// The "before" file of the diff.
     pub current: PathBuf,
     /// The proposal file.
@@ -174,7 +174,7 @@ pub struct ReviewListing {
     /// Every file.
     pub files: Vec<String>,
     /// Unified diff current → proposed, cut to [`MAX_LISTED_DIFF_BYTES_EACH`] at a line end.
-    pub diff: String,
+    pub diff: Diff,
     /// Bytes of the diff left out of `diff` (its detail has them).
     pub diff_cut: usize,
 }
@@ -199,25 +199,10 @@ pub struct ReviewDetail {
     /// Every file.
     pub files: Vec<String>,
     /// Unified diff current → proposed (bounded like every diff).
-    pub diff: String,
+    pub diff: Diff,
     /// The proposed text (model view) to edit; `None` for a multi-file proposal, which is
     /// approved or rejected whole.
     pub proposed: Option<String>,
-}
-
-/// The first `max` bytes of `diff`, cut at a line end (or a character boundary).
-fn diff_head(diff: &str, max: usize) -> &str {
-    if diff.len() <= max {
-        return diff;
-    }
-    let mut end = max;
-    while !diff.is_char_boundary(end) {
-        end -= 1;
-    }
-    match diff[..end].rfind('\n') {
-        Some(newline) => &diff[..=newline],
-        None => &diff[..end],
-    }
 }
 
 /// What a review view shows of an open proposal ([`ReviewManager::proposal_view`]).
@@ -236,7 +221,7 @@ pub struct FileDiff {
     /// The file as the client named it.
     pub path: String,
     /// Unified diff current → proposed.
-    pub diff: String,
+    pub diff: Diff,
 }
 
 /// A file of a session as LF text.
@@ -246,7 +231,7 @@ fn read_model(path: &Path) -> Option<String> {
 }
 
 /// The diff a session shows: its "current" file against its proposal file.
-fn session_diff(current: &Path, future: &Path, shown: &str) -> String {
+fn session_diff(current: &Path, future: &Path, shown: &str) -> Diff {
     let before = read_model(current).unwrap_or_default();
     let after = read_model(future).unwrap_or_default();
     unified_diff(
@@ -273,10 +258,10 @@ fn group_files(
 }
 
 /// The names and the diffs of `group_files`, one diff after the other.
-fn group_diff(files: &[GroupFile]) -> (Vec<String>, String) {
-    let mut diff = String::new();
+fn group_diff(files: &[GroupFile]) -> (Vec<String>, Diff) {
+    let mut diff = Diff::default();
     for (shown, current, future) in files {
-        diff.push_str(&session_diff(current, future, shown));
+        diff.append(session_diff(current, future, shown));
     }
     (files.iter().map(|f| f.0.clone()).collect(), diff)
 }
@@ -867,15 +852,15 @@ impl ReviewManager {
             {
                 break;
             }
-            let diff = diff_head(&s.diff, room);
+            let diff = s.diff.head(room);
             bytes += diff.len();
             let files: Vec<String> = group_files(&sessions, s).into_iter().map(|f| f.0).collect();
             list.reviews.push(ReviewListing {
                 session_path: s.dir.display().to_string(),
                 path: files.join(", "),
                 files,
-                diff: diff.to_string(),
                 diff_cut: s.diff.len() - diff.len(),
+                diff,
             });
         }
         list.left_out = open.len() - list.reviews.len();

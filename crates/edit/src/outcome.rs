@@ -11,7 +11,7 @@ use fs_mcp_sandbox::{AccessError, Sandbox};
 
 use crate::atomic::WriteReport;
 use crate::committed::CommitInfo;
-use crate::diff::VersionDiff;
+use crate::diff::{Diff, VersionDiff};
 use crate::editor::LaunchOutcome;
 use crate::near_miss::NearMiss;
 
@@ -69,7 +69,7 @@ pub struct Committed {
     /// The human's comment, if they added one.
     pub comment: Option<String>,
     /// Auto-approve: unified diff of what was written.
-    pub diff: Option<String>,
+    pub diff: Option<Diff>,
     /// The session directory that could not be removed, and why (the change is written).
     pub cleanup_failed: Option<(String, String)>,
 }
@@ -115,7 +115,7 @@ pub enum Decision {
         /// The file, as the client named it.
         path: String,
         /// The proposal as a unified diff.
-        diff: String,
+        diff: Diff,
         /// The page's link for the human.
         link: String,
     },

@@ -11,7 +11,7 @@ use fs_mcp_sandbox::{AccessError, EntryKind, Sandbox};
 use crate::approval::{SaveResult, process_save};
 use crate::commit::{self, Change, Options, ReadMode};
 use crate::committed::{commit_failure, model_of};
-use crate::diff::{DiffVersion, VersionDiff, unified_diff};
+use crate::diff::{Diff, DiffVersion, VersionDiff, unified_diff};
 use crate::error::{EditError, Failure, NextStep};
 use crate::outcome::{
     Approval, Committed, Decision, Note, ReviewOutcome, committed, created_dirs_note,
@@ -264,7 +264,7 @@ fn new_proposal(
             last_used: std::time::Instant::now(),
             input_state: None,
             handed: None,
-            diff: String::new(),
+            diff: Diff::default(),
             app_token: None,
         },
     );
@@ -373,7 +373,7 @@ fn auto_commit(
 }
 
 /// An auto-approved commit's outcome.
-fn auto_committed(files: Vec<String>, diff: String, notes: Vec<Note>) -> ReviewOutcome {
+fn auto_committed(files: Vec<String>, diff: Diff, notes: Vec<Note>) -> ReviewOutcome {
     ReviewOutcome::new(
         Decision::Committed(Committed {
             files,
@@ -624,11 +624,11 @@ fn prepare_many(
     }
     let (diff, shown) = {
         let sessions = registry.lock();
-        let mut diff = String::new();
+        let mut diff = Diff::default();
         let mut shown: Vec<String> = Vec::new();
         for key in &keys {
             if let Some(s) = sessions.get(key) {
-                diff.push_str(&unified_diff(
+                diff.append(unified_diff(
                     &s.base_model,
                     &s.proposal,
                     &format!("a/{}", s.shown),

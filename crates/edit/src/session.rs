@@ -22,6 +22,7 @@ use std::ffi::OsString;
 
 use fs_mcp_sandbox::{AccessError, FinalLink, Sandbox};
 
+use crate::diff::Diff;
 use crate::error::{BadSessionPath, EditError, EndedWhy, Failure, Limit, NextStep};
 use crate::text_style::TextStyle;
 use crate::watch::FileStamp;
@@ -260,7 +261,7 @@ pub(crate) struct Session {
     pub handed: Option<Handed>,
     /// The proposal's diff as last shown (a leader's: every file's), computed once when it was
     /// staged (bounded like every diff): what the review page lists, without reading the files.
-    pub diff: String,
+    pub diff: Diff,
     /// The token a review view inside the client (MCP Apps) carries back with the human's
     /// verdict: random, for this session alone, spent by the first verdict.
     pub app_token: Option<String>,
@@ -826,7 +827,7 @@ mod tests {
             last_used: Instant::now(),
             input_state: None,
             handed: None,
-            diff: String::new(),
+            diff: Diff::default(),
             app_token: None,
         };
         registry.lock().insert(dir.clone(), session);

@@ -136,7 +136,7 @@ fn human_approve(info: &WaitingInfo) {
 
 /// REVIEW: the hunks of the human's changes.
 fn feedback_diff(outcome: &ReviewOutcome) -> Option<String> {
-    feedback_version_diff(outcome).map(|d| d.hunks)
+    feedback_version_diff(outcome).map(|d| d.hunks.text().to_string())
 }
 
 /// REVIEW: the diff of the human's changes.
@@ -150,7 +150,7 @@ fn feedback_version_diff(outcome: &ReviewOutcome) -> Option<VersionDiff> {
 /// Auto-approve: what was written.
 fn auto_diff(outcome: &ReviewOutcome) -> Option<String> {
     match &outcome.decision {
-        Decision::Committed(c) => c.diff.clone(),
+        Decision::Committed(c) => c.diff.as_ref().map(|d| d.text().to_string()),
         _ => None,
     }
 }
@@ -185,7 +185,7 @@ fn err_json(e: &EditError) -> Value {
         "error_type": e.kind().as_str(),
         "failure": format!("{:?}", e.failure()),
         "session_path": e.session_path(),
-        "diff": e.diff().map(|d| &d.hunks),
+        "diff": e.diff().map(|d| d.hunks.text()),
     });
     if let Some(h) = e.hints() {
         v["line_count"] = h.line_count.into();
@@ -1874,14 +1874,14 @@ async fn the_review_list_is_built_from_memory_and_bounded() {
     let list = e.mgr.open_reviews(&ReviewScope::Client(1));
     assert_eq!(list.reviews.len(), 1);
     assert!(
-        list.reviews[0].diff.contains("+A\n"),
+        list.reviews[0].diff.text().contains("+A\n"),
         "{}",
-        list.reviews[0].diff
+        list.reviews[0].diff.text()
     );
     assert!(
-        !list.reviews[0].diff.contains("changed"),
+        !list.reviews[0].diff.text().contains("changed"),
         "{}",
-        list.reviews[0].diff
+        list.reviews[0].diff.text()
     );
     e.mgr
         .submit_verdict(
@@ -1928,11 +1928,11 @@ async fn the_review_list_is_built_from_memory_and_bounded() {
             r.diff.len()
         );
         assert!(
-            r.diff_cut > 0 && r.diff.ends_with('\n'),
+            r.diff_cut > 0 && r.diff.text().ends_with('\n'),
             "{} {} {:?}",
             r.diff.len(),
             r.diff_cut,
-            &r.diff[r.diff.len().saturating_sub(80)..]
+            &r.diff.text()[r.diff.len().saturating_sub(80)..]
         );
     }
     let (session, client, _) = &sessions[0];
@@ -1948,7 +1948,7 @@ async fn the_review_list_is_built_from_memory_and_bounded() {
     );
     if let Some(listed) = list.reviews.iter().find(|r| r.session_path == *session) {
         assert_eq!(detail.diff.len(), listed.diff.len() + listed.diff_cut);
-        assert!(detail.diff.starts_with(&listed.diff));
+        assert!(detail.diff.text().starts_with(listed.diff.text()));
     }
     assert!(
         e.mgr
@@ -2007,7 +2007,7 @@ async fn a_view_verdict_is_its_clients_own_and_taken_once() {
     let token = e.mgr.app_token(&open).unwrap();
     let view = e.mgr.proposal_view(&open);
     assert_eq!(view.files.len(), 1);
-    assert!(view.files[0].diff.contains("+B"), "{:?}", view.files);
+    assert!(view.files[0].diff.text().contains("+B"), "{:?}", view.files);
     assert_eq!(view.proposed.as_deref(), Some("a\nB\n"));
     let sp = open.session_path.clone();
     drop(open);

@@ -37,7 +37,7 @@ pub use fs_mcp_text::{format_size, thousands};
 pub use lines::LineLen;
 use lines::{Copied, CutLine, Sink, Stop, StopAt, TailStart, Whole};
 pub use media::{DEFAULT_MAX_MEDIA_BYTES, MediaError, MediaFile, MediaKind, read_media};
-pub use messages::{Note, ReadOn, RenderReply, Shown};
+pub use messages::{Note, ReadOn, ReadWords, Shown};
 pub use request::{
     DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_REPLY_BYTES, ExampleQueries, MAX_REQUESTS, MIN_REPLY_BYTES,
     PATTERN_WORK_PER_CALL, ReadOptions, ReadRequest, StructuredKind,
@@ -60,7 +60,7 @@ pub fn read_files(
     sandbox: &Sandbox,
     requests: &[ReadRequest],
     options: &ReadOptions,
-    render: &dyn RenderReply,
+    render: &dyn ReadWords,
 ) -> String {
     read_files_tagged(sandbox, requests, options, render, &frame::new_tag())
 }
@@ -76,7 +76,7 @@ pub fn read_files_tagged(
     sandbox: &Sandbox,
     requests: &[ReadRequest],
     options: &ReadOptions,
-    render: &dyn RenderReply,
+    render: &dyn ReadWords,
     tag: &str,
 ) -> String {
     let cap = options.max_reply_bytes.max(MIN_REPLY_BYTES);
@@ -121,7 +121,7 @@ pub fn read_one(
     sandbox: &Sandbox,
     request: &ReadRequest,
     options: &ReadOptions,
-    render: &dyn RenderReply,
+    render: &dyn ReadWords,
 ) -> Result<String, ReadError> {
     let shown = shown_name(&request.path);
     let cap = options.max_reply_bytes.max(MIN_REPLY_BYTES);
@@ -168,7 +168,7 @@ fn not_read(
     requests: &[ReadRequest],
     first: usize,
     cap: usize,
-    render: &dyn RenderReply,
+    render: &dyn ReadWords,
 ) {
     let names = requests[first..]
         .iter()
@@ -221,7 +221,7 @@ fn read_block(
     sandbox: &Sandbox,
     request: &ReadRequest,
     options: &ReadOptions,
-    render: &dyn RenderReply,
+    render: &dyn ReadWords,
     shown: &str,
     reply: &mut Reply,
     limit: usize,

@@ -1,5 +1,5 @@
 //! The notes of a reply as data ([`Note`]: what was cut, where to read on, the limits), and the
-//! size guards of whole reads. The caller words them ([`RenderReply`]); the crate frames them.
+//! size guards of whole reads. The caller words them ([`ReadWords`]); the crate frames them.
 
 use std::path::Path;
 
@@ -7,9 +7,12 @@ use crate::error::ReadError;
 use crate::lines::LineLen;
 use crate::request::{MIN_REPLY_BYTES, ReadOptions, StructuredKind};
 
-/// Words what a reply says to the model: a failed item and the notes. The framing (the reply's
-/// tag, `File:`, `Error:`, `Note:`, `Cut:`) stays the crate's, so no wording can forge it.
-pub trait RenderReply {
+/// The words of a `read_files` reply for the model: a failed item and the notes.
+///
+/// The crate frames the reply; the caller (the binary's `src/render/`) words its typed notes
+/// and errors, so no crate writes a sentence for the model and no wording can forge the frame.
+/// The frame here: the reply's tag, `File:`, `Error:`, `Note:`, `Cut:`.
+pub trait ReadWords {
     /// A failed item, after the tag: the caller's one error format (`Error: … <next step>.`).
     fn error(&self, error: &ReadError) -> String;
     /// A note, after `[TAG] Note: ` (or, for [`Note::LineCut`], after `[TAG] Cut: `).

@@ -36,7 +36,7 @@ fn read(f: &Fixture, r: ReadRequest) -> Result<String, String> {
 /// tested there): an error as `Error: {error}.`, a note as its `Debug` form.
 struct Data;
 
-impl RenderReply for Data {
+impl ReadWords for Data {
     fn error(&self, error: &ReadError) -> String {
         format!("Error: {error}.")
     }

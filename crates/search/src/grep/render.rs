@@ -192,7 +192,11 @@ pub enum GrepNote {
     },
 }
 
-/// Words the notes of a `grep_content` answer for the model.
+/// The words of a `grep_content` reply for the model: the notes.
+///
+/// The crate frames the reply; the caller (the binary's `src/render/`) words its typed notes
+/// and errors, so no crate writes a sentence for the model and no wording can forge the frame.
+/// The frame here: the match blocks, their `File:` headers, where the notes go.
 pub trait GrepWords {
     /// The text of `note`, one line.
     fn note(&self, note: &GrepNote) -> String;
