@@ -27,6 +27,7 @@ pub mod schemas;
 pub mod server;
 pub mod setup;
 pub mod signal;
+pub mod start;
 pub mod stdio;
 pub mod tools;
 pub mod ui;
