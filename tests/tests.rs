@@ -11,6 +11,7 @@
 mod common;
 
 mod app_review;
+mod build_profiles;
 mod cli_forms;
 mod confinement_edit;
 mod confinement_read;
