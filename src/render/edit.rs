@@ -337,7 +337,7 @@ fn crash_completed_text(done: &CrashCompleted) -> String {
             .iter()
             .map(|(file, why)| {
                 let why = match why {
-                    NotCompleted::Access(error) => error.to_string(),
+                    NotCompleted::Access(error) => super::sandbox::what_failed(error),
                     NotCompleted::OtherDirectory => {
                         "its directory is not the one the change was for".to_string()
                     }
@@ -570,13 +570,16 @@ fn size_over(bytes: u64, limit: u64) -> String {
 pub fn what_failed(failure: &Failure) -> String {
     let max_mib = mib(MAX_FILE_BYTES);
     match failure {
-        Failure::Access { error, then } => match then {
-            AccessThen::AsIs => error.to_string(),
-            AccessThen::NothingWritten => format!("{error} Nothing was written."),
-            AccessThen::SessionStaysOpen => {
-                format!("{error} Nothing was written; the session stays open.")
+        Failure::Access { error, then } => {
+            let error = super::sandbox::what_failed(error);
+            match then {
+                AccessThen::AsIs => error,
+                AccessThen::NothingWritten => format!("{error} Nothing was written."),
+                AccessThen::SessionStaysOpen => {
+                    format!("{error} Nothing was written; the session stays open.")
+                }
             }
-        },
+        }
         Failure::NoEdit => "No edit given.".to_string(),
         Failure::EditsAndMatchText { edits } => format!(
             "Both {} ({edits} {}) and match_text/new_string were given, so it is unclear which change is meant. Put that change into {} as one more item, or leave {} out.",
@@ -831,7 +834,8 @@ pub fn what_failed(failure: &Failure) -> String {
             });
             match why {
                 CommitRefusal::Access(error) => format!(
-                    "Cannot commit to '{path}' now: {error} Nothing was written.{kept}"
+                    "Cannot commit to '{path}' now: {} Nothing was written.{kept}",
+                    super::sandbox::what_failed(error)
                 ),
                 CommitRefusal::Moved { now, target } => format!(
                     "Conflict: '{path}' now leads to '{now}', not to '{target}' where this edit was proposed (a directory on the way was moved, renamed or replaced), so nothing was written.{kept}"
@@ -1730,7 +1734,7 @@ mod tests {
                 requested: "a.txt".into(),
             })
         };
-        let denied = access().to_string();
+        let denied = super::super::sandbox::what_failed(&access());
         let s = || "/s".to_string();
         let a = || "a.txt".to_string();
         let commit = |why: CommitRefusal, kept: bool| Failure::CommitRefused {

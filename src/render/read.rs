@@ -246,7 +246,7 @@ pub fn what_failed(error: &ReadError) -> String {
                 "{path} is {}, not a regular file; only regular files are read (a pipe, socket or device could block or never end)",
                 kind.described()
             ),
-            other => format!("{other}"),
+            other => sandbox::what_failed(other),
         },
         ReadError::Negative { name, value } => format!("{name}={value} is negative"),
         ReadError::MixedModes => {
@@ -455,7 +455,10 @@ pub fn media_error(error: &MediaError, listed: &ListedTools) -> String {
             .map(|tool| format!("{tool} describes it without reading it")),
         MediaError::NotRegular { .. } | MediaError::Io { .. } => None,
     };
-    error_text(error, step.as_deref())
+    match error {
+        MediaError::Access(access) => error_text(sandbox::what_failed(access), step.as_deref()),
+        other => error_text(other, step.as_deref()),
+    }
 }
 
 #[cfg(test)]

@@ -51,7 +51,7 @@ pub fn search_error(error: &SearchError, listed: &ListedTools) -> String {
 /// `Display` states the same facts for logs; the words the model reads are these.
 pub fn what_failed(error: &SearchError) -> String {
     match error {
-        SearchError::Access(e) => format!("{e}"),
+        SearchError::Access(e) => sandbox::what_failed(e),
         SearchError::NotFound { path } => format!("{path} does not exist."),
         SearchError::NotADirectory { path } => format!("{path} is not a directory."),
         SearchError::NotSearchable { path, kind } => format!(

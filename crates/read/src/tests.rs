@@ -391,7 +391,11 @@ fn mode_mixing_errors() {
 #[test]
 fn directories_binaries_missing_and_bad_utf8() {
     let f = fixture();
-    assert!(read(&f, req("dir")).unwrap_err().contains("is a directory"));
+    assert!(
+        read(&f, req("dir"))
+            .unwrap_err()
+            .contains("dir: not a regular file (a directory)")
+    );
     assert!(
         read(&f, req("bin.dat"))
             .unwrap_err()
@@ -405,7 +409,7 @@ fn directories_binaries_missing_and_bad_utf8() {
     assert!(
         read(&f, req("missing.txt"))
             .unwrap_err()
-            .contains("'missing.txt' does not exist")
+            .contains("missing.txt: not found")
     );
     assert!(
         read(&f, req("latin1.txt"))
@@ -442,8 +446,8 @@ fn sandbox_refusals_are_per_file() {
     let blocks: Vec<&str> = out.split("[TAG] File: ").skip(1).collect();
     assert_eq!(blocks.len(), 4, "{out}");
     assert_eq!(blocks[0], "five.txt\none\ntwo\nthree\nfour\nfive\n\n");
-    assert!(blocks[1].starts_with("/etc/passwd\n[TAG] Error: Access denied"));
-    assert!(blocks[2].starts_with("../x\n[TAG] Error: Access denied"));
+    assert!(blocks[1].starts_with("/etc/passwd\n[TAG] Error: /etc/passwd: outside the roots"));
+    assert!(blocks[2].starts_with("../x\n[TAG] Error: ../x: outside the roots"));
     assert_eq!(blocks[3], "nonl.txt\na\nb\nc");
     assert_eq!(
         read_files_tagged(&f.sandbox, &[], &ReadOptions::default(), &Data, "TAG"),

@@ -78,15 +78,14 @@ impl AccessError {
     }
 }
 
-/// The facts of the refusal, one sentence without a next step: the binary's renderer adds the
-/// next step (it knows which tools the model can call).
+/// A terse line for logs. The model reads the binary's words for these facts
+/// (`src/render/sandbox.rs`), never this.
 impl fmt::Display for AccessError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let requested = escape_os(self.requested().as_ref());
         match self {
             AccessError::Outside {
-                requested,
-                resolved,
-                roots,
+                resolved, roots, ..
             } => {
                 let list = roots
                     .iter()
@@ -95,48 +94,20 @@ impl fmt::Display for AccessError {
                     .join(", ");
                 write!(
                     f,
-                    "Access denied: '{}' resolves to '{}', which is outside the allowed directories ({list})",
-                    escape_os(requested.as_ref()),
+                    "{requested}: outside the roots ({list}), resolves to {}",
                     escape_path(resolved)
                 )
             }
-            AccessError::Unresolvable { requested, reason } => write!(
-                f,
-                "Cannot resolve path '{}': {reason}",
-                escape_os(requested.as_ref())
-            ),
-            AccessError::NotFound { requested, .. } => {
-                write!(f, "'{}' does not exist", escape_os(requested.as_ref()))
+            AccessError::Unresolvable { reason, .. } => {
+                write!(f, "{requested}: unresolvable: {reason}")
             }
-            AccessError::NotRegular {
-                requested, kind, ..
-            } => {
-                let requested = escape_os(requested.as_ref());
-                if *kind == EntryKind::Dir {
-                    write!(f, "'{requested}' is a directory, not a file")
-                } else {
-                    write!(
-                        f,
-                        "'{requested}' is {}; only regular files are read or written",
-                        kind.described()
-                    )
-                }
+            AccessError::NotFound { .. } => write!(f, "{requested}: not found"),
+            AccessError::NotRegular { kind, .. } => {
+                write!(f, "{requested}: not a regular file ({})", kind.described())
             }
-            AccessError::Changed { requested } => write!(
-                f,
-                "'{}' kept changing while it was being opened (renamed or replaced)",
-                escape_os(requested.as_ref())
-            ),
-            AccessError::ReadOnly { requested } => write!(
-                f,
-                "'{}' cannot be written: this server runs read-only (--read-only)",
-                escape_os(requested.as_ref())
-            ),
-            AccessError::Io { requested, error } => write!(
-                f,
-                "Cannot access '{}': {error}",
-                escape_os(requested.as_ref())
-            ),
+            AccessError::Changed { .. } => write!(f, "{requested}: changed while opened"),
+            AccessError::ReadOnly { .. } => write!(f, "{requested}: read-only server"),
+            AccessError::Io { error, .. } => write!(f, "{requested}: {error}"),
         }
     }
 }

@@ -191,7 +191,7 @@ mod tests {
         let err = list_entries(&fx.sandbox, "../outside")
             .unwrap_err()
             .to_string();
-        assert!(err.starts_with("Access denied"), "{err}");
+        assert!(err.starts_with("../outside: outside the roots"), "{err}");
     }
 
     #[test]

@@ -175,7 +175,7 @@ fn missing_and_outside_paths_fail() {
     let err = grep_content(&fx.sandbox, &o, &GrepControl::default(), &Data)
         .unwrap_err()
         .to_string();
-    assert!(err.starts_with("Access denied"), "{err}");
+    assert!(err.starts_with("../outside: outside the roots"), "{err}");
 }
 
 #[test]
