@@ -8,6 +8,8 @@ use fs_mcp_query::{
     Answer, AnswerNote, CompileError, CompileProblem, FunctionHelp, JqOnlyReason, QueryError,
     ResultCount, SyntaxHint, VariableHelp,
 };
+use std::time::Duration;
+
 use rmcp::model::CallToolResult;
 
 use super::{ListedTools, failure};
@@ -215,7 +217,44 @@ pub fn what_failed(error: &QueryError) -> String {
         QueryError::Runtime(runtime) if !runtime.log.is_empty() => {
             format!("{runtime}\n{LOG_HEADING}\n{}", runtime.log)
         }
-        other => other.to_string(),
+        QueryError::Runtime(runtime) => runtime.to_string(),
+        QueryError::Input(message) | QueryError::Io(message) => message.clone(),
+        QueryError::InputLooksLikeYaml(message) => format!("{message} It looks like YAML."),
+        QueryError::ExpressionTooLong { bytes, max_bytes } => format!(
+            "The expression is too long ({bytes} bytes); at most {} KiB can be run.",
+            max_bytes / 1024
+        ),
+        QueryError::FileTooLargeToLoad {
+            file_bytes,
+            memory_limit_bytes,
+        } => format!(
+            "The file is {} MB, too large to query whole within the memory limit of {} MB.",
+            file_bytes / (1024 * 1024),
+            memory_limit_bytes / (1024 * 1024)
+        ),
+        QueryError::Timeout(limit) => {
+            format!("Query timed out after {} seconds.", seconds(*limit))
+        }
+        QueryError::MemoryLimit(bytes) => format!(
+            "The query exceeded the memory limit of {} MB.",
+            bytes / (1024 * 1024)
+        ),
+        QueryError::Crashed => "The query crashed the evaluator (probably unbounded recursion, \
+             e.g. `def f: 1+f; f`); nothing else was affected."
+            .into(),
+        QueryError::Cancelled => "The query was cancelled.".into(),
+        QueryError::Worker(message) => format!("the query evaluator failed: {message}"),
+    }
+}
+
+/// `30`, `2.5`: seconds without a useless fraction.
+fn seconds(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{}", s as u64)
+    } else {
+        let t = format!("{s:.3}");
+        t.trim_end_matches('0').trim_end_matches('.').to_string()
     }
 }
 
@@ -257,8 +296,6 @@ pub fn query_failure(error: &QueryError, listed: &ListedTools) -> CallToolResult
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use fs_mcp_query::{InputFormat, Limits, RuntimeError};
 
     use super::*;
@@ -467,11 +504,14 @@ mod tests {
         );
         let listed = ListedTools::new(["query_yaml".to_string()]);
         assert_eq!(
-            error_text(&e, next_step(&e, &listed).as_deref()),
+            error_text(what_failed(&e), next_step(&e, &listed).as_deref()),
             "Error: The file is not valid JSON: x at line 1, column 5. It looks like YAML. Query it with query_yaml."
         );
         assert_eq!(
-            error_text(&e, next_step(&e, &ListedTools::default()).as_deref()),
+            error_text(
+                what_failed(&e),
+                next_step(&e, &ListedTools::default()).as_deref()
+            ),
             "Error: The file is not valid JSON: x at line 1, column 5. It looks like YAML."
         );
     }
@@ -479,7 +519,10 @@ mod tests {
     #[test]
     fn a_timeout_says_what_to_do() {
         let e = QueryError::Timeout(Duration::from_secs(2));
-        let text = error_text(&e, next_step(&e, &ListedTools::default()).as_deref());
+        let text = error_text(
+            what_failed(&e),
+            next_step(&e, &ListedTools::default()).as_deref(),
+        );
         assert!(
             text.starts_with("Error: Query timed out after 2 seconds. Simplify the query"),
             "{text}"
@@ -489,5 +532,52 @@ mod tests {
             text.ends_with("or give a longer timeout (at most 600 seconds)."),
             "{text}"
         );
+    }
+
+    /// The errors the recorded run does not hold, in their words (moved from the crate's
+    /// `Display`, which is now a log line).
+    #[test]
+    fn limits_and_ends_in_words() {
+        let cases = [
+            (
+                QueryError::Timeout(Duration::from_secs(30)),
+                "Query timed out after 30 seconds.",
+            ),
+            (
+                QueryError::Timeout(Duration::from_millis(2500)),
+                "Query timed out after 2.5 seconds.",
+            ),
+            (
+                QueryError::MemoryLimit(512 * 1024 * 1024),
+                "The query exceeded the memory limit of 512 MB.",
+            ),
+            (
+                QueryError::Crashed,
+                "The query crashed the evaluator (probably unbounded recursion, e.g. `def f: 1+f; f`); nothing else was affected.",
+            ),
+            (QueryError::Cancelled, "The query was cancelled."),
+            (
+                QueryError::Worker("exit status 3".into()),
+                "the query evaluator failed: exit status 3",
+            ),
+            (
+                QueryError::ExpressionTooLong {
+                    bytes: 70_000,
+                    max_bytes: 64 * 1024,
+                },
+                "The expression is too long (70000 bytes); at most 64 KiB can be run.",
+            ),
+            (
+                QueryError::FileTooLargeToLoad {
+                    file_bytes: 3 << 30,
+                    memory_limit_bytes: 4 << 30,
+                },
+                "The file is 3072 MB, too large to query whole within the memory limit of 4096 MB.",
+            ),
+        ];
+        for (error, words) in cases {
+            assert_eq!(what_failed(&error), words);
+            assert_ne!(error.to_string(), words);
+        }
     }
 }

@@ -255,21 +255,12 @@ fn query_errors_come_back_typed(ctx: &Ctx) {
 fn unbounded_recursion_crashes_only_the_worker(ctx: &Ctx) {
     let r = ctx.json("def f: 1 + f; f", NORMAL_TIMEOUT);
     assert_eq!(r, Err(QueryError::Crashed));
-    assert_eq!(
-        r.unwrap_err().to_string(),
-        "The query crashed the evaluator (probably unbounded recursion, \
-         e.g. `def f: 1+f; f`); nothing else was affected."
-    );
     ctx.still_works();
 }
 
 fn infinite_loop_times_out(ctx: &Ctx) {
     let r = ctx.json("last(range(1e15))", Duration::from_secs(2));
     assert_eq!(r, Err(QueryError::Timeout(Duration::from_secs(2))));
-    assert_eq!(
-        r.unwrap_err().to_string(),
-        "Query timed out after 2 seconds."
-    );
     assert_eq!(workers_alive(), 0, "the timed-out worker is still running");
     ctx.still_works();
 }
@@ -277,10 +268,6 @@ fn infinite_loop_times_out(ctx: &Ctx) {
 fn unbounded_allocation_hits_the_memory_limit(ctx: &Ctx) {
     let r = ctx.json("[range(1e10)] | length", NORMAL_TIMEOUT);
     assert_eq!(r, Err(QueryError::MemoryLimit(MEMORY_LIMIT)));
-    assert_eq!(
-        r.unwrap_err().to_string(),
-        "The query exceeded the memory limit of 1024 MB."
-    );
     ctx.still_works();
 }
 
