@@ -5,8 +5,8 @@
 //! ([`AnswerNote`], [`SyntaxHint`]); every sentence about them is here.
 
 use fs_mcp_query::{
-    Answer, AnswerNote, CompileError, CompileProblem, FunctionHelp, JqOnlyReason, QueryError,
-    ResultCount, SyntaxHint, VariableHelp,
+    Answer, AnswerNote, CompileError, CompileProblem, FunctionHelp, InputFormat, InputProblem,
+    JqOnlyReason, QueryError, ResultCount, SyntaxHint, VariableHelp,
 };
 use std::time::Duration;
 
@@ -218,8 +218,8 @@ pub fn what_failed(error: &QueryError) -> String {
             format!("{runtime}\n{LOG_HEADING}\n{}", runtime.log)
         }
         QueryError::Runtime(runtime) => runtime.to_string(),
-        QueryError::Input(message) | QueryError::Io(message) => message.clone(),
-        QueryError::InputLooksLikeYaml(message) => format!("{message} It looks like YAML."),
+        QueryError::Input(problem) => input_text(problem),
+        QueryError::Io(message) => message.clone(),
         QueryError::ExpressionTooLong { bytes, max_bytes } => format!(
             "The expression is too long ({bytes} bytes); at most {} KiB can be run.",
             max_bytes / 1024
@@ -247,6 +247,53 @@ pub fn what_failed(error: &QueryError) -> String {
     }
 }
 
+/// Why the file is not input the tool reads, in a sentence.
+fn input_text(problem: &InputProblem) -> String {
+    match problem {
+        InputProblem::Utf16 { format } => format!(
+            "The file is UTF-16 encoded; only UTF-8 {} can be queried.",
+            format_name(*format)
+        ),
+        InputProblem::Binary { format } => format!(
+            "The file is binary (it contains NUL bytes), not {}.",
+            format_name(*format)
+        ),
+        InputProblem::TooDeep { max_depth, at } => format!(
+            "The file nests arrays/objects more than {max_depth} levels deep (at {at}); it cannot be queried."
+        ),
+        InputProblem::InvalidJson {
+            message,
+            at,
+            looks_like_yaml,
+        } => {
+            let yaml = if *looks_like_yaml {
+                " It looks like YAML."
+            } else {
+                ""
+            };
+            format!("The file is not valid JSON: {message} at {at}.{yaml}")
+        }
+        InputProblem::NotUtf8 { at } => {
+            format!("The file is not valid UTF-8 text (first bad byte at {at}); it is not YAML.")
+        }
+        InputProblem::InvalidYaml {
+            message,
+            at: Some(at),
+        } => format!("The file is not valid YAML: {message} at {at}."),
+        InputProblem::InvalidYaml { message, at: None } => {
+            format!("The file is not valid YAML: {message}.")
+        }
+    }
+}
+
+/// `JSON`, `YAML`.
+fn format_name(format: InputFormat) -> &'static str {
+    match format {
+        InputFormat::Json => "JSON",
+        InputFormat::Yaml => "YAML",
+    }
+}
+
 /// `30`, `2.5`: seconds without a useless fraction.
 fn seconds(d: Duration) -> String {
     let s = d.as_secs_f64();
@@ -261,7 +308,10 @@ fn seconds(d: Duration) -> String {
 /// The next step after `error`, if there is one to give.
 pub fn next_step(error: &QueryError, listed: &ListedTools) -> Option<String> {
     match error {
-        QueryError::InputLooksLikeYaml(_) => listed
+        QueryError::Input(InputProblem::InvalidJson {
+            looks_like_yaml: true,
+            ..
+        }) => listed
             .any_of(&["query_yaml"])
             .map(|tool| format!("Query it with {tool}")),
         QueryError::Timeout(_) => Some(format!(
@@ -296,7 +346,7 @@ pub fn query_failure(error: &QueryError, listed: &ListedTools) -> CallToolResult
 
 #[cfg(test)]
 mod tests {
-    use fs_mcp_query::{InputFormat, Limits, RuntimeError};
+    use fs_mcp_query::{Limits, Position, RuntimeError};
 
     use super::*;
     use crate::render::error_text;
@@ -499,9 +549,11 @@ mod tests {
 
     #[test]
     fn yaml_in_query_json_points_to_query_yaml_when_listed() {
-        let e = QueryError::InputLooksLikeYaml(
-            "The file is not valid JSON: x at line 1, column 5.".into(),
-        );
+        let e = QueryError::Input(InputProblem::InvalidJson {
+            message: "x".into(),
+            at: Position { line: 1, column: 5 },
+            looks_like_yaml: true,
+        });
         let listed = ListedTools::new(["query_yaml".to_string()]);
         assert_eq!(
             error_text(what_failed(&e), next_step(&e, &listed).as_deref()),
@@ -578,6 +630,71 @@ mod tests {
         for (error, words) in cases {
             assert_eq!(what_failed(&error), words);
             assert_ne!(error.to_string(), words);
+        }
+    }
+
+    /// Each input problem's sentence, from the crate's facts (the position as the parser gave
+    /// it, the depth limit as declared).
+    #[test]
+    fn input_problems_in_words() {
+        let at = Position {
+            line: 2,
+            column: 14,
+        };
+        let cases = [
+            (
+                InputProblem::Utf16 {
+                    format: InputFormat::Json,
+                },
+                "The file is UTF-16 encoded; only UTF-8 JSON can be queried.",
+            ),
+            (
+                InputProblem::Binary {
+                    format: InputFormat::Yaml,
+                },
+                "The file is binary (it contains NUL bytes), not YAML.",
+            ),
+            (
+                InputProblem::TooDeep {
+                    max_depth: 10_000,
+                    at,
+                },
+                "The file nests arrays/objects more than 10000 levels deep (at line 2, column 14); it cannot be queried.",
+            ),
+            (
+                InputProblem::InvalidJson {
+                    message: "value expected".into(),
+                    at,
+                    looks_like_yaml: false,
+                },
+                "The file is not valid JSON: value expected at line 2, column 14.",
+            ),
+            (
+                InputProblem::NotUtf8 { at },
+                "The file is not valid UTF-8 text (first bad byte at line 2, column 14); it is not YAML.",
+            ),
+            (
+                InputProblem::InvalidYaml {
+                    message: "did not find expected ','".into(),
+                    at: Some(at),
+                },
+                "The file is not valid YAML: did not find expected ',' at line 2, column 14.",
+            ),
+            (
+                InputProblem::InvalidYaml {
+                    message: "recursion limit exceeded".into(),
+                    at: None,
+                },
+                "The file is not valid YAML: recursion limit exceeded.",
+            ),
+        ];
+        for (problem, words) in cases {
+            let error = QueryError::Input(problem);
+            assert_eq!(what_failed(&error), words);
+            assert_eq!(
+                next_step(&error, &ListedTools::new(["query_yaml".to_string()])),
+                None
+            );
         }
     }
 }

@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::time::Duration;
 
+use crate::request::InputFormat;
+
 /// A place in the query: 1-based line and column (in characters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Position {
@@ -217,6 +219,51 @@ pub struct RuntimeError {
     pub log: String,
 }
 
+/// Why the queried file is not input the tool can read. Exhaustive: a new case does not compile
+/// until the caller words it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "problem", rename_all = "snake_case")]
+pub enum InputProblem {
+    /// The file starts with a UTF-16 byte order mark.
+    Utf16 {
+        /// What the tool reads.
+        format: InputFormat,
+    },
+    /// The file has NUL bytes.
+    Binary {
+        /// What the tool reads.
+        format: InputFormat,
+    },
+    /// JSON nested deeper than jq takes.
+    TooDeep {
+        /// The deepest nesting taken.
+        max_depth: usize,
+        /// Where the limit is passed.
+        at: Position,
+    },
+    /// The JSON parser stopped on the first value.
+    InvalidJson {
+        /// The parser's words (cut short).
+        message: String,
+        /// Where it stopped.
+        at: Position,
+        /// The text looks like YAML.
+        looks_like_yaml: bool,
+    },
+    /// A YAML file that is not UTF-8.
+    NotUtf8 {
+        /// The first bad byte.
+        at: Position,
+    },
+    /// The YAML parser refused the file.
+    InvalidYaml {
+        /// The parser's words (cut short, without its location).
+        message: String,
+        /// Where it stopped, when it says.
+        at: Option<Position>,
+    },
+}
+
 /// Why a query produced no answer. `Display` states what went wrong (no next step, no tool
 /// names).
 #[derive(Debug, Clone, PartialEq)]
@@ -231,9 +278,7 @@ pub enum QueryError {
     Runtime(RuntimeError),
     /// The file is not what the tool expects: not JSON (or not YAML), binary,
     /// not UTF-8, or has a parse error (with line and column).
-    Input(String),
-    /// The file is not valid JSON but looks like YAML (the message is the JSON parse error).
-    InputLooksLikeYaml(String),
+    Input(InputProblem),
     /// The expression (with the request around it) is longer than a worker takes.
     ExpressionTooLong {
         /// The request's size.
@@ -270,7 +315,6 @@ impl QueryError {
             Self::Compile(_) => "compile",
             Self::Runtime(_) => "runtime",
             Self::Input(_) => "input",
-            Self::InputLooksLikeYaml(_) => "input_yaml",
             Self::ExpressionTooLong { .. } => "too_long",
             Self::FileTooLargeToLoad { .. } => "too_large",
             Self::Io(_) => "io",
@@ -289,9 +333,8 @@ impl QueryError {
             Self::Syntax(e) => serde_json::to_string(e).unwrap_or_default(),
             Self::Runtime(e) => serde_json::to_string(e).unwrap_or_default(),
             Self::Compile(e) => serde_json::to_string(e).unwrap_or_default(),
-            Self::Input(m) | Self::InputLooksLikeYaml(m) | Self::Io(m) | Self::Worker(m) => {
-                m.clone()
-            }
+            Self::Input(e) => serde_json::to_string(e).unwrap_or_default(),
+            Self::Io(m) | Self::Worker(m) => m.clone(),
             Self::ExpressionTooLong { bytes, max_bytes } => format!("{bytes} {max_bytes}"),
             Self::FileTooLargeToLoad {
                 file_bytes,
@@ -316,7 +359,9 @@ impl QueryError {
             "runtime" => {
                 serde_json::from_str(&message).map_or_else(|e| structured(kind, e), Self::Runtime)
             }
-            "input" => Self::Input(message),
+            "input" => {
+                serde_json::from_str(&message).map_or_else(|e| structured(kind, e), Self::Input)
+            }
             "too_long" | "too_large" => {
                 let numbers: Vec<u64> = message.split(' ').filter_map(|n| n.parse().ok()).collect();
                 match (kind, numbers.as_slice()) {
@@ -331,7 +376,6 @@ impl QueryError {
                     _ => Self::Worker(format!("unreadable {kind} error: {message}")),
                 }
             }
-            "input_yaml" => Self::InputLooksLikeYaml(message),
             "io" => Self::Io(message),
             "crashed" => Self::Crashed,
             "cancelled" => Self::Cancelled,
@@ -348,9 +392,8 @@ impl fmt::Display for QueryError {
             Self::Syntax(e) => e.fmt(f),
             Self::Compile(e) => e.fmt(f),
             Self::Runtime(e) => e.fmt(f),
-            Self::Input(m) => write!(f, "input: {m}"),
+            Self::Input(problem) => write!(f, "input: {problem:?}"),
             Self::Io(m) => write!(f, "io: {m}"),
-            Self::InputLooksLikeYaml(m) => write!(f, "input (looks like YAML): {m}"),
             Self::ExpressionTooLong { bytes, max_bytes } => {
                 write!(f, "expression too long: {bytes} bytes, max {max_bytes}")
             }

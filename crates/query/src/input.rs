@@ -1,7 +1,8 @@
 //! Reading the queried file: JSON with jaq's reader, YAML with serde-saphyr.
 
+use crate::InputFormat;
 use crate::data::InputIter;
-use crate::errors::{QueryError, line_col, shorten};
+use crate::errors::{InputProblem, Position, QueryError, line_col, shorten};
 use crate::skip::{DepthScan, MAX_JSON_DEPTH};
 use jaq_json::{Map, Val};
 use serde_saphyr::{Budget, DuplicateKeyPolicy, NonFiniteFloatPolicy, Options};
@@ -13,25 +14,26 @@ fn strip_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 
-/// Refuse binary and UTF-16/32 files with a clear message.
-fn check_text(bytes: &[u8], what: &str) -> Result<(), QueryError> {
+/// Refuse binary and UTF-16/32 files.
+fn check_text(bytes: &[u8], format: InputFormat) -> Result<(), QueryError> {
     if bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF") {
-        return Err(QueryError::Input(format!(
-            "The file is UTF-16 encoded; only UTF-8 {what} can be queried."
-        )));
+        return Err(QueryError::Input(InputProblem::Utf16 { format }));
     }
     if fs_mcp_text::is_binary(bytes) {
-        return Err(QueryError::Input(format!(
-            "The file is binary (it contains NUL bytes), not {what}."
-        )));
+        return Err(QueryError::Input(InputProblem::Binary { format }));
     }
     Ok(())
+}
+
+/// A 1-based line and column.
+fn position((line, column): (usize, usize)) -> Position {
+    Position { line, column }
 }
 
 /// The body of a JSON file: checked to be text and not nested too deeply,
 /// without a byte order mark.
 pub(crate) fn json_body(bytes: &[u8]) -> Result<&[u8], QueryError> {
-    check_text(bytes, "JSON")?;
+    check_text(bytes, InputFormat::Json)?;
     let body = strip_bom(bytes);
     check_depth(body)?;
     Ok(body)
@@ -47,13 +49,12 @@ pub(crate) fn json_inputs(body: &[u8]) -> Result<InputIter<'_>, QueryError> {
         None => return Ok(Box::new(std::iter::empty())),
         Some(Ok(v)) => v,
         Some(Err(e)) => {
-            let (msg, line, col) = json_error_parts(body, &e);
-            let text = format!("The file is not valid JSON: {msg} at line {line}, column {col}.");
-            return Err(if looks_like_yaml(body) {
-                QueryError::InputLooksLikeYaml(text)
-            } else {
-                QueryError::Input(text)
-            });
+            let (message, line, column) = json_error_parts(body, &e);
+            return Err(QueryError::Input(InputProblem::InvalidJson {
+                message,
+                at: Position { line, column },
+                looks_like_yaml: looks_like_yaml(body),
+            }));
         }
     };
     let mut index = 1;
@@ -72,13 +73,10 @@ pub(crate) fn json_inputs(body: &[u8]) -> Result<InputIter<'_>, QueryError> {
 fn check_depth(body: &[u8]) -> Result<(), QueryError> {
     match DepthScan::default().feed(body) {
         None => Ok(()),
-        Some(i) => {
-            let (line, col) = line_col(body, i);
-            Err(QueryError::Input(format!(
-                "The file nests arrays/objects more than {MAX_JSON_DEPTH} levels deep \
-                 (at line {line}, column {col}); it cannot be queried."
-            )))
-        }
+        Some(i) => Err(QueryError::Input(InputProblem::TooDeep {
+            max_depth: MAX_JSON_DEPTH,
+            at: position(line_col(body, i)),
+        })),
     }
 }
 
@@ -154,7 +152,7 @@ pub(crate) fn yaml_inputs(bytes: &[u8]) -> Result<InputIter<'_>, QueryError> {
             if let Ok(values) = json {
                 return Ok(Box::new(values.into_iter().map(Ok)));
             }
-            Err(QueryError::Input(yaml_error_text(&e)))
+            Err(QueryError::Input(yaml_problem(&e)))
         }
     }
 }
@@ -162,14 +160,12 @@ pub(crate) fn yaml_inputs(bytes: &[u8]) -> Result<InputIter<'_>, QueryError> {
 /// The text of a YAML file, checked to be UTF-8 text, without a byte order
 /// mark (also as bytes).
 fn yaml_text(bytes: &[u8]) -> Result<(&[u8], &str), QueryError> {
-    check_text(bytes, "YAML")?;
+    check_text(bytes, InputFormat::Yaml)?;
     let body = strip_bom(bytes);
     let text = std::str::from_utf8(body).map_err(|e| {
-        let (line, col) = line_col(body, e.valid_up_to());
-        QueryError::Input(format!(
-            "The file is not valid UTF-8 text (first bad byte at line {line}, column {col}); \
-             it is not YAML."
-        ))
+        QueryError::Input(InputProblem::NotUtf8 {
+            at: position(line_col(body, e.valid_up_to())),
+        })
     })?;
     Ok((body, text))
 }
@@ -210,7 +206,7 @@ pub(crate) fn yaml_stream_read(
         .take(SNIFF_BYTES as u64)
         .read_to_end(&mut head)
         .ok()?;
-    check_text(&head, "YAML").ok()?;
+    check_text(&head, InputFormat::Yaml).ok()?;
     let start = strip_bom(&head);
     let rest = start.chain(reader);
     let (doc, report) = crate::projected_yaml::with_stream(target, || {
@@ -222,7 +218,7 @@ pub(crate) fn yaml_stream_read(
     (doc.is_ok() && report.exact).then_some(())
 }
 
-fn yaml_error_text(e: &serde_saphyr::Error) -> String {
+fn yaml_problem(e: &serde_saphyr::Error) -> InputProblem {
     let full = e.to_string();
     // the plain message is the first line; drop a trailing location
     let msg = full.lines().next().unwrap_or(&full).trim();
@@ -230,14 +226,15 @@ fn yaml_error_text(e: &serde_saphyr::Error) -> String {
         .rsplit_once(" at line ")
         .map_or(msg, |(m, _)| m)
         .trim_end_matches(':');
-    let msg = shorten(msg, 160);
-    match e.location() {
-        Some(loc) if loc.line() > 0 => format!(
-            "The file is not valid YAML: {msg} at line {}, column {}.",
-            loc.line(),
-            loc.column()
-        ),
-        _ => format!("The file is not valid YAML: {msg}."),
+    InputProblem::InvalidYaml {
+        message: shorten(msg, 160),
+        at: e
+            .location()
+            .filter(|loc| loc.line() > 0)
+            .map(|loc| Position {
+                line: usize::try_from(loc.line()).unwrap_or(usize::MAX),
+                column: usize::try_from(loc.column()).unwrap_or(usize::MAX),
+            }),
     }
 }
 

@@ -44,7 +44,7 @@
 //!   integers and long decimals survive, and a file with several top-level
 //!   values (JSON Lines) gives one input per value (`input`/`inputs` work).
 //!   A file that is not JSON gets an error with line and column; if it looks
-//!   like YAML, it is [`QueryError::InputLooksLikeYaml`]. Binary (NUL bytes) and
+//!   like YAML, it is [`InputProblem::InvalidJson`] with `looks_like_yaml`. Binary (NUL bytes) and
 //!   UTF-16 files are refused by name.
 //! * YAML is parsed by serde-saphyr with YAML 1.2 booleans (`no`, `yes`,
 //!   `on` stay strings), merge keys (`<<: *base`), anchors and aliases, last
@@ -166,8 +166,8 @@ pub mod compat {}
 
 pub use answer::{Answer, AnswerNote, ResultCount};
 pub use errors::{
-    CompileError, CompileProblem, Found, FunctionHelp, JqOnlyReason, Position, QueryError,
-    RuntimeError, SyntaxError, SyntaxHint, SyntaxProblem, VariableHelp,
+    CompileError, CompileProblem, Found, FunctionHelp, InputProblem, JqOnlyReason, Position,
+    QueryError, RuntimeError, SyntaxError, SyntaxHint, SyntaxProblem, VariableHelp,
 };
 pub use examples::example_queries;
 pub use request::{InputFormat, Limits, PLANNER_ENV, QueryRequest};
