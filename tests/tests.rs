@@ -32,6 +32,7 @@ mod http;
 mod ignore_files_by_handle;
 mod index_attack;
 mod module_circles;
+mod no_words;
 mod protocol;
 mod proxy;
 mod proxy_depth;
