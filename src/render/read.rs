@@ -455,9 +455,25 @@ pub fn media_error(error: &MediaError, listed: &ListedTools) -> String {
             .map(|tool| format!("{tool} describes it without reading it")),
         MediaError::NotRegular { .. } | MediaError::Io { .. } => None,
     };
+    error_text(media_what_failed(error), step.as_deref())
+}
+
+/// What a failed `read_media_file` met, in words (every variant; the crate's `Display` is for
+/// logs).
+fn media_what_failed(error: &MediaError) -> String {
     match error {
-        MediaError::Access(access) => error_text(sandbox::what_failed(access), step.as_deref()),
-        other => error_text(other, step.as_deref()),
+        MediaError::Access(access) => sandbox::what_failed(access),
+        MediaError::NotFound { path } => format!("{path} does not exist"),
+        MediaError::NotRegular { path, kind } => {
+            format!("{path} is {}, not a regular file", kind.described())
+        }
+        MediaError::TooLarge { path, size, limit } => format!(
+            "{path} is {} ({} bytes), larger than the {} limit",
+            format_size(*size),
+            thousands(*size),
+            format_size(*limit)
+        ),
+        MediaError::Io { path, error } => format!("{path}: {}", describe_io(error)),
     }
 }
 
@@ -584,6 +600,43 @@ mod tests {
             note_text(&tail, &listed),
             "A line has no line break within 8.00 MB after its shown part, so the lines after it were not read. Read them with {\"path\": \"a\\\"b\", \"tail\": 3}."
         );
+    }
+
+    #[test]
+    fn media_errors_are_worded_here() {
+        let listed = all();
+        let too_large = MediaError::TooLarge {
+            path: "big.png".into(),
+            size: 2048,
+            limit: 1024,
+        };
+        assert_eq!(
+            media_what_failed(&too_large),
+            "big.png is 2.00 KB (2,048 bytes), larger than the 1.00 KB limit"
+        );
+        let fifo = MediaError::NotRegular {
+            path: "pipe".into(),
+            kind: EntryKind::Fifo,
+        };
+        assert_eq!(
+            media_what_failed(&fifo),
+            format!(
+                "pipe is {}, not a regular file",
+                EntryKind::Fifo.described()
+            )
+        );
+        let missing = MediaError::NotFound {
+            path: "x.png".into(),
+        };
+        assert_eq!(media_what_failed(&missing), "x.png does not exist");
+        let io = MediaError::Io {
+            path: "y.png".into(),
+            error: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+        };
+        assert_eq!(media_what_failed(&io), "y.png: permission denied");
+        // The crate's Display is a log line, never the model's sentence.
+        assert_ne!(too_large.to_string(), media_what_failed(&too_large));
+        assert!(media_error(&missing, &listed).starts_with("Error: x.png does not exist."));
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! Reading the queried file: JSON with jaq's reader, YAML with serde-saphyr.
 
-use crate::InputFormat;
 use crate::data::InputIter;
 use crate::errors::{InputProblem, Position, QueryError, line_col, shorten};
+use crate::request::InputFormat;
 use crate::skip::{DepthScan, MAX_JSON_DEPTH};
 use jaq_json::{Map, Val};
 use serde_saphyr::{Budget, DuplicateKeyPolicy, NonFiniteFloatPolicy, Options};

@@ -9,7 +9,7 @@ use std::fmt;
 use std::io::Read;
 
 use fs_mcp_sandbox::{AccessError, EntryKind, FinalLink, Sandbox};
-use fs_mcp_text::{describe_io, format_size, mime_from_extension, sniff_mime, thousands};
+use fs_mcp_text::{mime_from_extension, sniff_mime};
 
 /// Default size limit of [`read_media`].
 pub const DEFAULT_MAX_MEDIA_BYTES: u64 = 10 * 1024 * 1024;
@@ -108,22 +108,19 @@ pub enum MediaError {
     },
 }
 
+/// A terse line for logs; the binary words the error for the model.
 impl fmt::Display for MediaError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             MediaError::Access(e) => write!(f, "{e}"),
-            MediaError::NotFound { path } => write!(f, "{path} does not exist"),
+            MediaError::NotFound { path } => write!(f, "{path}: not found"),
             MediaError::NotRegular { path, kind } => {
-                write!(f, "{path} is {}, not a regular file", kind.described())
+                write!(f, "{path}: not a regular file ({})", kind.described())
             }
-            MediaError::TooLarge { path, size, limit } => write!(
-                f,
-                "{path} is {} ({} bytes), larger than the {} limit",
-                format_size(*size),
-                thousands(*size),
-                format_size(*limit)
-            ),
-            MediaError::Io { path, error } => write!(f, "{path}: {}", describe_io(error)),
+            MediaError::TooLarge { path, size, limit } => {
+                write!(f, "{path}: too large ({size} bytes, limit {limit})")
+            }
+            MediaError::Io { path, error } => write!(f, "{path}: {error}"),
         }
     }
 }
@@ -257,13 +254,10 @@ mod tests {
     fn limits_and_errors() {
         let fx = Fixture::new();
         fx.write("big.png", vec![0u8; 2048]);
-        let err = read_media(&fx.sandbox, "big.png", Some(1024))
-            .unwrap_err()
-            .to_string();
-        assert_eq!(
-            err,
-            "big.png is 2.00 KB (2,048 bytes), larger than the 1.00 KB limit"
-        );
+        assert!(matches!(
+            read_media(&fx.sandbox, "big.png", Some(1024)),
+            Err(MediaError::TooLarge { ref path, size: 2048, limit: 1024 }) if path == "big.png"
+        ));
         assert_eq!(
             read_media(&fx.sandbox, "big.png", Some(2048))
                 .unwrap()
@@ -272,12 +266,13 @@ mod tests {
             2048
         );
         std::fs::create_dir_all(fx.root.join("dir")).unwrap();
-        assert!(
-            read_media(&fx.sandbox, "dir", None)
-                .unwrap_err()
-                .to_string()
-                .contains("not a regular file")
-        );
+        assert!(matches!(
+            read_media(&fx.sandbox, "dir", None),
+            Err(MediaError::NotRegular {
+                kind: EntryKind::Dir,
+                ..
+            })
+        ));
         assert!(read_media(&fx.sandbox, "missing.png", None).is_err());
         write_at(&fx.outside, "x.png", PNG);
         std::os::unix::fs::symlink(fx.outside.join("x.png"), fx.root.join("link.png")).unwrap();
