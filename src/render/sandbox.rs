@@ -1,7 +1,7 @@
 //! A path the sandbox refused ([`AccessError`]), as the model reads it: the crate's facts, then
 //! a next step naming only listed tools.
 
-use fs_mcp_sandbox::{AccessError, EntryKind, escape_os, escape_path};
+use fs_mcp_sandbox::{AccessError, EntryKind, escape_os, escape_path, escape_paths};
 
 use rmcp::model::CallToolResult;
 
@@ -31,11 +31,7 @@ pub fn what_failed(error: &AccessError) -> String {
             resolved,
             roots,
         } => {
-            let list = roots
-                .iter()
-                .map(|r| escape_path(r).into_owned())
-                .collect::<Vec<_>>()
-                .join(", ");
+            let list = escape_paths(roots);
             format!(
                 "Access denied: '{}' resolves to '{}', which is outside the allowed directories ({list})",
                 escape_os(requested.as_ref()),

@@ -5,7 +5,7 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
-use crate::escape::{escape_os, escape_path};
+use crate::escape::{escape_os, escape_path, escape_paths};
 use crate::handle::EntryKind;
 
 /// Why a requested path was not admitted or could not be used.
@@ -87,11 +87,7 @@ impl fmt::Display for AccessError {
             AccessError::Outside {
                 resolved, roots, ..
             } => {
-                let list = roots
-                    .iter()
-                    .map(|r| escape_path(r).into_owned())
-                    .collect::<Vec<_>>()
-                    .join(", ");
+                let list = escape_paths(roots);
                 write!(
                     f,
                     "{requested}: outside the roots ({list}), resolves to {}",

@@ -63,6 +63,15 @@ pub fn escape_path(path: &Path) -> Cow<'_, str> {
     escape_os(path.as_os_str())
 }
 
+/// Paths as shown to a model, joined by ", " (a list of the allowed directories).
+pub fn escape_paths(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|path| escape_path(path))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The path a shown (escaped) text stands for, when it holds an escape and every backslash in it
 /// starts a valid one; `None` when the text is to be taken literally.
 pub fn unescape(text: &str) -> Option<PathBuf> {

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 pub use allowed::{NoUsableDirs, Sandbox, SkippedDir};
 pub use error::AccessError;
-pub use escape::{escape_os, escape_path, unescape};
+pub use escape::{escape_os, escape_path, escape_paths, unescape};
 pub use handle::{DirEntryInfo, DirHandle, DirLock, EntryKind, EntryMeta, never_serve};
 pub use locate::{FinalLink, Located};
 
